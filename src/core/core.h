@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: MIT */
+/* Courier's core: MPI objects and the internal interfaces between the layers.
+ *
+ * Conventions
+ * - Every MPI function MPI_X is generated in src/binding/ (by maint/gen_bindings.py).
+ *   The generated PMPI_X checks its arguments and then calls core_x(...), whose name
+ *   is "core_" + the MPI name without "MPI_" in lower case (MPI_Comm_rank ->
+ *   core_comm_rank, MPI_Send_c -> core_send_c), with exactly the C binding's
+ *   parameters.  core_x returns MPI_SUCCESS or an error code made by cr_error();
+ *   the binding hands a non-zero code to the object's error handler.  core_x may
+ *   assume its arguments passed the generated checks.
+ * - Handles follow the MPICH ABI: bits 31-30 storage (1 builtin, 3 user object),
+ *   bits 29-26 object kind, bits 25-0 index.
+ */
+#ifndef COURIER_CORE_H
+#define COURIER_CORE_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "mpi.h"
+
+#define CR_LIKELY(x) __builtin_expect(!!(x), 1)
+#define CR_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define CR_HIDDEN __attribute__((visibility("hidden")))
+
+/* ---- handles ------------------------------------------------------------ */
+enum { CR_ST_INVALID = 0, CR_ST_BUILTIN = 1, CR_ST_DIRECT = 2, CR_ST_USER = 3 };
+enum {
+    CR_K_COMM = 1, CR_K_GROUP = 2, CR_K_DATATYPE = 3, CR_K_FILE = 4, CR_K_ERRHANDLER = 5,
+    CR_K_OP = 6, CR_K_INFO = 7, CR_K_WIN = 8, CR_K_KEYVAL = 9, CR_K_ATTR = 10,
+    CR_K_REQUEST = 11, CR_K_SESSION = 14
+};
+#define CR_H_STORAGE(h) ((int)(((uint32_t)(h)) >> 30))
+#define CR_H_KIND(h) ((int)((((uint32_t)(h)) >> 26) & 0xf))
+#define CR_H_INDEX(h) ((int)(((uint32_t)(h)) & 0x03ffffff))
+#define CR_H_MAKE(storage, kind, idx) \
+    ((int)(((uint32_t)(storage) << 30) | ((uint32_t)(kind) << 26) | (uint32_t)(idx)))
+
+/* A growable table of user objects of one kind: index -> pointer in two loads. */
+#define CR_OBJTAB_CHUNK 1024
+#define CR_OBJTAB_MAXCHUNKS 4096
+typedef struct {
+    void **chunks[CR_OBJTAB_MAXCHUNKS];
+    int next;         /* first never-used index */
+    int *free_list;   /* stack of released indices */
+    int nfree, free_cap;
+} cr_objtab_t;
+/* Store obj and return its index (>= 0), or -1 when out of memory. */
+int cr_objtab_add(cr_objtab_t *t, void *obj);
+/* The object at idx, or NULL when idx is not a live entry. */
+static inline void *cr_objtab_get(const cr_objtab_t *t, int idx)
+{
+    if (CR_UNLIKELY(idx < 0 || idx >= t->next)) return NULL;
+    void **c = t->chunks[idx / CR_OBJTAB_CHUNK];
+    return c ? c[idx % CR_OBJTAB_CHUNK] : NULL;
+}
+void cr_objtab_remove(cr_objtab_t *t, int idx);
+
+/* ---- error handlers and errors (src/core/error.c) ------------------------ */
+typedef struct cr_errhandler {
+    int handle;
+    int refcount;
+    int kind;            /* CR_K_COMM, CR_K_WIN, CR_K_FILE, 0 for the predefined ones */
+    void (*fn)(void);    /* user function, cast to its kind's type at the call */
+} cr_errhandler_t;
+
+/* Make an error code of class cls that carries a formatted message (kept in a
+ * small ring, so MPI_Error_string(code) returns it later).  Returns the code;
+ * MPI_Error_class(code) gives cls back. */
+int cr_error(int cls, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Hand an error code to an error handler.  For MPI_ERRORS_ARE_FATAL and
+ * MPI_ERRORS_ABORT it prints one line on stderr naming this rank, the call
+ * (fname), the error class and the message, then ends the job; otherwise it
+ * calls the user's function (if any) and returns code. */
+int cr_raise_comm(MPI_Comm comm, int code, const char *fname);
+int cr_raise_win(MPI_Win win, int code, const char *fname);
+int cr_raise_file(MPI_File file, int code, const char *fname);
+/* Errors not tied to an object: MPI_COMM_WORLD's handler after MPI_Init, fatal before. */
+int cr_raise_none(int code, const char *fname);
+/* The error class of a code. */
+int cr_error_class(int code);
+/* Abort the whole job (through the launcher) after printing msg (may be NULL). */
+void cr_abort_job(int exitcode, const char *msg) __attribute__((noreturn));
+cr_errhandler_t *cr_errhandler_ptr(MPI_Errhandler h);   /* NULL if invalid */
+void cr_errhandler_release(cr_errhandler_t *e);
+
+/* ---- groups and communicators (src/core/group.c, comm.c) ----------------- */
+typedef struct cr_group {
+    int handle;
+    int refcount;
+    int size;
+    int rank;            /* this process's rank in the group, or MPI_UNDEFINED */
+    int *world;          /* world rank of each group rank */
+} cr_group_t;
+
+/* Context ids.  Each communicator has a base id; pt2pt traffic uses ctx+CR_CTX_PT2PT
+ * and collective traffic ctx+CR_CTX_COLL, so the two never match each other. */
+enum { CR_CTX_PT2PT = 0, CR_CTX_COLL = 1, CR_CTX_STRIDE = 2 };
+
+typedef struct cr_comm {
+    int handle;
+    int refcount;
+    int rank, size;
+    uint32_t ctx;            /* base context id (even) */
+    cr_group_t *group;       /* local group */
+    cr_group_t *remote;      /* remote group of an intercommunicator, else NULL */
+    cr_errhandler_t *errh;
+    char name[MPI_MAX_OBJECT_NAME];
+    void *attrs;             /* attribute list (issue: attributes) */
+    void *topo;              /* topology (issue: topologies) */
+    void *coll;              /* per-communicator collective state / selections */
+    unsigned coll_seq;       /* sequence number of collectives, for tags */
+} cr_comm_t;
+
+extern cr_comm_t cr_comm_world, cr_comm_self;
+extern cr_objtab_t cr_comm_tab;
+/* The communicator for a handle, or NULL when the handle is not a live communicator. */
+static inline cr_comm_t *cr_comm_ptr(MPI_Comm h)
+{
+    if (CR_LIKELY(h == MPI_COMM_WORLD)) return &cr_comm_world;
+    if (h == MPI_COMM_SELF) return &cr_comm_self;
+    if (CR_H_STORAGE(h) == CR_ST_USER && CR_H_KIND(h) == CR_K_COMM)
+        return (cr_comm_t *)cr_objtab_get(&cr_comm_tab, CR_H_INDEX(h));
+    return NULL;
+}
+/* World rank of rank r of comm (r must be valid). */
+static inline int cr_comm_world_rank(const cr_comm_t *c, int r)
+{
+    return (c->remote ? c->remote : c->group)->world[r];
+}
+cr_group_t *cr_group_ptr(MPI_Group h);   /* NULL if invalid; MPI_GROUP_EMPTY valid */
+
+/* ---- datatypes (src/core/datatype.c) ------------------------------------- */
+/* Basic element kinds, for reductions and for MPI_Get_elements. */
+typedef enum {
+    CR_B_NONE = 0,
+    CR_B_CHAR, CR_B_SCHAR, CR_B_UCHAR, CR_B_BYTE, CR_B_WCHAR, CR_B_SHORT, CR_B_USHORT,
+    CR_B_INT, CR_B_UINT, CR_B_LONG, CR_B_ULONG, CR_B_LLONG, CR_B_ULLONG,
+    CR_B_FLOAT, CR_B_DOUBLE, CR_B_LDOUBLE,
+    CR_B_INT8, CR_B_INT16, CR_B_INT32, CR_B_INT64,
+    CR_B_UINT8, CR_B_UINT16, CR_B_UINT32, CR_B_UINT64,
+    CR_B_BOOL, CR_B_FCOMPLEX, CR_B_DCOMPLEX, CR_B_LDCOMPLEX,
+    CR_B_AINT, CR_B_OFFSET, CR_B_COUNT, CR_B_PACKED,
+    /* Fortran */
+    CR_B_F_INTEGER, CR_B_F_REAL, CR_B_F_DOUBLE, CR_B_F_LOGICAL, CR_B_F_CHARACTER,
+    CR_B_F_COMPLEX, CR_B_F_DCOMPLEX,
+    CR_B_F_INTEGER1, CR_B_F_INTEGER2, CR_B_F_INTEGER4, CR_B_F_INTEGER8,
+    CR_B_F_REAL4, CR_B_F_REAL8, CR_B_F_REAL16, CR_B_F_COMPLEX8, CR_B_F_COMPLEX16,
+    CR_B_F_COMPLEX32,
+    /* value-index pairs for MINLOC/MAXLOC */
+    CR_B_FLOAT_INT, CR_B_DOUBLE_INT, CR_B_LONG_INT, CR_B_SHORT_INT, CR_B_2INT,
+    CR_B_LDOUBLE_INT, CR_B_F_2INTEGER, CR_B_F_2REAL, CR_B_F_2DOUBLE,
+    CR_B_LB, CR_B_UB,
+    CR_B_COUNT_OF_KINDS
+} cr_basic_t;
+
+typedef struct cr_datatype {
+    int handle;
+    int refcount;
+    int committed;
+    int builtin;              /* 1 for predefined types */
+    cr_basic_t basic;         /* the one basic kind all elements share, else CR_B_NONE */
+    MPI_Count size;           /* bytes of data in one element */
+    MPI_Aint lb, extent;      /* (ub = lb + extent) */
+    MPI_Aint true_lb, true_extent;
+    MPI_Count nbasic;         /* number of basic elements in one element */
+    int contig;               /* one element is `size` contiguous bytes at lb, extent == size */
+    const char *name_builtin;
+    char name[MPI_MAX_OBJECT_NAME];
+    void *desc;               /* flattened layout of non-contiguous types (issue: datatypes) */
+    void *attrs;
+} cr_datatype_t;
+
+/* The datatype for a handle (predefined or user), or NULL when invalid. */
+cr_datatype_t *cr_datatype_ptr(MPI_Datatype h);
+/* Size in bytes of a basic kind (0 for CR_B_NONE). */
+size_t cr_basic_size(cr_basic_t b);
+
+/* Copy count elements of dt from buf into the contiguous bytes at out (pack),
+ * or from in into buf (unpack).  For contiguous types this is one memcpy. */
+void cr_dt_pack(const void *buf, MPI_Aint count, const cr_datatype_t *dt, void *out);
+void cr_dt_unpack(const void *in, size_t bytes, void *buf, MPI_Aint count, const cr_datatype_t *dt);
+
+/* ---- reduction operations (src/core/op.c) -------------------------------- */
+typedef struct cr_op {
+    int handle;
+    int refcount;
+    int commute;
+    int builtin;
+    MPI_User_function *user_fn;        /* user ops */
+    MPI_User_function_c *user_fn_c;    /* large-count user ops */
+} cr_op_t;
+cr_op_t *cr_op_ptr(MPI_Op h);           /* NULL if invalid */
+/* Is op defined on datatype? 0 yes, else an MPI_ERR_OP error code (via cr_error). */
+int cr_op_check(const cr_op_t *op, const cr_datatype_t *dt);
+/* inout[i] = in[i] op inout[i] for count elements of dt (MPI's order: in is the
+ * earlier rank's operand). */
+void cr_op_apply(const cr_op_t *op, const void *in, void *inout, MPI_Aint count,
+                 const cr_datatype_t *dt);
+
+/* ---- requests and point-to-point (src/core/request.c, pt2pt.c) ----------- */
+typedef enum {
+    CR_REQ_SEND = 1, CR_REQ_RECV, CR_REQ_PREQ_SEND, CR_REQ_PREQ_RECV, CR_REQ_COLL,
+    CR_REQ_GREQ, CR_REQ_MPROBE
+} cr_req_kind_t;
+enum { CR_MODE_STD = 0, CR_MODE_SYNC = 1, CR_MODE_READY = 2, CR_MODE_BUFFERED = 3 };
+
+typedef struct cr_request cr_request_t;
+struct cr_request {
+    int handle;                /* MPI_REQUEST_NULL for internal requests with no handle */
+    cr_req_kind_t kind;
+    volatile int complete;     /* set (release) by the progress engine */
+    int persistent, active;    /* persistent requests: active between Start and completion */
+    int mode;                  /* CR_MODE_* for sends */
+    int cancelled;
+    MPI_Status status;         /* for receives: source, tag, count, error */
+    cr_comm_t *comm;
+    uint32_t ctx;              /* context of the traffic (comm->ctx + CR_CTX_*) */
+    int peer;                  /* comm rank of destination / source (may be MPI_ANY_SOURCE) */
+    int tag;
+    void *buf;
+    MPI_Aint count;
+    cr_datatype_t *dt;
+    size_t bytes;              /* packed size of the message */
+    void *tmp;                 /* packed copy for non-contiguous data */
+    /* protocol state, owned by pt2pt.c */
+    int proto_state;
+    void *proto;               /* MPROBE: the cr_unexp_t; persistent: unused */
+    size_t done_bytes;         /* rendezvous: bytes moved so far */
+    size_t msg_bytes;          /* receive: size of the matched message */
+    int local;                 /* local (node) index of the peer, -1 for self */
+    int detached;              /* free on completion (buffered sends, Request_free) */
+    int err;                   /* error code to report at completion */
+    uint64_t remote_req;       /* the peer's request (rendezvous, sync ack) */
+    uint64_t remote_addr;      /* sender's buffer, for a single-copy receive */
+    int remote_pid, remote_contig;
+    cr_request_t *child;       /* persistent: the operation started by MPI_Start */
+    cr_request_t *next, *prev; /* queue links */
+    /* collective schedule for CR_REQ_COLL (owned by src/coll) */
+    void *sched;
+    int (*poll)(cr_request_t *);   /* CR_REQ_COLL / GREQ: advance, return 1 when done */
+    void (*on_free)(cr_request_t *);
+};
+
+extern cr_objtab_t cr_request_tab;
+/* Allocate a request; with_handle!=0 gives it an MPI_Request handle. */
+cr_request_t *cr_request_new(cr_req_kind_t kind, int with_handle);
+void cr_request_free(cr_request_t *r);
+static inline cr_request_t *cr_request_ptr(MPI_Request h)
+{
+    if (CR_H_STORAGE(h) == CR_ST_USER && CR_H_KIND(h) == CR_K_REQUEST)
+        return (cr_request_t *)cr_objtab_get(&cr_request_tab, CR_H_INDEX(h));
+    return NULL;
+}
+
+/* Internal point-to-point for collectives and other layers.  ctx_off is
+ * CR_CTX_PT2PT or CR_CTX_COLL.  Counts are in elements of dt. */
+int cr_isend(const void *buf, MPI_Aint count, cr_datatype_t *dt, int dest, int tag,
+             cr_comm_t *comm, int ctx_off, int mode, cr_request_t **req);
+int cr_irecv(void *buf, MPI_Aint count, cr_datatype_t *dt, int src, int tag,
+             cr_comm_t *comm, int ctx_off, cr_request_t **req);
+/* Wait for completion, fill status (may be MPI_STATUS_IGNORE), free the request
+ * (internal requests) and return the request's error code. */
+int cr_wait(cr_request_t *req, MPI_Status *status);
+int cr_waitall(int n, cr_request_t **reqs);
+int cr_send(const void *buf, MPI_Aint count, cr_datatype_t *dt, int dest, int tag,
+            cr_comm_t *comm, int ctx_off);
+int cr_recv(void *buf, MPI_Aint count, cr_datatype_t *dt, int src, int tag,
+            cr_comm_t *comm, int ctx_off, MPI_Status *status);
+int cr_sendrecv(const void *sbuf, MPI_Aint scount, cr_datatype_t *sdt, int dest, int stag,
+                void *rbuf, MPI_Aint rcount, cr_datatype_t *rdt, int src, int rtag,
+                cr_comm_t *comm, int ctx_off, MPI_Status *status);
+
+/* ---- progress (src/core/progress.c) --------------------------------------- */
+/* Poll every transport once and advance pending protocols; returns how many
+ * events it handled. */
+int cr_progress(void);
+/* Make progress until *flag becomes non-zero, using the waiting policy
+ * (spin, or yield when ranks outnumber cores). */
+void cr_progress_wait(volatile int *flag);
+
+/* ---- process state (src/core/init.c) -------------------------------------- */
+enum { CR_STATE_PRE_INIT = 0, CR_STATE_INIT = 1, CR_STATE_FINALIZED = 2 };
+typedef struct {
+    int state;               /* CR_STATE_* */
+    int world_rank, world_size;
+    int thread_level;
+    int appnum;
+    int local_rank, local_size;   /* among the ranks on this node */
+    int *local_of_world;          /* world rank -> local index, -1 when remote */
+    int oversubscribed;           /* local_size > cores (or forced) */
+    uint32_t next_ctx;            /* next free context id, local view */
+    char hostname[MPI_MAX_PROCESSOR_NAME];
+} cr_proc_t;
+extern cr_proc_t cr_proc;
+
+/* Agree on a fresh base context id among the members of comm (collective over
+ * comm); returns it. */
+int cr_ctx_alloc(cr_comm_t *comm, uint32_t *ctx);
+
+#endif

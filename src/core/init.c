@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT */
+/* MPI_Init / MPI_Finalize / MPI_Abort: bootstrap through PMI, find the ranks on
+ * this node, set up shared memory and the predefined communicators. */
+#define _GNU_SOURCE
+#include "core/core.h"
+#include "core/datatype.h"
+#include "core/errh.h"
+#include "core/pt2pt.h"
+#include "pmi/pmi.h"
+#include "transport/shm/shm.h"
+#include "util/settings.h"
+
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+cr_proc_t cr_proc;
+cr_comm_t cr_comm_world, cr_comm_self;
+cr_objtab_t cr_comm_tab;
+static cr_group_t world_group, self_group;
+static crpmi_info_t pmi;
+
+int cr_barrier_internal(cr_comm_t *comm);
+
+static uint32_t hash_str(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+static int count_cores(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+static void comm_builtin(cr_comm_t *c, MPI_Comm h, cr_group_t *g, uint32_t ctx, const char *name)
+{
+    memset(c, 0, sizeof *c);
+    c->handle = h;
+    c->refcount = 1;
+    c->group = g;
+    c->rank = g->rank;
+    c->size = g->size;
+    c->ctx = ctx;
+    c->errh = &cr_errh_fatal;
+    snprintf(c->name, sizeof c->name, "%s", name);
+}
+
+/* Learn which world ranks share this node: every rank publishes its host name. */
+static int find_local_ranks(void)
+{
+    char key[64], val[MPI_MAX_PROCESSOR_NAME + 1];
+    int n = cr_proc.world_size;
+    cr_proc.local_of_world = malloc((size_t)n * sizeof(int));
+    if (!cr_proc.local_of_world) return -1;
+    if (n == 1) {
+        cr_proc.local_of_world[0] = 0;
+        cr_proc.local_rank = 0;
+        cr_proc.local_size = 1;
+        return 0;
+    }
+    snprintf(key, sizeof key, "courier-host-%d", cr_proc.world_rank);
+    if (crpmi_put(key, cr_proc.hostname) || crpmi_barrier()) return -1;
+    int nlocal = 0;
+    for (int r = 0; r < n; r++) {
+        if (r == cr_proc.world_rank) {
+            strcpy(val, cr_proc.hostname);
+        } else {
+            snprintf(key, sizeof key, "courier-host-%d", r);
+            if (crpmi_get(key, val, sizeof val)) return -1;
+        }
+        if (strcmp(val, cr_proc.hostname) == 0) {
+            if (r == cr_proc.world_rank) cr_proc.local_rank = nlocal;
+            cr_proc.local_of_world[r] = nlocal++;
+        } else {
+            cr_proc.local_of_world[r] = -1;
+        }
+    }
+    cr_proc.local_size = nlocal;
+    return 0;
+}
+
+static int init_common(int required, int *provided)
+{
+    if (cr_proc.state != CR_STATE_PRE_INIT)
+        return cr_error(MPI_ERR_OTHER, "MPI is already %s",
+                        cr_proc.state == CR_STATE_INIT ? "initialized" : "finalized");
+    ut_settings_load();
+    cr_datatype_init();
+    if (crpmi_init(&pmi) != 0)
+        return cr_error(MPI_ERR_OTHER, "cannot reach the process manager (PMI)");
+    cr_proc.world_rank = pmi.rank;
+    cr_proc.world_size = pmi.size;
+    cr_proc.appnum = pmi.appnum;
+    gethostname(cr_proc.hostname, sizeof cr_proc.hostname - 1);
+    if (find_local_ranks() != 0)
+        return cr_error(MPI_ERR_OTHER, "cannot exchange host names through PMI");
+    if (cr_proc.local_size != cr_proc.world_size)
+        return cr_error(MPI_ERR_OTHER, "the job spans several hosts; this Courier build "
+                        "supports one node only");
+    cr_proc.oversubscribed = ut_settings.oversubscribed >= 0
+                                 ? (int)ut_settings.oversubscribed
+                                 : cr_proc.local_size > count_cores();
+
+    char name[512];
+    snprintf(name, sizeof name, "/courier.%s.%08x", pmi.kvsname, hash_str(cr_proc.hostname));
+    if (shm_init(cr_proc.local_rank, cr_proc.local_size, name, crpmi_barrier) != 0)
+        return cr_error(MPI_ERR_OTHER, "cannot set up shared memory");
+    cr_pt2pt_init();
+
+    int n = cr_proc.world_size;
+    world_group.handle = MPI_GROUP_NULL;
+    world_group.refcount = 1;
+    world_group.size = n;
+    world_group.rank = cr_proc.world_rank;
+    world_group.world = malloc((size_t)n * sizeof(int));
+    for (int i = 0; i < n; i++) world_group.world[i] = i;
+    self_group.handle = MPI_GROUP_NULL;
+    self_group.refcount = 1;
+    self_group.size = 1;
+    self_group.rank = 0;
+    self_group.world = malloc(sizeof(int));
+    self_group.world[0] = cr_proc.world_rank;
+    comm_builtin(&cr_comm_world, MPI_COMM_WORLD, &world_group, 0, "MPI_COMM_WORLD");
+    comm_builtin(&cr_comm_self, MPI_COMM_SELF, &self_group, CR_CTX_STRIDE, "MPI_COMM_SELF");
+    cr_proc.next_ctx = 2 * CR_CTX_STRIDE;
+    cr_proc.thread_level = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
+    if (provided) *provided = cr_proc.thread_level;
+    cr_proc.state = CR_STATE_INIT;
+    return MPI_SUCCESS;
+}
+
+int core_init(int *argc, char ***argv)
+{
+    return init_common(MPI_THREAD_SINGLE, NULL);
+}
+
+int core_init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    return init_common(required, provided);
+}
+
+int core_finalize(void)
+{
+    /* Everyone reaches here before anyone leaves, and every packet this rank owes
+     * its peers (acknowledgements, chunks) goes out while waiting. */
+    int err = cr_barrier_internal(&cr_comm_world);
+    if (err) return err;
+    crpmi_finalize();
+    shm_finalize();
+    cr_proc.state = CR_STATE_FINALIZED;
+    return MPI_SUCCESS;
+}
+
+int core_abort(MPI_Comm comm, int errorcode)
+{
+    char msg[128];
+    snprintf(msg, sizeof msg, "MPI_Abort(%s, %d) called by rank %d",
+             comm == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : "comm", errorcode, cr_proc.world_rank);
+    cr_abort_job(errorcode, msg);
+}

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/* Request objects (a free-list pool) and the progress engine's waiting policy. */
+#define _GNU_SOURCE
+#include "core/pt2pt.h"
+#include "util/settings.h"
+
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+cr_objtab_t cr_request_tab;
+static cr_request_t *pool;
+
+cr_request_t *cr_request_new(cr_req_kind_t kind, int with_handle)
+{
+    cr_request_t *r = pool;
+    if (r)
+        pool = r->next;
+    else if (!(r = malloc(sizeof *r)))
+        return NULL;
+    memset(r, 0, sizeof *r);
+    r->kind = kind;
+    r->handle = MPI_REQUEST_NULL;
+    r->local = -1;
+    if (with_handle) {
+        int idx = cr_objtab_add(&cr_request_tab, r);
+        if (idx < 0) {
+            r->next = pool;
+            pool = r;
+            return NULL;
+        }
+        r->handle = CR_H_MAKE(CR_ST_USER, CR_K_REQUEST, idx);
+    }
+    return r;
+}
+
+/* Give a request created without a handle an MPI_Request handle. */
+int cr_request_attach_handle(cr_request_t *r)
+{
+    int idx = cr_objtab_add(&cr_request_tab, r);
+    if (idx < 0) return cr_error(MPI_ERR_NO_MEM, "out of memory for request handles");
+    r->handle = CR_H_MAKE(CR_ST_USER, CR_K_REQUEST, idx);
+    return MPI_SUCCESS;
+}
+
+void cr_request_free(cr_request_t *r)
+{
+    if (r->on_free) r->on_free(r);
+    if (r->handle != MPI_REQUEST_NULL) cr_objtab_remove(&cr_request_tab, CR_H_INDEX(r->handle));
+    free(r->tmp);
+    r->tmp = NULL;
+    r->next = pool;
+    pool = r;
+}
+
+int cr_progress(void)
+{
+    return cr_pt2pt_progress();
+}
+
+void cr_progress_wait(volatile int *flag)
+{
+    long spins = 0;
+    while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE)) {
+        if (cr_progress() > 0) {
+            spins = 0;
+            continue;
+        }
+        if (cr_proc.oversubscribed && ++spins >= ut_settings.spin_count) {
+            sched_yield();
+            spins = 0;
+        }
+    }
+}

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT */
+/* The one table of Courier's tunable settings.  Each row:
+ *   CR_SETTING(field, TYPE, default, "one line of documentation")
+ * The environment variable is COURIER_<FIELD in upper case>; `mpiexec -env`
+ * and `-genv` set it like any other variable.  `courier_info` prints this
+ * table and docs/settings.md is generated from it (`courier_info --settings-md`).
+ * TYPE is one of INT, SIZE (bytes, accepts k/m/g suffixes), BOOL, STRING.
+ * No other file may hold a tunable number.
+ */
+CR_SETTING(eager_limit,        SIZE, 16384,  "Largest message, in bytes, sent eagerly through the shared-memory cells; larger ones use rendezvous")
+CR_SETTING(shm_ring_bytes,     SIZE, 65536,  "Bytes of cells in each ordered pair's shared-memory ring (rounded to a power of two)")
+CR_SETTING(shm_chunk_bytes,    SIZE, 65536,  "Size of each chunk of the pipelined rendezvous copy through shared buffers")
+CR_SETTING(shm_chunks,         INT,  4,      "Number of pipelined rendezvous chunks per ordered pair of local ranks")
+CR_SETTING(cma_min,            SIZE, 0,      "Smallest rendezvous message copied once with process_vm_readv (0 disables single-copy)")
+CR_SETTING(spin_count,         INT,  1000,   "Polls of the progress engine before an idle wait yields the core (when oversubscribed)")
+CR_SETTING(oversubscribed,     INT,  -1,     "Force the waiting policy: 1 yield (oversubscribed), 0 spin, -1 decide from ranks vs. cores")
+CR_SETTING(coll_reduce_bcast_max, SIZE, 0,   "Reserved: largest allreduce done as reduce + broadcast (0 = always)")
+CR_SETTING(debug,              INT,  0,      "Debug log level (0 off, 1 errors, 2 protocol events, 3 every packet)")
+CR_SETTING(abort_timeout_ms,   INT,  1000,   "Milliseconds mpiexec waits after SIGTERM before SIGKILL when tearing a failed job down")
