@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: MIT */
+/* Argument checks used by the generated bindings (src/binding/bind_*.c).
+ *
+ * Each cr_chk_x returns 0 when its argument is valid, else an error code made
+ * by cr_error() whose message names the argument and its value, e.g.
+ * "dest=7: invalid rank (communicator size is 4)".  The valid case is inline
+ * and costs a compare or two; the message is built out of line (check.c) only
+ * when a check fails.  `arg` is the parameter's name in the C binding.
+ */
+#ifndef COURIER_CORE_CHECK_H
+#define COURIER_CORE_CHECK_H
+
+#include <limits.h>
+#include "core/core.h"
+
+/* The value of the MPI_TAG_UB attribute: every non-negative int is a valid tag. */
+#define CR_TAG_UB INT_MAX
+
+/* Specials a rank argument may also take (cr_chk_rank). */
+enum { CR_RANK_PROC_NULL = 1, CR_RANK_ANY_SOURCE = 2 };
+
+/* Out-of-line failure paths: they build the error code and message. */
+int cr_chk_init_error(const char *fname) __attribute__((cold));
+int cr_chk_comm_fail(MPI_Comm h, const char *arg) __attribute__((cold));
+int cr_chk_count_fail(MPI_Count n, const char *arg) __attribute__((cold));
+int cr_chk_datatype_fail(MPI_Datatype h, const cr_datatype_t *dt, const char *arg) __attribute__((cold));
+int cr_chk_buffer_fail(MPI_Count n, const char *arg) __attribute__((cold));
+int cr_chk_rank_fail(const cr_comm_t *c, int r, const char *arg) __attribute__((cold));
+int cr_chk_root_fail(const cr_comm_t *c, int r, const char *arg) __attribute__((cold));
+int cr_chk_tag_fail(int tag, const char *arg) __attribute__((cold));
+int cr_chk_handle_fail(int cls, int h, const char *what, const char *arg) __attribute__((cold));
+int cr_chk_ptr_fail(const char *arg) __attribute__((cold));
+
+/* A live communicator; *out receives its object. */
+static inline int cr_chk_comm(MPI_Comm h, const char *arg, cr_comm_t **out)
+{
+    cr_comm_t *c = cr_comm_ptr(h);
+    if (CR_LIKELY(c != NULL)) {
+        *out = c;
+        return 0;
+    }
+    return cr_chk_comm_fail(h, arg);
+}
+
+/* A count (of elements, requests, ...) must not be negative. */
+static inline int cr_chk_count(MPI_Count n, const char *arg)
+{
+    return CR_LIKELY(n >= 0) ? 0 : cr_chk_count_fail(n, arg);
+}
+
+/* A valid datatype; committed when need_commit (communication, packing). */
+static inline int cr_chk_datatype(MPI_Datatype h, const char *arg, int need_commit,
+                                  cr_datatype_t **out)
+{
+    cr_datatype_t *dt = cr_datatype_ptr(h);
+    if (CR_LIKELY(dt != NULL && (!need_commit || dt->committed || dt->builtin))) {
+        *out = dt;
+        return 0;
+    }
+    return cr_chk_datatype_fail(h, dt, arg);
+}
+
+/* A NULL buffer is an error when it holds data of a predefined datatype
+ * (derived types may address memory absolutely, from MPI_BOTTOM). */
+static inline int cr_chk_buffer(const void *buf, MPI_Count n, const cr_datatype_t *dt,
+                                const char *arg)
+{
+    if (CR_LIKELY(buf != NULL) || n <= 0 || dt == NULL || !dt->builtin) return 0;
+    return cr_chk_buffer_fail(n, arg);
+}
+
+/* Size of the group a rank argument of communicator c points into (the remote
+ * group of an intercommunicator). */
+static inline int cr_chk_peer_size(const cr_comm_t *c)
+{
+    return c->remote ? c->remote->size : c->size;
+}
+
+/* A peer rank of c, or one of the specials allowed by flags (CR_RANK_*). */
+static inline int cr_chk_rank(const cr_comm_t *c, int r, int flags, const char *arg)
+{
+    if (CR_LIKELY((unsigned)r < (unsigned)cr_chk_peer_size(c))) return 0;
+    if (r == MPI_PROC_NULL && (flags & CR_RANK_PROC_NULL)) return 0;
+    if (r == MPI_ANY_SOURCE && (flags & CR_RANK_ANY_SOURCE)) return 0;
+    return cr_chk_rank_fail(c, r, arg);
+}
+
+/* The root of a collective: a rank of c; for an intercommunicator a rank of the
+ * remote group, MPI_ROOT or MPI_PROC_NULL. */
+static inline int cr_chk_root(const cr_comm_t *c, int r, const char *arg)
+{
+    if (CR_LIKELY((unsigned)r < (unsigned)cr_chk_peer_size(c))) return 0;
+    if (c->remote && (r == MPI_ROOT || r == MPI_PROC_NULL)) return 0;
+    return cr_chk_root_fail(c, r, arg);
+}
+
+/* Is this process the root (whose root-only arguments are significant)? */
+static inline int cr_chk_is_root(const cr_comm_t *c, int root)
+{
+    return c->remote ? root == MPI_ROOT : root == c->rank;
+}
+
+/* 0 .. CR_TAG_UB, and MPI_ANY_TAG where any_tag is set (receives, probes). */
+static inline int cr_chk_tag(int tag, int any_tag, const char *arg)
+{
+    if (CR_LIKELY(tag >= 0) || (any_tag && tag == MPI_ANY_TAG)) return 0;
+    return cr_chk_tag_fail(tag, arg);
+}
+
+static inline int cr_chk_op(MPI_Op h, const char *arg)
+{
+    return CR_LIKELY(cr_op_ptr(h) != NULL) ? 0 : cr_chk_handle_fail(MPI_ERR_OP, h, "operation", arg);
+}
+
+/* A request handle passed by value: live or MPI_REQUEST_NULL. */
+static inline int cr_chk_request(MPI_Request h, const char *arg)
+{
+    if (CR_LIKELY(h == MPI_REQUEST_NULL || cr_request_ptr(h) != NULL)) return 0;
+    return cr_chk_handle_fail(MPI_ERR_REQUEST, h, "request", arg);
+}
+
+/* A pointer to a request handle that is live or MPI_REQUEST_NULL. */
+static inline int cr_chk_request_ptr(const MPI_Request *p, const char *arg)
+{
+    if (CR_UNLIKELY(p == NULL)) return cr_chk_ptr_fail(arg);
+    return cr_chk_request(*p, arg);
+}
+
+static inline int cr_chk_group(MPI_Group h, const char *arg)
+{
+    return CR_LIKELY(cr_group_ptr(h) != NULL) ? 0 : cr_chk_handle_fail(MPI_ERR_GROUP, h, "group", arg);
+}
+
+/* Info objects are checked by their handle's kind only (MPI_INFO_NULL allowed). */
+static inline int cr_chk_info(MPI_Info h, const char *arg)
+{
+    if (CR_LIKELY(h == MPI_INFO_NULL || CR_H_KIND(h) == CR_K_INFO)) return 0;
+    return cr_chk_handle_fail(MPI_ERR_INFO, h, "info", arg);
+}
+
+static inline int cr_chk_errhandler(MPI_Errhandler h, const char *arg)
+{
+    if (CR_LIKELY(cr_errhandler_ptr(h) != NULL)) return 0;
+    return cr_chk_handle_fail(MPI_ERR_ARG, h, "error handler", arg);
+}
+
+/* An output (or handle in-out) argument must point somewhere. */
+static inline int cr_chk_ptr(const void *p, const char *arg)
+{
+    return CR_LIKELY(p != NULL) ? 0 : cr_chk_ptr_fail(arg);
+}
+
+#endif

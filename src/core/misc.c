@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/* Environment inquiry, timers, memory and the small procedures of the MPI
+ * environment chapter. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "core/core.h"
+#include "binding/core_api.h"
+
+#ifndef COURIER_VERSION
+#define COURIER_VERSION "0.1.0"
+#endif
+
+int core_get_version(int *version, int *subversion)
+{
+    *version = MPI_VERSION;
+    *subversion = MPI_SUBVERSION;
+    return MPI_SUCCESS;
+}
+
+int core_get_library_version(char *version, int *resultlen)
+{
+    int n = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
+                     "Courier %s (MPI %d.%d, MPICH ABI libmpi.so.12), built %s %s",
+                     COURIER_VERSION, MPI_VERSION, MPI_SUBVERSION, __DATE__, __TIME__);
+    *resultlen = n < MPI_MAX_LIBRARY_VERSION_STRING ? n : MPI_MAX_LIBRARY_VERSION_STRING - 1;
+    return MPI_SUCCESS;
+}
+
+int core_get_processor_name(char *name, int *resultlen)
+{
+    const char *h = cr_proc.hostname;
+    char buf[MPI_MAX_PROCESSOR_NAME];
+    if (!h[0]) {
+        if (gethostname(buf, sizeof buf) != 0) snprintf(buf, sizeof buf, "localhost");
+        buf[sizeof buf - 1] = '\0';
+        h = buf;
+    }
+    size_t n = strnlen(h, MPI_MAX_PROCESSOR_NAME - 1);
+    memcpy(name, h, n);
+    name[n] = '\0';
+    *resultlen = (int)n;
+    return MPI_SUCCESS;
+}
+
+/* MPI_Wtime counts from the first call in the process, so doubles keep
+ * nanosecond resolution.  The clock is per node (MPI_WTIME_IS_GLOBAL false). */
+static struct timespec t0;
+static int t0_set;
+
+double core_wtime(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    if (CR_UNLIKELY(!t0_set)) {
+        t0 = t;
+        t0.tv_nsec = 0;
+        t0_set = 1;
+    }
+    return (double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)t.tv_nsec;
+}
+
+double core_wtick(void)
+{
+    struct timespec r;
+    if (clock_getres(CLOCK_MONOTONIC, &r) != 0) return 1e-9;
+    return (double)r.tv_sec + 1e-9 * (double)r.tv_nsec;
+}
+
+MPI_Aint core_aint_add(MPI_Aint base, MPI_Aint disp)
+{
+    return (MPI_Aint)((char *)base + disp);
+}
+
+MPI_Aint core_aint_diff(MPI_Aint addr1, MPI_Aint addr2)
+{
+    return (MPI_Aint)((char *)addr1 - (char *)addr2);
+}
+
+int core_alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
+{
+    void *p = NULL;
+    if (size < 0) return cr_error(MPI_ERR_SIZE, "size=%ld: negative size", (long)size);
+    if (posix_memalign(&p, 64, size ? (size_t)size : 1) != 0)
+        return cr_error(MPI_ERR_NO_MEM, "size=%ld: out of memory", (long)size);
+    *(void **)baseptr = p;
+    return MPI_SUCCESS;
+}
+
+int core_free_mem(void *base)
+{
+    free(base);
+    return MPI_SUCCESS;
+}
+
+int core_initialized(int *flag)
+{
+    *flag = cr_proc.state != CR_STATE_PRE_INIT;
+    return MPI_SUCCESS;
+}
+
+int core_finalized(int *flag)
+{
+    *flag = cr_proc.state == CR_STATE_FINALIZED;
+    return MPI_SUCCESS;
+}
+
+int core_query_thread(int *provided)
+{
+    *provided = cr_proc.thread_level;
+    return MPI_SUCCESS;
+}
+
+/* The main thread is the one that loaded the library or called MPI_Init first;
+ * record it at load time, before any user thread can exist. */
+static pthread_t main_thread;
+__attribute__((constructor)) static void record_main_thread(void)
+{
+    main_thread = pthread_self();
+}
+
+int core_is_thread_main(int *flag)
+{
+    *flag = pthread_equal(pthread_self(), main_thread) != 0;
+    return MPI_SUCCESS;
+}
+
+int core_pcontrol(const int level)
+{
+    return MPI_SUCCESS;
+}
