@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT */
+/* A PMI client for the launcher tests, built from src/pmi/pmi.c directly.
+ * Usage: pmi_test MODE [ARGS...] [--marker=ANY]
+ * (arguments starting with --marker are ignored: the scripts use them to find
+ * their processes with pgrep -f).  Modes:
+ *   kvs                 every rank puts a long value, barrier, checks every
+ *                       other rank's value; twice; prints "PASS size N" on rank 0
+ *   exit R CODE         rank R exits with CODE after a barrier; the others sleep
+ *   segv R              rank R raises SIGSEGV after a barrier; the others wait in
+ *                       a barrier that never completes
+ *   abort R CODE MSG    rank R calls crpmi_abort(CODE, MSG); the others wait in a barrier
+ *   nofinalize          every rank exits 0 without crpmi_finalize
+ *   sleep               every rank creates /dev/shm/courier.<kvs>.test<rank>, prints
+ *                       "ready RANK PID" and sleeps
+ *   ignoreterm R CODE   every rank but R ignores SIGTERM and sleeps; R exits CODE
+ *   lines K             every rank prints K lines, each in several write() calls
+ *   stdin               rank 0 copies its stdin to stdout, prefixed with "got: "
+ *   env NAME            prints "NAME=value" or "NAME unset"
+ *   partial             prints "no newline" without a newline, then exits normally */
+#define _GNU_SOURCE
+#include "pmi/pmi.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static crpmi_info_t info;
+
+static void fail(const char *what)
+{
+    fprintf(stderr, "pmi_test rank %d: FAIL: %s\n", info.rank, what);
+    exit(1);
+}
+
+static void make_value(char *buf, int len, int rank, int round)
+{
+    int n = snprintf(buf, (size_t)len, "r%d-round%d-", rank, round);
+    for (int i = n; i < len - 1; i++) buf[i] = (char)('a' + (rank * 7 + i + round) % 26);
+    buf[len - 1] = '\0';
+}
+
+static void sleep_forever(void)
+{
+    for (;;) pause();
+}
+
+static int mode_kvs(void)
+{
+    char key[64], val[700], want[700], got[700];
+    for (int round = 0; round < 2; round++) {
+        snprintf(key, sizeof key, "key-%d-%d", round, info.rank);
+        make_value(val, 600 + info.rank % 3, info.rank, round);
+        if (crpmi_put(key, val) < 0) fail("put");
+        if (crpmi_barrier() < 0) fail("barrier");
+        for (int r = 0; r < info.size; r++) {
+            snprintf(key, sizeof key, "key-%d-%d", round, r);
+            make_value(want, 600 + r % 3, r, round);
+            if (crpmi_get(key, got, sizeof got) < 0) fail("get");
+            if (strcmp(got, want)) fail("value differs");
+        }
+    }
+    if (crpmi_get("no-such-key", got, sizeof got) == 0) fail("get of a missing key succeeded");
+    if (crpmi_barrier() < 0) fail("last barrier");
+    if (info.rank == 0) printf("PASS size %d kvs %s\n", info.size, info.kvsname);
+    return 0;
+}
+
+static void write_str(const char *s)
+{
+    size_t len = strlen(s);
+    while (len) {
+        ssize_t n = write(1, s, len);
+        if (n <= 0) exit(3);
+        s += n;
+        len -= (size_t)n;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    /* Drop the marker arguments. */
+    int n = 0;
+    for (int i = 0; i < argc; i++)
+        if (strncmp(argv[i], "--marker", 8)) argv[n++] = argv[i];
+    argc = n;
+    if (argc < 2) {
+        fprintf(stderr, "usage: pmi_test MODE [ARGS]\n");
+        return 2;
+    }
+    const char *mode = argv[1];
+    if (crpmi_init(&info) < 0) fail("init");
+    if (info.size < 1 || info.rank < 0 || info.rank >= info.size || !info.kvsname[0]) fail("info");
+    const char *es = getenv("PMI_SIZE");
+    if (es && atoi(es) != info.size) fail("size differs from PMI_SIZE");
+    int arg1 = argc > 2 ? atoi(argv[2]) : 0, arg2 = argc > 3 ? atoi(argv[3]) : 0;
+
+    if (!strcmp(mode, "kvs")) {
+        mode_kvs();
+    } else if (!strcmp(mode, "exit")) {
+        if (crpmi_barrier() < 0) fail("barrier");
+        if (info.rank == arg1) exit(arg2);
+        sleep_forever();
+    } else if (!strcmp(mode, "segv")) {
+        if (crpmi_barrier() < 0) fail("barrier");
+        if (info.rank == arg1) {
+            signal(SIGSEGV, SIG_DFL);   /* not a sanitizer's handler */
+            raise(SIGSEGV);
+        }
+        crpmi_barrier();
+        sleep_forever();
+    } else if (!strcmp(mode, "abort")) {
+        if (crpmi_barrier() < 0) fail("barrier");
+        if (info.rank == arg1) crpmi_abort(arg2, argc > 4 ? argv[4] : "");
+        crpmi_barrier();
+        sleep_forever();
+    } else if (!strcmp(mode, "nofinalize")) {
+        if (crpmi_barrier() < 0) fail("barrier");
+        exit(0);
+    } else if (!strcmp(mode, "sleep") || !strcmp(mode, "ignoreterm")) {
+        char path[512];
+        snprintf(path, sizeof path, "/dev/shm/courier.%s.test%d", info.kvsname, info.rank);
+        int fd = open(path, O_CREAT | O_WRONLY, 0600);
+        if (fd < 0) fail("creating the /dev/shm file");
+        close(fd);
+        if (!strcmp(mode, "ignoreterm")) {
+            if (info.rank == arg1) {
+                if (crpmi_barrier() < 0) fail("barrier");
+                exit(arg2);
+            }
+            signal(SIGTERM, SIG_IGN);
+            crpmi_barrier();
+        }
+        printf("ready %d %d %s\n", info.rank, (int)getpid(), info.kvsname);
+        fflush(stdout);
+        sleep_forever();
+    } else if (!strcmp(mode, "lines")) {
+        char part[256];
+        for (int i = 0; i < arg1; i++) {
+            snprintf(part, sizeof part, "rank %d ", info.rank);
+            write_str(part);
+            snprintf(part, sizeof part, "line %d ", i);
+            write_str(part);
+            memset(part, 'x', 100);
+            part[100] = '\n';
+            part[101] = '\0';
+            write_str(part);
+        }
+    } else if (!strcmp(mode, "stdin")) {
+        if (info.rank == 0) {
+            char buf[4096];
+            size_t len = fread(buf, 1, sizeof buf - 1, stdin);
+            buf[len] = '\0';
+            printf("got: %s", buf);
+        }
+    } else if (!strcmp(mode, "env")) {
+        const char *v = argc > 2 ? getenv(argv[2]) : NULL;
+        if (v) printf("%s=%s\n", argv[2], v);
+        else printf("%s unset\n", argc > 2 ? argv[2] : "?");
+    } else if (!strcmp(mode, "partial")) {
+        printf("no newline");
+    } else {
+        fail("unknown mode");
+    }
+    fflush(stdout);
+    if (crpmi_finalize() < 0) fail("finalize");
+    return 0;
+}
