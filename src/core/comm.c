@@ -216,3 +216,31 @@ int core_comm_test_inter(MPI_Comm comm, int *flag)
 }
 
 int core_comm_group(MPI_Comm comm, MPI_Group *group);
+
+/* Predefined attributes (user keyvals arrive with the attributes issue). */
+int core_comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
+{
+    static int tag_ub = INT32_MAX, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 0;
+    static int universe, appnum;
+    void **out = attribute_val;
+    *flag = 1;
+    switch (comm_keyval) {
+    case MPI_TAG_UB: *out = &tag_ub; break;
+    case MPI_HOST: *out = &host; break;
+    case MPI_IO: *out = &io; break;
+    case MPI_WTIME_IS_GLOBAL: *out = &wtime_global; break;
+    case MPI_UNIVERSE_SIZE:
+        universe = cr_proc.world_size;
+        *out = &universe;
+        break;
+    case MPI_APPNUM:
+        appnum = cr_proc.appnum;
+        *out = &appnum;
+        break;
+    default:
+        *flag = 0;
+        return cr_error(MPI_ERR_KEYVAL, "comm_keyval=%d: no such attribute key (user keyvals "
+                        "are not implemented yet)", comm_keyval);
+    }
+    return MPI_SUCCESS;
+}
