@@ -244,3 +244,15 @@ int core_comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int 
     }
     return MPI_SUCCESS;
 }
+
+int core_comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    return core_comm_dup(comm, newcomm);
+}
+
+/* Every rank of a Courier job shares one node today, so all the node-level split
+ * types give one communicator per node: a split with the same color for all. */
+int core_comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
+{
+    return core_comm_split(comm, split_type == MPI_UNDEFINED ? MPI_UNDEFINED : 0, key, newcomm);
+}

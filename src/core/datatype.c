@@ -7,6 +7,7 @@
 
 #include <complex.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
@@ -306,5 +307,47 @@ int core_status_set_cancelled(MPI_Status *status, int flag)
 int core_test_cancelled(const MPI_Status *status, int *flag)
 {
     *flag = status->count_hi_and_cancelled & 1;
+    return MPI_SUCCESS;
+}
+
+int core_type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
+{
+    cr_datatype_t *d = cr_datatype_ptr(datatype);
+    *lb = d->lb;
+    *extent = d->extent;
+    return MPI_SUCCESS;
+}
+
+int core_type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
+{
+    return core_type_get_extent_c(datatype, lb, extent);
+}
+
+int core_type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
+{
+    cr_datatype_t *d = cr_datatype_ptr(datatype);
+    *true_lb = d->true_lb;
+    *true_extent = d->true_extent;
+    return MPI_SUCCESS;
+}
+
+int core_type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
+{
+    return core_type_get_true_extent_c(datatype, true_lb, true_extent);
+}
+
+int core_get_address(const void *location, MPI_Aint *address)
+{
+    *address = (MPI_Aint)(uintptr_t)location;
+    return MPI_SUCCESS;
+}
+
+int core_type_set_name(MPI_Datatype datatype, const char *type_name)
+{
+    cr_datatype_t *d = cr_datatype_ptr(datatype);
+    if (d->builtin)
+        return cr_error(MPI_ERR_TYPE, "datatype=%s: predefined datatypes keep their names",
+                        d->name_builtin);
+    snprintf(d->name, sizeof d->name, "%s", type_name);
     return MPI_SUCCESS;
 }

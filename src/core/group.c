@@ -199,3 +199,43 @@ int core_group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgrou
 {
     return group_setop(group1, group2, 2, newgroup);
 }
+
+/* Expand (first, last, stride) triplets into a rank list. */
+static int expand_ranges(const cr_group_t *g, int n, int ranges[][3], int **out, int *count)
+{
+    int total = 0;
+    for (int i = 0; i < n; i++) {
+        int f = ranges[i][0], l = ranges[i][1], s = ranges[i][2];
+        if (s == 0 || f < 0 || f >= g->size || l < 0 || l >= g->size || (l - f) / s < 0)
+            return cr_error(MPI_ERR_ARG, "ranges[%d]={%d,%d,%d}: invalid range for a group of "
+                            "size %d", i, f, l, s, g->size);
+        total += (l - f) / s + 1;
+    }
+    int *r = malloc((size_t)(total ? total : 1) * sizeof(int)), k = 0;
+    if (!r) return cr_error(MPI_ERR_NO_MEM, "no memory for group ranges");
+    for (int i = 0; i < n; i++)
+        for (int v = ranges[i][0]; ranges[i][2] > 0 ? v <= ranges[i][1] : v >= ranges[i][1];
+             v += ranges[i][2])
+            r[k++] = v;
+    *out = r;
+    *count = k;
+    return MPI_SUCCESS;
+}
+
+int core_group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
+{
+    int *r, k, err = expand_ranges(cr_group_ptr(group), n, ranges, &r, &k);
+    if (err) return err;
+    err = core_group_incl(group, k, r, newgroup);
+    free(r);
+    return err;
+}
+
+int core_group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
+{
+    int *r, k, err = expand_ranges(cr_group_ptr(group), n, ranges, &r, &k);
+    if (err) return err;
+    err = core_group_excl(group, k, r, newgroup);
+    free(r);
+    return err;
+}

@@ -166,8 +166,8 @@ int core_sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
                        CR_CTX_PT2PT, status);
 }
 
-int core_sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
-                          int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+static int sendrecv_replace(void *buf, MPI_Aint count, MPI_Datatype datatype, int dest,
+                            int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     cr_datatype_t *dt = cr_datatype_ptr(datatype);
     size_t bytes = (size_t)count * (size_t)dt->size;
@@ -219,7 +219,7 @@ int core_buffer_detach(void *buffer_addr, int *size)
     return MPI_SUCCESS;
 }
 
-static int bsend_start(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+static int bsend_start(const void *buf, MPI_Aint count, MPI_Datatype datatype, int dest, int tag,
                        MPI_Comm comm, cr_request_t **out)
 {
     cr_datatype_t *dt = cr_datatype_ptr(datatype);
@@ -302,10 +302,8 @@ static int finish(MPI_Request *h, cr_request_t *r, MPI_Status *status)
     } else {
         status_out(status, r);
     }
-    if (r->kind != CR_REQ_GREQ || 1) {
-        *h = MPI_REQUEST_NULL;
-        cr_request_free(r);
-    }
+    *h = MPI_REQUEST_NULL;
+    cr_request_free(r);
     return err;
 }
 
@@ -676,4 +674,58 @@ int core_startall(int count, MPI_Request array_of_requests[])
         if (err) return err;
     }
     return MPI_SUCCESS;
+}
+
+/* ---- the remaining int and large-count forms ---------------------------------------- */
+int core_sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                          int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    return sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+}
+int core_sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                            int sendtag, int source, int recvtag, MPI_Comm comm,
+                            MPI_Status *status)
+{
+    return sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+}
+int core_sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                    int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                    int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    return cr_sendrecv(sendbuf, sendcount, cr_datatype_ptr(sendtype), dest, sendtag, recvbuf,
+                       recvcount, cr_datatype_ptr(recvtype), source, recvtag, cr_comm_ptr(comm),
+                       CR_CTX_PT2PT, status);
+}
+int core_ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm)
+{
+    return send_mode(buf, count, datatype, dest, tag, comm, CR_MODE_SYNC, NULL);
+}
+int core_rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm)
+{
+    return send_mode(buf, count, datatype, dest, tag, comm, CR_MODE_READY, NULL);
+}
+int core_issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    return send_mode(buf, count, datatype, dest, tag, comm, CR_MODE_SYNC, request);
+}
+int core_irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    return send_mode(buf, count, datatype, dest, tag, comm, CR_MODE_READY, request);
+}
+int core_bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm)
+{
+    return bsend_start(buf, count, datatype, dest, tag, comm, NULL);
+}
+int core_ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    cr_request_t *r;
+    int err = bsend_start(buf, count, datatype, dest, tag, comm, &r);
+    if (!err) *request = r->handle;
+    return err;
 }
