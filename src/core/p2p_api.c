@@ -194,7 +194,7 @@ static size_t bsend_size, bsend_used;
 
 static void bsend_release(cr_request_t *r)
 {
-    bsend_used -= r->done_bytes;
+    bsend_used -= r->msg_bytes;
     free(r->proto);
     r->proto = NULL;
 }
@@ -246,7 +246,7 @@ static int bsend_start(const void *buf, MPI_Aint count, MPI_Datatype datatype, i
         cr_request_free(r);
     } else {
         r->proto = copy;
-        r->done_bytes = need;    /* reused: bytes of the attached buffer this send holds */
+        r->msg_bytes = need;     /* for a send: bytes of the attached buffer it holds */
         r->on_free = bsend_release;
         r->detached = 1;
     }
