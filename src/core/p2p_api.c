@@ -484,6 +484,8 @@ int core_request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 int core_request_free(MPI_Request *request)
 {
     cr_request_t *r = cr_request_ptr(*request);
+    if (!r)
+        return cr_error(MPI_ERR_REQUEST, "request=0x%x: not an active request", (unsigned)*request);
     *request = MPI_REQUEST_NULL;
     if (r->persistent) {
         if (r->child) r->child->detached = 1;
@@ -505,6 +507,8 @@ int core_request_free(MPI_Request *request)
 int core_cancel(MPI_Request *request)
 {
     cr_request_t *r = cr_request_ptr(*request);
+    if (!r)
+        return cr_error(MPI_ERR_REQUEST, "request=0x%x: not an active request", (unsigned)*request);
     if (r->persistent) r = r->child;
     if (r && r->kind == CR_REQ_RECV) cr_cancel_recv(r);
     /* Cancelling sends is deprecated (MPI 4.1); a send is never cancelled. */
@@ -570,12 +574,15 @@ int core_mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_St
 int core_imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
                 MPI_Request *request)
 {
+    cr_request_t *m = *message == MPI_MESSAGE_NO_PROC ? NULL : cr_request_ptr(*message);
+    if (*message != MPI_MESSAGE_NO_PROC && (!m || m->kind != CR_REQ_MPROBE))
+        return cr_error(MPI_ERR_REQUEST, "message=0x%x: not a message from MPI_Mprobe",
+                        (unsigned)*message);
     cr_request_t *r = cr_request_new(CR_REQ_RECV, 1);
     if (!r) return cr_error(MPI_ERR_NO_MEM, "out of memory for a request");
     if (*message == MPI_MESSAGE_NO_PROC) {
         cr_mrecv_start(r, buf, count, cr_datatype_ptr(datatype), &cr_comm_self, NULL);
     } else {
-        cr_request_t *m = cr_request_ptr(*message);
         cr_mrecv_start(r, buf, count, cr_datatype_ptr(datatype), m->comm, m->proto);
         cr_request_free(m);
     }
@@ -640,10 +647,22 @@ int core_recv_init(void *buf, int count, MPI_Datatype datatype, int source, int 
     return persistent_new(CR_REQ_PREQ_RECV, buf, count, datatype, source, tag, comm, 0, request);
 }
 
+/* A user's persistent request, or NULL after recording MPI_ERR_REQUEST in *err. */
+static cr_request_t *persistent_req(MPI_Request h, const char *arg, int *err)
+{
+    cr_request_t *r = cr_request_ptr(h);
+    if (!r || !r->persistent) {
+        *err = cr_error(MPI_ERR_REQUEST, "%s=0x%x: not a persistent request", arg, (unsigned)h);
+        return NULL;
+    }
+    return r;
+}
+
 int core_start(MPI_Request *request)
 {
-    cr_request_t *r = cr_request_ptr(*request), *c = NULL;
     int err;
+    cr_request_t *r = persistent_req(*request, "request", &err), *c = NULL;
+    if (!r) return err;
     if (r->active)
         return cr_error(MPI_ERR_REQUEST, "request=0x%x: persistent request is already active",
                         (unsigned)*request);

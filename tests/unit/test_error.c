@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+// sources: src/core/error.c
 /* Error codes: classes survive the encoding, messages come back through
  * MPI_Error_string, handlers return or abort with one line on stderr. */
 #include <stdio.h>
