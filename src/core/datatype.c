@@ -351,3 +351,70 @@ int core_type_set_name(MPI_Datatype datatype, const char *type_name)
     snprintf(d->name, sizeof d->name, "%s", type_name);
     return MPI_SUCCESS;
 }
+
+/* ---- the first derived type: contiguous ------------------------------------ */
+static int type_contiguous(MPI_Aint count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    cr_datatype_t *o = cr_datatype_ptr(oldtype);
+    cr_datatype_t *d = calloc(1, sizeof *d);
+    if (!d) return cr_error(MPI_ERR_NO_MEM, "no memory for a datatype");
+    d->refcount = 1;
+    d->basic = o->basic;
+    d->size = (MPI_Count)count * o->size;
+    d->lb = o->lb;
+    d->extent = count * o->extent;
+    d->true_lb = o->true_lb;
+    d->true_extent = count > 0 ? (count - 1) * o->extent + o->true_extent : 0;
+    d->nbasic = (MPI_Count)count * o->nbasic;
+    d->contig = o->contig;
+    if (!o->contig && count > 0) {
+        /* one block per block of each old element */
+        const cr_dt_desc_t *od = o->desc;
+        size_t nb = (size_t)count * (size_t)od->nblocks;
+        cr_dt_desc_t *nd = malloc(sizeof *nd + nb * sizeof nd->b[0]);
+        if (!nd) {
+            free(d);
+            return cr_error(MPI_ERR_NO_MEM, "no memory for a datatype");
+        }
+        nd->nblocks = (int)nb;
+        for (MPI_Aint e = 0, k = 0; e < count; e++)
+            for (int j = 0; j < od->nblocks; j++, k++) {
+                nd->b[k].off = od->b[j].off + e * o->extent;
+                nd->b[k].len = od->b[j].len;
+            }
+        d->desc = nd;
+    }
+    int idx = cr_objtab_add(&cr_datatype_tab, d);
+    if (idx < 0) {
+        free(d->desc);
+        free(d);
+        return cr_error(MPI_ERR_NO_MEM, "no memory for a datatype handle");
+    }
+    d->handle = CR_H_MAKE(CR_ST_USER, CR_K_DATATYPE, idx);
+    *newtype = d->handle;
+    return MPI_SUCCESS;
+}
+
+int core_type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    return type_contiguous(count, oldtype, newtype);
+}
+
+int core_type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    return type_contiguous((MPI_Aint)count, oldtype, newtype);
+}
+
+int core_type_free(MPI_Datatype *datatype)
+{
+    cr_datatype_t *d = cr_datatype_ptr(*datatype);
+    if (d->builtin)
+        return cr_error(MPI_ERR_TYPE, "datatype=%s: predefined datatypes cannot be freed",
+                        d->name_builtin);
+    cr_objtab_remove(&cr_datatype_tab, CR_H_INDEX(d->handle));
+    *datatype = MPI_DATATYPE_NULL;
+    if (--d->refcount > 0) return MPI_SUCCESS;
+    free(d->desc);
+    free(d);
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+/* Collectives: schedules, algorithms and their selection.
+ *
+ * An algorithm is a function that *builds* a schedule: a list of steps
+ * (send, receive, local reduction, local copy), each tagged with a round.
+ * The interpreter (sched.c) runs the rounds in order:
+ *   - within a round, steps run in the order they were added: a local step
+ *     (reduce, copy) runs at once, a send or receive is started;
+ *   - a round ends when every send and receive it started has completed.
+ * So data that a receive delivers may be used by a local step of a later
+ * round, and a buffer that a send of round r reads may be overwritten from
+ * round r+1 on.  Builders must keep that rule; nothing else is checked.
+ * The same schedule can be run to completion (blocking collectives) or
+ * started and polled (the non-blocking forms, later).
+ *
+ * Messages use ctx_off = CR_CTX_COLL and one tag per collective (COLL_TAG_*).
+ * Between two processes the messages of one schedule must be received in the
+ * order they were sent: MPI's non-overtaking rule on (ctx, source, tag) then
+ * also keeps successive blocking collectives on one communicator apart.
+ *
+ * Buffers inside a schedule always have the user datatype's own layout (temp
+ * buffers from coll_sched_tmp() too), so sends and receives pass the
+ * datatype to pt2pt and reductions run on it with cr_op_apply().
+ */
+#ifndef COURIER_COLL_H
+#define COURIER_COLL_H
+#include "core/core.h"
+
+/* ---- schedules ---------------------------------------------------------- */
+typedef enum { COLL_STEP_SEND = 1, COLL_STEP_RECV, COLL_STEP_REDUCE, COLL_STEP_COPY } coll_step_kind_t;
+
+typedef struct {
+    coll_step_kind_t kind;
+    int round;
+    int peer;                   /* SEND / RECV: comm rank */
+    const void *src;            /* SEND: data; REDUCE: the earlier operand; COPY: source */
+    void *dst;                  /* RECV: buffer; REDUCE: the later operand and result; COPY */
+    MPI_Aint count;             /* elements of dt (COPY: of the source) */
+    cr_datatype_t *dt;
+    MPI_Aint dcount;            /* COPY: elements of ddt at dst */
+    cr_datatype_t *ddt;
+    const cr_op_t *op;          /* REDUCE: dst = src op dst */
+} coll_step_t;
+
+enum { COLL_MAX_TMP = 4 };
+typedef struct coll_sched {
+    cr_comm_t *comm;
+    int tag;
+    coll_step_t *steps;
+    int nsteps, cap;
+    int round;                  /* round that new steps go into */
+    void *tmp[COLL_MAX_TMP];    /* temporaries (raw pointers), freed with the schedule */
+    int ntmp;
+    int err;                    /* first error while building or running */
+    /* execution state */
+    int next;                   /* first step not yet started */
+    cr_request_t **reqs;        /* requests of the current round */
+    int nreqs;
+} coll_sched_t;
+
+void coll_sched_init(coll_sched_t *s, cr_comm_t *comm, int tag);
+/* Steps go into the current round; coll_sched_next_round() opens a new one. */
+void coll_sched_send(coll_sched_t *s, const void *buf, MPI_Aint count, cr_datatype_t *dt,
+                     int peer);
+void coll_sched_recv(coll_sched_t *s, void *buf, MPI_Aint count, cr_datatype_t *dt, int peer);
+void coll_sched_reduce(coll_sched_t *s, const cr_op_t *op, const void *in, void *inout,
+                       MPI_Aint count, cr_datatype_t *dt);
+void coll_sched_copy(coll_sched_t *s, const void *src, MPI_Aint scount, cr_datatype_t *sdt,
+                     void *dst, MPI_Aint dcount, cr_datatype_t *ddt);
+void coll_sched_next_round(coll_sched_t *s);
+/* A temporary for count elements of dt in dt's layout (NULL and s->err set
+ * when out of memory); the pointer is what the user would pass as `buf`. */
+void *coll_sched_tmp(coll_sched_t *s, MPI_Aint count, const cr_datatype_t *dt);
+/* Start the schedule; then coll_sched_poll() until it returns 1. */
+int coll_sched_start(coll_sched_t *s);
+int coll_sched_poll(coll_sched_t *s);
+/* Run to completion (blocking).  Returns MPI_SUCCESS or the first error. */
+int coll_sched_run(coll_sched_t *s);
+void coll_sched_free(coll_sched_t *s);
+
+/* A local copy of count elements of dt from src to dst, both in dt's layout. */
+void coll_copy(const void *src, void *dst, MPI_Aint count, const cr_datatype_t *dt);
+
+/* ---- collectives, algorithms, selection ----------------------------------- */
+typedef enum {
+    COLL_BARRIER = 0, COLL_BCAST, COLL_REDUCE, COLL_ALLREDUCE, COLL_NCOLL
+} coll_kind_t;
+enum { COLL_TAG_BARRIER = 1, COLL_TAG_BCAST = 2, COLL_TAG_REDUCE = 3, COLL_TAG_ALLREDUCE = 4 };
+
+/* Arguments of one collective call, as the algorithms see them. */
+typedef struct {
+    const void *sbuf;           /* MPI_IN_PLACE allowed where the standard allows it */
+    void *rbuf;                 /* Bcast: the buffer */
+    MPI_Aint count;
+    cr_datatype_t *dt;
+    const cr_op_t *op;
+    int root;
+} coll_args_t;
+
+typedef int (*coll_build_fn)(coll_sched_t *s, const coll_args_t *a);
+
+/* Algorithm flags. */
+enum { COLL_ALG_COMMUTATIVE = 1 };   /* only for commutative ops */
+
+typedef struct {
+    coll_kind_t coll;
+    int id;                     /* 1.. within the collective; the COURIER_COLL_<X>_ALG value */
+    const char *name;
+    unsigned flags;
+    coll_build_fn build;
+} coll_alg_t;
+
+/* The builders, one per file. */
+int coll_barrier_dissemination(coll_sched_t *s, const coll_args_t *a);
+int coll_bcast_binomial(coll_sched_t *s, const coll_args_t *a);
+int coll_bcast_scatter_allgather(coll_sched_t *s, const coll_args_t *a);
+int coll_reduce_binomial(coll_sched_t *s, const coll_args_t *a);
+int coll_allreduce_recdbl(coll_sched_t *s, const coll_args_t *a);
+int coll_allreduce_reduce_bcast(coll_sched_t *s, const coll_args_t *a);
+
+/* The algorithm for one call (coll_select.c): a forced one from the
+ * environment if it applies, else the first matching row of the table. */
+const coll_alg_t *coll_select(coll_kind_t coll, const cr_comm_t *comm, const coll_args_t *a);
+/* The forced algorithm id of a collective (0 = automatic). */
+int coll_forced_alg(coll_kind_t coll);
+
+/* Small helpers shared by the builders. */
+static inline int coll_lowbit(int x) { return x & -x; }
+static inline size_t coll_bytes(const coll_args_t *a)
+{
+    return (size_t)a->count * (size_t)a->dt->size;
+}
+#endif
