@@ -261,7 +261,7 @@ static void send_self(cr_request_t *s)
     } else {
         u->kind = UX_EAGER;
         u->data = malloc(s->bytes ? s->bytes : 1);
-        memcpy(u->data, data, s->bytes);
+        if (s->bytes) memcpy(u->data, data, s->bytes);
         cr_req_complete(s);
     }
     ux_add(u);
