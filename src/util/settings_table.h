@@ -18,6 +18,5 @@ CR_SETTING(coll_barrier_alg,   INT,  0,      "Force the MPI_Barrier algorithm: 0
 CR_SETTING(coll_bcast_alg,     INT,  0,      "Force the MPI_Bcast algorithm: 0 automatic, 1 binomial tree, 2 scatter + ring allgather")
 CR_SETTING(coll_reduce_alg,    INT,  0,      "Force the MPI_Reduce algorithm: 0 automatic, 1 binomial tree")
 CR_SETTING(coll_allreduce_alg, INT,  0,      "Force the MPI_Allreduce algorithm: 0 automatic, 1 recursive doubling, 2 reduce + broadcast")
-CR_SETTING(coll_reduce_bcast_max, SIZE, 0,   "Reserved: largest allreduce done as reduce + broadcast (0 = always)")
 CR_SETTING(debug,              INT,  0,      "Debug log level (0 off, 1 errors, 2 protocol events, 3 every packet)")
 CR_SETTING(abort_timeout_ms,   INT,  1000,   "Milliseconds mpiexec waits after SIGTERM before SIGKILL when tearing a failed job down")
