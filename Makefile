@@ -6,6 +6,7 @@
 #   make check-asan   build with ASan+UBSan into build-asan/, run unit and 1-2 rank MPI tests
 #   make install PREFIX=/opt/courier
 #   make bindings     regenerate src/binding from the MPI standard (maint/gen_bindings.py)
+#   make settings-doc regenerate docs/settings.md from the settings table (courier_info)
 #   make clean        remove build/ and build-asan/
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
@@ -17,7 +18,7 @@ BUILD_TYPE ?= RelWithDebInfo
 CMAKE      ?= cmake
 CTEST      ?= ctest
 
-.PHONY: all build configure demo check check-asan install bindings clean
+.PHONY: all build configure demo check check-asan install bindings settings-doc clean
 
 all: build
 
@@ -55,6 +56,11 @@ install: build
 
 bindings:
 	python3 maint/gen_bindings.py
+
+settings-doc: build
+	{ sed '/^| Variable |/,$$d' docs/settings.md 2>/dev/null || true; } > docs/settings.md.new
+	$(BUILD)/tools/courier_info --settings-md >> docs/settings.md.new
+	mv docs/settings.md.new docs/settings.md
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)
