@@ -87,6 +87,10 @@ static int send_mode(const void *buf, MPI_Aint count, MPI_Datatype dt, int dest,
 
 int core_send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    const cr_datatype_t *dt = cr_datatype_ptr(datatype);
+    if (dt->contig && cr_send_fast((const char *)buf + dt->lb, (size_t)count * (size_t)dt->size,
+                                   dest, tag, cr_comm_ptr(comm)) == 0)
+        return MPI_SUCCESS;
     return send_mode(buf, count, datatype, dest, tag, comm, CR_MODE_STD, NULL);
 }
 int core_send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
@@ -139,6 +143,10 @@ static int recv_any(void *buf, MPI_Aint count, MPI_Datatype dt, int source, int 
 int core_recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
               MPI_Status *status)
 {
+    const cr_datatype_t *dt = cr_datatype_ptr(datatype);
+    if (dt->contig && cr_recv_fast((char *)buf + dt->lb, (size_t)count * (size_t)dt->size,
+                                   source, tag, cr_comm_ptr(comm), status) == 0)
+        return MPI_SUCCESS;
     return recv_any(buf, count, datatype, source, tag, comm, status, NULL);
 }
 int core_recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,

@@ -18,6 +18,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -623,4 +624,68 @@ int cr_cancel_recv(cr_request_t *r)
     r->status.count_hi_and_cancelled |= 1;
     cr_req_complete(r);
     return 1;
+}
+
+/* ---- fast paths for the blocking calls ---------------------------------------
+ * MPI_Send and MPI_Recv of small contiguous messages between two local ranks
+ * are the latency benchmark and the inner loop of halo exchanges.  The general
+ * path costs a request, a queue walk and the progress loop; these two skip all
+ * of that when nothing else is in flight, and hand over to the general path
+ * whenever something is. */
+
+/* Send `bytes` contiguous bytes eagerly, straight into the ring, when the peer
+ * is another local rank with no earlier send queued to it.  Returns 0 when
+ * sent, 1 when the caller must take the general path. */
+int cr_send_fast(const void *data, size_t bytes, int dest, int tag, cr_comm_t *comm)
+{
+    if (dest < 0 || bytes > eager_limit()) return 1;
+    int wr = cr_comm_world_rank(comm, dest);
+    int local = cr_proc.local_of_world[wr];
+    if (local < 0 || wr == cr_proc.world_rank || peers[local].out_head) return 1;
+    return shm_send_pkt(local, SHM_PKT_EAGER, comm->ctx + CR_CTX_PT2PT, comm->rank, tag, 0,
+                        data, bytes);
+}
+
+/* Receive into `cap` contiguous bytes at dst from one local rank, when no
+ * message is waiting unmatched, no receive is posted and no outgoing work is
+ * pending: then the next matching message can only be the next packet of that
+ * peer's ring, and an eager one is copied straight to dst.  Any other packet
+ * (rendezvous, synchronous, another context or tag, one that would truncate,
+ * one from another peer) is left where it is and 1 returned: the general path
+ * takes over with nothing consumed.  Returns 0 when the message arrived. */
+int cr_recv_fast(void *dst, size_t cap, int src, int tag, cr_comm_t *comm, MPI_Status *status)
+{
+    if (src < 0 || ux_head || posted_head || busy_peers || shm_nlocal <= 1) return 1;
+    int wr = cr_comm_world_rank(comm, src);
+    int from = cr_proc.local_of_world[wr];
+    int me = cr_proc.local_rank;
+    if (from < 0 || wr == cr_proc.world_rank) return 1;
+    uint32_t ctx = comm->ctx + CR_CTX_PT2PT;
+    long spins = 0;
+    for (;;) {
+        const shm_hdr_t *h = shm_peek(from);
+        if (h) {
+            if (h->type != SHM_PKT_EAGER || h->len > cap ||
+                !match(ctx, src, tag, h->ctx, h->src, h->tag))
+                return 1;
+            size_t n = h->len;
+            int mtag = h->tag;
+            if (n) shm_pkt_copy(from, h, 0, dst, n);
+            shm_pkt_done(from, h);
+            if (status != MPI_STATUS_IGNORE) {
+                status->MPI_SOURCE = src;
+                status->MPI_TAG = mtag;
+                status->MPI_ERROR = MPI_SUCCESS;
+                status->count_hi_and_cancelled = 0;
+                cr_status_set_bytes(status, (MPI_Count)n);
+            }
+            return 0;
+        }
+        for (int i = 0; i < npeers; i++)
+            if (i != me && i != from && shm_peek(i)) return 1;
+        if (cr_proc.oversubscribed && ++spins >= ut_settings.spin_count) {
+            sched_yield();
+            spins = 0;
+        }
+    }
 }
