@@ -111,6 +111,11 @@ typedef struct cr_comm {
     void *topo;              /* topology (issue: topologies) */
     void *coll;              /* per-communicator collective state / selections */
     unsigned coll_seq;       /* sequence number of collectives, for tags */
+    /* An intercommunicator's intracommunicator over its local group (no handle,
+     * its own context), where the intercomm collectives run their local steps;
+     * NULL for intracommunicators. */
+    struct cr_comm *local_comm;
+    MPI_Info info;           /* hints from Comm_set_info / dup_with_info (ours), 0 if none */
 } cr_comm_t;
 
 extern cr_comm_t cr_comm_world, cr_comm_self;
@@ -180,7 +185,24 @@ size_t cr_basic_size(cr_basic_t b);
 /* Copy count elements of dt from buf into the contiguous bytes at out (pack),
  * or from in into buf (unpack).  For contiguous types this is one memcpy. */
 void cr_dt_pack(const void *buf, MPI_Aint count, const cr_datatype_t *dt, void *out);
+/* Unpack stops after `bytes` packed bytes (a short message): the elements and
+ * basic elements they cover are written, the rest of buf is untouched. */
 void cr_dt_unpack(const void *in, size_t bytes, void *buf, MPI_Aint count, const cr_datatype_t *dt);
+/* Segment-wise (resumable) forms, for pipelined transfers: move bytes
+ * [offset, offset + max_bytes) of the packed stream of count elements of dt,
+ * clipped at the stream's end, between the user buffer and out / in (which
+ * holds exactly those bytes).  Any split of the stream into segments gives the
+ * same bytes as one cr_dt_pack.  Return the number of bytes moved.  Cost: a
+ * seek proportional to the depth of the type's loop tree, then the copy. */
+size_t cr_dt_pack_seg(const void *buf, MPI_Aint count, const cr_datatype_t *dt, size_t offset,
+                      void *out, size_t max_bytes);
+size_t cr_dt_unpack_seg(void *buf, MPI_Aint count, const cr_datatype_t *dt, size_t offset,
+                        const void *in, size_t bytes);
+/* References: a pending operation or another object that keeps a pointer to
+ * a derived type takes a reference, so MPI_Type_free only drops the user's
+ * one; the last release frees the type.  No-ops on predefined types. */
+void cr_dt_retain(cr_datatype_t *dt);
+void cr_dt_release(cr_datatype_t *dt);
 
 /* ---- reduction operations (src/core/op.c) -------------------------------- */
 typedef struct cr_op {
@@ -276,6 +298,9 @@ int cr_sendrecv(const void *sbuf, MPI_Aint scount, cr_datatype_t *sdt, int dest,
 /* Poll every transport once and advance pending protocols; returns how many
  * events it handled. */
 int cr_progress(void);
+/* Advances the non-blocking collectives; src/coll sets it (NULL until then).
+ * cr_progress() calls it after polling the transports. */
+extern int (*cr_progress_coll)(void);
 /* Make progress until *flag becomes non-zero, using the waiting policy
  * (spin, or yield when ranks outnumber cores). */
 void cr_progress_wait(volatile int *flag);

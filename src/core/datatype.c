@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Datatype objects: the predefined types, handle lookup, pack/unpack and the
- * size/extent queries.  A type that is not one contiguous run of bytes carries
- * a block list (cr_dt_desc_t) that pack and unpack walk. */
+/* Datatype objects: the predefined types, handle lookup and the size, extent
+ * and element-count queries.  The engine that packs and unpacks is in
+ * dt_engine.c, the constructors in dt_create.c, MPI_Pack & co in dt_pack.c. */
 #include "core/core.h"
 #include "core/datatype.h"
 
@@ -26,20 +26,13 @@ typedef struct { long v; int i; } cr_long_int_t;
 typedef struct { short v; int i; } cr_short_int_t;
 typedef struct { long double v; int i; } cr_ldouble_int_t;
 
-#define PAIR_DESC(T, VT)                                                             \
-    { .nblocks = 2, .b = { { 0, sizeof(VT) }, { offsetof(T, i), sizeof(int) } } }
-static cr_dt_desc_t desc_double_int = PAIR_DESC(cr_double_int_t, double);
-static cr_dt_desc_t desc_long_int = PAIR_DESC(cr_long_int_t, long);
-static cr_dt_desc_t desc_short_int = PAIR_DESC(cr_short_int_t, short);
-static cr_dt_desc_t desc_ldouble_int = PAIR_DESC(cr_ldouble_int_t, long double);
-
 #define BT(h, b, sz) { .handle = (h), .refcount = 1, .committed = 1, .builtin = 1, .basic = (b), \
     .size = (sz), .lb = 0, .extent = (sz), .true_lb = 0, .true_extent = (sz), .nbasic = 1,       \
     .contig = 1, .name_builtin = #h }
-#define PT(h, b, T, VT, d) { .handle = (h), .refcount = 1, .committed = 1, .builtin = 1,         \
+#define PT(h, b, T, VT) { .handle = (h), .refcount = 1, .committed = 1, .builtin = 1,         \
     .basic = (b), .size = sizeof(VT) + sizeof(int), .lb = 0, .extent = sizeof(T), .true_lb = 0,  \
     .true_extent = sizeof(T), .nbasic = 1,                                                       \
-    .contig = sizeof(VT) + sizeof(int) == sizeof(T), .name_builtin = #h, .desc = (d) }
+    .contig = sizeof(VT) + sizeof(int) == sizeof(T), .name_builtin = #h }
 
 static cr_datatype_t builtins[] = {
     BT(MPI_CHAR, CR_B_CHAR, 1), BT(MPI_SIGNED_CHAR, CR_B_SCHAR, 1),
@@ -86,14 +79,54 @@ static cr_datatype_t builtins[] = {
     { .handle = MPI_UB, .refcount = 1, .committed = 1, .builtin = 1, .basic = CR_B_UB,
       .contig = 1, .name_builtin = "MPI_UB" },
     /* value-index pairs */
-    PT(MPI_FLOAT_INT, CR_B_FLOAT_INT, cr_float_int_t, float, NULL),
-    PT(MPI_DOUBLE_INT, CR_B_DOUBLE_INT, cr_double_int_t, double, &desc_double_int),
-    PT(MPI_LONG_INT, CR_B_LONG_INT, cr_long_int_t, long, &desc_long_int),
-    PT(MPI_SHORT_INT, CR_B_SHORT_INT, cr_short_int_t, short, &desc_short_int),
-    PT(MPI_LONG_DOUBLE_INT, CR_B_LDOUBLE_INT, cr_ldouble_int_t, long double, &desc_ldouble_int),
+    PT(MPI_FLOAT_INT, CR_B_FLOAT_INT, cr_float_int_t, float),
+    PT(MPI_DOUBLE_INT, CR_B_DOUBLE_INT, cr_double_int_t, double),
+    PT(MPI_LONG_INT, CR_B_LONG_INT, cr_long_int_t, long),
+    PT(MPI_SHORT_INT, CR_B_SHORT_INT, cr_short_int_t, short),
+    PT(MPI_LONG_DOUBLE_INT, CR_B_LDOUBLE_INT, cr_ldouble_int_t, long double),
 };
 
 static size_t basic_sizes[CR_B_COUNT_OF_KINDS];
+
+/* The components of a value-index pair: value at 0, the int at offsetof(T, i). */
+#define PAIR_KIDS(T, VK, VT)                                                            \
+    { { .count = 1, .size = sizeof(VT), .basic = (VK), .esize = sizeof(VT) },            \
+      { .off = offsetof(T, i), .count = 1, .size = sizeof(int), .basic = CR_B_INT,       \
+        .esize = sizeof(int) } }
+
+/* The layout of a predefined type as the engine sees it: one leaf of its own
+ * kind, except that the pair types are two basic elements each (as
+ * MPI_Get_elements counts them). */
+static int builtin_layout(cr_datatype_t *d)
+{
+    static const cr_dt_node_t float_int[2] = PAIR_KIDS(cr_float_int_t, CR_B_FLOAT, float);
+    static const cr_dt_node_t double_int[2] = PAIR_KIDS(cr_double_int_t, CR_B_DOUBLE, double);
+    static const cr_dt_node_t long_int[2] = PAIR_KIDS(cr_long_int_t, CR_B_LONG, long);
+    static const cr_dt_node_t short_int[2] = PAIR_KIDS(cr_short_int_t, CR_B_SHORT, short);
+    static const cr_dt_node_t ldouble_int[2] =
+        PAIR_KIDS(cr_ldouble_int_t, CR_B_LDOUBLE, long double);
+    /* pairs of one kind: a leaf of two elements */
+    static const struct { cr_basic_t pair, elem; } same[] = {
+        { CR_B_2INT, CR_B_INT }, { CR_B_F_2INTEGER, CR_B_F_INTEGER },
+        { CR_B_F_2REAL, CR_B_F_REAL }, { CR_B_F_2DOUBLE, CR_B_F_DOUBLE },
+    };
+    switch (d->basic) {
+    case CR_B_FLOAT_INT: return cr_dt_builtin_desc(d, float_int, 2);
+    case CR_B_DOUBLE_INT: return cr_dt_builtin_desc(d, double_int, 2);
+    case CR_B_LONG_INT: return cr_dt_builtin_desc(d, long_int, 2);
+    case CR_B_SHORT_INT: return cr_dt_builtin_desc(d, short_int, 2);
+    case CR_B_LDOUBLE_INT: return cr_dt_builtin_desc(d, ldouble_int, 2);
+    default: break;
+    }
+    for (size_t i = 0; i < sizeof same / sizeof same[0]; i++)
+        if (d->basic == same[i].pair) {
+            cr_dt_node_t leaf = { .count = 1, .size = d->size, .basic = same[i].elem,
+                                  .esize = (int)(d->size / 2) };
+            return cr_dt_builtin_desc(d, &leaf, 1);
+        }
+    cr_dt_node_t leaf = { .count = 1, .size = d->size, .basic = d->basic, .esize = (int)d->size };
+    return cr_dt_builtin_desc(d, &leaf, 1);
+}
 
 void cr_datatype_init(void)
 {
@@ -108,6 +141,11 @@ void cr_datatype_init(void)
         if (!basic_sizes[d->basic]) basic_sizes[d->basic] = (size_t)d->size;
         /* Non-contiguous pairs still count as one basic element of `basic`. */
     }
+    /* The layouts need every basic size (alignment), so they come second; a
+     * second MPI_Init-like call finds them built. */
+    for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
+        if (!builtins[i].desc && builtin_layout(&builtins[i]))
+            cr_abort_job(1, "out of memory describing the predefined datatypes");
 }
 
 size_t cr_basic_size(cr_basic_t b)
@@ -128,42 +166,6 @@ cr_datatype_t *cr_datatype_ptr(MPI_Datatype h)
     case CR_ST_USER: return cr_objtab_get(&cr_datatype_tab, CR_H_INDEX(u));
     default: return NULL;
     }
-}
-
-/* ---- pack / unpack --------------------------------------------------------- */
-void cr_dt_pack(const void *buf, MPI_Aint count, const cr_datatype_t *dt, void *out)
-{
-    const char *src = (const char *)buf;
-    char *dst = out;
-    if (dt->contig) {
-        memcpy(dst, src + dt->lb, (size_t)count * (size_t)dt->size);
-        return;
-    }
-    const cr_dt_desc_t *d = dt->desc;
-    for (MPI_Aint e = 0; e < count; e++, src += dt->extent)
-        for (int k = 0; k < d->nblocks; k++) {
-            memcpy(dst, src + d->b[k].off, (size_t)d->b[k].len);
-            dst += d->b[k].len;
-        }
-}
-
-void cr_dt_unpack(const void *in, size_t bytes, void *buf, MPI_Aint count, const cr_datatype_t *dt)
-{
-    const char *src = in;
-    char *dst = buf;
-    if (dt->contig) {
-        size_t n = (size_t)count * (size_t)dt->size;
-        memcpy(dst + dt->lb, src, bytes < n ? bytes : n);
-        return;
-    }
-    const cr_dt_desc_t *d = dt->desc;
-    for (MPI_Aint e = 0; e < count && bytes; e++, dst += dt->extent)
-        for (int k = 0; k < d->nblocks && bytes; k++) {
-            size_t n = (size_t)d->b[k].len < bytes ? (size_t)d->b[k].len : bytes;
-            memcpy(dst + d->b[k].off, src, n);
-            src += n;
-            bytes -= n;
-        }
 }
 
 /* ---- queries --------------------------------------------------------------- */
@@ -198,12 +200,6 @@ int core_type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint
     cr_datatype_t *d = cr_datatype_ptr(datatype);
     *true_lb = d->true_lb;
     *true_extent = d->true_extent;
-    return MPI_SUCCESS;
-}
-
-int core_type_commit(MPI_Datatype *datatype)
-{
-    cr_datatype_ptr(*datatype)->committed = 1;
     return MPI_SUCCESS;
 }
 
@@ -251,25 +247,13 @@ int core_get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
     return MPI_SUCCESS;
 }
 
+/* Basic elements received: whole elements times their basic elements, plus
+ * those of a trailing partial element (the engine counts them from the type's
+ * layout); MPI_UNDEFINED when the bytes end inside a basic element. */
 int core_get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
-    cr_datatype_t *d = cr_datatype_ptr(datatype);
-    MPI_Count b = cr_status_bytes(status);
-    if (d->size == 0) {
-        *count = b == 0 ? 0 : MPI_UNDEFINED;
-        return MPI_SUCCESS;
-    }
-    MPI_Count whole = b / d->size, rest = b % d->size;
-    MPI_Count n = whole * d->nbasic;
-    if (rest) {
-        size_t bs = cr_basic_size(d->basic);
-        if (!bs || d->basic == CR_B_NONE || rest % (MPI_Count)bs) {
-            *count = MPI_UNDEFINED;
-            return MPI_SUCCESS;
-        }
-        n += rest / (MPI_Count)bs;
-    }
-    *count = n;
+    MPI_Count n = cr_dt_count_elements(cr_datatype_ptr(datatype), cr_status_bytes(status));
+    *count = n < 0 ? MPI_UNDEFINED : n;
     return MPI_SUCCESS;
 }
 
@@ -288,13 +272,13 @@ int core_get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Cou
 
 int core_status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
 {
-    cr_status_set_bytes(status, (MPI_Count)count * cr_datatype_ptr(datatype)->size);
+    cr_status_set_bytes(status, cr_dt_elements_bytes(cr_datatype_ptr(datatype), count));
     return MPI_SUCCESS;
 }
 
 int core_status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
 {
-    cr_status_set_bytes(status, count * cr_datatype_ptr(datatype)->size);
+    cr_status_set_bytes(status, cr_dt_elements_bytes(cr_datatype_ptr(datatype), count));
     return MPI_SUCCESS;
 }
 
@@ -352,69 +336,3 @@ int core_type_set_name(MPI_Datatype datatype, const char *type_name)
     return MPI_SUCCESS;
 }
 
-/* ---- the first derived type: contiguous ------------------------------------ */
-static int type_contiguous(MPI_Aint count, MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    cr_datatype_t *o = cr_datatype_ptr(oldtype);
-    cr_datatype_t *d = calloc(1, sizeof *d);
-    if (!d) return cr_error(MPI_ERR_NO_MEM, "no memory for a datatype");
-    d->refcount = 1;
-    d->basic = o->basic;
-    d->size = (MPI_Count)count * o->size;
-    d->lb = o->lb;
-    d->extent = count * o->extent;
-    d->true_lb = o->true_lb;
-    d->true_extent = count > 0 ? (count - 1) * o->extent + o->true_extent : 0;
-    d->nbasic = (MPI_Count)count * o->nbasic;
-    d->contig = o->contig;
-    if (!o->contig && count > 0) {
-        /* one block per block of each old element */
-        const cr_dt_desc_t *od = o->desc;
-        size_t nb = (size_t)count * (size_t)od->nblocks;
-        cr_dt_desc_t *nd = malloc(sizeof *nd + nb * sizeof nd->b[0]);
-        if (!nd) {
-            free(d);
-            return cr_error(MPI_ERR_NO_MEM, "no memory for a datatype");
-        }
-        nd->nblocks = (int)nb;
-        for (MPI_Aint e = 0, k = 0; e < count; e++)
-            for (int j = 0; j < od->nblocks; j++, k++) {
-                nd->b[k].off = od->b[j].off + e * o->extent;
-                nd->b[k].len = od->b[j].len;
-            }
-        d->desc = nd;
-    }
-    int idx = cr_objtab_add(&cr_datatype_tab, d);
-    if (idx < 0) {
-        free(d->desc);
-        free(d);
-        return cr_error(MPI_ERR_NO_MEM, "no memory for a datatype handle");
-    }
-    d->handle = CR_H_MAKE(CR_ST_USER, CR_K_DATATYPE, idx);
-    *newtype = d->handle;
-    return MPI_SUCCESS;
-}
-
-int core_type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return type_contiguous(count, oldtype, newtype);
-}
-
-int core_type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return type_contiguous((MPI_Aint)count, oldtype, newtype);
-}
-
-int core_type_free(MPI_Datatype *datatype)
-{
-    cr_datatype_t *d = cr_datatype_ptr(*datatype);
-    if (d->builtin)
-        return cr_error(MPI_ERR_TYPE, "datatype=%s: predefined datatypes cannot be freed",
-                        d->name_builtin);
-    cr_objtab_remove(&cr_datatype_tab, CR_H_INDEX(d->handle));
-    *datatype = MPI_DATATYPE_NULL;
-    if (--d->refcount > 0) return MPI_SUCCESS;
-    free(d->desc);
-    free(d);
-    return MPI_SUCCESS;
-}

@@ -617,6 +617,7 @@ static int persistent_new(cr_req_kind_t kind, const void *buf, int count, MPI_Da
     r->buf = (void *)buf;
     r->count = count;
     r->dt = cr_datatype_ptr(dt);
+    cr_dt_retain(r->dt);     /* the type may be freed while the request lives */
     r->peer = peer;
     r->tag = tag;
     r->comm = cr_comm_ptr(comm);

@@ -283,6 +283,7 @@ int cr_isend(const void *buf, MPI_Aint count, cr_datatype_t *dt, int dest, int t
     r->buf = (void *)buf;
     r->count = count;
     r->dt = dt;
+    cr_dt_retain(dt);        /* released with the request: MPI_Type_free may come first */
     r->bytes = (size_t)count * (size_t)dt->size;
     if (dest == MPI_PROC_NULL) {
         cr_req_complete(r);
@@ -392,6 +393,7 @@ static void recv_init(cr_request_t *r, void *buf, MPI_Aint count, cr_datatype_t 
     r->buf = buf;
     r->count = count;
     r->dt = dt;
+    cr_dt_retain(dt);        /* released with the request: MPI_Type_free may come first */
     r->bytes = (size_t)count * (size_t)dt->size;
 }
 

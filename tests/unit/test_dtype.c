@@ -1,0 +1,562 @@
+/* SPDX-License-Identifier: MIT */
+// sources: src/core/datatype.c src/core/dt_engine.c src/core/dt_create.c src/core/dt_pack.c src/core/objtab.c
+// timeout: 60
+/* Unit test of the datatype engine and constructors.  Every constructor's layout
+ * is checked byte by byte against a reference pack computed from a type map
+ * written down by hand (a list of (offset, length) byte blocks per element and
+ * the extent): full pack and unpack, unpack of a short byte count, and the
+ * segment-wise pack/unpack at many split points.  Also: bounds and extents,
+ * nested types, negative strides and displacements, resized types, zero counts,
+ * a 1e6-element vector that must stay one loop, MPI_Get_elements on partial
+ * data, external32 byte order, envelopes and contents, reference counts.
+ * Build: cc -Iinclude -Isrc tests/unit/test_dtype.c <the sources above>
+ * (the few core functions they need beyond those are stubbed below). */
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/core.h"
+#include "core/datatype.h"
+#include "binding/core_api.h"
+
+static int failures, checks;
+#define CHECK(cond, ...)                                                  \
+    do {                                                                  \
+        checks++;                                                         \
+        if (!(cond)) {                                                    \
+            failures++;                                                   \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);          \
+            fprintf(stderr, __VA_ARGS__);                                 \
+            fputc('\n', stderr);                                          \
+        }                                                                 \
+    } while (0)
+
+/* ---- stubs for the rest of the core ------------------------------------ */
+int cr_error(int cls, const char *fmt, ...)
+{
+    (void)fmt;
+    return cls;
+}
+void cr_abort_job(int exitcode, const char *msg)
+{
+    fprintf(stderr, "abort: %s\n", msg ? msg : "");
+    exit(exitcode ? exitcode : 1);
+}
+int cr_attr_copy_all(int kind, int old_handle, void **old_list, int new_handle, void **new_list)
+{
+    (void)kind; (void)old_handle; (void)old_list; (void)new_handle; (void)new_list;
+    return 0;
+}
+int cr_attr_delete_all(int kind, int handle, void **list)
+{
+    (void)kind; (void)handle; (void)list;
+    return 0;
+}
+
+/* ---- the reference: a type map by hand ---------------------------------- */
+typedef struct { MPI_Aint off, len; } blk_t;
+typedef struct {
+    const char *name;
+    int nb;
+    blk_t b[16];
+    MPI_Aint extent;
+} map_t;
+
+enum { ARENA = 1 << 16, ORIGIN = ARENA / 2 };   /* room for negative displacements */
+static unsigned char src_arena[ARENA], dst_arena[ARENA], ref_arena[ARENA];
+static unsigned char packed[ARENA], ref_packed[ARENA], seg[ARENA];
+
+static MPI_Aint ref_pack(const map_t *m, MPI_Aint count)
+{
+    MPI_Aint n = 0;
+    for (MPI_Aint e = 0; e < count; e++)
+        for (int k = 0; k < m->nb; k++) {
+            memcpy(ref_packed + n, src_arena + ORIGIN + e * m->extent + m->b[k].off,
+                   (size_t)m->b[k].len);
+            n += m->b[k].len;
+        }
+    return n;
+}
+
+/* Reference unpack of the first `bytes` bytes of ref_packed into ref_arena. */
+static void ref_unpack(const map_t *m, MPI_Aint count, MPI_Aint bytes)
+{
+    memset(ref_arena, 0, sizeof ref_arena);
+    MPI_Aint n = 0;
+    for (MPI_Aint e = 0; e < count; e++)
+        for (int k = 0; k < m->nb && n < bytes; k++) {
+            MPI_Aint l = m->b[k].len < bytes - n ? m->b[k].len : bytes - n;
+            memcpy(ref_arena + ORIGIN + e * m->extent + m->b[k].off, ref_packed + n, (size_t)l);
+            n += l;
+        }
+}
+
+/* Check type h (count elements) against map m in every way the engine is used. */
+static void check_layout(MPI_Datatype h, MPI_Aint count, const map_t *m)
+{
+    cr_datatype_t *dt = cr_datatype_ptr(h);
+    CHECK(dt != NULL, "%s: no type", m->name);
+    if (!dt) return;
+    for (size_t i = 0; i < sizeof src_arena; i++) src_arena[i] = (unsigned char)(i * 7 + 3);
+    MPI_Aint total = ref_pack(m, count);
+    CHECK(total == count * dt->size, "%s: size %lld, map says %lld", m->name,
+          (long long)dt->size, (long long)(total / (count ? count : 1)));
+    CHECK(dt->extent == m->extent, "%s: extent %lld, expected %lld", m->name,
+          (long long)dt->extent, (long long)m->extent);
+    memset(packed, 0xee, (size_t)total + 16);
+    cr_dt_pack(src_arena + ORIGIN, count, dt, packed);
+    CHECK(memcmp(packed, ref_packed, (size_t)total) == 0, "%s: pack differs", m->name);
+    CHECK(packed[total] == 0xee, "%s: pack wrote past the end", m->name);
+    /* full and short unpacks */
+    MPI_Aint cuts[] = { total, total - 1, total / 2, 1, 0 };
+    for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
+        if (cuts[c] < 0) continue;
+        ref_unpack(m, count, cuts[c]);
+        memset(dst_arena, 0, sizeof dst_arena);
+        cr_dt_unpack(ref_packed, (size_t)cuts[c], dst_arena + ORIGIN, count, dt);
+        CHECK(memcmp(dst_arena, ref_arena, sizeof dst_arena) == 0, "%s: unpack of %lld bytes "
+              "differs", m->name, (long long)cuts[c]);
+    }
+    /* segments: every split into pieces of a few sizes, from every start */
+    size_t pieces[] = { 1, 3, 7, 13, 64 };
+    for (size_t p = 0; p < sizeof pieces / sizeof pieces[0]; p++) {
+        memset(seg, 0, (size_t)total + 1);
+        memset(dst_arena, 0, sizeof dst_arena);
+        size_t off = 0;
+        while (off < (size_t)total) {
+            size_t got = cr_dt_pack_seg(src_arena + ORIGIN, count, dt, off, seg + off, pieces[p]);
+            size_t want = (size_t)total - off < pieces[p] ? (size_t)total - off : pieces[p];
+            CHECK(got == want, "%s: seg pack at %zu moved %zu, expected %zu", m->name, off, got,
+                  want);
+            size_t put = cr_dt_unpack_seg(dst_arena + ORIGIN, count, dt, off, ref_packed + off,
+                                          pieces[p]);
+            CHECK(put == want, "%s: seg unpack at %zu moved %zu", m->name, off, put);
+            if (!got) break;
+            off += got;
+        }
+        CHECK(memcmp(seg, ref_packed, (size_t)total) == 0, "%s: seg pack by %zu differs",
+              m->name, pieces[p]);
+        ref_unpack(m, count, total);
+        CHECK(memcmp(dst_arena, ref_arena, sizeof dst_arena) == 0, "%s: seg unpack by %zu "
+              "differs", m->name, pieces[p]);
+    }
+    CHECK(cr_dt_pack_seg(src_arena + ORIGIN, count, dt, (size_t)total, seg, 8) == 0,
+          "%s: seg pack past the end", m->name);
+}
+
+static void check_bounds(MPI_Datatype h, const char *name, MPI_Aint lb, MPI_Aint extent,
+                         MPI_Aint tlb, MPI_Aint text)
+{
+    cr_datatype_t *d = cr_datatype_ptr(h);
+    CHECK(d->lb == lb && d->extent == extent, "%s: lb/extent %lld/%lld, expected %lld/%lld", name,
+          (long long)d->lb, (long long)d->extent, (long long)lb, (long long)extent);
+    CHECK(d->true_lb == tlb && d->true_extent == text, "%s: true lb/extent %lld/%lld, expected "
+          "%lld/%lld", name, (long long)d->true_lb, (long long)d->true_extent, (long long)tlb,
+          (long long)text);
+}
+
+static MPI_Datatype commit(MPI_Datatype t)
+{
+    core_type_commit(&t);
+    return t;
+}
+
+/* ---- the constructors ------------------------------------------------------- */
+static void test_vector_family(void)
+{
+    MPI_Datatype t;
+    core_type_vector(3, 2, 4, MPI_INT, &t);
+    map_t m = { "vector(3,2,4,int)", 3, { { 0, 8 }, { 16, 8 }, { 32, 8 } }, 40 };
+    check_layout(commit(t), 1, &m);
+    check_layout(t, 3, &m);
+    check_bounds(t, m.name, 0, 40, 0, 40);
+    CHECK(cr_datatype_ptr(t)->basic == CR_B_INT, "vector keeps basic int");
+    core_type_free(&t);
+
+    /* negative byte stride: blocks at 0 and -24, lb -24 */
+    core_type_create_hvector(2, 1, -24, MPI_DOUBLE, &t);
+    map_t h = { "hvector(2,1,-24,double)", 2, { { 0, 8 }, { -24, 8 } }, 32 };
+    check_layout(commit(t), 2, &h);
+    check_bounds(t, h.name, -24, 32, -24, 32);
+    core_type_free(&t);
+
+    /* stride equal to the block: contiguous after all */
+    core_type_vector(4, 2, 2, MPI_SHORT, &t);
+    map_t c = { "vector(4,2,2,short)", 1, { { 0, 16 } }, 16 };
+    check_layout(commit(t), 5, &c);
+    CHECK(cr_datatype_ptr(t)->contig, "a gapless vector is contiguous");
+    core_type_free(&t);
+
+    core_type_contiguous(0, MPI_INT, &t);
+    map_t z = { "contiguous(0)", 0, { { 0, 0 } }, 0 };
+    check_layout(commit(t), 3, &z);
+    core_type_free(&t);
+
+    core_type_vector(0, 3, 5, MPI_INT, &t);
+    check_layout(commit(t), 2, &z);
+    core_type_free(&t);
+
+    /* the predefined pair types with a hole: value then index, 12 of 16 bytes */
+    map_t di = { "MPI_DOUBLE_INT", 2, { { 0, 8 }, { 8, 4 } }, 16 };
+    check_layout(MPI_DOUBLE_INT, 3, &di);
+    map_t si = { "MPI_SHORT_INT", 2, { { 0, 2 }, { 4, 4 } }, 8 };
+    check_layout(MPI_SHORT_INT, 3, &si);
+    core_type_vector(2, 1, 2, MPI_DOUBLE_INT, &t);
+    map_t vdi = { "vector of MPI_DOUBLE_INT", 2, { { 0, 12 }, { 32, 12 } }, 48 };
+    check_layout(commit(t), 2, &vdi);
+    CHECK(cr_datatype_ptr(t)->basic == CR_B_DOUBLE_INT, "vector of pairs keeps the pair kind");
+    core_type_free(&t);
+}
+
+static void test_indexed_family(void)
+{
+    MPI_Datatype t;
+    int bl[] = { 2, 0, 1 }, di[] = { 5, 1, 0 };
+    core_type_indexed(3, bl, di, MPI_INT, &t);
+    map_t m = { "indexed", 2, { { 20, 8 }, { 0, 4 } }, 28 };
+    check_layout(commit(t), 3, &m);
+    check_bounds(t, m.name, 0, 28, 0, 28);
+    core_type_free(&t);
+
+    int hbl[] = { 1, 2 };
+    MPI_Aint hd[] = { 10, -6 };
+    core_type_create_hindexed(2, hbl, hd, MPI_SHORT, &t);
+    map_t h = { "hindexed", 2, { { 10, 2 }, { -6, 4 } }, 18 };
+    check_layout(commit(t), 2, &h);
+    check_bounds(t, h.name, -6, 18, -6, 18);
+    core_type_free(&t);
+
+    int bd[] = { 4, 2, 0 };
+    core_type_create_indexed_block(3, 1, bd, MPI_DOUBLE, &t);
+    map_t b = { "indexed_block (descending)", 3, { { 32, 8 }, { 16, 8 }, { 0, 8 } }, 40 };
+    check_layout(commit(t), 2, &b);
+    core_type_free(&t);
+
+    MPI_Aint hbd[] = { 3, 11, 30 };
+    core_type_create_hindexed_block(3, 2, hbd, MPI_CHAR, &t);
+    map_t hb = { "hindexed_block", 3, { { 3, 2 }, { 11, 2 }, { 30, 2 } }, 29 };
+    check_layout(commit(t), 4, &hb);
+    check_bounds(t, hb.name, 3, 29, 3, 29);
+    core_type_free(&t);
+}
+
+static void test_struct_nested_resized(void)
+{
+    MPI_Datatype s, v, r, in, t;
+    int bl[] = { 1, 1, 2 };
+    MPI_Aint d[] = { 0, 8, 16 };
+    MPI_Datatype ty[] = { MPI_INT, MPI_DOUBLE, MPI_CHAR };
+    core_type_create_struct(3, bl, d, ty, &s);
+    /* extent 18 rounded up to the double's alignment */
+    map_t ms = { "struct{int,double,char[2]}", 3, { { 0, 4 }, { 8, 8 }, { 16, 2 } }, 24 };
+    check_layout(commit(s), 3, &ms);
+    CHECK(cr_datatype_ptr(s)->basic == CR_B_NONE, "a mixed struct has no basic kind");
+
+    core_type_vector(2, 1, 3, s, &v);   /* elements at 0 and 72 */
+    map_t mv = { "vector of struct", 6,
+                 { { 0, 4 }, { 8, 8 }, { 16, 2 }, { 72, 4 }, { 80, 8 }, { 88, 2 } }, 96 };
+    check_layout(commit(v), 2, &mv);
+
+    /* struct of (vector of int) and (a struct) with a negative displacement */
+    MPI_Datatype iv;
+    core_type_vector(2, 1, 2, MPI_INT, &iv);                 /* ints 0 and 2 */
+    int bl2[] = { 1, 1 };
+    MPI_Aint d2[] = { 40, -32 };
+    MPI_Datatype ty2[] = { iv, s };
+    core_type_create_struct(2, bl2, d2, ty2, &in);
+    map_t mi = { "struct{vector@40, struct@-32}", 5,
+                 { { 40, 4 }, { 48, 4 }, { -32, 4 }, { -24, 8 }, { -16, 2 } }, 88 };
+    check_layout(commit(in), 2, &mi);
+    check_bounds(in, mi.name, -32, 88, -32, 84);
+
+    /* resized: the same data, a new lb/extent; count > 1 uses the new extent */
+    core_type_create_resized(iv, -4, 20, &r);
+    map_t mr = { "resized(vector, -4, 20)", 2, { { 0, 4 }, { 8, 4 } }, 20 };
+    check_layout(commit(r), 4, &mr);
+    check_bounds(r, mr.name, -4, 20, 0, 12);
+    CHECK(!cr_datatype_ptr(r)->contig, "a resized vector is not contiguous");
+
+    /* resizing a contiguous type to a larger extent keeps one block per element */
+    core_type_create_resized(MPI_INT, 0, 12, &t);
+    map_t mt = { "resized(int, 0, 12)", 1, { { 0, 4 } }, 12 };
+    check_layout(commit(t), 5, &mt);
+    core_type_free(&t);
+
+    /* contiguous of a resized type with an lb below zero */
+    MPI_Datatype c;
+    core_type_create_resized(MPI_INT, -8, 4, &t);
+    core_type_contiguous(3, t, &c);
+    map_t mc = { "contiguous(3, resized(int,-8,4))", 1, { { 0, 12 } }, 12 };
+    check_layout(commit(c), 2, &mc);
+    check_bounds(c, mc.name, -8, 12, 0, 12);
+    CHECK(!cr_datatype_ptr(c)->contig, "lb != true_lb is not contiguous");
+    core_type_free(&c);
+    core_type_free(&t);
+
+    /* MPI-1 markers: explicit lb and ub */
+    int bl3[] = { 1, 1, 1 };
+    MPI_Aint d3[] = { -4, 0, 16 };
+    MPI_Datatype ty3[] = { MPI_LB, MPI_INT, MPI_UB };
+    core_type_create_struct(3, bl3, d3, ty3, &t);
+    map_t mm = { "struct{LB@-4,int,UB@16}", 1, { { 0, 4 } }, 20 };
+    check_layout(commit(t), 3, &mm);
+    check_bounds(t, mm.name, -4, 20, 0, 4);
+    core_type_free(&t);
+
+    /* freeing the parts first: the composite keeps working */
+    core_type_free(&s);
+    core_type_free(&iv);
+    check_layout(v, 2, &mv);
+    check_layout(in, 1, &mi);
+    core_type_free(&v);
+    core_type_free(&in);
+    core_type_free(&r);
+}
+
+static void test_subarray_darray(void)
+{
+    MPI_Datatype t;
+    /* 4 x 5 ints, C order, rows 1..2, columns 2..4 */
+    int sz[] = { 4, 5 }, sub[] = { 2, 3 }, st[] = { 1, 2 };
+    core_type_create_subarray(2, sz, sub, st, MPI_ORDER_C, MPI_INT, &t);
+    map_t m = { "subarray C", 2, { { (1 * 5 + 2) * 4, 12 }, { (2 * 5 + 2) * 4, 12 } }, 80 };
+    check_layout(commit(t), 2, &m);
+    check_bounds(t, m.name, 0, 80, 28, 32);
+    core_type_free(&t);
+    /* the same numbers in Fortran order: dimension 0 varies fastest */
+    core_type_create_subarray(2, sz, sub, st, MPI_ORDER_FORTRAN, MPI_INT, &t);
+    map_t f = { "subarray Fortran", 3,
+                { { (2 * 4 + 1) * 4, 8 }, { (3 * 4 + 1) * 4, 8 }, { (4 * 4 + 1) * 4, 8 } }, 80 };
+    check_layout(commit(t), 2, &f);
+    core_type_free(&t);
+    /* 3-D, C order: 3 x 2 x 4 doubles, sub 2 x 1 x 2 at (1, 1, 1) */
+    int s3[] = { 3, 2, 4 }, u3[] = { 2, 1, 2 }, o3[] = { 1, 1, 1 };
+    core_type_create_subarray(3, s3, u3, o3, MPI_ORDER_C, MPI_DOUBLE, &t);
+    map_t m3 = { "subarray 3-D", 2,
+                 { { ((1 * 2 + 1) * 4 + 1) * 8, 16 }, { ((2 * 2 + 1) * 4 + 1) * 8, 16 } }, 192 };
+    check_layout(commit(t), 1, &m3);
+    core_type_free(&t);
+
+    /* darray: 10 ints over 3 processes, cyclic(2): rank 1 holds 2,3 and 8,9 */
+    int g[] = { 10 }, dist[] = { MPI_DISTRIBUTE_CYCLIC }, darg[] = { 2 }, ps[] = { 3 };
+    core_type_create_darray(3, 1, 1, g, dist, darg, ps, MPI_ORDER_C, MPI_INT, &t);
+    map_t dc = { "darray cyclic(2)", 2, { { 8, 8 }, { 32, 8 } }, 40 };
+    check_layout(commit(t), 1, &dc);
+    core_type_free(&t);
+    /* 2-D 4 x 6, block x cyclic on a 2 x 2 grid, rank 3 = coords (1, 1):
+     * rows 2..3, columns 1, 3, 5 */
+    int g2[] = { 4, 6 }, d2[] = { MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_CYCLIC };
+    int a2[] = { MPI_DISTRIBUTE_DFLT_DARG, MPI_DISTRIBUTE_DFLT_DARG }, p2[] = { 2, 2 };
+    core_type_create_darray(4, 3, 2, g2, d2, a2, p2, MPI_ORDER_C, MPI_INT, &t);
+    map_t db = { "darray block x cyclic", 6,
+                 { { (2 * 6 + 1) * 4, 4 }, { (2 * 6 + 3) * 4, 4 }, { (2 * 6 + 5) * 4, 4 },
+                   { (3 * 6 + 1) * 4, 4 }, { (3 * 6 + 3) * 4, 4 }, { (3 * 6 + 5) * 4, 4 } }, 96 };
+    check_layout(commit(t), 1, &db);
+    core_type_free(&t);
+    /* a block that leaves the last process short: 7 over 2 -> rank 1 holds 4..6 */
+    int g3[] = { 7 }, d3[] = { MPI_DISTRIBUTE_BLOCK }, a3[] = { MPI_DISTRIBUTE_DFLT_DARG };
+    int p3[] = { 2 };
+    core_type_create_darray(2, 1, 1, g3, d3, a3, p3, MPI_ORDER_FORTRAN, MPI_SHORT, &t);
+    map_t ds = { "darray block short", 1, { { 8, 6 } }, 14 };
+    check_layout(commit(t), 1, &ds);
+    core_type_free(&t);
+}
+
+/* A million-element vector stays one loop, packs right, and is fast to seek. */
+static void test_big_vector(void)
+{
+    enum { N = 1000000 };
+    MPI_Datatype t, c;
+    core_type_vector(N, 1, 2, MPI_DOUBLE, &t);
+    core_type_contiguous(N, t, &c);   /* 1e12 elements' worth of layout, never expanded */
+    const cr_dt_desc_t *x = cr_dt_desc(cr_datatype_ptr(t));
+    CHECK(x->root.nkids == 0 && x->root.count == N, "vector is one leaf of %d blocks (got "
+          "nkids %d count %lld)", N, x->root.nkids, (long long)x->root.count);
+    const cr_dt_desc_t *xc = cr_dt_desc(cr_datatype_ptr(c));
+    CHECK(xc->root.nkids <= 1, "contiguous of a vector stays small");
+    double *a = malloc(2 * (size_t)N * sizeof *a), *p = malloc((size_t)N * sizeof *p);
+    for (int i = 0; i < 2 * N; i++) a[i] = i;
+    cr_dt_pack(a, 1, cr_datatype_ptr(t), p);
+    int bad = 0;
+    for (int i = 0; i < N; i++) bad += p[i] != 2.0 * i;
+    CHECK(!bad, "big vector pack: %d wrong", bad);
+    /* a segment deep inside */
+    double q[3];
+    size_t got = cr_dt_pack_seg(a, 1, cr_datatype_ptr(t), 8 * 777777 + 4, q, 16);
+    CHECK(got == 16, "deep segment size %zu", got);
+    double want[3] = { 2.0 * 777777, 2.0 * 777778, 2.0 * 777779 };
+    CHECK(memcmp(q, (char *)want + 4, 16) == 0, "deep segment bytes");
+    free(a);
+    free(p);
+    core_type_free(&c);
+    core_type_free(&t);
+}
+
+static void test_elements(void)
+{
+    MPI_Datatype s;
+    int bl[] = { 1, 2 };
+    MPI_Aint d[] = { 0, 8 };
+    MPI_Datatype ty[] = { MPI_INT, MPI_DOUBLE };
+    core_type_create_struct(2, bl, d, ty, &s);   /* 20 bytes: int, double, double */
+    cr_datatype_t *dt = cr_datatype_ptr(s);
+    struct { MPI_Count bytes, elems; } cases[] = {
+        { 0, 0 }, { 4, 1 }, { 12, 2 }, { 20, 3 }, { 24, 4 }, { 40, 6 }, { 44, 7 }, { 48, -1 },
+        { 6, -1 }, { 26, -1 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        MPI_Status st;
+        memset(&st, 0, sizeof st);
+        cr_status_set_bytes(&st, cases[i].bytes);
+        int n = -5;
+        core_get_elements(&st, s, &n);
+        int want = cases[i].elems < 0 ? MPI_UNDEFINED : (int)cases[i].elems;
+        CHECK(n == want, "Get_elements after %lld bytes: %d, expected %d",
+              (long long)cases[i].bytes, n, want);
+    }
+    for (int e = 0; e <= 7; e++) {
+        MPI_Status st;
+        memset(&st, 0, sizeof st);
+        core_status_set_elements(&st, s, e);
+        int back = -1;
+        core_get_elements(&st, s, &back);
+        CHECK(back == e, "Status_set_elements(%d) then Get_elements gives %d", e, back);
+    }
+    CHECK(cr_dt_count_elements(cr_datatype_ptr(MPI_2INT), 8) == 2, "MPI_2INT is two ints");
+    CHECK(cr_dt_count_elements(dt, 20) == 3, "one struct, three elements");
+    core_type_free(&s);
+}
+
+static void test_external32(void)
+{
+    int i = 0x01020304;
+    double dbl = 1.0;   /* 3f f0 00 .. */
+    long l = -2;
+    unsigned char out[64];
+    MPI_Aint pos = 0, sz = 0;
+    CHECK(core_pack_external("external32", &i, 1, MPI_INT, out, sizeof out, &pos) == 0, "pack int");
+    CHECK(pos == 4 && out[0] == 1 && out[1] == 2 && out[2] == 3 && out[3] == 4, "int big-endian");
+    core_pack_external("external32", &dbl, 1, MPI_DOUBLE, out, sizeof out, &pos);
+    CHECK(pos == 12 && out[4] == 0x3f && out[5] == 0xf0 && out[11] == 0, "double big-endian");
+    core_pack_external("external32", &l, 1, MPI_LONG, out, sizeof out, &pos);
+    CHECK(pos == 16 && out[12] == 0xff && out[15] == 0xfe, "long is 4 bytes in external32");
+    core_pack_external_size("external32", 3, MPI_LONG, &sz);
+    CHECK(sz == 12, "external32 size of 3 longs: %lld", (long long)sz);
+    int i2 = 0;
+    double d2 = 0;
+    long l2 = 0;
+    pos = 0;
+    core_unpack_external("external32", out, 16, &pos, &i2, 1, MPI_INT);
+    core_unpack_external("external32", out, 16, &pos, &d2, 1, MPI_DOUBLE);
+    core_unpack_external("external32", out, 16, &pos, &l2, 1, MPI_LONG);
+    CHECK(i2 == i && d2 == dbl && l2 == l && pos == 16, "external32 round trip");
+    CHECK(core_pack_external("native", &i, 1, MPI_INT, out, sizeof out, &pos) == MPI_ERR_ARG,
+          "unknown datarep");
+    pos = 60;
+    CHECK(core_pack_external("external32", &dbl, 1, MPI_DOUBLE, out, sizeof out, &pos) ==
+          MPI_ERR_TRUNCATE, "external32 overflow");
+}
+
+static void test_envelope(void)
+{
+    MPI_Datatype t, inner, got[2];
+    int bl[] = { 2, 1 }, di[] = { 3, 0 };
+    core_type_vector(2, 1, 3, MPI_FLOAT, &inner);
+    core_type_indexed(2, bl, di, inner, &t);
+    int ni, na, nd, comb;
+    core_type_get_envelope(t, &ni, &na, &nd, &comb);
+    CHECK(comb == MPI_COMBINER_INDEXED && ni == 5 && na == 0 && nd == 1, "indexed envelope %d "
+          "%d %d %d", comb, ni, na, nd);
+    int ints[5];
+    MPI_Aint ad[1];
+    core_type_get_contents(t, 5, 0, 1, ints, ad, got);
+    CHECK(ints[0] == 2 && ints[1] == 2 && ints[2] == 1 && ints[3] == 3 && ints[4] == 0,
+          "indexed contents");
+    CHECK(got[0] == inner, "contents returns the inner handle");
+    core_type_free(&got[0]);   /* the caller's reference */
+    core_type_free(&inner);
+    CHECK(cr_datatype_ptr(t) != NULL, "outer type alive");
+    core_type_get_envelope(MPI_INT, &ni, &na, &nd, &comb);
+    CHECK(comb == MPI_COMBINER_NAMED && ni == 0 && nd == 0, "named envelope");
+    CHECK(core_type_get_contents(MPI_INT, 0, 0, 0, NULL, NULL, NULL) == MPI_ERR_TYPE,
+          "contents of a named type is an error");
+    core_type_free(&t);
+
+    MPI_Count c3[3];
+    MPI_Count ci, ca, cc, cd;
+    core_type_vector_c(4, 2, 7, MPI_INT, &t);
+    core_type_get_envelope_c(t, &ci, &ca, &cc, &cd, &comb);
+    CHECK(comb == MPI_COMBINER_VECTOR && ci == 0 && ca == 0 && cc == 3 && cd == 1,
+          "vector_c envelope");
+    core_type_get_contents_c(t, 0, 0, 3, 1, NULL, NULL, c3, got);
+    CHECK(c3[0] == 4 && c3[1] == 2 && c3[2] == 7 && got[0] == MPI_INT, "vector_c contents");
+    CHECK(core_type_get_envelope(t, &ni, &na, &nd, &comb) == MPI_ERR_TYPE,
+          "int envelope of a large-count type");
+    core_type_free(&t);
+
+    core_type_create_resized(MPI_DOUBLE, 8, 24, &t);
+    core_type_get_envelope(t, &ni, &na, &nd, &comb);
+    MPI_Aint rad[2] = { 0, 0 };
+    core_type_get_contents(t, 0, 2, 1, NULL, rad, got);
+    CHECK(comb == MPI_COMBINER_RESIZED && na == 2 && nd == 1 && got[0] == MPI_DOUBLE &&
+          rad[0] == 8 && rad[1] == 24, "resized envelope");
+    MPI_Datatype dup;
+    core_type_dup(t, &dup);
+    core_type_get_envelope(dup, &ni, &na, &nd, &comb);
+    core_type_get_contents(dup, 0, 0, 1, NULL, NULL, got);
+    CHECK(comb == MPI_COMBINER_DUP && nd == 1 && got[0] == t, "dup envelope");
+    core_type_free(&got[0]);
+    MPI_Aint lb, ext;
+    core_type_get_extent(dup, &lb, &ext);
+    CHECK(lb == 8 && ext == 24, "dup keeps the bounds");
+    core_type_free(&dup);
+    core_type_free(&t);
+
+    int sz[] = { 4, 4 }, sub[] = { 2, 2 }, st[] = { 1, 0 };
+    core_type_create_subarray(2, sz, sub, st, MPI_ORDER_FORTRAN, MPI_INT, &t);
+    int si[8];
+    core_type_get_envelope(t, &ni, &na, &nd, &comb);
+    core_type_get_contents(t, 8, 0, 1, si, NULL, got);
+    CHECK(comb == MPI_COMBINER_SUBARRAY && ni == 8 && si[0] == 2 && si[1] == 4 && si[3] == 2 &&
+          si[5] == 1 && si[6] == 0 && si[7] == MPI_ORDER_FORTRAN, "subarray contents");
+    core_type_free(&t);
+
+    MPI_Datatype m;
+    CHECK(core_type_match_size(MPI_TYPECLASS_REAL, 8, &m) == 0 &&
+          cr_datatype_ptr(m)->size == 8, "match_size real 8");
+    CHECK(core_type_match_size(MPI_TYPECLASS_INTEGER, 3, &m) == MPI_ERR_ARG, "no 3-byte int");
+}
+
+/* A type held by a pending operation outlives MPI_Type_free. */
+static void test_refcount(void)
+{
+    MPI_Datatype t;
+    core_type_vector(2, 1, 2, MPI_INT, &t);
+    cr_datatype_t *d = cr_datatype_ptr(t);
+    cr_dt_retain(d);
+    MPI_Datatype h = t;
+    core_type_free(&t);
+    CHECK(t == MPI_DATATYPE_NULL, "handle cleared");
+    CHECK(cr_datatype_ptr(h) == d && d->size == 8, "still alive while retained");
+    cr_dt_release(d);
+    CHECK(cr_datatype_ptr(h) == NULL, "gone after the last release");
+}
+
+int main(void)
+{
+    cr_datatype_init();
+    test_vector_family();
+    test_indexed_family();
+    test_struct_nested_resized();
+    test_subarray_darray();
+    test_big_vector();
+    test_elements();
+    test_external32();
+    test_envelope();
+    test_refcount();
+    printf("test_dtype: %d checks, %d failures\n", checks, failures);
+    if (failures) return 1;
+    printf("PASS\n");
+    return 0;
+}
