@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "core/core.h"
 #include "core/datatype.h"
+#include "core/attr.h"
 #include "core/errh.h"
 #include "core/pt2pt.h"
 #include "pmi/pmi.h"
@@ -150,7 +151,8 @@ int core_finalize(void)
 {
     /* Everyone reaches here before anyone leaves, and every packet this rank owes
      * its peers (acknowledgements, chunks) goes out while waiting. */
-    int err = cr_barrier_internal(&cr_comm_world);
+    int err = cr_attr_finalize();   /* first: MPI_COMM_SELF's attribute delete callbacks ("user functions at process termination") */
+    if (!err) err = cr_barrier_internal(&cr_comm_world);
     if (err) return err;
     crpmi_finalize();
     shm_finalize();

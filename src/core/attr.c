@@ -1,0 +1,439 @@
+/* SPDX-License-Identifier: MIT */
+/* Keyvals and attributes on communicators, datatypes and windows, the MPI-1
+ * forms (MPI_Keyval_create, MPI_Attr_*), and the predefined attributes
+ * (MPI_TAG_UB, ...).  See attr.h and docs/attributes.md.
+ *
+ * A keyval is a reference-counted object: the user's handle holds one
+ * reference and every attribute stored under it holds one, so a keyval freed
+ * by the user while attributes still use it keeps its callbacks until the
+ * last of them is deleted.  An object's attributes are a singly linked list,
+ * most recently set first, so deleting from the head gives the reverse order
+ * of setting that MPI_Finalize needs for MPI_COMM_SELF. */
+#include "core/attr.h"
+#include "core/check.h"
+#include "binding/core_api.h"
+
+#include <stdlib.h>
+
+/* Keyval handles: user storage, kind CR_K_KEYVAL, the kind of object the
+ * keyval is for in bits 25-22 (as MPICH does), the table index below. */
+#define KV_OBJ_SHIFT 22
+#define KV_INDEX_MASK ((1 << KV_OBJ_SHIFT) - 1)
+
+/* All three kinds of copy and delete callbacks have the same C shape: the
+ * object handle types are all int. */
+typedef int (copy_fn_t)(int handle, int keyval, void *extra_state, void *in, void *out, int *flag);
+typedef int (delete_fn_t)(int handle, int keyval, void *value, void *extra_state);
+
+typedef struct cr_keyval {
+    int handle;
+    int refcount;        /* the user's handle (until freed) + one per attribute */
+    int kind;            /* CR_K_COMM, CR_K_DATATYPE or CR_K_WIN */
+    int freed;           /* the user freed the handle: no new use */
+    copy_fn_t *copy;     /* NULL: MPI_*_NULL_COPY_FN */
+    delete_fn_t *del;    /* NULL: MPI_*_NULL_DELETE_FN */
+    void *extra_state;
+} cr_keyval_t;
+
+typedef struct cr_attr {
+    struct cr_attr *next;
+    cr_keyval_t *kv;
+    void *value;
+} cr_attr_t;
+
+static cr_objtab_t keyval_tab;
+
+static const char *kind_name(int kind)
+{
+    return kind == CR_K_COMM ? "communicator" : kind == CR_K_DATATYPE ? "datatype" : "window";
+}
+
+/* ---- keyvals ------------------------------------------------------------------ */
+static int keyval_create(int kind, void (*copy)(void), void (*del)(void), int *keyval,
+                         void *extra_state)
+{
+    cr_keyval_t *kv = calloc(1, sizeof *kv);
+    if (!kv) return cr_error(MPI_ERR_NO_MEM, "no memory for a keyval");
+    int idx = cr_objtab_add(&keyval_tab, kv);
+    if (idx < 0 || idx > KV_INDEX_MASK) {
+        if (idx >= 0) cr_objtab_remove(&keyval_tab, idx);
+        free(kv);
+        return cr_error(MPI_ERR_NO_MEM, "no memory for a keyval handle");
+    }
+    kv->handle = CR_H_MAKE(CR_ST_USER, CR_K_KEYVAL, ((unsigned)kind << KV_OBJ_SHIFT) | (unsigned)idx);
+    kv->refcount = 1;
+    kv->kind = kind;
+    kv->copy = (copy_fn_t *)copy;
+    kv->del = (delete_fn_t *)del;
+    kv->extra_state = extra_state;
+    *keyval = kv->handle;
+    return MPI_SUCCESS;
+}
+
+static void keyval_release(cr_keyval_t *kv)
+{
+    if (--kv->refcount > 0) return;
+    cr_objtab_remove(&keyval_tab, kv->handle & KV_INDEX_MASK);
+    free(kv);
+}
+
+/* The live user keyval for h, or NULL (predefined, freed, or not a keyval). */
+static cr_keyval_t *keyval_ptr(int h)
+{
+    if (CR_H_STORAGE(h) != CR_ST_USER || CR_H_KIND(h) != CR_K_KEYVAL) return NULL;
+    cr_keyval_t *kv = cr_objtab_get(&keyval_tab, h & KV_INDEX_MASK);
+    return kv && kv->handle == h && !kv->freed ? kv : NULL;
+}
+
+/* Is h one of the predefined attribute keys of objects of kind? */
+static int keyval_predefined(int kind, int h)
+{
+    if (kind == CR_K_COMM)
+        return h == MPI_TAG_UB || h == MPI_HOST || h == MPI_IO || h == MPI_WTIME_IS_GLOBAL ||
+               h == MPI_UNIVERSE_SIZE || h == MPI_LASTUSEDCODE || h == MPI_APPNUM;
+    if (kind == CR_K_WIN)
+        return h == MPI_WIN_BASE || h == MPI_WIN_SIZE || h == MPI_WIN_DISP_UNIT ||
+               h == MPI_WIN_CREATE_FLAVOR || h == MPI_WIN_MODEL;
+    return 0;
+}
+
+/* The user keyval h for objects of kind, or NULL with an MPI_ERR_KEYVAL code. */
+static cr_keyval_t *keyval_arg(int kind, int h, const char *fname, int *err)
+{
+    cr_keyval_t *kv = keyval_ptr(h);
+    if (kv && kv->kind == kind) return kv;
+    if (kv)
+        *err = cr_error(MPI_ERR_KEYVAL, "%s: keyval=0x%08x: a %s keyval, not a %s keyval", fname,
+                        (unsigned)h, kind_name(kv->kind), kind_name(kind));
+    else if (keyval_predefined(kind, h))
+        *err = cr_error(MPI_ERR_KEYVAL, "%s: keyval=0x%08x: a predefined attribute cannot be "
+                        "set, deleted or freed", fname, (unsigned)h);
+    else
+        *err = cr_error(MPI_ERR_KEYVAL, "%s: keyval=0x%08x: not a valid keyval%s", fname,
+                        (unsigned)h, h == MPI_KEYVAL_INVALID ? " (MPI_KEYVAL_INVALID)"
+                                                              : " (freed, or never created)");
+    return NULL;
+}
+
+static int keyval_free(int kind, int *keyval, const char *fname)
+{
+    int err = MPI_SUCCESS;
+    cr_keyval_t *kv = keyval_arg(kind, *keyval, fname, &err);
+    if (!kv) return err;
+    kv->freed = 1;          /* attributes that use it keep it alive */
+    *keyval = MPI_KEYVAL_INVALID;
+    keyval_release(kv);
+    return MPI_SUCCESS;
+}
+
+/* ---- predefined attributes ---------------------------------------------------- */
+/* The error code in use with the highest value; error.c may define this once
+ * MPI_Add_error_code tracks it.  Until then MPI_ERR_LASTCODE, as MPICH starts. */
+int cr_error_last_used(void) __attribute__((weak));
+
+/* The values live in static ints because the caller receives their address. */
+static int predefined_get(int keyval, void *value_out, int *flag)
+{
+    static int tag_ub, host, io, wtime_global, universe, appnum, lastused;
+    int *p;
+    switch (keyval) {
+    case MPI_TAG_UB: tag_ub = CR_TAG_UB; p = &tag_ub; break;
+    case MPI_HOST: host = MPI_PROC_NULL; p = &host; break;          /* no host process */
+    case MPI_IO: io = MPI_ANY_SOURCE; p = &io; break;               /* every rank can do I/O */
+    case MPI_WTIME_IS_GLOBAL: wtime_global = 0; p = &wtime_global; break;
+    case MPI_UNIVERSE_SIZE: universe = cr_proc.world_size; p = &universe; break;
+    case MPI_APPNUM: appnum = cr_proc.appnum; p = &appnum; break;
+    case MPI_LASTUSEDCODE:
+        lastused = cr_error_last_used ? cr_error_last_used() : MPI_ERR_LASTCODE;
+        p = &lastused;
+        break;
+    default:
+        *flag = 0;     /* window keys: the window module answers them */
+        return MPI_SUCCESS;
+    }
+    *(void **)value_out = p;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+/* ---- attribute lists ------------------------------------------------------------ */
+static cr_attr_t *attr_find(void **list, const cr_keyval_t *kv)
+{
+    for (cr_attr_t *a = *list; a; a = a->next)
+        if (a->kv == kv) return a;
+    return NULL;
+}
+
+/* Take a out of the list (it may have moved while a callback ran) and free it. */
+static void attr_unlink(void **list, cr_attr_t *a)
+{
+    for (cr_attr_t **pp = (cr_attr_t **)list; *pp; pp = &(*pp)->next) {
+        if (*pp == a) {
+            *pp = a->next;
+            break;
+        }
+    }
+    keyval_release(a->kv);
+    free(a);
+}
+
+static int run_delete(cr_attr_t *a, int handle)
+{
+    if (!a->kv->del) return MPI_SUCCESS;
+    /* the callback's code is passed on unchanged: it may be one of the user's
+     * own error codes (MPI_Add_error_code) */
+    return a->kv->del(handle, a->kv->handle, a->value, a->kv->extra_state);
+}
+
+int cr_attr_set(int kind, int handle, void **list, int keyval, void *value, const char *fname)
+{
+    int err = MPI_SUCCESS;
+    cr_keyval_t *kv = keyval_arg(kind, keyval, fname, &err);
+    if (!kv) return err;
+    cr_attr_t *a = attr_find(list, kv);
+    if (a) {
+        /* replacing a value deletes the old one first; if that fails, the old
+         * value stays */
+        if ((err = run_delete(a, handle))) return err;
+        a = attr_find(list, kv);    /* the callback may have deleted it itself */
+        if (a) {
+            a->value = value;
+            return MPI_SUCCESS;
+        }
+    }
+    a = malloc(sizeof *a);
+    if (!a) return cr_error(MPI_ERR_NO_MEM, "%s: no memory for an attribute", fname);
+    a->kv = kv;
+    a->value = value;
+    a->next = *list;
+    *list = a;
+    kv->refcount++;
+    return MPI_SUCCESS;
+}
+
+int cr_attr_get(int kind, void **list, int keyval, void *value_out, int *flag, const char *fname)
+{
+    if (keyval_predefined(kind, keyval)) return predefined_get(keyval, value_out, flag);
+    int err = MPI_SUCCESS;
+    cr_keyval_t *kv = keyval_arg(kind, keyval, fname, &err);
+    if (!kv) {
+        *flag = 0;
+        return err;
+    }
+    cr_attr_t *a = attr_find(list, kv);
+    *flag = a != NULL;
+    if (a) *(void **)value_out = a->value;
+    return MPI_SUCCESS;
+}
+
+int cr_attr_delete(int kind, int handle, void **list, int keyval, const char *fname)
+{
+    int err = MPI_SUCCESS;
+    cr_keyval_t *kv = keyval_arg(kind, keyval, fname, &err);
+    if (!kv) return err;
+    cr_attr_t *a = attr_find(list, kv);
+    /* nothing stored under the key: nothing to do (MPICH answers the same, and
+     * programs built against it rely on that) */
+    if (!a) return MPI_SUCCESS;
+    if ((err = run_delete(a, handle))) return err;
+    if ((a = attr_find(list, kv))) attr_unlink(list, a);
+    return MPI_SUCCESS;
+}
+
+int cr_attr_delete_all(int kind, int handle, void **list)
+{
+    (void)kind;
+    while (*list) {
+        cr_attr_t *a = *list;      /* the most recently set one */
+        a->kv->refcount++;         /* keep the keyval while its callback runs */
+        cr_keyval_t *kv = a->kv;
+        int err = run_delete(a, handle);
+        if (!err) {
+            for (cr_attr_t *b = *list; b; b = b->next)
+                if (b == a) {
+                    attr_unlink(list, a);
+                    break;
+                }
+        }
+        keyval_release(kv);
+        if (err) return err;
+    }
+    return MPI_SUCCESS;
+}
+
+int cr_attr_copy_all(int kind, int old_handle, void **old_list, int new_handle, void **new_list)
+{
+    cr_attr_t **tail = (cr_attr_t **)new_list;
+    *new_list = NULL;
+    for (cr_attr_t *a = *old_list; a; a = a->next) {
+        if (!a->kv->copy) continue;            /* MPI_*_NULL_COPY_FN: not copied */
+        void *out = NULL;
+        int flag = 0;
+        int rc = a->kv->copy(old_handle, a->kv->handle, a->kv->extra_state, a->value, &out, &flag);
+        if (rc != MPI_SUCCESS) {
+            /* undo: the new object gets no attributes at all */
+            cr_attr_delete_all(kind, new_handle, new_list);
+            *new_list = NULL;
+            return rc;
+        }
+        if (!flag) continue;
+        cr_attr_t *b = malloc(sizeof *b);
+        if (!b) {
+            cr_attr_delete_all(kind, new_handle, new_list);
+            return cr_error(MPI_ERR_NO_MEM, "no memory to copy attributes");
+        }
+        b->kv = a->kv;
+        b->value = out;
+        b->next = NULL;
+        a->kv->refcount++;
+        *tail = b;            /* same order as on the old object */
+        tail = &b->next;
+    }
+    return MPI_SUCCESS;
+}
+
+int cr_attr_finalize(void)
+{
+    int err = cr_attr_delete_all(CR_K_COMM, MPI_COMM_SELF, &cr_comm_self.attrs);
+    if (!err) err = cr_attr_delete_all(CR_K_COMM, MPI_COMM_WORLD, &cr_comm_world.attrs);
+    return err;
+}
+
+/* ---- communicators --------------------------------------------------------------- */
+int core_comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+                            MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
+                            void *extra_state)
+{
+    return keyval_create(CR_K_COMM, (void (*)(void))comm_copy_attr_fn,
+                         (void (*)(void))comm_delete_attr_fn, comm_keyval, extra_state);
+}
+
+int core_comm_free_keyval(int *comm_keyval)
+{
+    return keyval_free(CR_K_COMM, comm_keyval, "MPI_Comm_free_keyval");
+}
+
+int core_comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
+{
+    cr_comm_t *c = cr_comm_ptr(comm);
+    return cr_attr_set(CR_K_COMM, comm, &c->attrs, comm_keyval, attribute_val, "MPI_Comm_set_attr");
+}
+
+int core_comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
+{
+    cr_comm_t *c = cr_comm_ptr(comm);
+    return cr_attr_get(CR_K_COMM, &c->attrs, comm_keyval, attribute_val, flag, "MPI_Comm_get_attr");
+}
+
+int core_comm_delete_attr(MPI_Comm comm, int comm_keyval)
+{
+    cr_comm_t *c = cr_comm_ptr(comm);
+    return cr_attr_delete(CR_K_COMM, comm, &c->attrs, comm_keyval, "MPI_Comm_delete_attr");
+}
+
+/* The MPI-1 forms: communicator keyvals under older names. */
+int core_keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
+                       void *extra_state)
+{
+    return keyval_create(CR_K_COMM, (void (*)(void))copy_fn, (void (*)(void))delete_fn, keyval,
+                         extra_state);
+}
+
+int core_keyval_free(int *keyval)
+{
+    return keyval_free(CR_K_COMM, keyval, "MPI_Keyval_free");
+}
+
+int core_attr_put(MPI_Comm comm, int keyval, void *attribute_val)
+{
+    cr_comm_t *c = cr_comm_ptr(comm);
+    return cr_attr_set(CR_K_COMM, comm, &c->attrs, keyval, attribute_val, "MPI_Attr_put");
+}
+
+int core_attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
+{
+    cr_comm_t *c = cr_comm_ptr(comm);
+    return cr_attr_get(CR_K_COMM, &c->attrs, keyval, attribute_val, flag, "MPI_Attr_get");
+}
+
+int core_attr_delete(MPI_Comm comm, int keyval)
+{
+    cr_comm_t *c = cr_comm_ptr(comm);
+    return cr_attr_delete(CR_K_COMM, comm, &c->attrs, keyval, "MPI_Attr_delete");
+}
+
+/* ---- datatypes ---------------------------------------------------------------------- */
+int core_type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
+                            MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval,
+                            void *extra_state)
+{
+    return keyval_create(CR_K_DATATYPE, (void (*)(void))type_copy_attr_fn,
+                         (void (*)(void))type_delete_attr_fn, type_keyval, extra_state);
+}
+
+int core_type_free_keyval(int *type_keyval)
+{
+    return keyval_free(CR_K_DATATYPE, type_keyval, "MPI_Type_free_keyval");
+}
+
+int core_type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
+{
+    cr_datatype_t *d = cr_datatype_ptr(datatype);
+    return cr_attr_set(CR_K_DATATYPE, datatype, &d->attrs, type_keyval, attribute_val,
+                       "MPI_Type_set_attr");
+}
+
+int core_type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag)
+{
+    cr_datatype_t *d = cr_datatype_ptr(datatype);
+    return cr_attr_get(CR_K_DATATYPE, &d->attrs, type_keyval, attribute_val, flag,
+                       "MPI_Type_get_attr");
+}
+
+int core_type_delete_attr(MPI_Datatype datatype, int type_keyval)
+{
+    cr_datatype_t *d = cr_datatype_ptr(datatype);
+    return cr_attr_delete(CR_K_DATATYPE, datatype, &d->attrs, type_keyval, "MPI_Type_delete_attr");
+}
+
+/* ---- windows ------------------------------------------------------------------------- */
+/* Window keyvals work now; attributes need window objects, which do not exist
+ * yet.  The window module will call cr_attr_set/get/delete with its object's
+ * list, and answer the predefined MPI_WIN_* keys itself. */
+int core_win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
+                           MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval,
+                           void *extra_state)
+{
+    return keyval_create(CR_K_WIN, (void (*)(void))win_copy_attr_fn,
+                         (void (*)(void))win_delete_attr_fn, win_keyval, extra_state);
+}
+
+int core_win_free_keyval(int *win_keyval)
+{
+    return keyval_free(CR_K_WIN, win_keyval, "MPI_Win_free_keyval");
+}
+
+static int no_window(MPI_Win win, const char *fname)
+{
+    return cr_error(MPI_ERR_WIN, "%s: win=0x%08x: not a valid window (windows are not "
+                    "implemented yet)", fname, (unsigned)win);
+}
+
+int core_win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
+{
+    (void)win_keyval, (void)attribute_val;
+    return no_window(win, "MPI_Win_set_attr");
+}
+
+int core_win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
+{
+    (void)win_keyval, (void)attribute_val;
+    *flag = 0;
+    return no_window(win, "MPI_Win_get_attr");
+}
+
+int core_win_delete_attr(MPI_Win win, int win_keyval)
+{
+    (void)win_keyval;
+    return no_window(win, "MPI_Win_delete_attr");
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/* Attributes and keyvals (src/core/attr.c).
+ *
+ * Any object that carries attributes has one `void *attrs` field (NULL when it
+ * has none) and passes its address here; the list behind it is private to
+ * attr.c.  `kind` is the object's handle kind: CR_K_COMM, CR_K_DATATYPE or
+ * CR_K_WIN; a keyval made for one kind is refused on the others.  `handle` is
+ * the object's MPI handle, which the user's callbacks receive.
+ *
+ * Callbacks run in the caller's context and may call MPI, including attribute
+ * functions on the same object.  A callback that returns other than
+ * MPI_SUCCESS makes the MPI call that ran it fail with the callback's code.
+ */
+#ifndef COURIER_CORE_ATTR_H
+#define COURIER_CORE_ATTR_H
+#include "core/core.h"
+
+/* Object duplication (MPI_Comm_dup, MPI_Comm_dup_with_info, MPI_Comm_idup,
+ * MPI_Type_dup, ...): run the copy callback of every attribute on the old
+ * object and attach the values the callbacks return to the new object's list
+ * (*new_list must be empty, NULL).  On a callback error the attributes already
+ * copied are deleted again (their delete callbacks run), *new_list is left
+ * empty and the error code is returned; the caller then frees the new object. */
+int cr_attr_copy_all(int kind, int old_handle, void **old_list, int new_handle, void **new_list);
+
+/* Object destruction (MPI_Comm_free, MPI_Type_free, MPI_Win_free, and
+ * MPI_Finalize for MPI_COMM_SELF): delete every attribute, most recently set
+ * first, running the delete callbacks.  Stops at the first callback that
+ * fails and returns its code, leaving that attribute and the older ones in
+ * place (the caller must then not destroy the object).  Returns MPI_SUCCESS
+ * with *list == NULL otherwise. */
+int cr_attr_delete_all(int kind, int handle, void **list);
+
+/* The generic forms behind MPI_{Comm,Type,Win}_{set,get,delete}_attr, for
+ * modules whose objects attr.c does not know (windows): keyval is checked
+ * against kind; predefined keyvals are refused by set/delete.  get copies the
+ * stored value (a void *) to *(void **)value_out and sets *flag. */
+int cr_attr_set(int kind, int handle, void **list, int keyval, void *value, const char *fname);
+int cr_attr_get(int kind, void **list, int keyval, void *value_out, int *flag, const char *fname);
+int cr_attr_delete(int kind, int handle, void **list, int keyval, const char *fname);
+
+/* MPI_Finalize's first step: delete the attributes of MPI_COMM_SELF, then
+ * those of MPI_COMM_WORLD (the standard's finalize hook, see docs/attributes.md). */
+int cr_attr_finalize(void);
+
+#endif

@@ -1,0 +1,402 @@
+/* SPDX-License-Identifier: MIT */
+/* Info objects: MPI_Info_* and the predefined MPI_INFO_ENV (see info.h).
+ *
+ * An info is two parallel arrays of strings in insertion order.  Infos are
+ * small (a handful of hints), so lookups are linear scans.  Nothing here needs
+ * MPI to be initialised: the standard lets every MPI_Info_* call run before
+ * MPI_Init and after MPI_Finalize. */
+#define _GNU_SOURCE
+#include "core/info.h"
+#include "binding/core_api.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+static cr_objtab_t info_tab;
+static cr_info_t info_env = { .handle = MPI_INFO_ENV };
+static int info_env_filled;     /* 1: static keys set; 2: also the keys known only after MPI_Init */
+
+/* ---- the object ------------------------------------------------------------ */
+static int info_find(const cr_info_t *in, const char *key)
+{
+    for (int i = 0; i < in->nkeys; i++)
+        if (strcmp(in->keys[i], key) == 0) return i;
+    return -1;
+}
+
+/* Set key to value (both already validated).  Returns 0 or -1 (out of memory). */
+static int info_put(cr_info_t *in, const char *key, const char *value)
+{
+    char *v = strdup(value);
+    if (!v) return -1;
+    int i = info_find(in, key);
+    if (i >= 0) {            /* overwrite in place: the key keeps its position */
+        free(in->vals[i]);
+        in->vals[i] = v;
+        return 0;
+    }
+    if (in->nkeys == in->cap) {
+        int cap = in->cap ? 2 * in->cap : 8;
+        char **k = realloc(in->keys, (size_t)cap * sizeof *k);
+        if (k) in->keys = k;
+        char **vv = k ? realloc(in->vals, (size_t)cap * sizeof *vv) : NULL;
+        if (!vv) {
+            free(v);
+            return -1;
+        }
+        in->vals = vv;
+        in->cap = cap;
+    }
+    char *k = strdup(key);
+    if (!k) {
+        free(v);
+        return -1;
+    }
+    in->keys[in->nkeys] = k;
+    in->vals[in->nkeys] = v;
+    in->nkeys++;
+    return 0;
+}
+
+static void info_clear(cr_info_t *in)
+{
+    for (int i = 0; i < in->nkeys; i++) {
+        free(in->keys[i]);
+        free(in->vals[i]);
+    }
+    free(in->keys);
+    free(in->vals);
+    in->keys = in->vals = NULL;
+    in->nkeys = in->cap = 0;
+}
+
+static int info_new(cr_info_t **out)
+{
+    cr_info_t *in = calloc(1, sizeof *in);
+    if (!in) return cr_error(MPI_ERR_NO_MEM, "no memory for an info object");
+    int idx = cr_objtab_add(&info_tab, in);
+    if (idx < 0) {
+        free(in);
+        return cr_error(MPI_ERR_NO_MEM, "no memory for an info handle");
+    }
+    in->handle = CR_H_MAKE(CR_ST_USER, CR_K_INFO, idx);
+    *out = in;
+    return MPI_SUCCESS;
+}
+
+static void info_destroy(cr_info_t *in)
+{
+    cr_objtab_remove(&info_tab, CR_H_INDEX(in->handle));
+    info_clear(in);
+    free(in);
+}
+
+/* ---- MPI_INFO_ENV ------------------------------------------------------------ */
+static const char *thread_level_name(int level)
+{
+    switch (level) {
+    case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
+    case MPI_THREAD_FUNNELED: return "MPI_THREAD_FUNNELED";
+    case MPI_THREAD_SERIALIZED: return "MPI_THREAD_SERIALIZED";
+    default: return "MPI_THREAD_MULTIPLE";
+    }
+}
+
+/* command = argv[0], argv = the other arguments joined by spaces.  With no
+ * argv from the caller they come from /proc/self/cmdline, which works before
+ * MPI_Init and does not depend on the program passing argc/argv to it. */
+static void env_put_command(cr_info_t *in, int argc, char **argv)
+{
+    char buf[MPI_MAX_INFO_VAL], cmdline[8192];
+    int n = 0;
+    char *args[256];
+    if (argv && argc > 0) {
+        for (int i = 0; i < argc && n < 256; i++) args[n++] = argv[i];
+    } else {
+        FILE *f = fopen("/proc/self/cmdline", "r");
+        size_t len = f ? fread(cmdline, 1, sizeof cmdline - 1, f) : 0;
+        if (f) fclose(f);
+        cmdline[len] = '\0';
+        for (size_t pos = 0; pos < len && n < 256; pos += strlen(cmdline + pos) + 1)
+            args[n++] = cmdline + pos;
+    }
+    if (n == 0) return;
+    snprintf(buf, sizeof buf, "%s", args[0]);
+    info_put(in, "command", buf);
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 1; i < n && used < sizeof buf - 1; i++) {
+        int w = snprintf(buf + used, sizeof buf - used, "%s%s", i > 1 ? " " : "", args[i]);
+        if (w < 0) break;
+        used += (size_t)w;
+    }
+    if (n > 1) info_put(in, "argv", buf);
+}
+
+/* The keys of the standard's MPI_INFO_ENV that Courier knows: command, argv,
+ * maxprocs, host, arch, wdir, thread_level (soft and file have no meaning for a
+ * program started by mpiexec without those options, so they stay unset).
+ * maxprocs and thread_level are known only after MPI_Init. */
+static void env_fill(cr_info_t *in, int argc, char **argv, int with_runtime)
+{
+    char buf[4096];
+    env_put_command(in, argc, argv);
+    if (gethostname(buf, sizeof buf - 1) == 0) {
+        buf[sizeof buf - 1] = '\0';
+        info_put(in, "host", buf);
+    }
+    struct utsname u;
+    if (uname(&u) == 0) info_put(in, "arch", u.machine);
+    if (getcwd(buf, sizeof buf)) info_put(in, "wdir", buf);
+    if (with_runtime) {
+        snprintf(buf, sizeof buf, "%d", cr_proc.world_size);
+        info_put(in, "maxprocs", buf);
+        info_put(in, "thread_level", thread_level_name(cr_proc.thread_level));
+    }
+}
+
+static cr_info_t *info_env_get(void)
+{
+    int init = cr_proc.state != CR_STATE_PRE_INIT;
+    if (!info_env_filled) {
+        env_fill(&info_env, 0, NULL, init);
+        info_env_filled = init ? 2 : 1;
+    } else if (info_env_filled == 1 && init) {
+        /* first use after MPI_Init of an env info first seen before it */
+        char buf[32];
+        snprintf(buf, sizeof buf, "%d", cr_proc.world_size);
+        info_put(&info_env, "maxprocs", buf);
+        info_put(&info_env, "thread_level", thread_level_name(cr_proc.thread_level));
+        info_env_filled = 2;
+    }
+    return &info_env;
+}
+
+/* ---- lookups and argument checks ---------------------------------------------- */
+cr_info_t *cr_info_ptr(MPI_Info h)
+{
+    if (h == MPI_INFO_ENV) return info_env_get();
+    if (CR_H_STORAGE(h) == CR_ST_USER && CR_H_KIND(h) == CR_K_INFO)
+        return (cr_info_t *)cr_objtab_get(&info_tab, CR_H_INDEX(h));
+    return NULL;
+}
+
+/* The info for h, or an MPI_ERR_INFO code in *err. */
+static cr_info_t *info_arg(MPI_Info h, const char *fname, int *err)
+{
+    cr_info_t *in = cr_info_ptr(h);
+    if (!in)
+        *err = cr_error(MPI_ERR_INFO, "%s: info=0x%08x: %s", fname, (unsigned)h,
+                        h == MPI_INFO_NULL ? "MPI_INFO_NULL is not an info object"
+                                           : "not a valid info object (freed?)");
+    return in;
+}
+
+static int check_key(const char *key, const char *fname)
+{
+    if (!key) return cr_error(MPI_ERR_INFO_KEY, "%s: key=NULL: a key is required", fname);
+    size_t n = strlen(key);
+    if (n == 0) return cr_error(MPI_ERR_INFO_KEY, "%s: key=\"\": keys must not be empty", fname);
+    if (n >= MPI_MAX_INFO_KEY)
+        return cr_error(MPI_ERR_INFO_KEY, "%s: key of %zu characters: at most %d are allowed "
+                        "(MPI_MAX_INFO_KEY - 1)", fname, n, MPI_MAX_INFO_KEY - 1);
+    return MPI_SUCCESS;
+}
+
+static int check_value(const char *value, const char *fname)
+{
+    if (!value) return cr_error(MPI_ERR_INFO_VALUE, "%s: value=NULL: a value is required", fname);
+    size_t n = strlen(value);
+    if (n >= MPI_MAX_INFO_VAL)
+        return cr_error(MPI_ERR_INFO_VALUE, "%s: value of %zu characters: at most %d are allowed "
+                        "(MPI_MAX_INFO_VAL - 1)", fname, n, MPI_MAX_INFO_VAL - 1);
+    return MPI_SUCCESS;
+}
+
+int cr_info_dup_handle(MPI_Info in, MPI_Info *out)
+{
+    if (in == MPI_INFO_NULL) {
+        *out = MPI_INFO_NULL;
+        return MPI_SUCCESS;
+    }
+    return core_info_dup(in, out);
+}
+
+const char *cr_info_lookup(MPI_Info h, const char *key)
+{
+    cr_info_t *in = h == MPI_INFO_NULL || !key ? NULL : cr_info_ptr(h);
+    int i = in ? info_find(in, key) : -1;
+    return i >= 0 ? in->vals[i] : NULL;
+}
+
+/* ---- MPI_Info_* ------------------------------------------------------------- */
+int core_info_create(MPI_Info *info)
+{
+    cr_info_t *in;
+    int err = info_new(&in);
+    if (err) return err;
+    *info = in->handle;
+    return MPI_SUCCESS;
+}
+
+int core_info_set(MPI_Info info, const char *key, const char *value)
+{
+    int err = MPI_SUCCESS;
+    cr_info_t *in = info_arg(info, "MPI_Info_set", &err);
+    if (!in) return err;
+    if ((err = check_key(key, "MPI_Info_set")) || (err = check_value(value, "MPI_Info_set")))
+        return err;
+    if (info_put(in, key, value) != 0)
+        return cr_error(MPI_ERR_NO_MEM, "MPI_Info_set: key=\"%s\": out of memory", key);
+    return MPI_SUCCESS;
+}
+
+int core_info_delete(MPI_Info info, const char *key)
+{
+    int err = MPI_SUCCESS;
+    cr_info_t *in = info_arg(info, "MPI_Info_delete", &err);
+    if (!in) return err;
+    if ((err = check_key(key, "MPI_Info_delete"))) return err;
+    int i = info_find(in, key);
+    if (i < 0)
+        return cr_error(MPI_ERR_INFO_NOKEY, "MPI_Info_delete: key=\"%s\": no such key", key);
+    free(in->keys[i]);
+    free(in->vals[i]);
+    /* keep the others in order, for MPI_Info_get_nthkey */
+    memmove(in->keys + i, in->keys + i + 1, (size_t)(in->nkeys - i - 1) * sizeof(char *));
+    memmove(in->vals + i, in->vals + i + 1, (size_t)(in->nkeys - i - 1) * sizeof(char *));
+    in->nkeys--;
+    return MPI_SUCCESS;
+}
+
+int core_info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
+{
+    int err = MPI_SUCCESS;
+    cr_info_t *in = info_arg(info, "MPI_Info_get", &err);
+    if (!in) return err;
+    if ((err = check_key(key, "MPI_Info_get"))) return err;
+    if (valuelen < 0)
+        return cr_error(MPI_ERR_ARG, "MPI_Info_get: valuelen=%d: must not be negative", valuelen);
+    int i = info_find(in, key);
+    *flag = i >= 0;
+    if (i < 0) return MPI_SUCCESS;
+    if (!value && valuelen > 0)
+        return cr_error(MPI_ERR_ARG, "MPI_Info_get: value=NULL with valuelen=%d", valuelen);
+    /* value has room for valuelen characters and the NUL: a longer value is
+     * truncated, as the standard says. */
+    if (value) {
+        size_t n = strlen(in->vals[i]);
+        if (n > (size_t)valuelen) n = (size_t)valuelen;
+        memcpy(value, in->vals[i], n);
+        value[n] = '\0';
+    }
+    return MPI_SUCCESS;
+}
+
+int core_info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
+{
+    int err = MPI_SUCCESS;
+    cr_info_t *in = info_arg(info, "MPI_Info_get_valuelen", &err);
+    if (!in) return err;
+    if ((err = check_key(key, "MPI_Info_get_valuelen"))) return err;
+    int i = info_find(in, key);
+    *flag = i >= 0;
+    if (i >= 0) *valuelen = (int)strlen(in->vals[i]);
+    return MPI_SUCCESS;
+}
+
+/* MPI-4: *buflen is the size of value, NUL included, on entry; on return it is
+ * the size the whole value needs (length + 1).  At most *buflen - 1 characters
+ * and a NUL are stored; *buflen == 0 stores nothing (value may then be NULL). */
+int core_info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
+{
+    int err = MPI_SUCCESS;
+    cr_info_t *in = info_arg(info, "MPI_Info_get_string", &err);
+    if (!in) return err;
+    if ((err = check_key(key, "MPI_Info_get_string"))) return err;
+    if (!buflen) return cr_error(MPI_ERR_ARG, "MPI_Info_get_string: buflen=NULL");
+    if (*buflen < 0)
+        return cr_error(MPI_ERR_ARG, "MPI_Info_get_string: *buflen=%d: must not be negative",
+                        *buflen);
+    int i = info_find(in, key);
+    *flag = i >= 0;
+    if (i < 0) return MPI_SUCCESS;
+    size_t n = strlen(in->vals[i]);
+    if (*buflen > 0) {
+        if (!value)
+            return cr_error(MPI_ERR_ARG, "MPI_Info_get_string: value=NULL with *buflen=%d", *buflen);
+        size_t c = n < (size_t)*buflen - 1 ? n : (size_t)*buflen - 1;
+        memcpy(value, in->vals[i], c);
+        value[c] = '\0';
+    }
+    *buflen = (int)n + 1;
+    return MPI_SUCCESS;
+}
+
+int core_info_get_nkeys(MPI_Info info, int *nkeys)
+{
+    int err = MPI_SUCCESS;
+    cr_info_t *in = info_arg(info, "MPI_Info_get_nkeys", &err);
+    if (!in) return err;
+    *nkeys = in->nkeys;
+    return MPI_SUCCESS;
+}
+
+int core_info_get_nthkey(MPI_Info info, int n, char *key)
+{
+    int err = MPI_SUCCESS;
+    cr_info_t *in = info_arg(info, "MPI_Info_get_nthkey", &err);
+    if (!in) return err;
+    if (n < 0 || n >= in->nkeys)
+        return cr_error(MPI_ERR_ARG, "MPI_Info_get_nthkey: n=%d: the info has %d keys", n,
+                        in->nkeys);
+    if (!key) return cr_error(MPI_ERR_ARG, "MPI_Info_get_nthkey: key=NULL");
+    strcpy(key, in->keys[n]);   /* fits: keys are shorter than MPI_MAX_INFO_KEY */
+    return MPI_SUCCESS;
+}
+
+int core_info_dup(MPI_Info info, MPI_Info *newinfo)
+{
+    int err = MPI_SUCCESS;
+    cr_info_t *in = info_arg(info, "MPI_Info_dup", &err);
+    if (!in) return err;
+    cr_info_t *out;
+    if ((err = info_new(&out))) return err;
+    for (int i = 0; i < in->nkeys; i++) {
+        if (info_put(out, in->keys[i], in->vals[i]) != 0) {
+            info_destroy(out);
+            return cr_error(MPI_ERR_NO_MEM, "MPI_Info_dup: out of memory");
+        }
+    }
+    *newinfo = out->handle;
+    return MPI_SUCCESS;
+}
+
+int core_info_free(MPI_Info *info)
+{
+    int err = MPI_SUCCESS;
+    if (*info == MPI_INFO_ENV)
+        return cr_error(MPI_ERR_INFO, "MPI_Info_free: info=MPI_INFO_ENV: a predefined info "
+                        "cannot be freed");
+    cr_info_t *in = info_arg(*info, "MPI_Info_free", &err);
+    if (!in) return err;
+    info_destroy(in);
+    *info = MPI_INFO_NULL;
+    return MPI_SUCCESS;
+}
+
+/* A new info with what MPI_INFO_ENV would hold for a program started with
+ * argc/argv (the generated prototype spells argv `char argv[]`; it is the
+ * program's char *argv[]). */
+int core_info_create_env(int argc, char *argv[], MPI_Info *info)
+{
+    cr_info_t *in;
+    int err = info_new(&in);
+    if (err) return err;
+    env_fill(in, argc, argv, cr_proc.state != CR_STATE_PRE_INIT);
+    *info = in->handle;
+    return MPI_SUCCESS;
+}
