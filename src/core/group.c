@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Groups: ordered sets of world ranks. */
 #include "core/core.h"
+#include "core/comm_priv.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -8,8 +9,6 @@
 static cr_objtab_t group_tab;
 static cr_group_t group_empty = { .handle = MPI_GROUP_EMPTY, .refcount = 1, .size = 0,
                                   .rank = MPI_UNDEFINED };
-
-int cr_group_relation(const cr_group_t *a, const cr_group_t *b);
 
 cr_group_t *cr_group_ptr(MPI_Group h)
 {
@@ -44,7 +43,7 @@ void cr_group_release(cr_group_t *g)
 }
 
 /* Give g a handle (a reference held by the user). */
-static int group_out(cr_group_t *g, MPI_Group *out)
+int cr_group_to_handle(cr_group_t *g, MPI_Group *out)
 {
     if (g->size == 0) {
         cr_group_release(g);
@@ -60,7 +59,7 @@ static int group_out(cr_group_t *g, MPI_Group *out)
     return MPI_SUCCESS;
 }
 
-static void set_my_rank(cr_group_t *g)
+void cr_group_set_rank(cr_group_t *g)
 {
     g->rank = MPI_UNDEFINED;
     for (int i = 0; i < g->size; i++)
@@ -71,7 +70,7 @@ int core_comm_group(MPI_Comm comm, MPI_Group *group)
 {
     cr_group_t *g = cr_comm_ptr(comm)->group;
     g->refcount++;
-    return group_out(g, group);
+    return cr_group_to_handle(g, group);
 }
 
 int core_group_size(MPI_Group group, int *size)
@@ -131,8 +130,8 @@ int core_group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgro
     }
     if (!(ng = cr_group_new(n))) return cr_error(MPI_ERR_NO_MEM, "no memory for a group");
     for (int i = 0; i < n; i++) ng->world[i] = g->world[ranks[i]];
-    set_my_rank(ng);
-    return group_out(ng, newgroup);
+    cr_group_set_rank(ng);
+    return cr_group_to_handle(ng, newgroup);
 }
 
 int core_group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
@@ -155,8 +154,8 @@ int core_group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgro
     for (int i = 0; i < g->size; i++)
         if (!drop[i]) ng->world[k++] = g->world[i];
     free(drop);
-    set_my_rank(ng);
-    return group_out(ng, newgroup);
+    cr_group_set_rank(ng);
+    return cr_group_to_handle(ng, newgroup);
 }
 
 static int in_group(const cr_group_t *g, int w)
@@ -181,8 +180,8 @@ static int group_setop(MPI_Group group1, MPI_Group group2, int op, MPI_Group *ne
         for (int j = 0; j < b->size; j++)
             if (!in_group(a, b->world[j])) ng->world[k++] = b->world[j];
     ng->size = k;
-    set_my_rank(ng);
-    return group_out(ng, newgroup);
+    cr_group_set_rank(ng);
+    return cr_group_to_handle(ng, newgroup);
 }
 
 int core_group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
