@@ -11,12 +11,15 @@
  * round, and a buffer that a send of round r reads may be overwritten from
  * round r+1 on.  Builders must keep that rule; nothing else is checked.
  * The same schedule can be run to completion (blocking collectives) or
- * started and polled (the non-blocking forms, later).
+ * started and advanced by the progress engine (the non-blocking forms,
+ * coll_nbc.c).
  *
- * Messages use ctx_off = CR_CTX_COLL and one tag per collective (COLL_TAG_*).
- * Between two processes the messages of one schedule must be received in the
- * order they were sent: MPI's non-overtaking rule on (ctx, source, tag) then
- * also keeps successive blocking collectives on one communicator apart.
+ * Messages use ctx_off = CR_CTX_COLL and one tag per collective call, taken
+ * from the communicator's collective sequence number (every rank calls the
+ * collectives of a communicator in the same order, so the numbers agree):
+ * outstanding non-blocking collectives never match each other's messages.
+ * Between two processes the messages of one schedule are received in the
+ * order they were sent (MPI's non-overtaking rule on (ctx, source, tag)).
  *
  * Buffers inside a schedule always have the user datatype's own layout (temp
  * buffers from coll_sched_tmp() too), so sends and receives pass the
@@ -42,7 +45,7 @@ typedef struct {
     const cr_op_t *op;          /* REDUCE: dst = src op dst */
 } coll_step_t;
 
-enum { COLL_MAX_TMP = 4 };
+enum { COLL_MAX_TMP = 8 };
 typedef struct coll_sched {
     cr_comm_t *comm;
     int tag;
@@ -74,6 +77,9 @@ void *coll_sched_tmp(coll_sched_t *s, MPI_Aint count, const cr_datatype_t *dt);
 /* Start the schedule; then coll_sched_poll() until it returns 1. */
 int coll_sched_start(coll_sched_t *s);
 int coll_sched_poll(coll_sched_t *s);
+/* Advance without polling the transports (the caller has just done so);
+ * returns 1 when the schedule is complete. */
+int coll_sched_advance(coll_sched_t *s);
 /* Run to completion (blocking).  Returns MPI_SUCCESS or the first error. */
 int coll_sched_run(coll_sched_t *s);
 void coll_sched_free(coll_sched_t *s);
@@ -83,24 +89,44 @@ void coll_copy(const void *src, void *dst, MPI_Aint count, const cr_datatype_t *
 
 /* ---- collectives, algorithms, selection ----------------------------------- */
 typedef enum {
-    COLL_BARRIER = 0, COLL_BCAST, COLL_REDUCE, COLL_ALLREDUCE, COLL_NCOLL
+    COLL_BARRIER = 0, COLL_BCAST, COLL_REDUCE, COLL_ALLREDUCE,
+    COLL_GATHER, COLL_GATHERV, COLL_SCATTER, COLL_SCATTERV,
+    COLL_ALLGATHER, COLL_ALLGATHERV, COLL_ALLTOALL, COLL_ALLTOALLV, COLL_ALLTOALLW,
+    COLL_REDUCE_SCATTER, COLL_REDUCE_SCATTER_BLOCK, COLL_SCAN, COLL_EXSCAN,
+    COLL_NCOLL
 } coll_kind_t;
-enum { COLL_TAG_BARRIER = 1, COLL_TAG_BCAST = 2, COLL_TAG_REDUCE = 3, COLL_TAG_ALLREDUCE = 4 };
 
-/* Arguments of one collective call, as the algorithms see them. */
+/* Arguments of one collective call, as the algorithms see them.  Fields a
+ * collective does not have stay zero.  MPI_IN_PLACE is passed through as
+ * sbuf (or rbuf for Scatter/Scatterv at the root) where the standard allows it;
+ * datatype pointers of arguments the standard says to ignore may be NULL. */
 typedef struct {
-    const void *sbuf;           /* MPI_IN_PLACE allowed where the standard allows it */
+    const void *sbuf;
     void *rbuf;                 /* Bcast: the buffer */
+    /* reductions, Bcast, Scan: count elements of dt */
     MPI_Aint count;
     cr_datatype_t *dt;
     const cr_op_t *op;
     int root;
+    /* Gather/Scatter/Allgather/Alltoall: one block per rank */
+    MPI_Aint scount, rcount;
+    cr_datatype_t *sdt, *rdt;
+    /* v and w forms: per-rank counts and displacements (elements of the
+     * datatype's extent; bytes for Alltoallw); Reduce_scatter: rcounts */
+    const int *scounts, *sdispls, *rcounts, *rdispls;
+    cr_datatype_t *const *sdts, *const *rdts;   /* Alltoallw: per-rank types */
+    /* what the selection rules compare (see coll_select.c): bytes of one
+     * rank's block, or of the whole vector for reductions */
+    size_t bytes;
 } coll_args_t;
 
 typedef int (*coll_build_fn)(coll_sched_t *s, const coll_args_t *a);
 
 /* Algorithm flags. */
-enum { COLL_ALG_COMMUTATIVE = 1 };   /* only for commutative ops */
+enum {
+    COLL_ALG_COMMUTATIVE = 1,   /* only for commutative ops */
+    COLL_ALG_INTER = 2,         /* for intercommunicators (else intracommunicators only) */
+};
 
 typedef struct {
     coll_kind_t coll;
@@ -110,19 +136,42 @@ typedef struct {
     coll_build_fn build;
 } coll_alg_t;
 
-/* The builders, one per file. */
+/* The builders, one per file.  Each works for any communicator size
+ * (1 included), any root, zero counts and MPI_IN_PLACE where the collective
+ * allows it. */
 int coll_barrier_dissemination(coll_sched_t *s, const coll_args_t *a);
 int coll_bcast_binomial(coll_sched_t *s, const coll_args_t *a);
 int coll_bcast_scatter_allgather(coll_sched_t *s, const coll_args_t *a);
 int coll_reduce_binomial(coll_sched_t *s, const coll_args_t *a);
 int coll_allreduce_recdbl(coll_sched_t *s, const coll_args_t *a);
 int coll_allreduce_reduce_bcast(coll_sched_t *s, const coll_args_t *a);
+int coll_gather_binomial(coll_sched_t *s, const coll_args_t *a);
+int coll_gather_linear(coll_sched_t *s, const coll_args_t *a);
+int coll_gatherv_linear(coll_sched_t *s, const coll_args_t *a);
+int coll_scatter_binomial(coll_sched_t *s, const coll_args_t *a);
+int coll_scatter_linear(coll_sched_t *s, const coll_args_t *a);
+int coll_scatterv_linear(coll_sched_t *s, const coll_args_t *a);
+int coll_allgather_ring(coll_sched_t *s, const coll_args_t *a);
+int coll_allgather_bruck(coll_sched_t *s, const coll_args_t *a);
+int coll_allgatherv_ring(coll_sched_t *s, const coll_args_t *a);
+int coll_alltoall_pairwise(coll_sched_t *s, const coll_args_t *a);   /* also v and w */
+int coll_alltoall_bruck(coll_sched_t *s, const coll_args_t *a);
+int coll_reduce_scatter_reduce_scatterv(coll_sched_t *s, const coll_args_t *a);
+int coll_reduce_scatter_ring(coll_sched_t *s, const coll_args_t *a);
+int coll_scan_recdbl(coll_sched_t *s, const coll_args_t *a);
+int coll_exscan_recdbl(coll_sched_t *s, const coll_args_t *a);
 
-/* The algorithm for one call (coll_select.c): a forced one from the
- * environment if it applies, else the first matching row of the table. */
+/* The algorithm for one call (coll_select.c): a forced one from the settings
+ * if it applies, else the first matching row of the table; NULL when no
+ * algorithm exists for this kind of communicator (intercommunicators, for now). */
 const coll_alg_t *coll_select(coll_kind_t coll, const cr_comm_t *comm, const coll_args_t *a);
 /* The forced algorithm id of a collective (0 = automatic). */
 int coll_forced_alg(coll_kind_t coll);
+
+/* Non-blocking collectives (coll_nbc.c): build the schedule with alg, start it
+ * and return a request (*out) that the progress engine completes. */
+int coll_nbc_start(cr_comm_t *comm, int tag, const coll_alg_t *alg, const coll_args_t *a,
+                   MPI_Request *out);
 
 /* Small helpers shared by the builders. */
 static inline int coll_lowbit(int x) { return x & -x; }
@@ -130,4 +179,11 @@ static inline size_t coll_bytes(const coll_args_t *a)
 {
     return (size_t)a->count * (size_t)a->dt->size;
 }
+/* Address of element i of buf in dt's layout. */
+static inline void *coll_elem(const void *buf, MPI_Aint i, const cr_datatype_t *dt)
+{
+    return (char *)buf + i * dt->extent;
+}
+/* (x mod n) in [0, n) for any x */
+static inline int coll_mod(int x, int n) { return ((x % n) + n) % n; }
 #endif

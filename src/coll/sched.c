@@ -32,6 +32,14 @@ static coll_step_t *add_step(coll_sched_t *s, coll_step_kind_t kind)
     return st;
 }
 
+/* Steps hold references to their datatypes: the user may free a type while a
+ * non-blocking collective that uses it is still running. */
+static cr_datatype_t *hold(cr_datatype_t *dt)
+{
+    if (dt) cr_dt_retain(dt);
+    return dt;
+}
+
 void coll_sched_send(coll_sched_t *s, const void *buf, MPI_Aint count, cr_datatype_t *dt,
                      int peer)
 {
@@ -39,7 +47,7 @@ void coll_sched_send(coll_sched_t *s, const void *buf, MPI_Aint count, cr_dataty
     if (!st) return;
     st->src = buf;
     st->count = count;
-    st->dt = dt;
+    st->dt = hold(dt);
     st->peer = peer;
 }
 
@@ -49,7 +57,7 @@ void coll_sched_recv(coll_sched_t *s, void *buf, MPI_Aint count, cr_datatype_t *
     if (!st) return;
     st->dst = buf;
     st->count = count;
-    st->dt = dt;
+    st->dt = hold(dt);
     st->peer = peer;
 }
 
@@ -62,7 +70,7 @@ void coll_sched_reduce(coll_sched_t *s, const cr_op_t *op, const void *in, void 
     st->src = in;
     st->dst = inout;
     st->count = count;
-    st->dt = dt;
+    st->dt = hold(dt);
 }
 
 void coll_sched_copy(coll_sched_t *s, const void *src, MPI_Aint scount, cr_datatype_t *sdt,
@@ -73,10 +81,10 @@ void coll_sched_copy(coll_sched_t *s, const void *src, MPI_Aint scount, cr_datat
     if (!st) return;
     st->src = src;
     st->count = scount;
-    st->dt = sdt;
+    st->dt = hold(sdt);
     st->dst = dst;
     st->dcount = dcount;
-    st->ddt = ddt;
+    st->ddt = hold(ddt);
 }
 
 void coll_sched_next_round(coll_sched_t *s)
@@ -208,15 +216,21 @@ static int round_done(coll_sched_t *s, int block)
     return 1;
 }
 
-int coll_sched_poll(coll_sched_t *s)
+int coll_sched_advance(coll_sched_t *s)
 {
     if (!s->reqs) return 1;
-    cr_progress();
     while (round_done(s, 0)) {
         if (s->next >= s->nsteps) return 1;
         start_round(s);
     }
     return 0;
+}
+
+int coll_sched_poll(coll_sched_t *s)
+{
+    if (!s->reqs) return 1;
+    cr_progress();
+    return coll_sched_advance(s);
 }
 
 int coll_sched_run(coll_sched_t *s)
@@ -233,6 +247,10 @@ int coll_sched_run(coll_sched_t *s)
 
 void coll_sched_free(coll_sched_t *s)
 {
+    for (int i = 0; i < s->nsteps; i++) {
+        if (s->steps[i].dt) cr_dt_release(s->steps[i].dt);
+        if (s->steps[i].ddt) cr_dt_release(s->steps[i].ddt);
+    }
     free(s->steps);
     free(s->reqs);
     for (int i = 0; i < s->ntmp; i++) free(s->tmp[i]);

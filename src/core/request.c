@@ -49,13 +49,22 @@ void cr_request_free(cr_request_t *r)
     if (r->handle != MPI_REQUEST_NULL) cr_objtab_remove(&cr_request_tab, CR_H_INDEX(r->handle));
     free(r->tmp);
     r->tmp = NULL;
+    if (r->dt) cr_dt_release(r->dt);
+    r->dt = NULL;
     r->next = pool;
     pool = r;
 }
 
+/* Set by src/coll when the first non-blocking collective starts (coll_nbc.c):
+ * advances the started collective schedules.  A hook rather than a call
+ * keeps core from depending on coll. */
+int (*cr_progress_coll)(void);
+
 int cr_progress(void)
 {
-    return cr_pt2pt_progress();
+    int events = cr_pt2pt_progress();
+    if (cr_progress_coll) events += cr_progress_coll();
+    return events;
 }
 
 void cr_progress_wait(volatile int *flag)

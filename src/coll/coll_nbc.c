@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: MIT */
+/* Non-blocking collectives: the blocking forms' schedules, started and then
+ * advanced by the progress engine.
+ *
+ * Each call builds its schedule at once (so the user's count and
+ * displacement arrays are read during the call and may change afterwards),
+ * starts the first round and returns a CR_REQ_COLL request.  Every started
+ * schedule sits on one list; cr_progress() calls coll_nbc_progress() through
+ * the cr_progress_coll hook, which moves every listed schedule on as far as
+ * its messages allow and completes its request at the end.  Advancing all of
+ * them, not only the one being waited for, is what lets several outstanding
+ * collectives finish in any order (rank 0 may wait for A then B while rank 1
+ * waits for B then A) and lets a blocking pt2pt wait drive them too.
+ *
+ * The request has no poll function: MPI_Wait then waits on its complete flag
+ * with the usual waiting policy (yielding the core when oversubscribed),
+ * and MPI_Test's cr_progress() call advances it.
+ *
+ * Messages of different outstanding collectives never match: each call has
+ * its own tag from the communicator's collective sequence number (coll.c). */
+#include <stdlib.h>
+#include "coll/coll.h"
+#include "core/pt2pt.h"
+
+typedef struct coll_nbc {
+    coll_sched_t s;
+    cr_request_t *req;
+    struct coll_nbc *next, *prev;
+    int listed;
+} coll_nbc_t;
+
+static coll_nbc_t *active;   /* started, not yet complete */
+static int busy;             /* guards against re-entry through cr_progress() */
+
+static void unlink_nbc(coll_nbc_t *nb)
+{
+    if (!nb->listed) return;
+    if (nb->prev) nb->prev->next = nb->next;
+    else active = nb->next;
+    if (nb->next) nb->next->prev = nb->prev;
+    nb->next = nb->prev = NULL;
+    nb->listed = 0;
+}
+
+/* Move one schedule on; complete its request when it is done.  Returns 1 if
+ * it completed. */
+static int advance(coll_nbc_t *nb)
+{
+    if (!coll_sched_advance(&nb->s)) return 0;
+    cr_request_t *r = nb->req;
+    unlink_nbc(nb);
+    r->err = nb->s.err;
+    r->status.MPI_ERROR = nb->s.err;
+    cr_req_complete(r);   /* may free r (and nb) if it was detached */
+    return 1;
+}
+
+static int coll_nbc_progress(void)
+{
+    if (busy || !active) return 0;
+    busy = 1;
+    int events = 0;
+    for (coll_nbc_t *nb = active, *next; nb; nb = next) {
+        next = nb->next;
+        int before = nb->s.next;
+        if (advance(nb)) events++;
+        else if (nb->s.next != before) events++;   /* a new round started */
+    }
+    busy = 0;
+    return events;
+}
+
+static void nbc_free(cr_request_t *r)
+{
+    coll_nbc_t *nb = r->sched;
+    if (!nb) return;
+    unlink_nbc(nb);
+    coll_sched_free(&nb->s);
+    free(nb);
+    r->sched = NULL;
+}
+
+int coll_nbc_start(cr_comm_t *comm, int tag, const coll_alg_t *alg, const coll_args_t *a,
+                   MPI_Request *out)
+{
+    coll_nbc_t *nb = calloc(1, sizeof(*nb));
+    cr_request_t *r = nb ? cr_request_new(CR_REQ_COLL, 1) : NULL;
+    if (!r) {
+        free(nb);
+        return cr_error(MPI_ERR_NO_MEM, "out of memory starting a non-blocking collective");
+    }
+    r->comm = comm;
+    r->sched = nb;
+    r->on_free = nbc_free;
+    r->status.MPI_SOURCE = MPI_ANY_SOURCE;
+    r->status.MPI_TAG = MPI_ANY_TAG;
+    nb->req = r;
+    coll_sched_init(&nb->s, comm, tag);
+    int e = alg->build(&nb->s, a);
+    if (!e) e = coll_sched_start(&nb->s);
+    if (e) {
+        cr_request_free(r);
+        return e;
+    }
+    cr_progress_coll = coll_nbc_progress;
+    nb->next = active;
+    if (active) active->prev = nb;
+    active = nb;
+    nb->listed = 1;
+    *out = r->handle;
+    /* local-only schedules (size 1, zero counts) finish here */
+    if (!busy) {
+        busy = 1;
+        advance(nb);
+        busy = 0;
+    }
+    return MPI_SUCCESS;
+}
