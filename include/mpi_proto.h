@@ -606,8 +606,8 @@ int MPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
 int PMPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request) COURIER_API_PUBLIC;
 int MPI_Info_create(MPI_Info* info) COURIER_API_PUBLIC;
 int PMPI_Info_create(MPI_Info* info) COURIER_API_PUBLIC;
-int MPI_Info_create_env(int argc, char argv[], MPI_Info* info) COURIER_API_PUBLIC;
-int PMPI_Info_create_env(int argc, char argv[], MPI_Info* info) COURIER_API_PUBLIC;
+int MPI_Info_create_env(int argc, char *argv[], MPI_Info* info) COURIER_API_PUBLIC;
+int PMPI_Info_create_env(int argc, char *argv[], MPI_Info* info) COURIER_API_PUBLIC;
 int MPI_Info_delete(MPI_Info info, const char* key) COURIER_API_PUBLIC;
 int PMPI_Info_delete(MPI_Info info, const char* key) COURIER_API_PUBLIC;
 int MPI_Info_dup(MPI_Info info, MPI_Info* newinfo) COURIER_API_PUBLIC;

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Fails when the committed generated binding files differ from what
-# maint/gen_bindings.py produces now (run `python3 maint/gen_bindings.py`).
+# maint/gen_bindings.py produces now, the Fortran bindings of maint/gen_fortran.py
+# included (run `python3 maint/gen_bindings.py`).
 set -e
 root=$(cd "$(dirname "$0")/.." && pwd)
 if ! python3 -c "import pympistandard" 2>/dev/null; then
@@ -18,7 +19,7 @@ for f in $(cd "$tmp" && find . -type f | sort); do
         status=1
     fi
 done
-for f in $(cd "$root" && ls src/binding/bind_*.c 2>/dev/null); do
+for f in $(cd "$root" && ls src/binding/bind_*.c src/fortran/fort_*.c 2>/dev/null | grep -v fort_util.c); do
     [ -f "$tmp/$f" ] || { echo "check_bindings: $f is no longer generated; remove it" >&2; status=1; }
 done
 [ $status = 0 ] && echo "check_bindings: generated files are up to date"

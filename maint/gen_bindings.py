@@ -5,7 +5,8 @@
 Requires `pip install pympistandard==0.2.0`.  Usage:
     python3 maint/gen_bindings.py [OUTDIR]      (OUTDIR defaults to the repository)
 Writes include/mpi_proto.h, src/binding/bind_*.c, src/binding/core_api.h,
-src/binding/core_weak.c, src/binding/api_table.[ch].  maint/notes.py says which
+src/binding/core_weak.c, src/binding/api_table.[ch], and through
+maint/gen_fortran.py the Fortran bindings (include/mpif.h, src/fortran/).  maint/notes.py says which
 procedures get a binding that calls core_x and holds per-parameter notes; the
 API table behind `courier_info --api` counts a procedure as implemented only when
 its core_x is defined in src/ (so adding a core function means regenerating).
@@ -56,6 +57,8 @@ class Param:
 class Proc:
     def __init__(self, proto, parseset=None):
         proto = proto.replace("\\ldots", "...")
+        for wrong, right in notes.PROTO_FIXES.get(re.search(r"\b(MPI_\w+)\(", proto).group(1), ()):
+            proto = proto.replace(wrong, right)
         m = re.match(r"(.*?)\b(MPI_\w+)\((.*)\)$", proto)
         self.ret, self.name, plist = m.group(1).strip(), m.group(2), m.group(3)
         meta = {p["name"]: p for p in (parseset or {}).get("parameters", [])}
@@ -299,6 +302,10 @@ def main():
           "".join('    {"%s", %d},\n' % (p.name, int(p.implemented and p.core in defined))
                   for p in std_procs) +
           "};\nconst int cr_api_count = %d;\n" % len(std_procs))
+
+    # The Fortran bindings, from the same description (maint/gen_fortran.py).
+    import gen_fortran
+    gen_fortran.main(["gen_fortran.py", outdir])
 
 
 if __name__ == "__main__":

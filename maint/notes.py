@@ -31,7 +31,13 @@ Status_set_elements_x"""
 _COMM = """Comm_rank Comm_size Comm_dup Comm_dup_with_info Comm_idup Comm_free Comm_split
 Comm_split_type Comm_create Comm_create_group Comm_compare Comm_group Comm_test_inter
 Comm_remote_size Comm_remote_group Comm_set_name Comm_get_name Intercomm_create
-Intercomm_merge Comm_get_info Comm_set_info"""
+Intercomm_merge Comm_get_info Comm_set_info
+Cart_create Dims_create Cart_get Cartdim_get Cart_rank Cart_coords Cart_shift Cart_sub
+Cart_map Graph_create Graphdims_get Graph_get Graph_neighbors_count Graph_neighbors
+Graph_map Dist_graph_create Dist_graph_create_adjacent Dist_graph_neighbors_count
+Dist_graph_neighbors Topo_test Neighbor_allgather Neighbor_allgatherv Neighbor_alltoall
+Neighbor_alltoallv Neighbor_alltoallw Ineighbor_allgather Ineighbor_allgatherv
+Ineighbor_alltoall Ineighbor_alltoallv Ineighbor_alltoallw"""
 _GROUP = """Group_size Group_rank Group_free Group_incl Group_excl Group_range_incl
 Group_range_excl Group_union Group_intersection Group_difference Group_compare
 Group_translate_ranks"""
@@ -39,11 +45,15 @@ _TYPE = """Type_contiguous Type_vector Type_create_hvector Type_indexed
 Type_create_hindexed Type_create_indexed_block Type_create_hindexed_block
 Type_create_struct Type_create_resized Type_create_subarray Type_commit Type_free
 Type_dup Type_size Type_size_x Type_get_extent Type_get_extent_x Type_get_true_extent
-Type_get_true_extent_x Type_get_name Type_set_name Get_address Pack Unpack Pack_size"""
+Type_get_true_extent_x Type_get_name Type_set_name Get_address Pack Unpack Pack_size
+Type_create_darray Type_get_envelope Type_get_contents Type_match_size Pack_external
+Unpack_external Pack_external_size Address Type_extent Type_lb Type_ub Type_hvector
+Type_hindexed Type_struct"""
 _COLL = """Barrier Bcast Reduce Allreduce Gather Gatherv Scatter Scatterv Allgather
 Allgatherv Alltoall Alltoallv Alltoallw Reduce_scatter Reduce_scatter_block Scan Exscan
 Reduce_local Ibarrier Ibcast Ireduce Iallreduce Igather Igatherv Iscatter Iscatterv
-Iallgather Iallgatherv Ialltoall Ialltoallv Ireduce_scatter_block Iscan Iexscan
+Iallgather Iallgatherv Ialltoall Ialltoallv Ialltoallw Ireduce_scatter
+Ireduce_scatter_block Iscan Iexscan
 Op_create Op_free Op_commutative"""
 _INIT = """Init Init_thread Finalize Initialized Finalized Abort Query_thread
 Is_thread_main Get_version Get_library_version Get_processor_name Wtime Wtick
@@ -54,14 +64,27 @@ Add_error_code Add_error_string"""
 # Large-count (_c) forms implemented alongside the int forms.
 _BIG = """Send Recv Isend Irecv Ssend Issend Rsend Irsend Bsend Ibsend Sendrecv
 Sendrecv_replace Get_count Get_elements Bcast Reduce Allreduce Gather Scatter Allgather
-Alltoall Type_contiguous Type_vector Type_size Type_get_extent Type_get_true_extent"""
+Alltoall Type_contiguous Type_vector Type_size Type_get_extent Type_get_true_extent
+Type_create_hvector Type_indexed Type_create_hindexed Type_create_indexed_block
+Type_create_hindexed_block Type_create_struct Type_create_subarray Type_create_darray
+Type_create_resized Type_get_envelope Type_get_contents Pack Unpack Pack_size
+Pack_external Unpack_external Pack_external_size"""
+
+# Attributes and keyvals (src/core/attr.c), with the MPI-1 forms, and Info objects
+# (src/core/info.c).
+_ATTR = """Comm_create_keyval Comm_free_keyval Comm_set_attr Comm_get_attr Comm_delete_attr
+Type_create_keyval Type_free_keyval Type_set_attr Type_get_attr Type_delete_attr
+Win_create_keyval Win_free_keyval Win_set_attr Win_get_attr Win_delete_attr
+Keyval_create Keyval_free Attr_put Attr_get Attr_delete"""
+_INFO = """Info_create Info_set Info_get Info_get_valuelen Info_get_string Info_delete
+Info_dup Info_free Info_get_nkeys Info_get_nthkey Info_create_env"""
 
 
 def _names(*blocks):
     return {"MPI_" + w for b in blocks for w in b.split()}
 
 
-IMPLEMENTED = _names(_P2P, _REQ, _COMM, _GROUP, _TYPE, _COLL, _INIT, _ERR) | \
+IMPLEMENTED = _names(_P2P, _REQ, _COMM, _GROUP, _TYPE, _COLL, _INIT, _ERR, _ATTR, _INFO) | \
     {n + "_c" for n in _names(_BIG)}
 
 ANYTIME = _names("""Init Init_thread Initialized Finalized Get_version
@@ -115,3 +138,9 @@ LEGACY = [
     "MPI_Aint* array_of_displacements, MPI_Datatype* array_of_types, MPI_Datatype* newtype)",
     "int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint* displacement)",
 ]
+
+# Corrections to prototypes as apis.json spells them: (wrong text, right text).
+# MPI_Info_create_env takes argv as main() does; MPICH declares char *argv[].
+PROTO_FIXES = {
+    "MPI_Info_create_env": (("char argv[]", "char *argv[]"),),
+}

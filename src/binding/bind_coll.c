@@ -775,7 +775,16 @@ int __attribute__((visibility("default"))) PMPI_Ialltoallw(const void* sendbuf, 
 {
     static const char cr_fname[] = "MPI_Ialltoallw";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Ialltoallw is not implemented in Courier yet");
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -945,7 +954,24 @@ int __attribute__((visibility("default"))) PMPI_Ineighbor_allgather(const void* 
 {
     static const char cr_fname[] = "MPI_Ineighbor_allgather";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Ineighbor_allgather is not implemented in Courier yet");
+    cr_comm_t *cr_c = NULL;
+    cr_datatype_t *cr_dt_sendtype = NULL;
+    cr_datatype_t *cr_dt_recvtype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_count(sendcount, "sendcount")))) goto fail;
+    if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_count(recvcount, "recvcount")))) goto fail;
+    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_dt_sendtype)))) goto fail;
+    if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_dt_recvtype)))) goto fail;
+    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_dt_sendtype, "sendbuf")))) goto fail;
+    if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_dt_recvtype, "recvbuf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -963,7 +989,22 @@ int __attribute__((visibility("default"))) PMPI_Ineighbor_allgatherv(const void*
 {
     static const char cr_fname[] = "MPI_Ineighbor_allgatherv";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Ineighbor_allgatherv is not implemented in Courier yet");
+    cr_comm_t *cr_c = NULL;
+    cr_datatype_t *cr_dt_sendtype = NULL;
+    cr_datatype_t *cr_dt_recvtype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_count(sendcount, "sendcount")))) goto fail;
+    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_dt_sendtype)))) goto fail;
+    if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_dt_recvtype)))) goto fail;
+    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_dt_sendtype, "sendbuf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -981,7 +1022,24 @@ int __attribute__((visibility("default"))) PMPI_Ineighbor_alltoall(const void* s
 {
     static const char cr_fname[] = "MPI_Ineighbor_alltoall";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Ineighbor_alltoall is not implemented in Courier yet");
+    cr_comm_t *cr_c = NULL;
+    cr_datatype_t *cr_dt_sendtype = NULL;
+    cr_datatype_t *cr_dt_recvtype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_count(sendcount, "sendcount")))) goto fail;
+    if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_count(recvcount, "recvcount")))) goto fail;
+    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_dt_sendtype)))) goto fail;
+    if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_dt_recvtype)))) goto fail;
+    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_dt_sendtype, "sendbuf")))) goto fail;
+    if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_dt_recvtype, "recvbuf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -999,7 +1057,20 @@ int __attribute__((visibility("default"))) PMPI_Ineighbor_alltoallv(const void* 
 {
     static const char cr_fname[] = "MPI_Ineighbor_alltoallv";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Ineighbor_alltoallv is not implemented in Courier yet");
+    cr_comm_t *cr_c = NULL;
+    cr_datatype_t *cr_dt_sendtype = NULL;
+    cr_datatype_t *cr_dt_recvtype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_dt_sendtype)))) goto fail;
+    if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_dt_recvtype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -1017,7 +1088,16 @@ int __attribute__((visibility("default"))) PMPI_Ineighbor_alltoallw(const void* 
 {
     static const char cr_fname[] = "MPI_Ineighbor_alltoallw";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Ineighbor_alltoallw is not implemented in Courier yet");
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -1069,7 +1149,19 @@ int __attribute__((visibility("default"))) PMPI_Ireduce_scatter(const void* send
 {
     static const char cr_fname[] = "MPI_Ireduce_scatter";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Ireduce_scatter is not implemented in Courier yet");
+    cr_comm_t *cr_c = NULL;
+    cr_datatype_t *cr_dt_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_dt_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -1222,7 +1314,23 @@ int __attribute__((visibility("default"))) PMPI_Neighbor_allgather(const void* s
 {
     static const char cr_fname[] = "MPI_Neighbor_allgather";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Neighbor_allgather is not implemented in Courier yet");
+    cr_comm_t *cr_c = NULL;
+    cr_datatype_t *cr_dt_sendtype = NULL;
+    cr_datatype_t *cr_dt_recvtype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_count(sendcount, "sendcount")))) goto fail;
+    if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_count(recvcount, "recvcount")))) goto fail;
+    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_dt_sendtype)))) goto fail;
+    if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_dt_recvtype)))) goto fail;
+    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_dt_sendtype, "sendbuf")))) goto fail;
+    if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_dt_recvtype, "recvbuf")))) goto fail;
+    cr_err = core_neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -1258,7 +1366,21 @@ int __attribute__((visibility("default"))) PMPI_Neighbor_allgatherv(const void* 
 {
     static const char cr_fname[] = "MPI_Neighbor_allgatherv";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Neighbor_allgatherv is not implemented in Courier yet");
+    cr_comm_t *cr_c = NULL;
+    cr_datatype_t *cr_dt_sendtype = NULL;
+    cr_datatype_t *cr_dt_recvtype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_count(sendcount, "sendcount")))) goto fail;
+    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_dt_sendtype)))) goto fail;
+    if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_dt_recvtype)))) goto fail;
+    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_dt_sendtype, "sendbuf")))) goto fail;
+    cr_err = core_neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -1294,7 +1416,23 @@ int __attribute__((visibility("default"))) PMPI_Neighbor_alltoall(const void* se
 {
     static const char cr_fname[] = "MPI_Neighbor_alltoall";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Neighbor_alltoall is not implemented in Courier yet");
+    cr_comm_t *cr_c = NULL;
+    cr_datatype_t *cr_dt_sendtype = NULL;
+    cr_datatype_t *cr_dt_recvtype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_count(sendcount, "sendcount")))) goto fail;
+    if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_count(recvcount, "recvcount")))) goto fail;
+    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_dt_sendtype)))) goto fail;
+    if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_dt_recvtype)))) goto fail;
+    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_dt_sendtype, "sendbuf")))) goto fail;
+    if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_dt_recvtype, "recvbuf")))) goto fail;
+    cr_err = core_neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -1330,7 +1468,19 @@ int __attribute__((visibility("default"))) PMPI_Neighbor_alltoallv(const void* s
 {
     static const char cr_fname[] = "MPI_Neighbor_alltoallv";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Neighbor_alltoallv is not implemented in Courier yet");
+    cr_comm_t *cr_c = NULL;
+    cr_datatype_t *cr_dt_sendtype = NULL;
+    cr_datatype_t *cr_dt_recvtype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_dt_sendtype)))) goto fail;
+    if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_dt_recvtype)))) goto fail;
+    cr_err = core_neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -1366,7 +1516,15 @@ int __attribute__((visibility("default"))) PMPI_Neighbor_alltoallw(const void* s
 {
     static const char cr_fname[] = "MPI_Neighbor_alltoallw";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Neighbor_alltoallw is not implemented in Courier yet");
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    cr_err = core_neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 

@@ -56,7 +56,15 @@ int __attribute__((visibility("default"))) PMPI_Cart_coords(MPI_Comm comm, int r
 {
     static const char cr_fname[] = "MPI_Cart_coords";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Cart_coords is not implemented in Courier yet");
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    cr_err = core_cart_coords(comm, rank, maxdims, coords);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -65,7 +73,16 @@ int __attribute__((visibility("default"))) PMPI_Cart_create(MPI_Comm comm_old, i
 {
     static const char cr_fname[] = "MPI_Cart_create";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Cart_create is not implemented in Courier yet");
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm_old, "comm_old", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(comm_cart, "comm_cart")))) goto fail;
+    cr_err = core_cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm_old, cr_err, cr_fname);
 }
 
@@ -74,7 +91,15 @@ int __attribute__((visibility("default"))) PMPI_Cart_get(MPI_Comm comm, int maxd
 {
     static const char cr_fname[] = "MPI_Cart_get";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Cart_get is not implemented in Courier yet");
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    cr_err = core_cart_get(comm, maxdims, dims, periods, coords);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -83,7 +108,16 @@ int __attribute__((visibility("default"))) PMPI_Cart_map(MPI_Comm comm, int ndim
 {
     static const char cr_fname[] = "MPI_Cart_map";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Cart_map is not implemented in Courier yet");
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(newrank, "newrank")))) goto fail;
+    cr_err = core_cart_map(comm, ndims, dims, periods, newrank);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -92,7 +126,16 @@ int __attribute__((visibility("default"))) PMPI_Cart_rank(MPI_Comm comm, const i
 {
     static const char cr_fname[] = "MPI_Cart_rank";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Cart_rank is not implemented in Courier yet");
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(rank, "rank")))) goto fail;
+    cr_err = core_cart_rank(comm, coords, rank);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -101,7 +144,17 @@ int __attribute__((visibility("default"))) PMPI_Cart_shift(MPI_Comm comm, int di
 {
     static const char cr_fname[] = "MPI_Cart_shift";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Cart_shift is not implemented in Courier yet");
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(rank_source, "rank_source")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(rank_dest, "rank_dest")))) goto fail;
+    cr_err = core_cart_shift(comm, direction, disp, rank_source, rank_dest);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -110,7 +163,16 @@ int __attribute__((visibility("default"))) PMPI_Cart_sub(MPI_Comm comm, const in
 {
     static const char cr_fname[] = "MPI_Cart_sub";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Cart_sub is not implemented in Courier yet");
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(newcomm, "newcomm")))) goto fail;
+    cr_err = core_cart_sub(comm, remain_dims, newcomm);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -119,7 +181,16 @@ int __attribute__((visibility("default"))) PMPI_Cartdim_get(MPI_Comm comm, int* 
 {
     static const char cr_fname[] = "MPI_Cartdim_get";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Cartdim_get is not implemented in Courier yet");
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(ndims, "ndims")))) goto fail;
+    cr_err = core_cartdim_get(comm, ndims);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -241,7 +312,14 @@ int __attribute__((visibility("default"))) PMPI_Comm_create_keyval(MPI_Comm_copy
 {
     static const char cr_fname[] = "MPI_Comm_create_keyval";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Comm_create_keyval is not implemented in Courier yet");
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(comm_keyval, "comm_keyval")))) goto fail;
+    cr_err = core_comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -250,7 +328,15 @@ int __attribute__((visibility("default"))) PMPI_Comm_delete_attr(MPI_Comm comm, 
 {
     static const char cr_fname[] = "MPI_Comm_delete_attr";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Comm_delete_attr is not implemented in Courier yet");
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    cr_err = core_comm_delete_attr(comm, comm_keyval);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -321,7 +407,13 @@ int __attribute__((visibility("default"))) PMPI_Comm_free_keyval(int* comm_keyva
 {
     static const char cr_fname[] = "MPI_Comm_free_keyval";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Comm_free_keyval is not implemented in Courier yet");
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    cr_err = core_comm_free_keyval(comm_keyval);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -330,7 +422,16 @@ int __attribute__((visibility("default"))) PMPI_Comm_get_attr(MPI_Comm comm, int
 {
     static const char cr_fname[] = "MPI_Comm_get_attr";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Comm_get_attr is not implemented in Courier yet");
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
+    cr_err = core_comm_get_attr(comm, comm_keyval, attribute_val, flag);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -511,7 +612,15 @@ int __attribute__((visibility("default"))) PMPI_Comm_set_attr(MPI_Comm comm, int
 {
     static const char cr_fname[] = "MPI_Comm_set_attr";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Comm_set_attr is not implemented in Courier yet");
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    cr_err = core_comm_set_attr(comm, comm_keyval, attribute_val);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -664,7 +773,13 @@ int __attribute__((visibility("default"))) PMPI_Dims_create(int nnodes, int ndim
 {
     static const char cr_fname[] = "MPI_Dims_create";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Dims_create is not implemented in Courier yet");
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    cr_err = core_dims_create(nnodes, ndims, dims);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -673,7 +788,18 @@ int __attribute__((visibility("default"))) PMPI_Dist_graph_create(MPI_Comm comm_
 {
     static const char cr_fname[] = "MPI_Dist_graph_create";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Dist_graph_create is not implemented in Courier yet");
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm_old, "comm_old", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(n, "n")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(comm_dist_graph, "comm_dist_graph")))) goto fail;
+    cr_err = core_dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm_old, cr_err, cr_fname);
 }
 
@@ -682,7 +808,17 @@ int __attribute__((visibility("default"))) PMPI_Dist_graph_create_adjacent(MPI_C
 {
     static const char cr_fname[] = "MPI_Dist_graph_create_adjacent";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Dist_graph_create_adjacent is not implemented in Courier yet");
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm_old, "comm_old", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(comm_dist_graph, "comm_dist_graph")))) goto fail;
+    cr_err = core_dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm_old, cr_err, cr_fname);
 }
 
@@ -691,7 +827,17 @@ int __attribute__((visibility("default"))) PMPI_Dist_graph_neighbors(MPI_Comm co
 {
     static const char cr_fname[] = "MPI_Dist_graph_neighbors";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Dist_graph_neighbors is not implemented in Courier yet");
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(maxindegree, "maxindegree")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(maxoutdegree, "maxoutdegree")))) goto fail;
+    cr_err = core_dist_graph_neighbors(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -700,7 +846,18 @@ int __attribute__((visibility("default"))) PMPI_Dist_graph_neighbors_count(MPI_C
 {
     static const char cr_fname[] = "MPI_Dist_graph_neighbors_count";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Dist_graph_neighbors_count is not implemented in Courier yet");
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(indegree, "indegree")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(outdegree, "outdegree")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(weighted, "weighted")))) goto fail;
+    cr_err = core_dist_graph_neighbors_count(comm, indegree, outdegree, weighted);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -772,7 +929,16 @@ int __attribute__((visibility("default"))) PMPI_Graph_create(MPI_Comm comm_old, 
 {
     static const char cr_fname[] = "MPI_Graph_create";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Graph_create is not implemented in Courier yet");
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm_old, "comm_old", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(comm_graph, "comm_graph")))) goto fail;
+    cr_err = core_graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm_old, cr_err, cr_fname);
 }
 
@@ -781,7 +947,15 @@ int __attribute__((visibility("default"))) PMPI_Graph_get(MPI_Comm comm, int max
 {
     static const char cr_fname[] = "MPI_Graph_get";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Graph_get is not implemented in Courier yet");
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    cr_err = core_graph_get(comm, maxindex, maxedges, index, edges);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -790,7 +964,16 @@ int __attribute__((visibility("default"))) PMPI_Graph_map(MPI_Comm comm, int nno
 {
     static const char cr_fname[] = "MPI_Graph_map";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Graph_map is not implemented in Courier yet");
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(newrank, "newrank")))) goto fail;
+    cr_err = core_graph_map(comm, nnodes, index, edges, newrank);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -799,7 +982,15 @@ int __attribute__((visibility("default"))) PMPI_Graph_neighbors(MPI_Comm comm, i
 {
     static const char cr_fname[] = "MPI_Graph_neighbors";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Graph_neighbors is not implemented in Courier yet");
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    cr_err = core_graph_neighbors(comm, rank, maxneighbors, neighbors);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -808,7 +999,16 @@ int __attribute__((visibility("default"))) PMPI_Graph_neighbors_count(MPI_Comm c
 {
     static const char cr_fname[] = "MPI_Graph_neighbors_count";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Graph_neighbors_count is not implemented in Courier yet");
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(nneighbors, "nneighbors")))) goto fail;
+    cr_err = core_graph_neighbors_count(comm, rank, nneighbors);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -817,7 +1017,17 @@ int __attribute__((visibility("default"))) PMPI_Graphdims_get(MPI_Comm comm, int
 {
     static const char cr_fname[] = "MPI_Graphdims_get";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Graphdims_get is not implemented in Courier yet");
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(nnodes, "nnodes")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(nedges, "nedges")))) goto fail;
+    cr_err = core_graphdims_get(comm, nnodes, nedges);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -1178,6 +1388,15 @@ int __attribute__((visibility("default"))) PMPI_Topo_test(MPI_Comm comm, int* st
 {
     static const char cr_fname[] = "MPI_Topo_test";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Topo_test is not implemented in Courier yet");
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
+    cr_err = core_topo_test(comm, status);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }

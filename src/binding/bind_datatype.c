@@ -9,7 +9,13 @@ int __attribute__((visibility("default"))) PMPI_Address(void* location, MPI_Aint
 {
     static const char cr_fname[] = "MPI_Address";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Address is not implemented in Courier yet");
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    cr_err = core_address(location, address);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -109,7 +115,19 @@ int __attribute__((visibility("default"))) PMPI_Pack_c(const void* inbuf, MPI_Co
 {
     static const char cr_fname[] = "MPI_Pack_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Pack_c is not implemented in Courier yet");
+    cr_comm_t *cr_c = NULL;
+    cr_datatype_t *cr_dt_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(incount, "incount")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_dt_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(inbuf, incount, cr_dt_datatype, "inbuf")))) goto fail;
+    cr_err = core_pack_c(inbuf, incount, datatype, outbuf, outsize, position, comm);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -118,7 +136,16 @@ int __attribute__((visibility("default"))) PMPI_Pack_external(const char datarep
 {
     static const char cr_fname[] = "MPI_Pack_external";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Pack_external is not implemented in Courier yet");
+    cr_datatype_t *cr_dt_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_dt_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(inbuf, incount, cr_dt_datatype, "inbuf")))) goto fail;
+    cr_err = core_pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -127,7 +154,16 @@ int __attribute__((visibility("default"))) PMPI_Pack_external_c(const char datar
 {
     static const char cr_fname[] = "MPI_Pack_external_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Pack_external_c is not implemented in Courier yet");
+    cr_datatype_t *cr_dt_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_dt_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(inbuf, incount, cr_dt_datatype, "inbuf")))) goto fail;
+    cr_err = core_pack_external_c(datarep, inbuf, incount, datatype, outbuf, outsize, position);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -136,7 +172,16 @@ int __attribute__((visibility("default"))) PMPI_Pack_external_size(const char da
 {
     static const char cr_fname[] = "MPI_Pack_external_size";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Pack_external_size is not implemented in Courier yet");
+    cr_datatype_t *cr_dt_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_dt_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(size, "size")))) goto fail;
+    cr_err = core_pack_external_size(datarep, incount, datatype, size);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -145,7 +190,16 @@ int __attribute__((visibility("default"))) PMPI_Pack_external_size_c(const char 
 {
     static const char cr_fname[] = "MPI_Pack_external_size_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Pack_external_size_c is not implemented in Courier yet");
+    cr_datatype_t *cr_dt_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_dt_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(size, "size")))) goto fail;
+    cr_err = core_pack_external_size_c(datarep, incount, datatype, size);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -175,7 +229,19 @@ int __attribute__((visibility("default"))) PMPI_Pack_size_c(MPI_Count incount, M
 {
     static const char cr_fname[] = "MPI_Pack_size_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Pack_size_c is not implemented in Courier yet");
+    cr_comm_t *cr_c = NULL;
+    cr_datatype_t *cr_dt_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(incount, "incount")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_dt_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(size, "size")))) goto fail;
+    cr_err = core_pack_size_c(incount, datatype, comm, size);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -238,7 +304,16 @@ int __attribute__((visibility("default"))) PMPI_Type_create_darray(int size, int
 {
     static const char cr_fname[] = "MPI_Type_create_darray";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Type_create_darray is not implemented in Courier yet");
+    cr_datatype_t *cr_dt_oldtype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(oldtype, "oldtype", 0, &cr_dt_oldtype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(newtype, "newtype")))) goto fail;
+    cr_err = core_type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -247,7 +322,16 @@ int __attribute__((visibility("default"))) PMPI_Type_create_darray_c(int size, i
 {
     static const char cr_fname[] = "MPI_Type_create_darray_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Type_create_darray_c is not implemented in Courier yet");
+    cr_datatype_t *cr_dt_oldtype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(oldtype, "oldtype", 0, &cr_dt_oldtype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(newtype, "newtype")))) goto fail;
+    cr_err = core_type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -322,7 +406,18 @@ int __attribute__((visibility("default"))) PMPI_Type_create_hindexed_block_c(MPI
 {
     static const char cr_fname[] = "MPI_Type_create_hindexed_block_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Type_create_hindexed_block_c is not implemented in Courier yet");
+    cr_datatype_t *cr_dt_oldtype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(blocklength, "blocklength")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(oldtype, "oldtype", 0, &cr_dt_oldtype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(newtype, "newtype")))) goto fail;
+    cr_err = core_type_create_hindexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -331,7 +426,17 @@ int __attribute__((visibility("default"))) PMPI_Type_create_hindexed_c(MPI_Count
 {
     static const char cr_fname[] = "MPI_Type_create_hindexed_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Type_create_hindexed_c is not implemented in Courier yet");
+    cr_datatype_t *cr_dt_oldtype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(oldtype, "oldtype", 0, &cr_dt_oldtype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(newtype, "newtype")))) goto fail;
+    cr_err = core_type_create_hindexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -360,7 +465,18 @@ int __attribute__((visibility("default"))) PMPI_Type_create_hvector_c(MPI_Count 
 {
     static const char cr_fname[] = "MPI_Type_create_hvector_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Type_create_hvector_c is not implemented in Courier yet");
+    cr_datatype_t *cr_dt_oldtype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(blocklength, "blocklength")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(oldtype, "oldtype", 0, &cr_dt_oldtype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(newtype, "newtype")))) goto fail;
+    cr_err = core_type_create_hvector_c(count, blocklength, stride, oldtype, newtype);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -389,7 +505,18 @@ int __attribute__((visibility("default"))) PMPI_Type_create_indexed_block_c(MPI_
 {
     static const char cr_fname[] = "MPI_Type_create_indexed_block_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Type_create_indexed_block_c is not implemented in Courier yet");
+    cr_datatype_t *cr_dt_oldtype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(blocklength, "blocklength")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(oldtype, "oldtype", 0, &cr_dt_oldtype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(newtype, "newtype")))) goto fail;
+    cr_err = core_type_create_indexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -398,7 +525,14 @@ int __attribute__((visibility("default"))) PMPI_Type_create_keyval(MPI_Type_copy
 {
     static const char cr_fname[] = "MPI_Type_create_keyval";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Type_create_keyval is not implemented in Courier yet");
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(type_keyval, "type_keyval")))) goto fail;
+    cr_err = core_type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -425,7 +559,16 @@ int __attribute__((visibility("default"))) PMPI_Type_create_resized_c(MPI_Dataty
 {
     static const char cr_fname[] = "MPI_Type_create_resized_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Type_create_resized_c is not implemented in Courier yet");
+    cr_datatype_t *cr_dt_oldtype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(oldtype, "oldtype", 0, &cr_dt_oldtype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(newtype, "newtype")))) goto fail;
+    cr_err = core_type_create_resized_c(oldtype, lb, extent, newtype);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -451,7 +594,15 @@ int __attribute__((visibility("default"))) PMPI_Type_create_struct_c(MPI_Count c
 {
     static const char cr_fname[] = "MPI_Type_create_struct_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Type_create_struct_c is not implemented in Courier yet");
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(newtype, "newtype")))) goto fail;
+    cr_err = core_type_create_struct_c(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -478,7 +629,16 @@ int __attribute__((visibility("default"))) PMPI_Type_create_subarray_c(int ndims
 {
     static const char cr_fname[] = "MPI_Type_create_subarray_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Type_create_subarray_c is not implemented in Courier yet");
+    cr_datatype_t *cr_dt_oldtype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(oldtype, "oldtype", 0, &cr_dt_oldtype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(newtype, "newtype")))) goto fail;
+    cr_err = core_type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -487,7 +647,15 @@ int __attribute__((visibility("default"))) PMPI_Type_delete_attr(MPI_Datatype da
 {
     static const char cr_fname[] = "MPI_Type_delete_attr";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Type_delete_attr is not implemented in Courier yet");
+    cr_datatype_t *cr_dt_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_dt_datatype)))) goto fail;
+    cr_err = core_type_delete_attr(datatype, type_keyval);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -514,7 +682,13 @@ int __attribute__((visibility("default"))) PMPI_Type_extent(MPI_Datatype datatyp
 {
     static const char cr_fname[] = "MPI_Type_extent";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Type_extent is not implemented in Courier yet");
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    cr_err = core_type_extent(datatype, extent);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -539,7 +713,13 @@ int __attribute__((visibility("default"))) PMPI_Type_free_keyval(int* type_keyva
 {
     static const char cr_fname[] = "MPI_Type_free_keyval";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Type_free_keyval is not implemented in Courier yet");
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    cr_err = core_type_free_keyval(type_keyval);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -548,7 +728,16 @@ int __attribute__((visibility("default"))) PMPI_Type_get_attr(MPI_Datatype datat
 {
     static const char cr_fname[] = "MPI_Type_get_attr";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Type_get_attr is not implemented in Courier yet");
+    cr_datatype_t *cr_dt_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_dt_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
+    cr_err = core_type_get_attr(datatype, type_keyval, attribute_val, flag);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -557,7 +746,15 @@ int __attribute__((visibility("default"))) PMPI_Type_get_contents(MPI_Datatype d
 {
     static const char cr_fname[] = "MPI_Type_get_contents";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Type_get_contents is not implemented in Courier yet");
+    cr_datatype_t *cr_dt_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_dt_datatype)))) goto fail;
+    cr_err = core_type_get_contents(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -566,7 +763,15 @@ int __attribute__((visibility("default"))) PMPI_Type_get_contents_c(MPI_Datatype
 {
     static const char cr_fname[] = "MPI_Type_get_contents_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Type_get_contents_c is not implemented in Courier yet");
+    cr_datatype_t *cr_dt_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_dt_datatype)))) goto fail;
+    cr_err = core_type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -575,7 +780,19 @@ int __attribute__((visibility("default"))) PMPI_Type_get_envelope(MPI_Datatype d
 {
     static const char cr_fname[] = "MPI_Type_get_envelope";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Type_get_envelope is not implemented in Courier yet");
+    cr_datatype_t *cr_dt_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_dt_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(num_integers, "num_integers")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(num_addresses, "num_addresses")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(num_datatypes, "num_datatypes")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(combiner, "combiner")))) goto fail;
+    cr_err = core_type_get_envelope(datatype, num_integers, num_addresses, num_datatypes, combiner);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -584,7 +801,20 @@ int __attribute__((visibility("default"))) PMPI_Type_get_envelope_c(MPI_Datatype
 {
     static const char cr_fname[] = "MPI_Type_get_envelope_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Type_get_envelope_c is not implemented in Courier yet");
+    cr_datatype_t *cr_dt_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_dt_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(num_integers, "num_integers")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(num_addresses, "num_addresses")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(num_large_counts, "num_large_counts")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(num_datatypes, "num_datatypes")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(combiner, "combiner")))) goto fail;
+    cr_err = core_type_get_envelope_c(datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -725,7 +955,13 @@ int __attribute__((visibility("default"))) PMPI_Type_hindexed(int count, int* ar
 {
     static const char cr_fname[] = "MPI_Type_hindexed";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Type_hindexed is not implemented in Courier yet");
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    cr_err = core_type_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -734,7 +970,13 @@ int __attribute__((visibility("default"))) PMPI_Type_hvector(int count, int bloc
 {
     static const char cr_fname[] = "MPI_Type_hvector";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Type_hvector is not implemented in Courier yet");
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    cr_err = core_type_hvector(count, blocklength, stride, oldtype, newtype);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -762,7 +1004,17 @@ int __attribute__((visibility("default"))) PMPI_Type_indexed_c(MPI_Count count, 
 {
     static const char cr_fname[] = "MPI_Type_indexed_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Type_indexed_c is not implemented in Courier yet");
+    cr_datatype_t *cr_dt_oldtype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(oldtype, "oldtype", 0, &cr_dt_oldtype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(newtype, "newtype")))) goto fail;
+    cr_err = core_type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -771,7 +1023,13 @@ int __attribute__((visibility("default"))) PMPI_Type_lb(MPI_Datatype datatype, M
 {
     static const char cr_fname[] = "MPI_Type_lb";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Type_lb is not implemented in Courier yet");
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    cr_err = core_type_lb(datatype, displacement);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -780,7 +1038,14 @@ int __attribute__((visibility("default"))) PMPI_Type_match_size(int typeclass, i
 {
     static const char cr_fname[] = "MPI_Type_match_size";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Type_match_size is not implemented in Courier yet");
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(datatype, "datatype")))) goto fail;
+    cr_err = core_type_match_size(typeclass, size, datatype);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -789,7 +1054,15 @@ int __attribute__((visibility("default"))) PMPI_Type_set_attr(MPI_Datatype datat
 {
     static const char cr_fname[] = "MPI_Type_set_attr";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Type_set_attr is not implemented in Courier yet");
+    cr_datatype_t *cr_dt_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_dt_datatype)))) goto fail;
+    cr_err = core_type_set_attr(datatype, type_keyval, attribute_val);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -869,7 +1142,13 @@ int __attribute__((visibility("default"))) PMPI_Type_struct(int count, int* arra
 {
     static const char cr_fname[] = "MPI_Type_struct";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Type_struct is not implemented in Courier yet");
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    cr_err = core_type_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -878,7 +1157,13 @@ int __attribute__((visibility("default"))) PMPI_Type_ub(MPI_Datatype datatype, M
 {
     static const char cr_fname[] = "MPI_Type_ub";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Type_ub is not implemented in Courier yet");
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    cr_err = core_type_ub(datatype, displacement);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -947,7 +1232,18 @@ int __attribute__((visibility("default"))) PMPI_Unpack_c(const void* inbuf, MPI_
 {
     static const char cr_fname[] = "MPI_Unpack_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Unpack_c is not implemented in Courier yet");
+    cr_comm_t *cr_c = NULL;
+    cr_datatype_t *cr_dt_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_dt_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(outbuf, outcount, cr_dt_datatype, "outbuf")))) goto fail;
+    cr_err = core_unpack_c(inbuf, insize, position, outbuf, outcount, datatype, comm);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -956,7 +1252,16 @@ int __attribute__((visibility("default"))) PMPI_Unpack_external(const char datar
 {
     static const char cr_fname[] = "MPI_Unpack_external";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Unpack_external is not implemented in Courier yet");
+    cr_datatype_t *cr_dt_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_dt_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(outbuf, outcount, cr_dt_datatype, "outbuf")))) goto fail;
+    cr_err = core_unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -965,6 +1270,15 @@ int __attribute__((visibility("default"))) PMPI_Unpack_external_c(const char dat
 {
     static const char cr_fname[] = "MPI_Unpack_external_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Unpack_external_c is not implemented in Courier yet");
+    cr_datatype_t *cr_dt_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_dt_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(outbuf, outcount, cr_dt_datatype, "outbuf")))) goto fail;
+    cr_err = core_unpack_external_c(datarep, inbuf, insize, position, outbuf, outcount, datatype);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }

@@ -50,7 +50,15 @@ int __attribute__((visibility("default"))) PMPI_Attr_delete(MPI_Comm comm, int k
 {
     static const char cr_fname[] = "MPI_Attr_delete";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Attr_delete is not implemented in Courier yet");
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    cr_err = core_attr_delete(comm, keyval);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -59,7 +67,16 @@ int __attribute__((visibility("default"))) PMPI_Attr_get(MPI_Comm comm, int keyv
 {
     static const char cr_fname[] = "MPI_Attr_get";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Attr_get is not implemented in Courier yet");
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
+    cr_err = core_attr_get(comm, keyval, attribute_val, flag);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -68,7 +85,15 @@ int __attribute__((visibility("default"))) PMPI_Attr_put(MPI_Comm comm, int keyv
 {
     static const char cr_fname[] = "MPI_Attr_put";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Attr_put is not implemented in Courier yet");
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    cr_err = core_attr_put(comm, keyval, attribute_val);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -268,16 +293,22 @@ int __attribute__((visibility("default"))) PMPI_Info_create(MPI_Info* info)
 {
     static const char cr_fname[] = "MPI_Info_create";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Info_create is not implemented in Courier yet");
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(info, "info")))) goto fail;
+    cr_err = core_info_create(info);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
 #pragma weak MPI_Info_create_env = PMPI_Info_create_env
-int __attribute__((visibility("default"))) PMPI_Info_create_env(int argc, char argv[], MPI_Info* info)
+int __attribute__((visibility("default"))) PMPI_Info_create_env(int argc, char *argv[], MPI_Info* info)
 {
     static const char cr_fname[] = "MPI_Info_create_env";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Info_create_env is not implemented in Courier yet");
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(info, "info")))) goto fail;
+    cr_err = core_info_create_env(argc, argv, info);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -286,7 +317,10 @@ int __attribute__((visibility("default"))) PMPI_Info_delete(MPI_Info info, const
 {
     static const char cr_fname[] = "MPI_Info_delete";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Info_delete is not implemented in Courier yet");
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info")))) goto fail;
+    cr_err = core_info_delete(info, key);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -295,7 +329,11 @@ int __attribute__((visibility("default"))) PMPI_Info_dup(MPI_Info info, MPI_Info
 {
     static const char cr_fname[] = "MPI_Info_dup";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Info_dup is not implemented in Courier yet");
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(newinfo, "newinfo")))) goto fail;
+    cr_err = core_info_dup(info, newinfo);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -304,7 +342,10 @@ int __attribute__((visibility("default"))) PMPI_Info_free(MPI_Info* info)
 {
     static const char cr_fname[] = "MPI_Info_free";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Info_free is not implemented in Courier yet");
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(info, "info")))) goto fail;
+    cr_err = core_info_free(info);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -313,7 +354,11 @@ int __attribute__((visibility("default"))) PMPI_Info_get(MPI_Info info, const ch
 {
     static const char cr_fname[] = "MPI_Info_get";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Info_get is not implemented in Courier yet");
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
+    cr_err = core_info_get(info, key, valuelen, value, flag);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -322,7 +367,11 @@ int __attribute__((visibility("default"))) PMPI_Info_get_nkeys(MPI_Info info, in
 {
     static const char cr_fname[] = "MPI_Info_get_nkeys";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Info_get_nkeys is not implemented in Courier yet");
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(nkeys, "nkeys")))) goto fail;
+    cr_err = core_info_get_nkeys(info, nkeys);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -331,7 +380,10 @@ int __attribute__((visibility("default"))) PMPI_Info_get_nthkey(MPI_Info info, i
 {
     static const char cr_fname[] = "MPI_Info_get_nthkey";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Info_get_nthkey is not implemented in Courier yet");
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info")))) goto fail;
+    cr_err = core_info_get_nthkey(info, n, key);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -340,7 +392,11 @@ int __attribute__((visibility("default"))) PMPI_Info_get_string(MPI_Info info, c
 {
     static const char cr_fname[] = "MPI_Info_get_string";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Info_get_string is not implemented in Courier yet");
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
+    cr_err = core_info_get_string(info, key, buflen, value, flag);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -349,7 +405,12 @@ int __attribute__((visibility("default"))) PMPI_Info_get_valuelen(MPI_Info info,
 {
     static const char cr_fname[] = "MPI_Info_get_valuelen";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Info_get_valuelen is not implemented in Courier yet");
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(valuelen, "valuelen")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
+    cr_err = core_info_get_valuelen(info, key, valuelen, flag);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -358,7 +419,10 @@ int __attribute__((visibility("default"))) PMPI_Info_set(MPI_Info info, const ch
 {
     static const char cr_fname[] = "MPI_Info_set";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Info_set is not implemented in Courier yet");
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info")))) goto fail;
+    cr_err = core_info_set(info, key, value);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -513,7 +577,14 @@ int __attribute__((visibility("default"))) PMPI_Keyval_create(MPI_Copy_function*
 {
     static const char cr_fname[] = "MPI_Keyval_create";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Keyval_create is not implemented in Courier yet");
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(keyval, "keyval")))) goto fail;
+    cr_err = core_keyval_create(copy_fn, delete_fn, keyval, extra_state);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -522,7 +593,13 @@ int __attribute__((visibility("default"))) PMPI_Keyval_free(int* keyval)
 {
     static const char cr_fname[] = "MPI_Keyval_free";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Keyval_free is not implemented in Courier yet");
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    cr_err = core_keyval_free(keyval);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 

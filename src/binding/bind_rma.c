@@ -270,7 +270,14 @@ int __attribute__((visibility("default"))) PMPI_Win_create_keyval(MPI_Win_copy_a
 {
     static const char cr_fname[] = "MPI_Win_create_keyval";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_create_keyval is not implemented in Courier yet");
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(win_keyval, "win_keyval")))) goto fail;
+    cr_err = core_win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -279,7 +286,13 @@ int __attribute__((visibility("default"))) PMPI_Win_delete_attr(MPI_Win win, int
 {
     static const char cr_fname[] = "MPI_Win_delete_attr";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_delete_attr is not implemented in Courier yet");
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    cr_err = core_win_delete_attr(win, win_keyval);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -351,7 +364,13 @@ int __attribute__((visibility("default"))) PMPI_Win_free_keyval(int* win_keyval)
 {
     static const char cr_fname[] = "MPI_Win_free_keyval";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_free_keyval is not implemented in Courier yet");
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    cr_err = core_win_free_keyval(win_keyval);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -360,7 +379,14 @@ int __attribute__((visibility("default"))) PMPI_Win_get_attr(MPI_Win win, int wi
 {
     static const char cr_fname[] = "MPI_Win_get_attr";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_get_attr is not implemented in Courier yet");
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
+    cr_err = core_win_get_attr(win, win_keyval, attribute_val, flag);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -432,7 +458,13 @@ int __attribute__((visibility("default"))) PMPI_Win_set_attr(MPI_Win win, int wi
 {
     static const char cr_fname[] = "MPI_Win_set_attr";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_set_attr is not implemented in Courier yet");
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    cr_err = core_win_set_attr(win, win_keyval, attribute_val);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 

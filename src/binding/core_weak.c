@@ -25,6 +25,11 @@ __attribute__((weak)) int core_add_error_string(int errorcode, const char* strin
     return cr_error(MPI_ERR_OTHER, "MPI_Add_error_string: core_add_error_string is missing from the core");
 }
 
+__attribute__((weak)) int core_address(void* location, MPI_Aint* address)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Address: core_address is missing from the core");
+}
+
 __attribute__((weak)) MPI_Aint core_aint_add(MPI_Aint base, MPI_Aint disp)
 {
     return 0;
@@ -85,6 +90,21 @@ __attribute__((weak)) int core_alltoallw(const void* sendbuf, const int sendcoun
     return cr_error(MPI_ERR_OTHER, "MPI_Alltoallw: core_alltoallw is missing from the core");
 }
 
+__attribute__((weak)) int core_attr_delete(MPI_Comm comm, int keyval)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Attr_delete: core_attr_delete is missing from the core");
+}
+
+__attribute__((weak)) int core_attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Attr_get: core_attr_get is missing from the core");
+}
+
+__attribute__((weak)) int core_attr_put(MPI_Comm comm, int keyval, void* attribute_val)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Attr_put: core_attr_put is missing from the core");
+}
+
 __attribute__((weak)) int core_barrier(MPI_Comm comm)
 {
     return cr_error(MPI_ERR_OTHER, "MPI_Barrier: core_barrier is missing from the core");
@@ -130,6 +150,46 @@ __attribute__((weak)) int core_cancel(MPI_Request* request)
     return cr_error(MPI_ERR_OTHER, "MPI_Cancel: core_cancel is missing from the core");
 }
 
+__attribute__((weak)) int core_cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Cart_coords: core_cart_coords is missing from the core");
+}
+
+__attribute__((weak)) int core_cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm* comm_cart)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Cart_create: core_cart_create is missing from the core");
+}
+
+__attribute__((weak)) int core_cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Cart_get: core_cart_get is missing from the core");
+}
+
+__attribute__((weak)) int core_cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Cart_map: core_cart_map is missing from the core");
+}
+
+__attribute__((weak)) int core_cart_rank(MPI_Comm comm, const int coords[], int* rank)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Cart_rank: core_cart_rank is missing from the core");
+}
+
+__attribute__((weak)) int core_cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Cart_shift: core_cart_shift is missing from the core");
+}
+
+__attribute__((weak)) int core_cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Cart_sub: core_cart_sub is missing from the core");
+}
+
+__attribute__((weak)) int core_cartdim_get(MPI_Comm comm, int* ndims)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Cartdim_get: core_cartdim_get is missing from the core");
+}
+
 __attribute__((weak)) int core_comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
     return cr_error(MPI_ERR_OTHER, "MPI_Comm_call_errhandler: core_comm_call_errhandler is missing from the core");
@@ -155,6 +215,16 @@ __attribute__((weak)) int core_comm_create_group(MPI_Comm comm, MPI_Group group,
     return cr_error(MPI_ERR_OTHER, "MPI_Comm_create_group: core_comm_create_group is missing from the core");
 }
 
+__attribute__((weak)) int core_comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn, MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval, void* extra_state)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Comm_create_keyval: core_comm_create_keyval is missing from the core");
+}
+
+__attribute__((weak)) int core_comm_delete_attr(MPI_Comm comm, int comm_keyval)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Comm_delete_attr: core_comm_delete_attr is missing from the core");
+}
+
 __attribute__((weak)) int core_comm_dup(MPI_Comm comm, MPI_Comm* newcomm)
 {
     return cr_error(MPI_ERR_OTHER, "MPI_Comm_dup: core_comm_dup is missing from the core");
@@ -168,6 +238,16 @@ __attribute__((weak)) int core_comm_dup_with_info(MPI_Comm comm, MPI_Info info, 
 __attribute__((weak)) int core_comm_free(MPI_Comm* comm)
 {
     return cr_error(MPI_ERR_OTHER, "MPI_Comm_free: core_comm_free is missing from the core");
+}
+
+__attribute__((weak)) int core_comm_free_keyval(int* comm_keyval)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Comm_free_keyval: core_comm_free_keyval is missing from the core");
+}
+
+__attribute__((weak)) int core_comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Comm_get_attr: core_comm_get_attr is missing from the core");
 }
 
 __attribute__((weak)) int core_comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler)
@@ -210,6 +290,11 @@ __attribute__((weak)) int core_comm_remote_size(MPI_Comm comm, int* size)
     return cr_error(MPI_ERR_OTHER, "MPI_Comm_remote_size: core_comm_remote_size is missing from the core");
 }
 
+__attribute__((weak)) int core_comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Comm_set_attr: core_comm_set_attr is missing from the core");
+}
+
 __attribute__((weak)) int core_comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
     return cr_error(MPI_ERR_OTHER, "MPI_Comm_set_errhandler: core_comm_set_errhandler is missing from the core");
@@ -243,6 +328,31 @@ __attribute__((weak)) int core_comm_split_type(MPI_Comm comm, int split_type, in
 __attribute__((weak)) int core_comm_test_inter(MPI_Comm comm, int* flag)
 {
     return cr_error(MPI_ERR_OTHER, "MPI_Comm_test_inter: core_comm_test_inter is missing from the core");
+}
+
+__attribute__((weak)) int core_dims_create(int nnodes, int ndims, int dims[])
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Dims_create: core_dims_create is missing from the core");
+}
+
+__attribute__((weak)) int core_dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Dist_graph_create: core_dist_graph_create is missing from the core");
+}
+
+__attribute__((weak)) int core_dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Dist_graph_create_adjacent: core_dist_graph_create_adjacent is missing from the core");
+}
+
+__attribute__((weak)) int core_dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[])
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Dist_graph_neighbors: core_dist_graph_neighbors is missing from the core");
+}
+
+__attribute__((weak)) int core_dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree, int* weighted)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Dist_graph_neighbors_count: core_dist_graph_neighbors_count is missing from the core");
 }
 
 __attribute__((weak)) int core_errhandler_free(MPI_Errhandler* errhandler)
@@ -340,6 +450,36 @@ __attribute__((weak)) int core_get_version(int* version, int* subversion)
     return cr_error(MPI_ERR_OTHER, "MPI_Get_version: core_get_version is missing from the core");
 }
 
+__attribute__((weak)) int core_graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm* comm_graph)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Graph_create: core_graph_create is missing from the core");
+}
+
+__attribute__((weak)) int core_graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Graph_get: core_graph_get is missing from the core");
+}
+
+__attribute__((weak)) int core_graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int* newrank)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Graph_map: core_graph_map is missing from the core");
+}
+
+__attribute__((weak)) int core_graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Graph_neighbors: core_graph_neighbors is missing from the core");
+}
+
+__attribute__((weak)) int core_graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Graph_neighbors_count: core_graph_neighbors_count is missing from the core");
+}
+
+__attribute__((weak)) int core_graphdims_get(MPI_Comm comm, int* nnodes, int* nedges)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Graphdims_get: core_graphdims_get is missing from the core");
+}
+
 __attribute__((weak)) int core_group_compare(MPI_Group group1, MPI_Group group2, int* result)
 {
     return cr_error(MPI_ERR_OTHER, "MPI_Group_compare: core_group_compare is missing from the core");
@@ -425,6 +565,11 @@ __attribute__((weak)) int core_ialltoallv(const void* sendbuf, const int sendcou
     return cr_error(MPI_ERR_OTHER, "MPI_Ialltoallv: core_ialltoallv is missing from the core");
 }
 
+__attribute__((weak)) int core_ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Ialltoallw: core_ialltoallw is missing from the core");
+}
+
 __attribute__((weak)) int core_ibarrier(MPI_Comm comm, MPI_Request* request)
 {
     return cr_error(MPI_ERR_OTHER, "MPI_Ibarrier: core_ibarrier is missing from the core");
@@ -470,6 +615,86 @@ __attribute__((weak)) int core_imrecv(void* buf, int count, MPI_Datatype datatyp
     return cr_error(MPI_ERR_OTHER, "MPI_Imrecv: core_imrecv is missing from the core");
 }
 
+__attribute__((weak)) int core_ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Ineighbor_allgather: core_ineighbor_allgather is missing from the core");
+}
+
+__attribute__((weak)) int core_ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Ineighbor_allgatherv: core_ineighbor_allgatherv is missing from the core");
+}
+
+__attribute__((weak)) int core_ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Ineighbor_alltoall: core_ineighbor_alltoall is missing from the core");
+}
+
+__attribute__((weak)) int core_ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Ineighbor_alltoallv: core_ineighbor_alltoallv is missing from the core");
+}
+
+__attribute__((weak)) int core_ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Ineighbor_alltoallw: core_ineighbor_alltoallw is missing from the core");
+}
+
+__attribute__((weak)) int core_info_create(MPI_Info* info)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Info_create: core_info_create is missing from the core");
+}
+
+__attribute__((weak)) int core_info_create_env(int argc, char *argv[], MPI_Info* info)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Info_create_env: core_info_create_env is missing from the core");
+}
+
+__attribute__((weak)) int core_info_delete(MPI_Info info, const char* key)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Info_delete: core_info_delete is missing from the core");
+}
+
+__attribute__((weak)) int core_info_dup(MPI_Info info, MPI_Info* newinfo)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Info_dup: core_info_dup is missing from the core");
+}
+
+__attribute__((weak)) int core_info_free(MPI_Info* info)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Info_free: core_info_free is missing from the core");
+}
+
+__attribute__((weak)) int core_info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Info_get: core_info_get is missing from the core");
+}
+
+__attribute__((weak)) int core_info_get_nkeys(MPI_Info info, int* nkeys)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Info_get_nkeys: core_info_get_nkeys is missing from the core");
+}
+
+__attribute__((weak)) int core_info_get_nthkey(MPI_Info info, int n, char* key)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Info_get_nthkey: core_info_get_nthkey is missing from the core");
+}
+
+__attribute__((weak)) int core_info_get_string(MPI_Info info, const char* key, int* buflen, char* value, int* flag)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Info_get_string: core_info_get_string is missing from the core");
+}
+
+__attribute__((weak)) int core_info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Info_get_valuelen: core_info_get_valuelen is missing from the core");
+}
+
+__attribute__((weak)) int core_info_set(MPI_Info info, const char* key, const char* value)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Info_set: core_info_set is missing from the core");
+}
+
 __attribute__((weak)) int core_init(int* argc, char*** argv)
 {
     return cr_error(MPI_ERR_OTHER, "MPI_Init: core_init is missing from the core");
@@ -513,6 +738,11 @@ __attribute__((weak)) int core_irecv_c(void* buf, MPI_Count count, MPI_Datatype 
 __attribute__((weak)) int core_ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request* request)
 {
     return cr_error(MPI_ERR_OTHER, "MPI_Ireduce: core_ireduce is missing from the core");
+}
+
+__attribute__((weak)) int core_ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Ireduce_scatter: core_ireduce_scatter is missing from the core");
 }
 
 __attribute__((weak)) int core_ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
@@ -580,6 +810,16 @@ __attribute__((weak)) int core_issend_c(const void* buf, MPI_Count count, MPI_Da
     return cr_error(MPI_ERR_OTHER, "MPI_Issend_c: core_issend_c is missing from the core");
 }
 
+__attribute__((weak)) int core_keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval, void* extra_state)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Keyval_create: core_keyval_create is missing from the core");
+}
+
+__attribute__((weak)) int core_keyval_free(int* keyval)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Keyval_free: core_keyval_free is missing from the core");
+}
+
 __attribute__((weak)) int core_mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status)
 {
     return cr_error(MPI_ERR_OTHER, "MPI_Mprobe: core_mprobe is missing from the core");
@@ -588,6 +828,31 @@ __attribute__((weak)) int core_mprobe(int source, int tag, MPI_Comm comm, MPI_Me
 __attribute__((weak)) int core_mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status)
 {
     return cr_error(MPI_ERR_OTHER, "MPI_Mrecv: core_mrecv is missing from the core");
+}
+
+__attribute__((weak)) int core_neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Neighbor_allgather: core_neighbor_allgather is missing from the core");
+}
+
+__attribute__((weak)) int core_neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Neighbor_allgatherv: core_neighbor_allgatherv is missing from the core");
+}
+
+__attribute__((weak)) int core_neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Neighbor_alltoall: core_neighbor_alltoall is missing from the core");
+}
+
+__attribute__((weak)) int core_neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Neighbor_alltoallv: core_neighbor_alltoallv is missing from the core");
+}
+
+__attribute__((weak)) int core_neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Neighbor_alltoallw: core_neighbor_alltoallw is missing from the core");
 }
 
 __attribute__((weak)) int core_op_commutative(MPI_Op op, int* commute)
@@ -610,9 +875,39 @@ __attribute__((weak)) int core_pack(const void* inbuf, int incount, MPI_Datatype
     return cr_error(MPI_ERR_OTHER, "MPI_Pack: core_pack is missing from the core");
 }
 
+__attribute__((weak)) int core_pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf, MPI_Count outsize, MPI_Count* position, MPI_Comm comm)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Pack_c: core_pack_c is missing from the core");
+}
+
+__attribute__((weak)) int core_pack_external(const char datarep[], const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, MPI_Aint outsize, MPI_Aint* position)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Pack_external: core_pack_external is missing from the core");
+}
+
+__attribute__((weak)) int core_pack_external_c(const char datarep[], const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf, MPI_Count outsize, MPI_Count* position)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Pack_external_c: core_pack_external_c is missing from the core");
+}
+
+__attribute__((weak)) int core_pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint* size)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Pack_external_size: core_pack_external_size is missing from the core");
+}
+
+__attribute__((weak)) int core_pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype datatype, MPI_Count* size)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Pack_external_size_c: core_pack_external_size_c is missing from the core");
+}
+
 __attribute__((weak)) int core_pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size)
 {
     return cr_error(MPI_ERR_OTHER, "MPI_Pack_size: core_pack_size is missing from the core");
+}
+
+__attribute__((weak)) int core_pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count* size)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Pack_size_c: core_pack_size_c is missing from the core");
 }
 
 __attribute__((weak)) int core_pcontrol(const int level)
@@ -815,6 +1110,11 @@ __attribute__((weak)) int core_testsome(int incount, MPI_Request array_of_reques
     return cr_error(MPI_ERR_OTHER, "MPI_Testsome: core_testsome is missing from the core");
 }
 
+__attribute__((weak)) int core_topo_test(MPI_Comm comm, int* status)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Topo_test: core_topo_test is missing from the core");
+}
+
 __attribute__((weak)) int core_type_commit(MPI_Datatype* datatype)
 {
     return cr_error(MPI_ERR_OTHER, "MPI_Type_commit: core_type_commit is missing from the core");
@@ -830,6 +1130,16 @@ __attribute__((weak)) int core_type_contiguous_c(MPI_Count count, MPI_Datatype o
     return cr_error(MPI_ERR_OTHER, "MPI_Type_contiguous_c: core_type_contiguous_c is missing from the core");
 }
 
+__attribute__((weak)) int core_type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Type_create_darray: core_type_create_darray is missing from the core");
+}
+
+__attribute__((weak)) int core_type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Type_create_darray_c: core_type_create_darray_c is missing from the core");
+}
+
 __attribute__((weak)) int core_type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     return cr_error(MPI_ERR_OTHER, "MPI_Type_create_hindexed: core_type_create_hindexed is missing from the core");
@@ -840,9 +1150,24 @@ __attribute__((weak)) int core_type_create_hindexed_block(int count, int blockle
     return cr_error(MPI_ERR_OTHER, "MPI_Type_create_hindexed_block: core_type_create_hindexed_block is missing from the core");
 }
 
+__attribute__((weak)) int core_type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Type_create_hindexed_block_c: core_type_create_hindexed_block_c is missing from the core");
+}
+
+__attribute__((weak)) int core_type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Type_create_hindexed_c: core_type_create_hindexed_c is missing from the core");
+}
+
 __attribute__((weak)) int core_type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     return cr_error(MPI_ERR_OTHER, "MPI_Type_create_hvector: core_type_create_hvector is missing from the core");
+}
+
+__attribute__((weak)) int core_type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Type_create_hvector_c: core_type_create_hvector_c is missing from the core");
 }
 
 __attribute__((weak)) int core_type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
@@ -850,9 +1175,24 @@ __attribute__((weak)) int core_type_create_indexed_block(int count, int blocklen
     return cr_error(MPI_ERR_OTHER, "MPI_Type_create_indexed_block: core_type_create_indexed_block is missing from the core");
 }
 
+__attribute__((weak)) int core_type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Type_create_indexed_block_c: core_type_create_indexed_block_c is missing from the core");
+}
+
+__attribute__((weak)) int core_type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn, MPI_Type_delete_attr_function* type_delete_attr_fn, int* type_keyval, void* extra_state)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Type_create_keyval: core_type_create_keyval is missing from the core");
+}
+
 __attribute__((weak)) int core_type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype)
 {
     return cr_error(MPI_ERR_OTHER, "MPI_Type_create_resized: core_type_create_resized is missing from the core");
+}
+
+__attribute__((weak)) int core_type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype* newtype)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Type_create_resized_c: core_type_create_resized_c is missing from the core");
 }
 
 __attribute__((weak)) int core_type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype* newtype)
@@ -860,9 +1200,24 @@ __attribute__((weak)) int core_type_create_struct(int count, const int array_of_
     return cr_error(MPI_ERR_OTHER, "MPI_Type_create_struct: core_type_create_struct is missing from the core");
 }
 
+__attribute__((weak)) int core_type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype* newtype)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Type_create_struct_c: core_type_create_struct_c is missing from the core");
+}
+
 __attribute__((weak)) int core_type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     return cr_error(MPI_ERR_OTHER, "MPI_Type_create_subarray: core_type_create_subarray is missing from the core");
+}
+
+__attribute__((weak)) int core_type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Type_create_subarray_c: core_type_create_subarray_c is missing from the core");
+}
+
+__attribute__((weak)) int core_type_delete_attr(MPI_Datatype datatype, int type_keyval)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Type_delete_attr: core_type_delete_attr is missing from the core");
 }
 
 __attribute__((weak)) int core_type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype)
@@ -870,9 +1225,44 @@ __attribute__((weak)) int core_type_dup(MPI_Datatype oldtype, MPI_Datatype* newt
     return cr_error(MPI_ERR_OTHER, "MPI_Type_dup: core_type_dup is missing from the core");
 }
 
+__attribute__((weak)) int core_type_extent(MPI_Datatype datatype, MPI_Aint* extent)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Type_extent: core_type_extent is missing from the core");
+}
+
 __attribute__((weak)) int core_type_free(MPI_Datatype* datatype)
 {
     return cr_error(MPI_ERR_OTHER, "MPI_Type_free: core_type_free is missing from the core");
+}
+
+__attribute__((weak)) int core_type_free_keyval(int* type_keyval)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Type_free_keyval: core_type_free_keyval is missing from the core");
+}
+
+__attribute__((weak)) int core_type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val, int* flag)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Type_get_attr: core_type_get_attr is missing from the core");
+}
+
+__attribute__((weak)) int core_type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Type_get_contents: core_type_get_contents is missing from the core");
+}
+
+__attribute__((weak)) int core_type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses, MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[])
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Type_get_contents_c: core_type_get_contents_c is missing from the core");
+}
+
+__attribute__((weak)) int core_type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses, int* num_datatypes, int* combiner)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Type_get_envelope: core_type_get_envelope is missing from the core");
+}
+
+__attribute__((weak)) int core_type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_integers, MPI_Count* num_addresses, MPI_Count* num_large_counts, MPI_Count* num_datatypes, int* combiner)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Type_get_envelope_c: core_type_get_envelope_c is missing from the core");
 }
 
 __attribute__((weak)) int core_type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent)
@@ -910,9 +1300,39 @@ __attribute__((weak)) int core_type_get_true_extent_x(MPI_Datatype datatype, MPI
     return cr_error(MPI_ERR_OTHER, "MPI_Type_get_true_extent_x: core_type_get_true_extent_x is missing from the core");
 }
 
+__attribute__((weak)) int core_type_hindexed(int count, int* array_of_blocklengths, MPI_Aint* array_of_displacements, MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Type_hindexed: core_type_hindexed is missing from the core");
+}
+
+__attribute__((weak)) int core_type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Type_hvector: core_type_hvector is missing from the core");
+}
+
 __attribute__((weak)) int core_type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     return cr_error(MPI_ERR_OTHER, "MPI_Type_indexed: core_type_indexed is missing from the core");
+}
+
+__attribute__((weak)) int core_type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Type_indexed_c: core_type_indexed_c is missing from the core");
+}
+
+__attribute__((weak)) int core_type_lb(MPI_Datatype datatype, MPI_Aint* displacement)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Type_lb: core_type_lb is missing from the core");
+}
+
+__attribute__((weak)) int core_type_match_size(int typeclass, int size, MPI_Datatype* datatype)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Type_match_size: core_type_match_size is missing from the core");
+}
+
+__attribute__((weak)) int core_type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Type_set_attr: core_type_set_attr is missing from the core");
 }
 
 __attribute__((weak)) int core_type_set_name(MPI_Datatype datatype, const char* type_name)
@@ -935,6 +1355,16 @@ __attribute__((weak)) int core_type_size_x(MPI_Datatype datatype, MPI_Count* siz
     return cr_error(MPI_ERR_OTHER, "MPI_Type_size_x: core_type_size_x is missing from the core");
 }
 
+__attribute__((weak)) int core_type_struct(int count, int* array_of_blocklengths, MPI_Aint* array_of_displacements, MPI_Datatype* array_of_types, MPI_Datatype* newtype)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Type_struct: core_type_struct is missing from the core");
+}
+
+__attribute__((weak)) int core_type_ub(MPI_Datatype datatype, MPI_Aint* displacement)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Type_ub: core_type_ub is missing from the core");
+}
+
 __attribute__((weak)) int core_type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     return cr_error(MPI_ERR_OTHER, "MPI_Type_vector: core_type_vector is missing from the core");
@@ -948,6 +1378,21 @@ __attribute__((weak)) int core_type_vector_c(MPI_Count count, MPI_Count blocklen
 __attribute__((weak)) int core_unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
     return cr_error(MPI_ERR_OTHER, "MPI_Unpack: core_unpack is missing from the core");
+}
+
+__attribute__((weak)) int core_unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Unpack_c: core_unpack_c is missing from the core");
+}
+
+__attribute__((weak)) int core_unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize, MPI_Aint* position, void* outbuf, int outcount, MPI_Datatype datatype)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Unpack_external: core_unpack_external is missing from the core");
+}
+
+__attribute__((weak)) int core_unpack_external_c(const char datarep[], const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf, MPI_Count outcount, MPI_Datatype datatype)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Unpack_external_c: core_unpack_external_c is missing from the core");
 }
 
 __attribute__((weak)) int core_wait(MPI_Request* request, MPI_Status* status)
@@ -968,6 +1413,31 @@ __attribute__((weak)) int core_waitany(int count, MPI_Request array_of_requests[
 __attribute__((weak)) int core_waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
     return cr_error(MPI_ERR_OTHER, "MPI_Waitsome: core_waitsome is missing from the core");
+}
+
+__attribute__((weak)) int core_win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn, MPI_Win_delete_attr_function* win_delete_attr_fn, int* win_keyval, void* extra_state)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Win_create_keyval: core_win_create_keyval is missing from the core");
+}
+
+__attribute__((weak)) int core_win_delete_attr(MPI_Win win, int win_keyval)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Win_delete_attr: core_win_delete_attr is missing from the core");
+}
+
+__attribute__((weak)) int core_win_free_keyval(int* win_keyval)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Win_free_keyval: core_win_free_keyval is missing from the core");
+}
+
+__attribute__((weak)) int core_win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Win_get_attr: core_win_get_attr is missing from the core");
+}
+
+__attribute__((weak)) int core_win_set_attr(MPI_Win win, int win_keyval, void* attribute_val)
+{
+    return cr_error(MPI_ERR_OTHER, "MPI_Win_set_attr: core_win_set_attr is missing from the core");
 }
 
 __attribute__((weak)) double core_wtick(void)

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/* Helpers of the generated Fortran entry points (src/fortran/fort_*.c).
+ *
+ * Fortran passes every argument by reference; handles are the C handle
+ * integers (MPICH ABI) and a status is MPI_F_STATUS_SIZE integers laid out as
+ * MPI_Status, so most arguments pass straight through.  These helpers convert
+ * the rest: the sentinels (addresses of MPICH's common blocks), strings with
+ * Fortran's hidden lengths, and 0-based indices.
+ */
+#ifndef COURIER_FORTRAN_FORT_UTIL_H
+#define COURIER_FORTRAN_FORT_UTIL_H
+#include <stddef.h>
+#include <stdlib.h>
+#include "mpi.h"
+
+#define CR_F_EXPORT __attribute__((visibility("default")))
+/* The other three names of an entry point (mpi_x_, mpi_x__, pmpi_x__): weak,
+ * so a profiling library can replace the MPI_ names. */
+#define CR_F_ALIAS(target) __attribute__((weak, alias(#target), visibility("default")))
+
+/* gfortran's LOGICAL values (MPICH on gfortran uses the same). */
+#define CR_F_TRUE 1
+#define CR_F_FALSE 0
+
+/* MPICH's Fortran common blocks, same names and layout: mpif.h, the mpi and
+ * the mpi_f08 modules place the sentinels here, and binaries built with
+ * MPICH's mpif.h define the same blocks. */
+struct cr_f_priv1 {
+    MPI_Fint bottom, in_place, status_ignore[MPI_F_STATUS_SIZE];
+};
+struct cr_f_priv2 {
+    MPI_Fint statuses_ignore[MPI_F_STATUS_SIZE], errcodes_ignore[1];
+};
+struct cr_f_privc {
+    char argvs_null[1], argv_null[1];
+};
+extern struct cr_f_priv1 mpipriv1_ CR_F_EXPORT;
+extern struct cr_f_priv2 mpipriv2_ CR_F_EXPORT;
+extern struct cr_f_privc mpiprivc_ CR_F_EXPORT;
+extern MPI_Fint mpifcmb5_ CR_F_EXPORT, mpifcmb9_ CR_F_EXPORT;
+
+/* A choice buffer: MPI_BOTTOM and MPI_IN_PLACE become the C values. */
+static inline void *cr_f_buf(void *p)
+{
+    if (p == &mpipriv1_.bottom || p == &MPIR_F08_MPI_BOTTOM)
+        return MPI_BOTTOM;
+    if (p == &mpipriv1_.in_place || p == &MPIR_F08_MPI_IN_PLACE)
+        return MPI_IN_PLACE;
+    return p;
+}
+
+static inline MPI_Status *cr_f_status(MPI_Fint *s)
+{
+    if (s == mpipriv1_.status_ignore || s == (MPI_Fint *)&MPIR_F08_MPI_STATUS_IGNORE_OBJ)
+        return MPI_STATUS_IGNORE;
+    return (MPI_Status *)s;
+}
+
+static inline MPI_Status *cr_f_statuses(MPI_Fint *s)
+{
+    if (s == mpipriv2_.statuses_ignore || s == (MPI_Fint *)MPIR_F08_MPI_STATUSES_IGNORE_OBJ)
+        return MPI_STATUSES_IGNORE;
+    return (MPI_Status *)s;
+}
+
+/* A choice buffer given as an assumed-rank array descriptor (MPICH's
+ * mpi_f08 calls the mpi_x_f08ts_ names so): gfortran's descriptor starts
+ * with the base address.  Only contiguous buffers are right this way. */
+static inline void *cr_f_desc(void *desc)
+{
+    return *(void **)desc;
+}
+
+/* A string argument: a NUL-terminated copy without the trailing blanks
+ * (NULL when out of memory, which the C function then reports). */
+char *cr_f_str_in(const char *s, size_t len);
+/* A string result: copied into the Fortran variable, blank-padded. */
+void cr_f_str_out(char *dst, size_t len, const char *src);
+
+/* 0-based C indices to 1-based Fortran ones (MPI_UNDEFINED stays). */
+static inline void cr_f_index_out(MPI_Fint *idx, int n)
+{
+    for (int i = 0; i < n && n != MPI_UNDEFINED; i++)
+        if (idx[i] != MPI_UNDEFINED && idx[i] >= 0)
+            idx[i] += 1;
+}
+#endif
