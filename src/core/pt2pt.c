@@ -4,10 +4,14 @@
  *
  *  eager:        message <= eager_limit: header + data through the cell ring.
  *  eager sync:   same, and the receiver acknowledges the match (Ssend).
- *  rendezvous:   RTS -> (match) -> CTS -> the sender streams chunks through the
- *                pair's chunk pipeline -> the receiver copies out; or, when the
- *                message is at least cma_min bytes, the receiver reads the sender's
- *                buffer once with process_vm_readv and sends FIN.
+ *  rendezvous:   RTS -> (match), then one of
+ *    single copy (message >= cma_min and the kernel allows it): the receiver
+ *                reads the sender's buffer with process_vm_readv and sends FIN;
+ *    split copy  (>= cma_split_min, not oversubscribed): the receiver sends CTS
+ *                asking the sender to write the second half with
+ *                process_vm_writev while it reads the first; WDONE, then FIN;
+ *    pipeline    (otherwise): CTS -> the sender streams chunks through the
+ *                pair's chunk buffers -> the receiver copies out.
  * Messages from one sender are handled in ring order, the queues are FIFO, so
  * the non-overtaking rule holds. */
 #define _GNU_SOURCE
@@ -34,7 +38,7 @@ typedef struct cr_ctrl {
     cr_request_t *req;      /* a send to (re)try, or NULL for a control packet */
     int type;
     uint64_t aux;
-    char payload[32];
+    char payload[sizeof(shm_cts_t)];   /* the largest control payload */
     int len;
 } cr_out_t;
 
@@ -307,29 +311,59 @@ int cr_isend(const void *buf, MPI_Aint count, cr_datatype_t *dt, int dest, int t
     return MPI_SUCCESS;
 }
 
-/* A matched rendezvous receive: copy once, or queue for the chunk pipeline. */
+/* Copy n bytes between this process and process pid with process_vm_readv
+ * (write = 0: from remote to local) or process_vm_writev.  Returns the bytes
+ * moved: n, or less when the kernel refuses (ptrace policy, seccomp). */
+static size_t cma_copy(int pid, void *local, uint64_t remote, size_t n, int write)
+{
+    size_t done = 0;
+    while (done < n) {
+        struct iovec l = { (char *)local + done, n - done };
+        struct iovec rm = { (char *)(uintptr_t)remote + done, n - done };
+        ssize_t k = write ? process_vm_writev(pid, &l, 1, &rm, 1, 0)
+                          : process_vm_readv(pid, &l, 1, &rm, 1, 0);
+        if (k <= 0) break;
+        done += (size_t)k;
+    }
+    return done;
+}
+
+/* Set once a single copy succeeded: only then is a copy split with the sender
+ * (a refused split would leave half a message to recover). */
+static int cma_works;
+
+/* A matched rendezvous receive: copy once (alone, or split with the sender),
+ * or queue for the chunk pipeline. */
 static void rndv_start(cr_request_t *r)
 {
     size_t n = recv_accept(r, r->status.MPI_SOURCE, r->status.MPI_TAG, r->msg_bytes);
     long cma = ut_settings.cma_min;
     if (cma > 0 && r->msg_bytes >= (size_t)cma && r->remote_contig) {
         char *dst = recv_target(r, n);
-        struct iovec l = { dst, n }, rm = { (void *)(uintptr_t)r->remote_addr, n };
-        size_t got = 0;
-        while (got < n) {
-            l.iov_base = dst + got;
-            l.iov_len = n - got;
-            rm.iov_base = (char *)(uintptr_t)r->remote_addr + got;
-            rm.iov_len = n - got;
-            ssize_t k = process_vm_readv(r->remote_pid, &l, 1, &rm, 1, 0);
-            if (k <= 0) break;
-            got += (size_t)k;
+        size_t mine = n;
+        long split_min = ut_settings.cma_split_min;
+        if (cma_works && split_min > 0 && n >= (size_t)split_min && !cr_proc.oversubscribed) {
+            /* The sender writes the second half (from a cache-line boundary)
+             * while this side reads the first. */
+            mine = (n / 2) & ~(size_t)(SHM_CELL - 1);
+            shm_cts_t cts = { .rreq = (uint64_t)(uintptr_t)r, .method = SHM_RNDV_SPLIT,
+                              .pid = my_pid, .addr = (uint64_t)(uintptr_t)dst, .off = mine,
+                              .len = n - mine };
+            ctrl_send(r->local, SHM_PKT_CTS, r->remote_req, &cts, sizeof cts);
+        }
+        size_t got = cma_copy(r->remote_pid, dst, r->remote_addr, mine, 0);
+        if (got == mine && mine < n) {
+            r->proto_state = PS_RNDV_SPLIT;     /* SHM_PKT_WDONE finishes it */
+            return;
         }
         if (got == n) {
+            cma_works = 1;
             ctrl_send(r->local, SHM_PKT_FIN, r->remote_req, NULL, 0);
             recv_finish(r, n);
             return;
         }
+        if (mine < n)
+            cr_abort_job(1, "process_vm_readv failed after single copies had worked");
         /* CMA not permitted here (ptrace scope, containers): fall back to the pipeline. */
         ut_settings.cma_min = 0;
     }
@@ -490,8 +524,32 @@ static void on_packet(int from, const shm_hdr_t *h)
     case SHM_PKT_FIN:
         cr_req_complete((cr_request_t *)(uintptr_t)h->aux);
         break;
+    case SHM_PKT_WDONE: {
+        /* The sender's share of a split copy is in place (or could not be
+         * written: then read it here).  The sender's buffer is free after FIN. */
+        cr_request_t *r = (cr_request_t *)(uintptr_t)h->aux;
+        int32_t ok = 0;
+        shm_pkt_copy(from, h, 0, &ok, sizeof ok);
+        size_t n = r->msg_bytes < r->bytes ? r->msg_bytes : r->bytes;   /* as accepted */
+        char *dst = recv_target(r, n);
+        size_t mine = (n / 2) & ~(size_t)(SHM_CELL - 1);
+        if (!ok && cma_copy(r->remote_pid, dst + mine, r->remote_addr + mine, n - mine, 0) != n - mine)
+            cr_abort_job(1, "process_vm_readv failed after single copies had worked");
+        ctrl_send(from, SHM_PKT_FIN, r->remote_req, NULL, 0);
+        recv_finish(r, n);
+        break;
+    }
     case SHM_PKT_CTS: {
         cr_request_t *s = (cr_request_t *)(uintptr_t)h->aux;
+        shm_cts_t cts;
+        shm_pkt_copy(from, h, 0, &cts, sizeof cts);
+        if (cts.method == SHM_RNDV_SPLIT) {
+            int32_t ok = cma_copy(cts.pid, (char *)send_bytes(s) + cts.off, cts.addr + cts.off,
+                                  cts.len, 1) == cts.len;
+            s->proto_state = PS_WAIT_FIN;
+            ctrl_send(from, SHM_PKT_WDONE, cts.rreq, &ok, sizeof ok);
+            break;
+        }
         cr_peer_t *p = &peers[from];
         if (!peer_busy(p)) busy_peers++;
         s->proto_state = PS_STREAM;

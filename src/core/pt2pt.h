@@ -32,6 +32,7 @@ enum {
     PS_POSTED,         /* receive in the posted queue */
     PS_RNDV_WAIT,      /* matched rendezvous receive waiting for its turn */
     PS_RNDV_PULL,      /* rendezvous receive pulling chunks */
+    PS_RNDV_SPLIT,     /* split single copy: own part read, waiting for the sender's part */
 };
 
 /* Complete a request: fills nothing, sets the flag, frees detached requests. */

@@ -27,6 +27,8 @@ enum {
     SHM_PKT_RTS,           /* rendezvous request; payload = shm_rts_t */
     SHM_PKT_CTS,           /* receiver matched an RTS: aux = sender request, payload = shm_cts_t */
     SHM_PKT_FIN,           /* receiver copied the data itself (single copy): aux = sender request */
+    SHM_PKT_WDONE,         /* sender wrote its share of a split copy: aux = receiver request,
+                              payload = int32 1 when written, 0 when the write failed */
 };
 
 typedef struct {
@@ -49,9 +51,15 @@ typedef struct {
 
 typedef struct {
     uint64_t rreq;           /* receiver's request */
-    int32_t method;          /* SHM_RNDV_PIPE */
+    int32_t method;          /* SHM_RNDV_PIPE or SHM_RNDV_SPLIT */
+    int32_t pid;             /* SPLIT: receiver's pid */
+    uint64_t addr;           /* SPLIT: receiver's contiguous destination */
+    uint64_t off, len;       /* SPLIT: the sender writes bytes [off, off+len) of the message */
 } shm_cts_t;
-enum { SHM_RNDV_PIPE = 1, SHM_RNDV_CMA = 2 };
+/* SHM_RNDV_SPLIT: single copy done by both sides at once, the receiver reading
+ * the first part with process_vm_readv while the sender writes the rest with
+ * process_vm_writev, so two cores copy. */
+enum { SHM_RNDV_PIPE = 1, SHM_RNDV_SPLIT = 2 };
 
 /* Set up the node's segment.  local_rank/local_size describe this process
  * among the node's ranks; name is unique to the job and node.  Collective over
