@@ -64,6 +64,53 @@ if [ -f "$root/bench/bounce.c" ]; then
     fi
 fi
 
+# ---- the MPI assignment's programs (docs/examples.md) -------------------------------
+banner "bcast_study: root-sends-all, binomial tree and pipelined chain against MPI_Bcast"
+run 4 "$bin/bcast_study" --quick
+
+banner "cg_poisson: parallel CG on a 2x2 process grid, then on 1 rank: the same iterations"
+run 4 "$bin/cg_poisson" --topo 2x2 --gridsize 0.01
+run 1 "$bin/cg_poisson" --gridsize 0.01
+
+banner "amdahl: serial fraction 0.1, measured speedup against Amdahl's law"
+run 2 "$bin/amdahl" --work 50000000
+
+banner "pinning: the cpu each rank runs on, unbound and with -bind-to core"
+run 2 "$bin/pinning"
+echo "\$ mpiexec -n 2 -bind-to core pinning"
+if ! timeout -k 5 60 "$mpiexec" -n 2 -bind-to core "$bin/pinning"; then
+    echo "!! failed (exit status $?)"
+    status=1
+fi
+# ---- end of the assignment's programs ----------------------------------------------
+
+# ---- Fortran examples (examples/fortran; docs/fortran.md) --------------------------
+# Compiled here with our mpifort; skipped when this build has no Fortran support.
+if "$build/bin/mpifort" -show >/dev/null 2>&1; then
+    fwork=$(mktemp -d)
+    for fx in heat.f pi.f90 bcast.f90 factorial.f90 allreduce.f90 bounce.f; do
+        if ! "$build/bin/mpifort" -w -o "$fwork/${fx%.*}" "$root/examples/fortran/$fx"; then
+            echo "!! cannot compile examples/fortran/$fx"; status=1
+        fi
+    done
+    banner "Fortran heat: 1-D heat equation on 3 ranks, ghost points by MPI_SEND/MPI_RECV"
+    (cd "$fwork" && run 3 ./heat && cat data0.dat data1.dat data2.dat)
+    banner "Fortran pi: midpoint rule, partial sums combined by MPI_REDUCE"
+    run 4 "$fwork/pi"
+    banner "Fortran bcast: MPI_BCAST of 1 2 3 4 from rank 0"
+    run 4 "$fwork/bcast"
+    banner "Fortran factorial: 8! as MPI_REDUCE with MPI_PROD on 8 ranks"
+    run 8 "$fwork/factorial"
+    banner "Fortran allreduce: MPI_ALLREDUCE with MPI_MAX"
+    run 4 "$fwork/allreduce"
+    banner "Fortran bounce: latency and bandwidth between rank pairs"
+    run 2 "$fwork/bounce"
+    rm -rf "$fwork"
+else
+    banner "Fortran examples skipped: this build has no Fortran support (no gfortran)"
+fi
+# ---- end of the Fortran examples ---------------------------------------------------
+
 echo
 if [ $status -eq 0 ]; then echo "demo: all examples behaved as expected"; else echo "demo: some examples FAILED"; fi
 exit $status

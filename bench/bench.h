@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/* mpibench: an OSU-style MPI micro-benchmark suite written for Courier, in
+ * standard MPI only, so the same sources build with any MPI (the comparison
+ * harness bench/compare builds them with Courier, MPICH and Open MPI).
+ *
+ * Method, for every test and message size:
+ *   1. one verified exchange: buffers filled with a pattern that depends on
+ *      (rank, size, test), the received data checked;
+ *   2. calibration, which is also the warm-up: the kernel runs 1, 2, 4, ...
+ *      iterations until a run takes a tenth of the sample time, then the
+ *      number of iterations per sample is set so that one sample lasts about
+ *      --sample-time seconds; one whole sample is then run and discarded;
+ *   3. --samples timed samples; a sample's time is the largest of the ranks'
+ *      times (MPI_Allreduce MAX), so every rank takes the same decisions;
+ *   4. min, median and max of the per-sample metric are reported.
+ * --smoke skips 2 and runs one sample of a few iterations: it checks data,
+ * it does not measure.
+ */
+#ifndef BENCH_H
+#define BENCH_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define BENCH_MAX_SIZES 64
+
+typedef enum { FMT_TABLE, FMT_CSV, FMT_JSON } bench_fmt_t;
+
+typedef struct {
+    bench_fmt_t fmt;
+    int smoke;              /* quick run of everything, every result checked */
+    int progress;           /* progress lines on stderr */
+    int samples;            /* timed samples per size */
+    double sample_time;     /* seconds one sample should last */
+    long max_iters;         /* cap on iterations per sample */
+    int window;             /* outstanding sends in bw/bibw/msgrate */
+    size_t window_bytes;    /* cap on window * size (receive buffers are distinct) */
+    int nsizes;
+    size_t sizes[BENCH_MAX_SIZES];
+    int user_sizes;         /* sizes came from --sizes */
+    int rank, np;
+    int errors;             /* data check failures seen by this rank */
+} bench_opts_t;
+
+/* One test: a kernel that runs `iters` iterations on every rank and returns
+ * this rank's elapsed seconds (0 on ranks that do not take part), and a check
+ * that does one iteration with patterned data and returns the number of wrong
+ * bytes seen by this rank (-1 for an MPI error, whose text is in errbuf). */
+typedef struct bench_test bench_test_t;
+typedef struct {
+    const bench_opts_t *o;
+    const bench_test_t *t;
+    size_t bytes;           /* message size of this run */
+    int window;             /* effective window for this size */
+    char *sbuf, *rbuf;      /* sized by the test's setup */
+    size_t sbuf_len, rbuf_len;
+    char errbuf[MPI_MAX_ERROR_STRING + 64];
+} bench_ctx_t;
+
+typedef enum { METRIC_LAT, METRIC_BW, METRIC_RATE } bench_metric_t;
+
+struct bench_test {
+    const char *name;
+    const char *group;      /* "pt2pt" or "coll" */
+    bench_metric_t metric;
+    int min_np;
+    int reduction;          /* sizes must be multiples of sizeof(int) */
+    int sizeless;           /* one run only, at size 0 (barrier) */
+    int windowed;           /* uses a window of non-blocking operations */
+    /* bytes needed for the send and receive buffers */
+    void (*bufsize)(const bench_ctx_t *c, size_t *s, size_t *r);
+    int (*run)(bench_ctx_t *c, long iters, double *secs);
+    long (*check)(bench_ctx_t *c);
+    /* metric value from the sample's seconds and iterations */
+    double (*value)(const bench_ctx_t *c, double secs, long iters);
+};
+
+extern const bench_test_t bench_p2p_tests[];
+extern const int bench_n_p2p_tests;
+extern const bench_test_t bench_coll_tests[];
+extern const int bench_n_coll_tests;
+
+/* bench_util.c */
+void bench_fill(char *buf, size_t n, unsigned seed);
+long bench_verify(const char *buf, size_t n, unsigned seed);
+unsigned bench_seed(int rank, size_t bytes, int salt);
+double bench_median(double *v, int n);
+void *bench_alloc(size_t n);
+int bench_mpi_err(bench_ctx_t *c, int rc, const char *what);
+const char *bench_metric_unit(bench_metric_t m);
+/* /proc/self/status fields in KiB (-1 when unavailable) */
+long bench_status_kib(const char *field);
+/* shared mappings of this process (not shared libraries) from /proc/self/smaps */
+void bench_shm_kib(long *size, long *rss, long *pss);
+/* total KiB of files under /dev/shm changed since `since` (seconds since the epoch) */
+long bench_devshm_kib(double since, int *nfiles);
+void bench_library_version(char *out, size_t n);
+
+#endif
