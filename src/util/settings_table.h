@@ -13,7 +13,7 @@ CR_SETTING(shm_chunk_bytes,    SIZE, 65536,  "Size of each chunk of the pipeline
 CR_SETTING(shm_chunks,         INT,  4,      "Number of pipelined rendezvous chunks per ordered pair of local ranks")
 CR_SETTING(cma_min,            SIZE, 16384,  "Smallest rendezvous message copied once with process_vm_readv, where the kernel allows it (0: always the chunk pipeline)")
 CR_SETTING(cma_split_min,      SIZE, 65536,  "Smallest single-copy message split between receiver (readv) and sender (writev) so two cores copy (0 never)")
-CR_SETTING(spin_count,         INT,  1000,   "Polls of the progress engine before an idle wait yields the core (when oversubscribed)")
+CR_SETTING(spin_count,         INT,  50,     "Polls of the progress engine before an idle wait yields the core (when oversubscribed)")
 CR_SETTING(oversubscribed,     INT,  -1,     "Force the waiting policy: 1 yield (oversubscribed), 0 spin, -1 decide from ranks vs. cores")
 CR_SETTING(coll_barrier_alg,   INT,  0,      "Force the MPI_Barrier algorithm: 0 automatic, 1 dissemination")
 CR_SETTING(coll_bcast_alg,     INT,  0,      "Force the MPI_Bcast algorithm: 0 automatic, 1 binomial tree, 2 scatter + ring allgather")
