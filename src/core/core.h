@@ -177,8 +177,19 @@ typedef struct cr_datatype {
     void *attrs;
 } cr_datatype_t;
 
-/* The datatype for a handle (predefined or user), or NULL when invalid. */
-cr_datatype_t *cr_datatype_ptr(MPI_Datatype h);
+/* The datatype for a handle (predefined or user), or NULL when invalid.  The
+ * predefined types are looked up inline (every send and receive does this). */
+cr_datatype_t *cr_datatype_ptr_slow(MPI_Datatype h);
+extern cr_datatype_t *cr_builtin_by_index[256];
+static inline cr_datatype_t *cr_datatype_ptr(MPI_Datatype h)
+{
+    uint32_t u = (uint32_t)h;
+    if (CR_LIKELY(CR_H_STORAGE(u) == CR_ST_BUILTIN && CR_H_KIND(u) == CR_K_DATATYPE)) {
+        cr_datatype_t *d = cr_builtin_by_index[u & 0xff];
+        return d && d->handle == h ? d : NULL;
+    }
+    return cr_datatype_ptr_slow(h);
+}
 /* Size in bytes of a basic kind (0 for CR_B_NONE). */
 size_t cr_basic_size(cr_basic_t b);
 
@@ -231,6 +242,7 @@ enum { CR_MODE_STD = 0, CR_MODE_SYNC = 1, CR_MODE_READY = 2, CR_MODE_BUFFERED = 
 typedef struct cr_request cr_request_t;
 struct cr_request {
     int handle;                /* MPI_REQUEST_NULL for internal requests with no handle */
+    int slot;                  /* its index in cr_request_tab once it had a handle, else -1 */
     cr_req_kind_t kind;
     volatile int complete;     /* set (release) by the progress engine */
     int persistent, active;    /* persistent requests: active between Start and completion */
@@ -268,12 +280,23 @@ struct cr_request {
 extern cr_objtab_t cr_request_tab;
 /* Allocate a request; with_handle!=0 gives it an MPI_Request handle. */
 cr_request_t *cr_request_new(cr_req_kind_t kind, int with_handle);
+int cr_request_attach_handle(cr_request_t *r);   /* give it an MPI_Request handle */
 void cr_request_free(cr_request_t *r);
+/* A request keeps its slot in cr_request_tab for its whole life in the pool
+ * (no table update per operation); the slot is live while r->handle names it. */
 static inline cr_request_t *cr_request_ptr(MPI_Request h)
 {
-    if (CR_H_STORAGE(h) == CR_ST_USER && CR_H_KIND(h) == CR_K_REQUEST)
-        return (cr_request_t *)cr_objtab_get(&cr_request_tab, CR_H_INDEX(h));
+    if (CR_H_STORAGE(h) == CR_ST_USER && CR_H_KIND(h) == CR_K_REQUEST) {
+        cr_request_t *r = (cr_request_t *)cr_objtab_get(&cr_request_tab, CR_H_INDEX(h));
+        return r && r->handle == h ? r : NULL;
+    }
     return NULL;
+}
+/* The request goes on without its MPI_Request handle (Request_free of an
+ * active request, a started buffered send). */
+static inline void cr_request_drop_handle(cr_request_t *r)
+{
+    r->handle = MPI_REQUEST_NULL;
 }
 
 /* Internal point-to-point for collectives and other layers.  ctx_off is

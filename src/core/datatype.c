@@ -17,7 +17,7 @@ cr_objtab_t cr_datatype_tab;
 /* Predefined types whose handle has builtin storage live in a table indexed by
  * the handle's low byte; the MPICH ABI puts five pair types in "direct" storage
  * (0x8c00000N), which have their own small table. */
-static cr_datatype_t *builtin_by_index[256];
+cr_datatype_t *cr_builtin_by_index[256];
 static cr_datatype_t *pair_by_index[8];
 
 typedef struct { float v; int i; } cr_float_int_t;
@@ -135,7 +135,7 @@ void cr_datatype_init(void)
         uint32_t h = (uint32_t)d->handle;
         if (d->handle == MPI_DATATYPE_NULL) continue;
         if (CR_H_STORAGE(h) == CR_ST_BUILTIN)
-            builtin_by_index[h & 0xff] = d;
+            cr_builtin_by_index[h & 0xff] = d;
         else
             pair_by_index[h & 0x7] = d;
         if (!basic_sizes[d->basic]) basic_sizes[d->basic] = (size_t)d->size;
@@ -153,13 +153,13 @@ size_t cr_basic_size(cr_basic_t b)
     return b > 0 && b < CR_B_COUNT_OF_KINDS ? basic_sizes[b] : 0;
 }
 
-cr_datatype_t *cr_datatype_ptr(MPI_Datatype h)
+cr_datatype_t *cr_datatype_ptr_slow(MPI_Datatype h)
 {
     uint32_t u = (uint32_t)h;
     if (CR_H_KIND(u) != CR_K_DATATYPE) return NULL;
     switch (CR_H_STORAGE(u)) {
     case CR_ST_BUILTIN: {
-        cr_datatype_t *d = builtin_by_index[u & 0xff];
+        cr_datatype_t *d = cr_builtin_by_index[u & 0xff];
         return d && d->handle == h ? d : NULL;
     }
     case CR_ST_DIRECT: return (u & 0x03fffff8) == 0 ? pair_by_index[u & 0x7] : NULL;

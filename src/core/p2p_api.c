@@ -505,8 +505,7 @@ int core_request_free(MPI_Request *request)
         cr_request_free(r);
     } else {
         /* the operation goes on; the request disappears when it completes */
-        cr_objtab_remove(&cr_request_tab, CR_H_INDEX(r->handle));
-        r->handle = MPI_REQUEST_NULL;
+        cr_request_drop_handle(r);
         r->detached = 1;
     }
     return MPI_SUCCESS;
@@ -682,8 +681,7 @@ int core_start(MPI_Request *request)
                           &c);
         if (!err) {
             /* the started operation is already complete; drop its handle */
-            cr_objtab_remove(&cr_request_tab, CR_H_INDEX(c->handle));
-            c->handle = MPI_REQUEST_NULL;
+            cr_request_drop_handle(c);
         }
     } else {
         err = cr_isend(r->buf, r->count, r->dt, r->peer, r->tag, r->comm, CR_CTX_PT2PT, r->mode,

@@ -14,39 +14,43 @@ static cr_request_t *pool;
 cr_request_t *cr_request_new(cr_req_kind_t kind, int with_handle)
 {
     cr_request_t *r = pool;
-    if (r)
+    int slot = -1;
+    if (r) {
         pool = r->next;
-    else if (!(r = malloc(sizeof *r)))
+        slot = r->slot;
+    } else if (!(r = malloc(sizeof *r))) {
         return NULL;
+    }
     memset(r, 0, sizeof *r);
     r->kind = kind;
     r->handle = MPI_REQUEST_NULL;
+    r->slot = slot;
     r->local = -1;
-    if (with_handle) {
-        int idx = cr_objtab_add(&cr_request_tab, r);
-        if (idx < 0) {
-            r->next = pool;
-            pool = r;
-            return NULL;
-        }
-        r->handle = CR_H_MAKE(CR_ST_USER, CR_K_REQUEST, idx);
+    if (with_handle && cr_request_attach_handle(r) != MPI_SUCCESS) {
+        r->next = pool;
+        pool = r;
+        return NULL;
     }
     return r;
 }
 
-/* Give a request created without a handle an MPI_Request handle. */
+/* Give a request an MPI_Request handle: its own table slot, taken the first
+ * time and kept while the request object is recycled through the pool. */
 int cr_request_attach_handle(cr_request_t *r)
 {
-    int idx = cr_objtab_add(&cr_request_tab, r);
-    if (idx < 0) return cr_error(MPI_ERR_NO_MEM, "out of memory for request handles");
-    r->handle = CR_H_MAKE(CR_ST_USER, CR_K_REQUEST, idx);
+    if (r->slot < 0) {
+        int idx = cr_objtab_add(&cr_request_tab, r);
+        if (idx < 0) return cr_error(MPI_ERR_NO_MEM, "out of memory for request handles");
+        r->slot = idx;
+    }
+    r->handle = CR_H_MAKE(CR_ST_USER, CR_K_REQUEST, r->slot);
     return MPI_SUCCESS;
 }
 
 void cr_request_free(cr_request_t *r)
 {
     if (r->on_free) r->on_free(r);
-    if (r->handle != MPI_REQUEST_NULL) cr_objtab_remove(&cr_request_tab, CR_H_INDEX(r->handle));
+    r->handle = MPI_REQUEST_NULL;      /* the slot stays with the object */
     free(r->tmp);
     r->tmp = NULL;
     if (r->dt) cr_dt_release(r->dt);
