@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static const size_t smoke_sizes[] = { 0, 1, 7, 8, 1024, 4096, 16384, 16385, 65536, 1048576 };
+static const size_t smoke_sizes[] = { 0, 1, 7, 8, 1024, 4096, 8192, 8193, 16384, 16385, 65536, 1048576 };
 
 static bench_opts_t opt;
 static char libver[256];

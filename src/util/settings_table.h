@@ -7,12 +7,12 @@
  * TYPE is one of INT, SIZE (bytes, accepts k/m/g suffixes), BOOL, STRING.
  * No other file may hold a tunable number.
  */
-CR_SETTING(eager_limit,        SIZE, 16384,  "Largest message, in bytes, sent eagerly through the shared-memory cells; larger ones use rendezvous")
+CR_SETTING(eager_limit,        SIZE, 8192,   "Largest message, in bytes, sent eagerly through the shared-memory cells; larger ones use rendezvous")
 CR_SETTING(shm_ring_bytes,     SIZE, 65536,  "Bytes of cells in each ordered pair's shared-memory ring (rounded to a power of two)")
 CR_SETTING(shm_chunk_bytes,    SIZE, 65536,  "Size of each chunk of the pipelined rendezvous copy through shared buffers")
 CR_SETTING(shm_chunks,         INT,  4,      "Number of pipelined rendezvous chunks per ordered pair of local ranks")
-CR_SETTING(cma_min,            SIZE, 16384,  "Smallest rendezvous message copied once with process_vm_readv, where the kernel allows it (0: always the chunk pipeline)")
-CR_SETTING(cma_split_min,      SIZE, 65536,  "Smallest single-copy message split between receiver (readv) and sender (writev) so two cores copy (0 never)")
+CR_SETTING(cma_min,            SIZE, 4096,   "Smallest rendezvous message copied once with process_vm_readv, where the kernel allows it (0: always the chunk pipeline)")
+CR_SETTING(cma_split_min,      SIZE, 32768,  "Smallest single-copy message split between receiver (readv) and sender (writev) so two cores copy (0 never)")
 CR_SETTING(spin_count,         INT,  50,     "Polls of the progress engine before an idle wait yields the core (when oversubscribed)")
 CR_SETTING(oversubscribed,     INT,  -1,     "Force the waiting policy: 1 yield (oversubscribed), 0 spin, -1 decide from ranks vs. cores")
 CR_SETTING(coll_barrier_alg,   INT,  0,      "Force the MPI_Barrier algorithm: 0 automatic, 1 dissemination")
