@@ -109,6 +109,16 @@ int core_rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 int core_isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                MPI_Comm comm, MPI_Request *request)
 {
+    const cr_datatype_t *dt = cr_datatype_ptr(datatype);
+    if (dt->contig) {
+        cr_request_t *r = cr_isend_fast((const char *)buf + dt->lb,
+                                        (size_t)count * (size_t)dt->size, dest, tag,
+                                        cr_comm_ptr(comm));
+        if (r) {
+            *request = r->handle;
+            return MPI_SUCCESS;
+        }
+    }
     return send_mode(buf, count, datatype, dest, tag, comm, CR_MODE_STD, request);
 }
 int core_isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,

@@ -706,6 +706,26 @@ int cr_send_fast(const void *data, size_t bytes, int dest, int tag, cr_comm_t *c
                         data, bytes);
 }
 
+/* MPI_Isend's form of cr_send_fast: when the message goes straight into the
+ * ring, the request is born complete (nothing refers to it but the user's
+ * handle).  Returns it, or NULL when the caller must take the general path. */
+cr_request_t *cr_isend_fast(const void *data, size_t bytes, int dest, int tag, cr_comm_t *comm)
+{
+    if (dest < 0 || bytes > eager_limit()) return NULL;
+    int wr = cr_comm_world_rank(comm, dest);
+    int local = cr_proc.local_of_world[wr];
+    if (local < 0 || wr == cr_proc.world_rank || peers[local].out_head) return NULL;
+    cr_request_t *r = cr_request_new(CR_REQ_SEND, 1);
+    if (!r) return NULL;
+    if (shm_send_pkt(local, SHM_PKT_EAGER, comm->ctx + CR_CTX_PT2PT, comm->rank, tag, 0, data,
+                     bytes)) {
+        cr_request_free(r);
+        return NULL;
+    }
+    r->complete = 1;
+    return r;
+}
+
 /* Receive into `cap` contiguous bytes at dst from one local rank, when no
  * message is waiting unmatched, no receive is posted and no outgoing work is
  * pending: then the next matching message can only be the next packet of that

@@ -11,6 +11,19 @@
 cr_objtab_t cr_request_tab;
 static cr_request_t *pool;
 
+/* Zero a request with plain 16-byte stores.  A memset of this size compiles to
+ * `rep stosq`, whose start-up cost was a third of MPI_Isend's time in the
+ * message-rate benchmark (perf); the attribute keeps GCC from turning this
+ * loop back into that memset. */
+_Static_assert(sizeof(cr_request_t) % 16 == 0, "cr_request_t is cleared in 16-byte words");
+__attribute__((optimize("no-tree-loop-distribute-patterns")))
+static void request_clear(cr_request_t *r)
+{
+    typedef uint64_t u64x2 __attribute__((vector_size(16)));
+    u64x2 *w = (u64x2 *)(void *)r;      /* malloc'd: 16-byte aligned */
+    for (size_t i = 0; i < sizeof *r / 16; i++) w[i] = (u64x2){ 0, 0 };
+}
+
 cr_request_t *cr_request_new(cr_req_kind_t kind, int with_handle)
 {
     cr_request_t *r = pool;
@@ -21,7 +34,7 @@ cr_request_t *cr_request_new(cr_req_kind_t kind, int with_handle)
     } else if (!(r = malloc(sizeof *r))) {
         return NULL;
     }
-    memset(r, 0, sizeof *r);
+    request_clear(r);
     r->kind = kind;
     r->handle = MPI_REQUEST_NULL;
     r->slot = slot;

@@ -229,9 +229,6 @@ int shm_send_pkt(int to, int type, uint32_t ctx, int32_t src, int32_t tag, uint6
     h->aux = aux;
     __atomic_store_n(&h->seq, seq_of(p->tail), __ATOMIC_RELEASE);
     p->tail += nc;
-    /* Ask for the next cell's line now (for writing), while the peer is busy
-     * with this packet: the next send then finds it in this core's cache. */
-    __builtin_prefetch(p->out.cells + (p->tail & ring_mask) * SHM_CELL, 1, 3);
     return 0;
 }
 
