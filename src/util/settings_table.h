@@ -8,7 +8,8 @@
  * No other file may hold a tunable number.
  */
 CR_SETTING(eager_limit,        SIZE, 8192,   "Largest message, in bytes, sent eagerly through the shared-memory cells; larger ones use rendezvous")
-CR_SETTING(shm_ring_bytes,     SIZE, 65536,  "Bytes of cells in each ordered pair's shared-memory ring (rounded to a power of two)")
+CR_SETTING(shm_ring_bytes,     SIZE, 262144, "Bytes of cells in each ordered pair's shared-memory ring (rounded to a power of two)")
+CR_SETTING(shm_ring_budget,    SIZE, 2097152,"Most bytes of inbound rings per rank: with many local ranks the rings shrink to fit (0: no limit)")
 CR_SETTING(shm_chunk_bytes,    SIZE, 65536,  "Size of each chunk of the pipelined rendezvous copy through shared buffers")
 CR_SETTING(shm_chunks,         INT,  4,      "Number of pipelined rendezvous chunks per ordered pair of local ranks")
 CR_SETTING(cma_min,            SIZE, 4096,   "Smallest rendezvous message copied once with process_vm_readv, where the kernel allows it (0: always the chunk pipeline)")

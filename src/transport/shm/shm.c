@@ -97,8 +97,12 @@ int shm_init(int local_rank, int local_size, const char *name, int (*barrier)(vo
     shm_nlocal = local_size;
     if (local_size <= 1) return 0;
 
+    /* Each rank has one inbound ring per local peer: with many ranks on the node
+     * the rings shrink (halving) until they fit the per-rank budget. */
     size_t rb = round_pow2((size_t)ut_settings.shm_ring_bytes);
-    if (rb < 4096) rb = 4096;
+    size_t budget = (size_t)ut_settings.shm_ring_budget;
+    while (budget > 0 && rb > SHM_RING_MIN && rb * (size_t)(local_size - 1) > budget) rb >>= 1;
+    if (rb < SHM_RING_MIN) rb = SHM_RING_MIN;
     ring_cells = rb / SHM_CELL;
     ring_mask = ring_cells - 1;
     chunk_bytes = ((size_t)ut_settings.shm_chunk_bytes + SHM_CELL - 1) & ~(size_t)(SHM_CELL - 1);

@@ -18,6 +18,7 @@
 
 #define SHM_CELL 64
 #define SHM_HDR 32
+#define SHM_RING_MIN 4096    /* smallest ring: one page */
 
 /* Packet types. */
 enum {
