@@ -75,6 +75,17 @@ int main(int argc, char **argv)
         MPI_Request nr = MPI_REQUEST_NULL;
         CHECK_CLASS(MPI_Start(&nr), MPI_ERR_REQUEST);
     }
+#ifndef MT_REFERENCE_MPICH
+    /* request arrays: a handle that names no request (MPICH does not check these) */
+    {
+        MPI_Request rs[2] = { MPI_REQUEST_NULL, (MPI_Request)0xec0ffff0 };
+        int idx = 0, flag = 0, out = 0, ind[2];
+        CHECK_CLASS(MPI_Waitall(2, rs, MPI_STATUSES_IGNORE), MPI_ERR_REQUEST);
+        CHECK_CLASS(MPI_Testall(2, rs, &flag, MPI_STATUSES_IGNORE), MPI_ERR_REQUEST);
+        CHECK_CLASS(MPI_Waitany(2, rs, &idx, MPI_STATUS_IGNORE), MPI_ERR_REQUEST);
+        CHECK_CLASS(MPI_Testsome(2, rs, &out, ind, MPI_STATUSES_IGNORE), MPI_ERR_REQUEST);
+    }
+#endif
     still_alive(step++);
     int rc = mt_finish("err_return");
     MPI_Finalize();
