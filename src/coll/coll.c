@@ -20,6 +20,23 @@ static int next_tag(cr_comm_t *c)
     return (int)(seq & 0x3fffffffu) + 1;
 }
 
+/* Does this process of an intercommunicator pass MPI_IN_PLACE for a buffer it
+ * uses?  MPI_IN_PLACE has no meaning between two disjoint groups; buffers the
+ * standard says to ignore (the root's send buffer in Gather, the root group's
+ * receive buffers in Scatter, everything at MPI_PROC_NULL) may be anything. */
+static int inter_in_place(coll_kind_t coll, const coll_args_t *a)
+{
+    if (a->root == MPI_PROC_NULL) return 0;
+    switch (coll) {
+    case COLL_GATHER: case COLL_GATHERV: case COLL_REDUCE:
+        return a->root == MPI_ROOT ? a->rbuf == MPI_IN_PLACE : a->sbuf == MPI_IN_PLACE;
+    case COLL_SCATTER: case COLL_SCATTERV:
+        return a->root == MPI_ROOT ? a->sbuf == MPI_IN_PLACE : a->rbuf == MPI_IN_PLACE;
+    default:
+        return a->sbuf == MPI_IN_PLACE || a->rbuf == MPI_IN_PLACE;
+    }
+}
+
 /* Run (req == NULL) or start one collective.  `trivial`: a blocking call that
  * has nothing to do on any rank (no data, or a single rank with no local
  * copy) returns at once; the same decision is taken on every rank, so the
@@ -27,6 +44,9 @@ static int next_tag(cr_comm_t *c)
 static int coll_call(coll_kind_t coll, cr_comm_t *c, const coll_args_t *a, MPI_Request *req,
                      int trivial, const char *what)
 {
+    if (c->remote && inter_in_place(coll, a))
+        return cr_error(MPI_ERR_BUFFER, "%s: %s=MPI_IN_PLACE: not allowed on an intercommunicator",
+                        what, a->sbuf == MPI_IN_PLACE ? "sendbuf" : "recvbuf");
     const coll_alg_t *alg = coll_select(coll, c, a);
     if (!alg)
         return cr_error(MPI_ERR_UNSUPPORTED_OPERATION,
@@ -48,6 +68,21 @@ static int coll_call(coll_kind_t coll, cr_comm_t *c, const coll_args_t *a, MPI_R
 static cr_datatype_t *dt_if(int used, MPI_Datatype h)
 {
     return used ? cr_datatype_ptr(h) : NULL;
+}
+
+/* Rooted collectives: is this process the root?  On an intercommunicator the
+ * root passes MPI_ROOT. */
+static int is_root_of(const cr_comm_t *c, int root)
+{
+    return c->remote ? root == MPI_ROOT : c->rank == root;
+}
+
+/* On an intercommunicator the processes of the root's group (MPI_ROOT,
+ * MPI_PROC_NULL) have no data of their own to contribute or receive: only
+ * the root's side of the root arguments is significant there. */
+static int in_root_group(const cr_comm_t *c, int root)
+{
+    return c->remote && (root == MPI_ROOT || root == MPI_PROC_NULL);
 }
 
 static size_t block_bytes(MPI_Aint count, const cr_datatype_t *dt)
@@ -113,9 +148,10 @@ static int gather(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype
                   MPI_Request *req)
 {
     cr_comm_t *c = cr_comm_ptr(comm);
-    int is_root = !c->remote && c->rank == root;
+    int is_root = is_root_of(c, root);
+    int sends = sendbuf != MPI_IN_PLACE && !in_root_group(c, root);
     coll_args_t a = { .sbuf = sendbuf, .rbuf = recvbuf, .root = root,
-                      .scount = sendcount, .sdt = dt_if(sendbuf != MPI_IN_PLACE, sendtype),
+                      .scount = sendcount, .sdt = dt_if(sends, sendtype),
                       .rcount = recvcount, .rdt = dt_if(is_root, recvtype) };
     a.bytes = is_root ? block_bytes(recvcount, a.rdt) : block_bytes(sendcount, a.sdt);
     return coll_call(COLL_GATHER, c, &a, req, 0, "MPI_Gather");
@@ -126,9 +162,10 @@ static int gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    MPI_Comm comm, MPI_Request *req)
 {
     cr_comm_t *c = cr_comm_ptr(comm);
-    int is_root = !c->remote && c->rank == root;
+    int is_root = is_root_of(c, root);
+    int sends = sendbuf != MPI_IN_PLACE && !in_root_group(c, root);
     coll_args_t a = { .sbuf = sendbuf, .rbuf = recvbuf, .root = root,
-                      .scount = sendcount, .sdt = dt_if(sendbuf != MPI_IN_PLACE, sendtype),
+                      .scount = sendcount, .sdt = dt_if(sends, sendtype),
                       .rdt = dt_if(is_root, recvtype),
                       .rcounts = is_root ? recvcounts : NULL, .rdispls = is_root ? displs : NULL };
     return coll_call(COLL_GATHERV, c, &a, req, 0, "MPI_Gatherv");
@@ -139,10 +176,11 @@ static int scatter(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtyp
                    MPI_Comm comm, MPI_Request *req)
 {
     cr_comm_t *c = cr_comm_ptr(comm);
-    int is_root = !c->remote && c->rank == root;
+    int is_root = is_root_of(c, root);
+    int receives = recvbuf != MPI_IN_PLACE && !in_root_group(c, root);
     coll_args_t a = { .sbuf = sendbuf, .rbuf = recvbuf, .root = root,
                       .scount = sendcount, .sdt = dt_if(is_root, sendtype),
-                      .rcount = recvcount, .rdt = dt_if(recvbuf != MPI_IN_PLACE, recvtype) };
+                      .rcount = recvcount, .rdt = dt_if(receives, recvtype) };
     a.bytes = is_root ? block_bytes(sendcount, a.sdt) : block_bytes(recvcount, a.rdt);
     return coll_call(COLL_SCATTER, c, &a, req, 0, "MPI_Scatter");
 }
@@ -152,11 +190,12 @@ static int scatterv(const void *sendbuf, const int sendcounts[], const int displ
                     int root, MPI_Comm comm, MPI_Request *req)
 {
     cr_comm_t *c = cr_comm_ptr(comm);
-    int is_root = !c->remote && c->rank == root;
+    int is_root = is_root_of(c, root);
+    int receives = recvbuf != MPI_IN_PLACE && !in_root_group(c, root);
     coll_args_t a = { .sbuf = sendbuf, .rbuf = recvbuf, .root = root,
                       .sdt = dt_if(is_root, sendtype),
                       .scounts = is_root ? sendcounts : NULL, .sdispls = is_root ? displs : NULL,
-                      .rcount = recvcount, .rdt = dt_if(recvbuf != MPI_IN_PLACE, recvtype) };
+                      .rcount = recvcount, .rdt = dt_if(receives, recvtype) };
     return coll_call(COLL_SCATTERV, c, &a, req, 0, "MPI_Scatterv");
 }
 
@@ -263,11 +302,16 @@ static int scan(coll_kind_t coll, const void *sendbuf, void *recvbuf, MPI_Aint c
                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *req)
 {
     cr_comm_t *c = cr_comm_ptr(comm);
+    const char *what = coll == COLL_SCAN ? "MPI_Scan" : "MPI_Exscan";
+    /* MPI-4.0 6.11: the scans are defined on intracommunicators only */
+    if (c->remote)
+        return cr_error(MPI_ERR_COMM, "%s: comm is an intercommunicator: not defined there",
+                        what);
     coll_args_t a;
     int e = reduction(&a, sendbuf, recvbuf, count, datatype, op, 0);
     if (e) return e;
     int trivial = a.bytes == 0 || (coll == COLL_EXSCAN && c->size == 1);
-    return coll_call(coll, c, &a, req, trivial, coll == COLL_SCAN ? "MPI_Scan" : "MPI_Exscan");
+    return coll_call(coll, c, &a, req, trivial, what);
 }
 
 /* ---- the MPI entry points ---------------------------------------------------- */

@@ -20,8 +20,10 @@
  *
  * Intercommunicators: an algorithm flagged COLL_ALG_INTER serves only them,
  * the others only intracommunicators; when none fits, coll_select returns
- * NULL and the caller reports MPI_ERR_UNSUPPORTED_OPERATION.  Intercommunicator
- * algorithms are added as rows here, nothing else changes. */
+ * NULL and the caller reports MPI_ERR_UNSUPPORTED_OPERATION.  Each collective
+ * but Scan/Exscan has one intercommunicator algorithm; having no rule row, it
+ * is found by the fallback loop at the end of coll_select (so a forced
+ * intracommunicator algorithm also falls back to it). */
 #include <limits.h>
 #include <stdlib.h>
 #include "coll/coll.h"
@@ -58,6 +60,19 @@ static const coll_alg_t coll_algs[] = {
     { COLL_BARRIER, 2, "inter", COLL_ALG_INTER, coll_inter_barrier },
     { COLL_BCAST, 3, "inter", COLL_ALG_INTER, coll_inter_bcast },
     { COLL_ALLREDUCE, 3, "inter", COLL_ALG_INTER, coll_inter_allreduce },
+    { COLL_REDUCE, 2, "inter", COLL_ALG_INTER, coll_inter_reduce },
+    { COLL_GATHER, 3, "inter", COLL_ALG_INTER, coll_inter_gather },
+    { COLL_GATHERV, 2, "inter", COLL_ALG_INTER, coll_inter_gather },
+    { COLL_SCATTER, 3, "inter", COLL_ALG_INTER, coll_inter_scatter },
+    { COLL_SCATTERV, 2, "inter", COLL_ALG_INTER, coll_inter_scatter },
+    { COLL_ALLGATHER, 3, "inter", COLL_ALG_INTER, coll_inter_allgather },
+    { COLL_ALLGATHERV, 2, "inter", COLL_ALG_INTER, coll_inter_allgather },
+    { COLL_ALLTOALL, 3, "inter", COLL_ALG_INTER, coll_inter_alltoall },
+    { COLL_ALLTOALLV, 2, "inter", COLL_ALG_INTER, coll_inter_alltoall },
+    { COLL_ALLTOALLW, 2, "inter", COLL_ALG_INTER, coll_inter_alltoall },
+    { COLL_REDUCE_SCATTER, 3, "inter", COLL_ALG_INTER, coll_inter_reduce_scatter },
+    { COLL_REDUCE_SCATTER_BLOCK, 3, "inter", COLL_ALG_INTER, coll_inter_reduce_scatter },
+    /* Scan and Exscan are not defined on intercommunicators (coll.c says so) */
 };
 enum { NALGS = sizeof(coll_algs) / sizeof(coll_algs[0]) };
 
