@@ -163,7 +163,8 @@ int coll_exscan_recdbl(coll_sched_t *s, const coll_args_t *a);
 
 /* The algorithm for one call (coll_select.c): a forced one from the settings
  * if it applies, else the first matching row of the table; NULL when no
- * algorithm exists for this kind of communicator (intercommunicators, for now). */
+ * algorithm exists for this kind of communicator (Scan and Exscan on an
+ * intercommunicator, which the standard does not define). */
 const coll_alg_t *coll_select(coll_kind_t coll, const cr_comm_t *comm, const coll_args_t *a);
 /* The forced algorithm id of a collective (0 = automatic). */
 int coll_forced_alg(coll_kind_t coll);
