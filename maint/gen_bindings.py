@@ -134,6 +134,13 @@ def checks(p):
             g.append("%s != MPI_IN_PLACE" % b.name)
         if b.root_only and root:
             g.append("cr_chk_is_root(cr_c, root)")
+        elif root:
+            # on an intercommunicator the root (MPI_ROOT) and the rest of its
+            # group (MPI_PROC_NULL) contribute nothing; MPI_Bcast's buffer,
+            # the only buffer of a collective without root-only ones, is the
+            # root's data
+            only_null = int(not any(x.root_only for x in p.params))
+            g.append("cr_chk_contributes(cr_c, root, %d)" % only_null)
         guard = " && ".join(g) or None
         for a in (cnt, dt):
             if a:

@@ -496,11 +496,11 @@ int __attribute__((visibility("default"))) PMPI_Gather(const void* sendbuf, int 
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_root(cr_c, root, "root")))) goto fail;
-    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_count(sendcount, "sendcount")))) goto fail;
+    if (sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_count(sendcount, "sendcount")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_count(recvcount, "recvcount")))) goto fail;
-    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_dt_sendtype)))) goto fail;
+    if (sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_dt_sendtype)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_dt_recvtype)))) goto fail;
-    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_dt_sendtype, "sendbuf")))) goto fail;
+    if (sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_dt_sendtype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_dt_recvtype, "recvbuf")))) goto fail;
     cr_err = core_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
@@ -522,11 +522,11 @@ int __attribute__((visibility("default"))) PMPI_Gather_c(const void* sendbuf, MP
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_root(cr_c, root, "root")))) goto fail;
-    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_count(sendcount, "sendcount")))) goto fail;
+    if (sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_count(sendcount, "sendcount")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_count(recvcount, "recvcount")))) goto fail;
-    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_dt_sendtype)))) goto fail;
+    if (sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_dt_sendtype)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_dt_recvtype)))) goto fail;
-    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_dt_sendtype, "sendbuf")))) goto fail;
+    if (sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_dt_sendtype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_dt_recvtype, "recvbuf")))) goto fail;
     cr_err = core_gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
@@ -566,10 +566,10 @@ int __attribute__((visibility("default"))) PMPI_Gatherv(const void* sendbuf, int
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_root(cr_c, root, "root")))) goto fail;
-    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_count(sendcount, "sendcount")))) goto fail;
-    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_dt_sendtype)))) goto fail;
+    if (sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_count(sendcount, "sendcount")))) goto fail;
+    if (sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_dt_sendtype)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_dt_recvtype)))) goto fail;
-    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_dt_sendtype, "sendbuf")))) goto fail;
+    if (sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_dt_sendtype, "sendbuf")))) goto fail;
     cr_err = core_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
@@ -893,11 +893,11 @@ int __attribute__((visibility("default"))) PMPI_Igather(const void* sendbuf, int
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_root(cr_c, root, "root")))) goto fail;
-    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_count(sendcount, "sendcount")))) goto fail;
+    if (sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_count(sendcount, "sendcount")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_count(recvcount, "recvcount")))) goto fail;
-    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_dt_sendtype)))) goto fail;
+    if (sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_dt_sendtype)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_dt_recvtype)))) goto fail;
-    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_dt_sendtype, "sendbuf")))) goto fail;
+    if (sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_dt_sendtype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_dt_recvtype, "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     cr_err = core_igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
@@ -929,10 +929,10 @@ int __attribute__((visibility("default"))) PMPI_Igatherv(const void* sendbuf, in
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_root(cr_c, root, "root")))) goto fail;
-    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_count(sendcount, "sendcount")))) goto fail;
-    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_dt_sendtype)))) goto fail;
+    if (sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_count(sendcount, "sendcount")))) goto fail;
+    if (sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_dt_sendtype)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_dt_recvtype)))) goto fail;
-    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_dt_sendtype, "sendbuf")))) goto fail;
+    if (sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_dt_sendtype, "sendbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     cr_err = core_igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
@@ -1125,7 +1125,7 @@ int __attribute__((visibility("default"))) PMPI_Ireduce(const void* sendbuf, voi
     if (CR_UNLIKELY((cr_err = cr_chk_root(cr_c, root, "root")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_dt_datatype)))) goto fail;
-    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, count, cr_dt_datatype, "sendbuf")))) goto fail;
+    if (sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, count, cr_dt_datatype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, count, cr_dt_datatype, "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
@@ -1254,11 +1254,11 @@ int __attribute__((visibility("default"))) PMPI_Iscatter(const void* sendbuf, in
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_root(cr_c, root, "root")))) goto fail;
     if (sendbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_count(sendcount, "sendcount")))) goto fail;
-    if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_count(recvcount, "recvcount")))) goto fail;
+    if (recvbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_count(recvcount, "recvcount")))) goto fail;
     if (sendbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_dt_sendtype)))) goto fail;
-    if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_dt_recvtype)))) goto fail;
+    if (recvbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_dt_recvtype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_dt_sendtype, "sendbuf")))) goto fail;
-    if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_dt_recvtype, "recvbuf")))) goto fail;
+    if (recvbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_dt_recvtype, "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     cr_err = core_iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
@@ -1289,10 +1289,10 @@ int __attribute__((visibility("default"))) PMPI_Iscatterv(const void* sendbuf, c
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_root(cr_c, root, "root")))) goto fail;
-    if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_count(recvcount, "recvcount")))) goto fail;
+    if (recvbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_count(recvcount, "recvcount")))) goto fail;
     if (sendbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_dt_sendtype)))) goto fail;
-    if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_dt_recvtype)))) goto fail;
-    if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_dt_recvtype, "recvbuf")))) goto fail;
+    if (recvbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_dt_recvtype)))) goto fail;
+    if (recvbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_dt_recvtype, "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     cr_err = core_iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
@@ -1628,7 +1628,7 @@ int __attribute__((visibility("default"))) PMPI_Reduce(const void* sendbuf, void
     if (CR_UNLIKELY((cr_err = cr_chk_root(cr_c, root, "root")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_dt_datatype)))) goto fail;
-    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, count, cr_dt_datatype, "sendbuf")))) goto fail;
+    if (sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, count, cr_dt_datatype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, count, cr_dt_datatype, "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op")))) goto fail;
     cr_err = core_reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
@@ -1652,7 +1652,7 @@ int __attribute__((visibility("default"))) PMPI_Reduce_c(const void* sendbuf, vo
     if (CR_UNLIKELY((cr_err = cr_chk_root(cr_c, root, "root")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_dt_datatype)))) goto fail;
-    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, count, cr_dt_datatype, "sendbuf")))) goto fail;
+    if (sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, count, cr_dt_datatype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, count, cr_dt_datatype, "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op")))) goto fail;
     cr_err = core_reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
@@ -1870,11 +1870,11 @@ int __attribute__((visibility("default"))) PMPI_Scatter(const void* sendbuf, int
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_root(cr_c, root, "root")))) goto fail;
     if (sendbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_count(sendcount, "sendcount")))) goto fail;
-    if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_count(recvcount, "recvcount")))) goto fail;
+    if (recvbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_count(recvcount, "recvcount")))) goto fail;
     if (sendbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_dt_sendtype)))) goto fail;
-    if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_dt_recvtype)))) goto fail;
+    if (recvbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_dt_recvtype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_dt_sendtype, "sendbuf")))) goto fail;
-    if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_dt_recvtype, "recvbuf")))) goto fail;
+    if (recvbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_dt_recvtype, "recvbuf")))) goto fail;
     cr_err = core_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
@@ -1896,11 +1896,11 @@ int __attribute__((visibility("default"))) PMPI_Scatter_c(const void* sendbuf, M
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_root(cr_c, root, "root")))) goto fail;
     if (sendbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_count(sendcount, "sendcount")))) goto fail;
-    if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_count(recvcount, "recvcount")))) goto fail;
+    if (recvbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_count(recvcount, "recvcount")))) goto fail;
     if (sendbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_dt_sendtype)))) goto fail;
-    if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_dt_recvtype)))) goto fail;
+    if (recvbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_dt_recvtype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_dt_sendtype, "sendbuf")))) goto fail;
-    if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_dt_recvtype, "recvbuf")))) goto fail;
+    if (recvbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_dt_recvtype, "recvbuf")))) goto fail;
     cr_err = core_scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
@@ -1939,10 +1939,10 @@ int __attribute__((visibility("default"))) PMPI_Scatterv(const void* sendbuf, co
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_root(cr_c, root, "root")))) goto fail;
-    if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_count(recvcount, "recvcount")))) goto fail;
+    if (recvbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_count(recvcount, "recvcount")))) goto fail;
     if (sendbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_dt_sendtype)))) goto fail;
-    if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_dt_recvtype)))) goto fail;
-    if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_dt_recvtype, "recvbuf")))) goto fail;
+    if (recvbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_dt_recvtype)))) goto fail;
+    if (recvbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_dt_recvtype, "recvbuf")))) goto fail;
     cr_err = core_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:

@@ -100,6 +100,16 @@ static inline int cr_chk_is_root(const cr_comm_t *c, int root)
     return c->remote ? root == MPI_ROOT : root == c->rank;
 }
 
+/* Are a rooted collective's non-root arguments significant here?  Always on an
+ * intracommunicator; on an intercommunicator not at the processes of the
+ * root's group that are not the root (root == MPI_PROC_NULL), nor, unless
+ * root_data (MPI_Bcast's buffer), at the root itself (root == MPI_ROOT). */
+static inline int cr_chk_contributes(const cr_comm_t *c, int root, int root_data)
+{
+    if (!c->remote) return 1;
+    return root != MPI_PROC_NULL && (root_data || root != MPI_ROOT);
+}
+
 /* 0 .. CR_TAG_UB, and MPI_ANY_TAG where any_tag is set (receives, probes). */
 static inline int cr_chk_tag(int tag, int any_tag, const char *arg)
 {
