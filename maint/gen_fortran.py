@@ -18,8 +18,9 @@ of MPI_STATUS_SIZE integers has the layout of MPI_Status and TYPE(MPI_Status),
 and a handle type of mpi_f08 is a one-integer bind(C) type, so arguments pass
 straight through; the entry point converts only what differs: LOGICALs,
 character strings (hidden lengths), the sentinels (MPI_BOTTOM, MPI_IN_PLACE,
-MPI_STATUS(ES)_IGNORE live in MPICH's common blocks), 1-based indices, and an
-absent optional ierror (mpi_f08 passes NULL).  Constant values come from
+MPI_STATUS(ES)_IGNORE live in MPICH's common blocks), 1-based indices, an
+absent optional ierror (mpi_f08 passes NULL), attribute values (Fortran stores
+values, not pointers) and the attribute keyvals' Fortran callbacks (KEYVAL_CREATE).  Constant values come from
 include/mpi.h, the ABI header.
 """
 import os
@@ -48,14 +49,48 @@ C_ONLY = {"argc": "NULL", "argv": "NULL"}
 # The standard's callback-typed functions whose Fortran callback has the C
 # calling convention (everything by reference), so the pointer passes through.
 CALLBACK_OK = {"MPI_User_function*", "MPI_Comm_errhandler_function*"}
+# The attribute-keyval creators: their Fortran callbacks have a convention of
+# their own (attribute values and extra_state are INTEGER(KIND=MPI_ADDRESS_KIND),
+# or INTEGER for MPI_KEYVAL_CREATE, the flag a LOGICAL, the error code an
+# ierror argument), so the entry point calls cr_f_keyval_create (fort_util.c),
+# which makes a keyval that calls them so (attr.c).  name -> (object kind for
+# fort_util.h, legacy INTEGER form).
+KEYVAL_CREATE = {"MPI_Comm_create_keyval": ("CR_F_KEYVAL_COMM", 0),
+                 "MPI_Type_create_keyval": ("CR_F_KEYVAL_TYPE", 0),
+                 "MPI_Win_create_keyval": ("CR_F_KEYVAL_WIN", 0),
+                 "MPI_Keyval_create": ("CR_F_KEYVAL_COMM", 1)}
+# Their callback types; mpi_f08 declares the standard's abstract interfaces
+# for the MPI-2 ones (MPI-1's MPI_Copy_function has none: EXTERNAL).
+ATTR_CALLBACKS = {"MPI_Comm_copy_attr_function*", "MPI_Comm_delete_attr_function*",
+                  "MPI_Type_copy_attr_function*", "MPI_Type_delete_attr_function*",
+                  "MPI_Win_copy_attr_function*", "MPI_Win_delete_attr_function*",
+                  "MPI_Copy_function*", "MPI_Delete_function*"}
+# Attribute values: Fortran sets and gets the value itself (MPI-4.0 19.3.7:
+# attributes set in Fortran are stored as the value, not a pointer), and a
+# predefined attribute (MPI_TAG_UB, ...) reads as its value.
+ATTR_VALUE = re.compile(r"MPI_(Comm|Type|Win)_(set|get)_attr$|MPI_Attr_(put|get)$")
+# The predefined attribute keys have other values in Fortran, MPICH's: the C
+# value + 1 (MPICH's mpif.h and modules say MPI_TAG_UB = 0x64400002).  The
+# attribute calls' entry points take both (cr_f_keyval).
+F_KEYVALS = {"MPI_TAG_UB", "MPI_HOST", "MPI_IO", "MPI_WTIME_IS_GLOBAL", "MPI_UNIVERSE_SIZE",
+             "MPI_LASTUSEDCODE", "MPI_APPNUM", "MPI_WIN_BASE", "MPI_WIN_SIZE", "MPI_WIN_DISP_UNIT",
+             "MPI_WIN_CREATE_FLAVOR", "MPI_WIN_MODEL"}
+ATTR_CALL = re.compile(r"MPI_(Comm|Type|Win)_(set|get|delete)_attr$|MPI_Attr_(put|get|delete)$")
+# The predefined attribute callbacks, C functions in fort_util.c:
+# (name, object type for mpi_f08, copy / delete, legacy INTEGER form).
+ATTR_FNS = [("MPI_NULL_COPY_FN", "comm", "copy", 1), ("MPI_NULL_DELETE_FN", "comm", "delete", 1),
+            ("MPI_DUP_FN", "comm", "copy", 1)] + \
+    [("MPI_%s_%s" % (o.upper(), f), o, "copy" if "COPY" in f or "DUP" in f else "delete", 0)
+     for o in ("comm", "type", "win") for f in ("NULL_COPY_FN", "NULL_DELETE_FN", "DUP_FN")]
 
 
 # ---- the model -----------------------------------------------------------------
 class FParam:
     """One Fortran argument, with the C parameter it feeds."""
 
-    def __init__(self, name, ftype, fdims, c):
-        self.name, self.ftype, self.fdims, self.c = name, ftype, fdims, c
+    def __init__(self, name, ftype, fdims, c, proc):
+        """proc: the C name of the procedure it belongs to."""
+        self.name, self.ftype, self.fdims, self.c, self.proc = name, ftype, fdims, c, proc
 
     @property
     def cls(self):
@@ -64,6 +99,12 @@ class FParam:
             return "aint" if c.name == "baseptr" else "choice"
         if t == "EXTERNAL":
             return "callback"
+        if c.name == "attribute_val" and ATTR_VALUE.match(self.proc):
+            return "attr_in" if c.dir == "in" else "attr_out"
+        if c.name.endswith("keyval") and ATTR_CALL.match(self.proc):
+            return "attr_key"
+        if c.name == "extra_state" and self.proc in KEYVAL_CREATE:
+            return "extra_state"
         if t.startswith("CHARACTER"):
             return "str_out" if c.dir == "out" else "str_in"
         if t == "LOGICAL" and self.fdims:
@@ -103,11 +144,11 @@ class FProc:
             if n == "ierror":
                 continue
             t, d = decl[n]
-            self.params.append(FParam(n, t, d, by[n]))
+            self.params.append(FParam(n, t, d, by[n], cproc.name))
         self.function = self.fret is not None
         self.skip = None
         for p in self.params:
-            if p.cls == "callback" and p.c.ctype not in CALLBACK_OK:
+            if p.cls == "callback" and p.c.ctype not in CALLBACK_OK | ATTR_CALLBACKS:
                 self.skip = "callback %s has no Fortran calling convention here" % p.c.ctype
         for p in cproc.params:
             if p.name not in {q.name for q in self.params} and p.name not in C_ONLY:
@@ -153,6 +194,8 @@ def c_ftype(p):
         return "void *"
     if cls == "callback":
         return "void (*)(void)"
+    if cls in ("attr_in", "attr_out", "extra_state"):
+        return "MPI_Aint *" if "ADDRESS_KIND" in p.ftype else "MPI_Fint *"
     if cls in ("str_in", "str_out"):
         return "char *"
     if cls in ("status", "statuses"):
@@ -194,8 +237,23 @@ def c_entry(fp):
             call.append("cr_f_buf(%s)" % n)
         elif cls == "aint":
             call.append(n)
+        elif cls == "callback" and fp.name in KEYVAL_CREATE:
+            call.append(n)
         elif cls == "callback":
             call.append("(%s)%s" % (cp.ctype, n))
+        elif cls == "extra_state":
+            call.append("*%s" % n)
+        elif cls == "attr_key":
+            pre.append("int cr_%s = cr_f_keyval(*%s);" % (n, n))
+            call.append("cr_%s" % n)
+        elif cls == "attr_in":
+            call.append("(void *)(MPI_Aint)*%s" % n)
+        elif cls == "attr_out":
+            key = next(q.name for q in fp.params if q.name.endswith("keyval"))
+            pre.append("void *cr_%s = NULL;" % n)
+            call.append("&cr_%s" % n)
+            post.append("if (cr_err == MPI_SUCCESS && cr_flag) *%s = (%s)cr_f_attr_value(cr_%s, cr_%s);"
+                        % (n, c_ftype(p)[:-2], key, n))
         elif cls == "str_in":
             pre.append("char *cr_%s = cr_f_str_in(%s, %s_len);" % (n, n, n))
             call.append("cr_%s" % n)
@@ -226,6 +284,9 @@ def c_entry(fp):
             post.append("cr_f_index_out(%s, %s);" % (n, "*outcount" if n == "array_of_indices" else "1"))
     body = ["    %s\n" % s for s in pre]
     callexpr = "P%s(%s)" % (fp.name, ", ".join(call))
+    if fp.name in KEYVAL_CREATE:
+        callexpr = "cr_f_keyval_create(%s, %d, %s, \"%s\")" % (
+            KEYVAL_CREATE[fp.name] + (", ".join(call), fp.name))
     if fp.function:
         body.append("    return %s;\n" % callexpr)
     else:
@@ -294,6 +355,7 @@ def constants():
         if val is None or (ty and ty not in HANDLES and ty != "MPI_File"):
             continue
         seen[name] = True
+        val += 1 if name in F_KEYVALS else 0
         out.append((name, to_int32(val), ty if ty in HANDLES else None))
     return out
 
@@ -330,6 +392,62 @@ SENTINELS = """\
 """
 
 
+ATTR_OBJ = {"comm": ("oldcomm", "comm", "comm_keyval", "MPI_Comm"),
+            "type": ("oldtype", "datatype", "type_keyval", "MPI_Datatype"),
+            "win": ("oldwin", "win", "win_keyval", "MPI_Win")}
+
+
+def attr_fn_iface(name, obj, which, legacy, f08, kw="SUBROUTINE"):
+    """The interface of an attribute copy or delete callback, as the standard
+    gives it: every argument by reference, INTEGER(KIND=MPI_ADDRESS_KIND)
+    values (INTEGER for the MPI-1 form), TYPE(MPI_<obj>) handles in mpi_f08."""
+    old, cur, key, f08t = ATTR_OBJ[obj]
+    key = "keyval" if legacy else key
+    val = "INTEGER" if legacy else "INTEGER(KIND=MPI_ADDRESS_KIND)"
+    if which == "copy":
+        h, vals = old, ["extra_state", "attribute_val_in", "attribute_val_out"]
+        args = [old, key, "extra_state", "attribute_val_in", "attribute_val_out", "flag", "ierror"]
+    else:
+        h, vals = cur, ["attribute_val", "extra_state"]
+        args = [cur, key, "attribute_val", "extra_state", "ierror"]
+    imports = ([f08t] if f08 else []) + ([] if legacy else ["MPI_ADDRESS_KIND"])
+    t = [wrap("    %s %s(%s)" % (kw, name, ", ".join(args)))]
+    if imports:
+        t.append("      IMPORT :: %s\n" % ", ".join(imports))
+    t.append("      IMPLICIT NONE\n")
+    t.append("      %s :: %s\n" % ("TYPE(%s)" % f08t if f08 else "INTEGER", h))
+    t.append("      INTEGER :: %s, ierror\n" % key)
+    t.append("      %s :: %s\n" % (val, ", ".join(vals)))
+    if which == "copy":
+        t.append("      LOGICAL :: flag\n")
+    t.append("    END %s %s\n" % (kw, name))
+    return "".join(t)
+
+
+def attr_fns_f90():
+    """The predefined callbacks in the `mpi` module: explicit interfaces."""
+    return "  INTERFACE\n%s  END INTERFACE\n" % "".join(
+        attr_fn_iface(n, o, w, lg, False) for n, o, w, lg in ATTR_FNS)
+
+
+def attr_fns_f08():
+    """mpi_f08: the standard's abstract interfaces of the callbacks, and the
+    predefined ones declared with them (the MPI-1 ones, which mpi_f08 does not
+    define, as in the `mpi` module)."""
+    t = ["  ABSTRACT INTERFACE\n"]
+    for o, ty in (("comm", "Comm"), ("type", "Type"), ("win", "Win")):
+        for w in ("copy", "delete"):
+            t.append(attr_fn_iface("MPI_%s_%s_attr_function" % (ty, w), o, w, 0, True))
+    t.append("  END INTERFACE\n")
+    for n, o, w, lg in ATTR_FNS:
+        if not lg:
+            ty = {"comm": "Comm", "type": "Type", "win": "Win"}[o]
+            t.append("  PROCEDURE(MPI_%s_%s_attr_function) :: %s\n" % (ty, w, n))
+    t.append("  INTERFACE\n%s  END INTERFACE\n" % "".join(
+        attr_fn_iface(n, o, w, lg, False) for n, o, w, lg in ATTR_FNS if lg))
+    return "".join(t)
+
+
 def mpif_h(fprocs):
     t = ["!     SPDX-License-Identifier: MIT\n",
          "!     Courier's mpif.h, generated by maint/gen_fortran.py; do not edit.\n",
@@ -338,7 +456,9 @@ def mpif_h(fprocs):
          "      LOGICAL MPI_SUBARRAYS_SUPPORTED\n      PARAMETER (MPI_SUBARRAYS_SUPPORTED=.FALSE.)\n",
          "      LOGICAL MPI_ASYNC_PROTECTS_NONBLOCKING\n",
          "      PARAMETER (MPI_ASYNC_PROTECTS_NONBLOCKING=.FALSE.)\n",
-         SENTINELS]
+         SENTINELS,
+         "!     the predefined attribute callbacks (C functions in libmpi)\n"]
+    t += ["      EXTERNAL %s\n" % n for n, _, _, _ in ATTR_FNS]
     for fp in fprocs:
         if fp.function and not fp.large:
             for pre in ("", "P"):
@@ -416,6 +536,7 @@ def mpi_module(fprocs):
         "      LOGICAL, PARAMETER :: MPI_ASYNC_PROTECTS_NONBLOCKING = .FALSE.\n" + SENTINELS
     t.append(body.replace("      ", "  "))
     t.append(sizeof_iface())
+    t.append(attr_fns_f90())
     t.append("  INTERFACE\n")
     for fp in fprocs:
         for pre in ("", "P"):
@@ -456,6 +577,8 @@ def f08_decl(fp, p):
     dims = "(*)" if p.fdims.endswith("*)") and "3" not in p.fdims else p.fdims
     if p.cls == "choice":
         return "      !GCC$ ATTRIBUTES NO_ARG_CHECK :: %s\n      TYPE(*), DIMENSION(*) :: %s\n" % (p.name, p.name)
+    if p.cls == "callback" and p.c.ctype in ATTR_CALLBACKS and "_attr_" in p.c.ctype:
+        return "      PROCEDURE(%s) :: %s\n" % (p.c.ctype.rstrip("*"), p.name)
     if p.cls == "callback":
         return "      EXTERNAL :: %s\n" % p.name
     if p.cls in ("status", "statuses"):
@@ -519,6 +642,7 @@ def mpi_f08_module(fprocs):
                      "    END FUNCTION courier_%s_%s\n" % (ty[4:].lower(), fn, fn, ty, ty, ty[4:].lower(), fn))
         t.append("  END INTERFACE OPERATOR(%s)\n" % op)
     t.append(sizeof_iface())
+    t.append(attr_fns_f08())
     # a large-count form joins its procedure's generic when the argument kinds
     # tell them apart (MPI_Send(..., count) with INTEGER(KIND=MPI_COUNT_KIND));
     # otherwise it is callable only by its own name (MPI_Type_get_extent_c)

@@ -33,6 +33,11 @@ typedef struct cr_keyval {
     copy_fn_t *copy;     /* NULL: MPI_*_NULL_COPY_FN */
     delete_fn_t *del;    /* NULL: MPI_*_NULL_DELETE_FN */
     void *extra_state;
+    /* Fortran keyvals (cr_keyval_create_fortran): copy and del are Fortran
+     * procedures, called by fortran_copy / fortran_delete below */
+    int fortran;         /* 0: C; KV_F_AINT: MPI-2 forms; KV_F_INT: MPI_KEYVAL_CREATE */
+    MPI_Aint f_extra;    /* extra_state, passed by reference (KV_F_AINT) */
+    MPI_Fint f_extra_int; /* the same for KV_F_INT */
 } cr_keyval_t;
 
 typedef struct cr_attr {
@@ -177,9 +182,13 @@ static void attr_unlink(void **list, cr_attr_t *a)
     free(a);
 }
 
+static int fortran_copy(cr_keyval_t *kv, int handle, void *in, void **out, int *flag);
+static int fortran_delete(cr_keyval_t *kv, int handle, void *value);
+
 static int run_delete(cr_attr_t *a, int handle)
 {
     if (!a->kv->del) return MPI_SUCCESS;
+    if (a->kv->fortran) return fortran_delete(a->kv, handle, a->value);
     /* the callback's code is passed on unchanged: it may be one of the user's
      * own error codes (MPI_Add_error_code) */
     return a->kv->del(handle, a->kv->handle, a->value, a->kv->extra_state);
@@ -269,7 +278,8 @@ int cr_attr_copy_all(int kind, int old_handle, void **old_list, int new_handle, 
         if (!a->kv->copy) continue;            /* MPI_*_NULL_COPY_FN: not copied */
         void *out = NULL;
         int flag = 0;
-        int rc = a->kv->copy(old_handle, a->kv->handle, a->kv->extra_state, a->value, &out, &flag);
+        int rc = a->kv->fortran ? fortran_copy(a->kv, old_handle, a->value, &out, &flag)
+                 : a->kv->copy(old_handle, a->kv->handle, a->kv->extra_state, a->value, &out, &flag);
         if (rc != MPI_SUCCESS) {
             /* undo: the new object gets no attributes at all */
             cr_attr_delete_all(kind, new_handle, new_list);
@@ -297,6 +307,69 @@ int cr_attr_finalize(void)
     int err = cr_attr_delete_all(CR_K_COMM, MPI_COMM_SELF, &cr_comm_self.attrs);
     if (!err) err = cr_attr_delete_all(CR_K_COMM, MPI_COMM_WORLD, &cr_comm_world.attrs);
     return err;
+}
+
+/* ---- Fortran keyvals ------------------------------------------------------------- */
+/* A keyval made by MPI_COMM_CREATE_KEYVAL, MPI_TYPE_CREATE_KEYVAL,
+ * MPI_WIN_CREATE_KEYVAL or MPI_KEYVAL_CREATE called from Fortran (see attr.h).
+ * Its callbacks take every argument by reference and return their code in
+ * ierror; the attribute value is the stored void * itself, as an
+ * INTEGER(KIND=MPI_ADDRESS_KIND) (or a default INTEGER, truncated, for the
+ * MPI-1 form).  A LOGICAL flag is true when nonzero (gfortran: .TRUE. = 1). */
+enum { KV_F_AINT = 1, KV_F_INT = 2 };
+
+typedef void (f_copy_t)(MPI_Fint *obj, MPI_Fint *keyval, MPI_Aint *extra_state, MPI_Aint *in,
+                        MPI_Aint *out, MPI_Fint *flag, MPI_Fint *ierror);
+typedef void (f_delete_t)(MPI_Fint *obj, MPI_Fint *keyval, MPI_Aint *value, MPI_Aint *extra_state,
+                          MPI_Fint *ierror);
+typedef void (f_copy_int_t)(MPI_Fint *obj, MPI_Fint *keyval, MPI_Fint *extra_state, MPI_Fint *in,
+                            MPI_Fint *out, MPI_Fint *flag, MPI_Fint *ierror);
+typedef void (f_delete_int_t)(MPI_Fint *obj, MPI_Fint *keyval, MPI_Fint *value,
+                              MPI_Fint *extra_state, MPI_Fint *ierror);
+
+int cr_keyval_create_fortran(int kind, void (*copy)(void), void (*del)(void), MPI_Aint extra_state,
+                             int legacy, int *keyval)
+{
+    int h;
+    int err = keyval_create(kind, copy, del, &h, NULL);
+    if (err) return err;
+    cr_keyval_t *kv = keyval_ptr(h);
+    kv->fortran = legacy ? KV_F_INT : KV_F_AINT;
+    kv->f_extra = extra_state;
+    kv->f_extra_int = (MPI_Fint)extra_state;
+    *keyval = h;
+    return MPI_SUCCESS;
+}
+
+static int fortran_copy(cr_keyval_t *kv, int handle, void *in, void **out, int *flag)
+{
+    MPI_Fint obj = handle, key = kv->handle, fflag = 0, ierror = MPI_SUCCESS;
+    void (*fn)(void) = (void (*)(void))kv->copy;
+    if (kv->fortran == KV_F_INT) {
+        MPI_Fint vin = (MPI_Fint)(MPI_Aint)in, vout = 0;
+        ((f_copy_int_t *)fn)(&obj, &key, &kv->f_extra_int, &vin, &vout, &fflag, &ierror);
+        *out = (void *)(MPI_Aint)vout;
+    } else {
+        MPI_Aint vin = (MPI_Aint)in, vout = 0;
+        ((f_copy_t *)fn)(&obj, &key, &kv->f_extra, &vin, &vout, &fflag, &ierror);
+        *out = (void *)vout;
+    }
+    *flag = fflag != 0;
+    return ierror;
+}
+
+static int fortran_delete(cr_keyval_t *kv, int handle, void *value)
+{
+    MPI_Fint obj = handle, key = kv->handle, ierror = MPI_SUCCESS;
+    void (*fn)(void) = (void (*)(void))kv->del;
+    if (kv->fortran == KV_F_INT) {
+        MPI_Fint v = (MPI_Fint)(MPI_Aint)value;
+        ((f_delete_int_t *)fn)(&obj, &key, &v, &kv->f_extra_int, &ierror);
+    } else {
+        MPI_Aint v = (MPI_Aint)value;
+        ((f_delete_t *)fn)(&obj, &key, &v, &kv->f_extra, &ierror);
+    }
+    return ierror;
 }
 
 /* ---- communicators --------------------------------------------------------------- */

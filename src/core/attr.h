@@ -39,6 +39,19 @@ int cr_attr_set(int kind, int handle, void **list, int keyval, void *value, cons
 int cr_attr_get(int kind, void **list, int keyval, void *value_out, int *flag, const char *fname);
 int cr_attr_delete(int kind, int handle, void **list, int keyval, const char *fname);
 
+/* Keyvals made from Fortran (MPI_COMM_CREATE_KEYVAL, MPI_TYPE_CREATE_KEYVAL,
+ * MPI_WIN_CREATE_KEYVAL, MPI_KEYVAL_CREATE; src/fortran/fort_util.c): copy and
+ * del are Fortran procedures (NULL: the null callback), called as
+ *   copy(oldobj, keyval, extra_state, attribute_val_in, attribute_val_out, flag, ierror)
+ *   del(obj, keyval, attribute_val, extra_state, ierror)
+ * with every argument by reference: handles and keyval INTEGER, the values and
+ * extra_state INTEGER(KIND=MPI_ADDRESS_KIND) (legacy != 0: default INTEGER, the
+ * MPI-1 form), flag a LOGICAL, ierror the result.  The value a callback sees
+ * is the stored attribute itself: Fortran stores values, not pointers
+ * (MPI-4.0 19.3.7).  Otherwise the keyval is like any other of kind. */
+int cr_keyval_create_fortran(int kind, void (*copy)(void), void (*del)(void), MPI_Aint extra_state,
+                             int legacy, int *keyval);
+
 /* MPI_Finalize's first step: delete the attributes of MPI_COMM_SELF, then
  * those of MPI_COMM_WORLD (the standard's finalize hook, see docs/attributes.md). */
 int cr_attr_finalize(void);

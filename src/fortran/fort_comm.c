@@ -180,9 +180,21 @@ void mpi_comm_create_group__(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag, MPI
 void pmpi_comm_create_group_f08_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag, MPI_Fint *newcomm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_create_group_);
 void mpi_comm_create_group_f08_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag, MPI_Fint *newcomm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_create_group_);
 
+void CR_F_EXPORT pmpi_comm_create_keyval_(void (*comm_copy_attr_fn)(void), void (*comm_delete_attr_fn)(void), MPI_Fint *comm_keyval, MPI_Aint *extra_state, MPI_Fint *ierror)
+{
+    int cr_err = cr_f_keyval_create(CR_F_KEYVAL_COMM, 0, comm_copy_attr_fn, comm_delete_attr_fn, (int*)comm_keyval, *extra_state, "MPI_Comm_create_keyval");
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_comm_create_keyval__(void (*comm_copy_attr_fn)(void), void (*comm_delete_attr_fn)(void), MPI_Fint *comm_keyval, MPI_Aint *extra_state, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_create_keyval_);
+void mpi_comm_create_keyval_(void (*comm_copy_attr_fn)(void), void (*comm_delete_attr_fn)(void), MPI_Fint *comm_keyval, MPI_Aint *extra_state, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_create_keyval_);
+void mpi_comm_create_keyval__(void (*comm_copy_attr_fn)(void), void (*comm_delete_attr_fn)(void), MPI_Fint *comm_keyval, MPI_Aint *extra_state, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_create_keyval_);
+void pmpi_comm_create_keyval_f08_(void (*comm_copy_attr_fn)(void), void (*comm_delete_attr_fn)(void), MPI_Fint *comm_keyval, MPI_Aint *extra_state, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_create_keyval_);
+void mpi_comm_create_keyval_f08_(void (*comm_copy_attr_fn)(void), void (*comm_delete_attr_fn)(void), MPI_Fint *comm_keyval, MPI_Aint *extra_state, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_create_keyval_);
+
 void CR_F_EXPORT pmpi_comm_delete_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Fint *ierror)
 {
-    int cr_err = PMPI_Comm_delete_attr(*comm, *comm_keyval);
+    int cr_comm_keyval = cr_f_keyval(*comm_keyval);
+    int cr_err = PMPI_Comm_delete_attr(*comm, cr_comm_keyval);
     if (ierror) *ierror = cr_err;
 }
 void pmpi_comm_delete_attr__(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_delete_attr_);
@@ -235,18 +247,21 @@ void mpi_comm_free_keyval__(MPI_Fint *comm_keyval, MPI_Fint *ierror) CR_F_ALIAS(
 void pmpi_comm_free_keyval_f08_(MPI_Fint *comm_keyval, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_free_keyval_);
 void mpi_comm_free_keyval_f08_(MPI_Fint *comm_keyval, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_free_keyval_);
 
-void CR_F_EXPORT pmpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, void *attribute_val, MPI_Fint *flag, MPI_Fint *ierror)
+void CR_F_EXPORT pmpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Aint *attribute_val, MPI_Fint *flag, MPI_Fint *ierror)
 {
+    int cr_comm_keyval = cr_f_keyval(*comm_keyval);
+    void *cr_attribute_val = NULL;
     int cr_flag = 0;
-    int cr_err = PMPI_Comm_get_attr(*comm, *comm_keyval, (void*)attribute_val, &cr_flag);
+    int cr_err = PMPI_Comm_get_attr(*comm, cr_comm_keyval, &cr_attribute_val, &cr_flag);
+    if (cr_err == MPI_SUCCESS && cr_flag) *attribute_val = (MPI_Aint)cr_f_attr_value(cr_comm_keyval, cr_attribute_val);
     *flag = cr_flag ? CR_F_TRUE : CR_F_FALSE;
     if (ierror) *ierror = cr_err;
 }
-void pmpi_comm_get_attr__(MPI_Fint *comm, MPI_Fint *comm_keyval, void *attribute_val, MPI_Fint *flag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_get_attr_);
-void mpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, void *attribute_val, MPI_Fint *flag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_get_attr_);
-void mpi_comm_get_attr__(MPI_Fint *comm, MPI_Fint *comm_keyval, void *attribute_val, MPI_Fint *flag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_get_attr_);
-void pmpi_comm_get_attr_f08_(MPI_Fint *comm, MPI_Fint *comm_keyval, void *attribute_val, MPI_Fint *flag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_get_attr_);
-void mpi_comm_get_attr_f08_(MPI_Fint *comm, MPI_Fint *comm_keyval, void *attribute_val, MPI_Fint *flag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_get_attr_);
+void pmpi_comm_get_attr__(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Aint *attribute_val, MPI_Fint *flag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_get_attr_);
+void mpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Aint *attribute_val, MPI_Fint *flag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_get_attr_);
+void mpi_comm_get_attr__(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Aint *attribute_val, MPI_Fint *flag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_get_attr_);
+void pmpi_comm_get_attr_f08_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Aint *attribute_val, MPI_Fint *flag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_get_attr_);
+void mpi_comm_get_attr_f08_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Aint *attribute_val, MPI_Fint *flag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_get_attr_);
 
 void CR_F_EXPORT pmpi_comm_get_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierror)
 {
@@ -339,16 +354,17 @@ void mpi_comm_remote_size__(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror) CR
 void pmpi_comm_remote_size_f08_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_remote_size_);
 void mpi_comm_remote_size_f08_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_remote_size_);
 
-void CR_F_EXPORT pmpi_comm_set_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, void *attribute_val, MPI_Fint *ierror)
+void CR_F_EXPORT pmpi_comm_set_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror)
 {
-    int cr_err = PMPI_Comm_set_attr(*comm, *comm_keyval, (void*)attribute_val);
+    int cr_comm_keyval = cr_f_keyval(*comm_keyval);
+    int cr_err = PMPI_Comm_set_attr(*comm, cr_comm_keyval, (void *)(MPI_Aint)*attribute_val);
     if (ierror) *ierror = cr_err;
 }
-void pmpi_comm_set_attr__(MPI_Fint *comm, MPI_Fint *comm_keyval, void *attribute_val, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_set_attr_);
-void mpi_comm_set_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, void *attribute_val, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_set_attr_);
-void mpi_comm_set_attr__(MPI_Fint *comm, MPI_Fint *comm_keyval, void *attribute_val, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_set_attr_);
-void pmpi_comm_set_attr_f08_(MPI_Fint *comm, MPI_Fint *comm_keyval, void *attribute_val, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_set_attr_);
-void mpi_comm_set_attr_f08_(MPI_Fint *comm, MPI_Fint *comm_keyval, void *attribute_val, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_set_attr_);
+void pmpi_comm_set_attr__(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_set_attr_);
+void mpi_comm_set_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_set_attr_);
+void mpi_comm_set_attr__(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_set_attr_);
+void pmpi_comm_set_attr_f08_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_set_attr_);
+void mpi_comm_set_attr_f08_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_set_attr_);
 
 void CR_F_EXPORT pmpi_comm_set_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierror)
 {

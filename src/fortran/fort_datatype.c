@@ -300,6 +300,17 @@ void mpi_type_create_indexed_block_c__(MPI_Count *count, MPI_Count *blocklength,
 void pmpi_type_create_indexed_block_f08_large_(MPI_Count *count, MPI_Count *blocklength, MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_create_indexed_block_c_);
 void mpi_type_create_indexed_block_f08_large_(MPI_Count *count, MPI_Count *blocklength, MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_create_indexed_block_c_);
 
+void CR_F_EXPORT pmpi_type_create_keyval_(void (*type_copy_attr_fn)(void), void (*type_delete_attr_fn)(void), MPI_Fint *type_keyval, MPI_Aint *extra_state, MPI_Fint *ierror)
+{
+    int cr_err = cr_f_keyval_create(CR_F_KEYVAL_TYPE, 0, type_copy_attr_fn, type_delete_attr_fn, (int*)type_keyval, *extra_state, "MPI_Type_create_keyval");
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_type_create_keyval__(void (*type_copy_attr_fn)(void), void (*type_delete_attr_fn)(void), MPI_Fint *type_keyval, MPI_Aint *extra_state, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_create_keyval_);
+void mpi_type_create_keyval_(void (*type_copy_attr_fn)(void), void (*type_delete_attr_fn)(void), MPI_Fint *type_keyval, MPI_Aint *extra_state, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_create_keyval_);
+void mpi_type_create_keyval__(void (*type_copy_attr_fn)(void), void (*type_delete_attr_fn)(void), MPI_Fint *type_keyval, MPI_Aint *extra_state, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_create_keyval_);
+void pmpi_type_create_keyval_f08_(void (*type_copy_attr_fn)(void), void (*type_delete_attr_fn)(void), MPI_Fint *type_keyval, MPI_Aint *extra_state, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_create_keyval_);
+void mpi_type_create_keyval_f08_(void (*type_copy_attr_fn)(void), void (*type_delete_attr_fn)(void), MPI_Fint *type_keyval, MPI_Aint *extra_state, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_create_keyval_);
+
 void CR_F_EXPORT pmpi_type_create_resized_(MPI_Fint *oldtype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Type_create_resized(*oldtype, *lb, *extent, (MPI_Datatype*)newtype);
@@ -368,7 +379,8 @@ void mpi_type_create_subarray_f08_large_(MPI_Fint *ndims, MPI_Count *array_of_si
 
 void CR_F_EXPORT pmpi_type_delete_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Fint *ierror)
 {
-    int cr_err = PMPI_Type_delete_attr(*datatype, *type_keyval);
+    int cr_type_keyval = cr_f_keyval(*type_keyval);
+    int cr_err = PMPI_Type_delete_attr(*datatype, cr_type_keyval);
     if (ierror) *ierror = cr_err;
 }
 void pmpi_type_delete_attr__(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_delete_attr_);
@@ -410,18 +422,21 @@ void mpi_type_free_keyval__(MPI_Fint *type_keyval, MPI_Fint *ierror) CR_F_ALIAS(
 void pmpi_type_free_keyval_f08_(MPI_Fint *type_keyval, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_free_keyval_);
 void mpi_type_free_keyval_f08_(MPI_Fint *type_keyval, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_free_keyval_);
 
-void CR_F_EXPORT pmpi_type_get_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, void *attribute_val, MPI_Fint *flag, MPI_Fint *ierror)
+void CR_F_EXPORT pmpi_type_get_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val, MPI_Fint *flag, MPI_Fint *ierror)
 {
+    int cr_type_keyval = cr_f_keyval(*type_keyval);
+    void *cr_attribute_val = NULL;
     int cr_flag = 0;
-    int cr_err = PMPI_Type_get_attr(*datatype, *type_keyval, (void*)attribute_val, &cr_flag);
+    int cr_err = PMPI_Type_get_attr(*datatype, cr_type_keyval, &cr_attribute_val, &cr_flag);
+    if (cr_err == MPI_SUCCESS && cr_flag) *attribute_val = (MPI_Aint)cr_f_attr_value(cr_type_keyval, cr_attribute_val);
     *flag = cr_flag ? CR_F_TRUE : CR_F_FALSE;
     if (ierror) *ierror = cr_err;
 }
-void pmpi_type_get_attr__(MPI_Fint *datatype, MPI_Fint *type_keyval, void *attribute_val, MPI_Fint *flag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_get_attr_);
-void mpi_type_get_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, void *attribute_val, MPI_Fint *flag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_get_attr_);
-void mpi_type_get_attr__(MPI_Fint *datatype, MPI_Fint *type_keyval, void *attribute_val, MPI_Fint *flag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_get_attr_);
-void pmpi_type_get_attr_f08_(MPI_Fint *datatype, MPI_Fint *type_keyval, void *attribute_val, MPI_Fint *flag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_get_attr_);
-void mpi_type_get_attr_f08_(MPI_Fint *datatype, MPI_Fint *type_keyval, void *attribute_val, MPI_Fint *flag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_get_attr_);
+void pmpi_type_get_attr__(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val, MPI_Fint *flag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_get_attr_);
+void mpi_type_get_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val, MPI_Fint *flag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_get_attr_);
+void mpi_type_get_attr__(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val, MPI_Fint *flag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_get_attr_);
+void pmpi_type_get_attr_f08_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val, MPI_Fint *flag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_get_attr_);
+void mpi_type_get_attr_f08_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val, MPI_Fint *flag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_get_attr_);
 
 void CR_F_EXPORT pmpi_type_get_contents_(MPI_Fint *datatype, MPI_Fint *max_integers, MPI_Fint *max_addresses, MPI_Fint *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Fint *array_of_datatypes, MPI_Fint *ierror)
 {
@@ -558,16 +573,17 @@ void mpi_type_match_size__(MPI_Fint *typeclass, MPI_Fint *size, MPI_Fint *dataty
 void pmpi_type_match_size_f08_(MPI_Fint *typeclass, MPI_Fint *size, MPI_Fint *datatype, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_match_size_);
 void mpi_type_match_size_f08_(MPI_Fint *typeclass, MPI_Fint *size, MPI_Fint *datatype, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_match_size_);
 
-void CR_F_EXPORT pmpi_type_set_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, void *attribute_val, MPI_Fint *ierror)
+void CR_F_EXPORT pmpi_type_set_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror)
 {
-    int cr_err = PMPI_Type_set_attr(*datatype, *type_keyval, (void*)attribute_val);
+    int cr_type_keyval = cr_f_keyval(*type_keyval);
+    int cr_err = PMPI_Type_set_attr(*datatype, cr_type_keyval, (void *)(MPI_Aint)*attribute_val);
     if (ierror) *ierror = cr_err;
 }
-void pmpi_type_set_attr__(MPI_Fint *datatype, MPI_Fint *type_keyval, void *attribute_val, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_set_attr_);
-void mpi_type_set_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, void *attribute_val, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_set_attr_);
-void mpi_type_set_attr__(MPI_Fint *datatype, MPI_Fint *type_keyval, void *attribute_val, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_set_attr_);
-void pmpi_type_set_attr_f08_(MPI_Fint *datatype, MPI_Fint *type_keyval, void *attribute_val, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_set_attr_);
-void mpi_type_set_attr_f08_(MPI_Fint *datatype, MPI_Fint *type_keyval, void *attribute_val, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_set_attr_);
+void pmpi_type_set_attr__(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_set_attr_);
+void mpi_type_set_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_set_attr_);
+void mpi_type_set_attr__(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_set_attr_);
+void pmpi_type_set_attr_f08_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_set_attr_);
+void mpi_type_set_attr_f08_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_set_attr_);
 
 void CR_F_EXPORT pmpi_type_set_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, size_t type_name_len)
 {

@@ -46,7 +46,8 @@ void mpi_alloc_mem_f08_(MPI_Aint *size, MPI_Fint *info, void *baseptr, MPI_Fint 
 
 void CR_F_EXPORT pmpi_attr_delete_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *ierror)
 {
-    int cr_err = PMPI_Attr_delete(*comm, *keyval);
+    int cr_keyval = cr_f_keyval(*keyval);
+    int cr_err = PMPI_Attr_delete(*comm, cr_keyval);
     if (ierror) *ierror = cr_err;
 }
 void pmpi_attr_delete__(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *ierror) CR_F_ALIAS(pmpi_attr_delete_);
@@ -55,29 +56,33 @@ void mpi_attr_delete__(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *ierror) CR_F_
 void pmpi_attr_delete_f08_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *ierror) CR_F_ALIAS(pmpi_attr_delete_);
 void mpi_attr_delete_f08_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *ierror) CR_F_ALIAS(pmpi_attr_delete_);
 
-void CR_F_EXPORT pmpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, void *attribute_val, MPI_Fint *flag, MPI_Fint *ierror)
+void CR_F_EXPORT pmpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val, MPI_Fint *flag, MPI_Fint *ierror)
 {
+    int cr_keyval = cr_f_keyval(*keyval);
+    void *cr_attribute_val = NULL;
     int cr_flag = 0;
-    int cr_err = PMPI_Attr_get(*comm, *keyval, (void*)attribute_val, &cr_flag);
+    int cr_err = PMPI_Attr_get(*comm, cr_keyval, &cr_attribute_val, &cr_flag);
+    if (cr_err == MPI_SUCCESS && cr_flag) *attribute_val = (MPI_Fint)cr_f_attr_value(cr_keyval, cr_attribute_val);
     *flag = cr_flag ? CR_F_TRUE : CR_F_FALSE;
     if (ierror) *ierror = cr_err;
 }
-void pmpi_attr_get__(MPI_Fint *comm, MPI_Fint *keyval, void *attribute_val, MPI_Fint *flag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_attr_get_);
-void mpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, void *attribute_val, MPI_Fint *flag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_attr_get_);
-void mpi_attr_get__(MPI_Fint *comm, MPI_Fint *keyval, void *attribute_val, MPI_Fint *flag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_attr_get_);
-void pmpi_attr_get_f08_(MPI_Fint *comm, MPI_Fint *keyval, void *attribute_val, MPI_Fint *flag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_attr_get_);
-void mpi_attr_get_f08_(MPI_Fint *comm, MPI_Fint *keyval, void *attribute_val, MPI_Fint *flag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_attr_get_);
+void pmpi_attr_get__(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val, MPI_Fint *flag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_attr_get_);
+void mpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val, MPI_Fint *flag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_attr_get_);
+void mpi_attr_get__(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val, MPI_Fint *flag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_attr_get_);
+void pmpi_attr_get_f08_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val, MPI_Fint *flag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_attr_get_);
+void mpi_attr_get_f08_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val, MPI_Fint *flag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_attr_get_);
 
-void CR_F_EXPORT pmpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, void *attribute_val, MPI_Fint *ierror)
+void CR_F_EXPORT pmpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val, MPI_Fint *ierror)
 {
-    int cr_err = PMPI_Attr_put(*comm, *keyval, (void*)attribute_val);
+    int cr_keyval = cr_f_keyval(*keyval);
+    int cr_err = PMPI_Attr_put(*comm, cr_keyval, (void *)(MPI_Aint)*attribute_val);
     if (ierror) *ierror = cr_err;
 }
-void pmpi_attr_put__(MPI_Fint *comm, MPI_Fint *keyval, void *attribute_val, MPI_Fint *ierror) CR_F_ALIAS(pmpi_attr_put_);
-void mpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, void *attribute_val, MPI_Fint *ierror) CR_F_ALIAS(pmpi_attr_put_);
-void mpi_attr_put__(MPI_Fint *comm, MPI_Fint *keyval, void *attribute_val, MPI_Fint *ierror) CR_F_ALIAS(pmpi_attr_put_);
-void pmpi_attr_put_f08_(MPI_Fint *comm, MPI_Fint *keyval, void *attribute_val, MPI_Fint *ierror) CR_F_ALIAS(pmpi_attr_put_);
-void mpi_attr_put_f08_(MPI_Fint *comm, MPI_Fint *keyval, void *attribute_val, MPI_Fint *ierror) CR_F_ALIAS(pmpi_attr_put_);
+void pmpi_attr_put__(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val, MPI_Fint *ierror) CR_F_ALIAS(pmpi_attr_put_);
+void mpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val, MPI_Fint *ierror) CR_F_ALIAS(pmpi_attr_put_);
+void mpi_attr_put__(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val, MPI_Fint *ierror) CR_F_ALIAS(pmpi_attr_put_);
+void pmpi_attr_put_f08_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val, MPI_Fint *ierror) CR_F_ALIAS(pmpi_attr_put_);
+void mpi_attr_put_f08_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val, MPI_Fint *ierror) CR_F_ALIAS(pmpi_attr_put_);
 
 void CR_F_EXPORT pmpi_finalize_(MPI_Fint *ierror)
 {
@@ -462,6 +467,17 @@ void CR_F_EXPORT pmpi_issend_f08ts_large_(void *buf, MPI_Count *count, MPI_Fint 
     pmpi_issend_c_(cr_f_desc(buf), count, datatype, dest, tag, comm, request, ierror);
 }
 void mpi_issend_f08ts_large_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_issend_f08ts_large_);
+
+void CR_F_EXPORT pmpi_keyval_create_(void (*copy_fn)(void), void (*delete_fn)(void), MPI_Fint *keyval, MPI_Fint *extra_state, MPI_Fint *ierror)
+{
+    int cr_err = cr_f_keyval_create(CR_F_KEYVAL_COMM, 1, copy_fn, delete_fn, (int*)keyval, *extra_state, "MPI_Keyval_create");
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_keyval_create__(void (*copy_fn)(void), void (*delete_fn)(void), MPI_Fint *keyval, MPI_Fint *extra_state, MPI_Fint *ierror) CR_F_ALIAS(pmpi_keyval_create_);
+void mpi_keyval_create_(void (*copy_fn)(void), void (*delete_fn)(void), MPI_Fint *keyval, MPI_Fint *extra_state, MPI_Fint *ierror) CR_F_ALIAS(pmpi_keyval_create_);
+void mpi_keyval_create__(void (*copy_fn)(void), void (*delete_fn)(void), MPI_Fint *keyval, MPI_Fint *extra_state, MPI_Fint *ierror) CR_F_ALIAS(pmpi_keyval_create_);
+void pmpi_keyval_create_f08_(void (*copy_fn)(void), void (*delete_fn)(void), MPI_Fint *keyval, MPI_Fint *extra_state, MPI_Fint *ierror) CR_F_ALIAS(pmpi_keyval_create_);
+void mpi_keyval_create_f08_(void (*copy_fn)(void), void (*delete_fn)(void), MPI_Fint *keyval, MPI_Fint *extra_state, MPI_Fint *ierror) CR_F_ALIAS(pmpi_keyval_create_);
 
 void CR_F_EXPORT pmpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierror)
 {

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* The Fortran sentinels' storage, string conversion, MPI_Sizeof and the
- * handle comparisons of mpi_f08: the hand-written part of the Fortran
- * bindings (the entry points are generated into fort_*.c). */
+/* The Fortran sentinels' storage, string conversion, MPI_Sizeof, the handle
+ * comparisons of mpi_f08, attribute keyvals and the predefined attribute
+ * callbacks: the hand-written part of the Fortran bindings (the entry points
+ * are generated into fort_*.c). */
 #include <string.h>
 #include "fortran/fort_util.h"
+#include "core/attr.h"
+#include "core/check.h"
 
 struct cr_f_priv1 mpipriv1_;
 struct cr_f_priv2 mpipriv2_;
@@ -77,3 +80,84 @@ CR_F_EXPORT int courier_handle_ne(const MPI_Fint *a, const MPI_Fint *b)
 CR_F_MPICH_EQ(comm) CR_F_MPICH_EQ(datatype) CR_F_MPICH_EQ(errhandler) CR_F_MPICH_EQ(file)
 CR_F_MPICH_EQ(group) CR_F_MPICH_EQ(info) CR_F_MPICH_EQ(message) CR_F_MPICH_EQ(op)
 CR_F_MPICH_EQ(request) CR_F_MPICH_EQ(session) CR_F_MPICH_EQ(win)
+
+/* ---- attributes ----------------------------------------------------------------- */
+int cr_f_keyval_create(int kind, int legacy, void (*copy)(void), void (*del)(void), int *keyval,
+                       MPI_Aint extra_state, const char *fname)
+{
+    int err, h;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        err = cr_chk_init_error(fname);
+    } else {
+        int k = kind == CR_F_KEYVAL_TYPE ? CR_K_DATATYPE : kind == CR_F_KEYVAL_WIN ? CR_K_WIN
+                                                                                  : CR_K_COMM;
+        err = cr_keyval_create_fortran(k, copy, del, extra_state, legacy, &h);
+        if (err == MPI_SUCCESS) {
+            *keyval = h;
+            return MPI_SUCCESS;
+        }
+    }
+    return cr_raise_none(err, fname);
+}
+
+MPI_Aint cr_f_attr_value(int keyval, void *v)
+{
+    switch (keyval) {
+    case MPI_TAG_UB: case MPI_HOST: case MPI_IO: case MPI_WTIME_IS_GLOBAL:
+    case MPI_UNIVERSE_SIZE: case MPI_LASTUSEDCODE: case MPI_APPNUM:
+    case MPI_WIN_DISP_UNIT: case MPI_WIN_CREATE_FLAVOR: case MPI_WIN_MODEL:
+        return *(int *)v;
+    case MPI_WIN_SIZE:
+        return *(MPI_Aint *)v;
+    default:            /* MPI_WIN_BASE, and every user attribute: the value */
+        return (MPI_Aint)v;
+    }
+}
+
+/* The predefined callbacks of Fortran programs, each a Fortran procedure with
+ * the standard's interface (every argument by reference).  MPI_X_NULL_COPY_FN
+ * returns flag = .FALSE. (not copied), MPI_X_DUP_FN copies the value with flag
+ * = .TRUE., MPI_X_NULL_DELETE_FN does nothing; all return MPI_SUCCESS.  The
+ * MPI-1 forms take default INTEGER values.  Names as MPICH's: mpi_x_ and the
+ * other manglings, and its mpi_f08 module procedures. */
+#define CR_F_COPY_FN(name, T, dup)                                                            \
+    CR_F_EXPORT void p##name##_(MPI_Fint *obj, MPI_Fint *keyval, T *extra_state, T *in, T *out, \
+                                MPI_Fint *flag, MPI_Fint *ierror)                             \
+    {                                                                                         \
+        (void)obj, (void)keyval, (void)extra_state;                                           \
+        if (dup) *out = *in;                                                                  \
+        *flag = (dup) ? CR_F_TRUE : CR_F_FALSE;                                               \
+        *ierror = MPI_SUCCESS;                                                                \
+    }                                                                                         \
+    CR_F_FN_ALIASES(name, (MPI_Fint *, MPI_Fint *, T *, T *, T *, MPI_Fint *, MPI_Fint *))
+#define CR_F_DELETE_FN(name, T)                                                               \
+    CR_F_EXPORT void p##name##_(MPI_Fint *obj, MPI_Fint *keyval, T *value, T *extra_state,      \
+                                MPI_Fint *ierror)                                             \
+    {                                                                                         \
+        (void)obj, (void)keyval, (void)value, (void)extra_state;                              \
+        *ierror = MPI_SUCCESS;                                                                \
+    }                                                                                         \
+    CR_F_FN_ALIASES(name, (MPI_Fint *, MPI_Fint *, T *, T *, MPI_Fint *))
+#define CR_F_FN_ALIASES(name, args)                                                           \
+    void p##name##__ args CR_F_ALIAS(p##name##_);                                             \
+    void name##_ args CR_F_ALIAS(p##name##_);                                                 \
+    void name##__ args CR_F_ALIAS(p##name##_);
+#define CR_F_MPICH_F08_FN(name, args)                                                         \
+    void __mpi_f08_callbacks_MOD_##name args CR_F_ALIAS(p##name##_);
+
+CR_F_COPY_FN(mpi_null_copy_fn, MPI_Fint, 0)
+CR_F_DELETE_FN(mpi_null_delete_fn, MPI_Fint)
+CR_F_COPY_FN(mpi_dup_fn, MPI_Fint, 1)
+#define CR_F_ATTR_FNS(obj)                                                                    \
+    CR_F_COPY_FN(mpi_##obj##_null_copy_fn, MPI_Aint, 0)                                       \
+    CR_F_DELETE_FN(mpi_##obj##_null_delete_fn, MPI_Aint)                                      \
+    CR_F_COPY_FN(mpi_##obj##_dup_fn, MPI_Aint, 1)                                             \
+    CR_F_MPICH_F08_FN(mpi_##obj##_null_copy_fn, (MPI_Fint *, MPI_Fint *, MPI_Aint *,          \
+                      MPI_Aint *, MPI_Aint *, MPI_Fint *, MPI_Fint *))                        \
+    CR_F_MPICH_F08_FN(mpi_##obj##_dup_fn, (MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Aint *,    \
+                      MPI_Aint *, MPI_Fint *, MPI_Fint *))                                    \
+    CR_F_MPICH_F08_FN(mpi_##obj##_null_delete_fn, (MPI_Fint *, MPI_Fint *, MPI_Aint *,        \
+                      MPI_Aint *, MPI_Fint *))
+CR_F_ATTR_FNS(comm)
+CR_F_ATTR_FNS(type)
+CR_F_ATTR_FNS(win)

@@ -5,7 +5,7 @@
  * integers (MPICH ABI) and a status is MPI_F_STATUS_SIZE integers laid out as
  * MPI_Status, so most arguments pass straight through.  These helpers convert
  * the rest: the sentinels (addresses of MPICH's common blocks), strings with
- * Fortran's hidden lengths, and 0-based indices.
+ * Fortran's hidden lengths, 0-based indices, attribute values and keys.
  */
 #ifndef COURIER_FORTRAN_FORT_UTIL_H
 #define COURIER_FORTRAN_FORT_UTIL_H
@@ -76,6 +76,36 @@ static inline void *cr_f_desc(void *desc)
 char *cr_f_str_in(const char *s, size_t len);
 /* A string result: copied into the Fortran variable, blank-padded. */
 void cr_f_str_out(char *dst, size_t len, const char *src);
+
+/* Attribute keyvals made from Fortran (MPI_COMM_CREATE_KEYVAL & co.): the
+ * object kind, whether the callbacks are MPI_KEYVAL_CREATE's default-INTEGER
+ * form, the Fortran copy and delete procedures, the caller's keyval variable,
+ * extra_state's value, and the MPI name for errors (raised like the C call's). */
+enum { CR_F_KEYVAL_COMM, CR_F_KEYVAL_TYPE, CR_F_KEYVAL_WIN };
+int cr_f_keyval_create(int kind, int legacy, void (*copy)(void), void (*del)(void), int *keyval,
+                       MPI_Aint extra_state, const char *fname);
+
+/* An attribute key given in Fortran: MPICH's Fortran values of the
+ * predefined keys (MPI_TAG_UB = 0x64400002, the C value + 1; mpif.h and the
+ * modules use them) become the C values; the C values and user keyvals stay. */
+static inline int cr_f_keyval(MPI_Fint k)
+{
+    switch (k - 1) {
+    case MPI_TAG_UB: case MPI_HOST: case MPI_IO: case MPI_WTIME_IS_GLOBAL:
+    case MPI_UNIVERSE_SIZE: case MPI_LASTUSEDCODE: case MPI_APPNUM:
+    case MPI_WIN_BASE: case MPI_WIN_SIZE: case MPI_WIN_DISP_UNIT:
+    case MPI_WIN_CREATE_FLAVOR: case MPI_WIN_MODEL:
+        return k - 1;
+    default:
+        return k;
+    }
+}
+
+/* What MPI_X_GET_ATTR / MPI_ATTR_GET return in Fortran for the stored value
+ * v: the value itself (Fortran and C alike store values, C pointers being
+ * values too), except for the predefined attributes, whose C value is a
+ * pointer to the int (MPI_WIN_SIZE: MPI_Aint) that Fortran gets. */
+MPI_Aint cr_f_attr_value(int keyval, void *v);
 
 /* 0-based C indices to 1-based Fortran ones (MPI_UNDEFINED stays). */
 static inline void cr_f_index_out(MPI_Fint *idx, int n)

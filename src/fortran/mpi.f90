@@ -269,29 +269,29 @@ MODULE mpi
   INTEGER MPI_KEYVAL_INVALID
   PARAMETER (MPI_KEYVAL_INVALID=603979776)
   INTEGER MPI_TAG_UB
-  PARAMETER (MPI_TAG_UB=1681915905)
+  PARAMETER (MPI_TAG_UB=1681915906)
   INTEGER MPI_HOST
-  PARAMETER (MPI_HOST=1681915907)
+  PARAMETER (MPI_HOST=1681915908)
   INTEGER MPI_IO
-  PARAMETER (MPI_IO=1681915909)
+  PARAMETER (MPI_IO=1681915910)
   INTEGER MPI_WTIME_IS_GLOBAL
-  PARAMETER (MPI_WTIME_IS_GLOBAL=1681915911)
+  PARAMETER (MPI_WTIME_IS_GLOBAL=1681915912)
   INTEGER MPI_UNIVERSE_SIZE
-  PARAMETER (MPI_UNIVERSE_SIZE=1681915913)
+  PARAMETER (MPI_UNIVERSE_SIZE=1681915914)
   INTEGER MPI_LASTUSEDCODE
-  PARAMETER (MPI_LASTUSEDCODE=1681915915)
+  PARAMETER (MPI_LASTUSEDCODE=1681915916)
   INTEGER MPI_APPNUM
-  PARAMETER (MPI_APPNUM=1681915917)
+  PARAMETER (MPI_APPNUM=1681915918)
   INTEGER MPI_WIN_BASE
-  PARAMETER (MPI_WIN_BASE=1711276033)
+  PARAMETER (MPI_WIN_BASE=1711276034)
   INTEGER MPI_WIN_SIZE
-  PARAMETER (MPI_WIN_SIZE=1711276035)
+  PARAMETER (MPI_WIN_SIZE=1711276036)
   INTEGER MPI_WIN_DISP_UNIT
-  PARAMETER (MPI_WIN_DISP_UNIT=1711276037)
+  PARAMETER (MPI_WIN_DISP_UNIT=1711276038)
   INTEGER MPI_WIN_CREATE_FLAVOR
-  PARAMETER (MPI_WIN_CREATE_FLAVOR=1711276039)
+  PARAMETER (MPI_WIN_CREATE_FLAVOR=1711276040)
   INTEGER MPI_WIN_MODEL
-  PARAMETER (MPI_WIN_MODEL=1711276041)
+  PARAMETER (MPI_WIN_MODEL=1711276042)
   INTEGER MPI_MAX_PROCESSOR_NAME
   PARAMETER (MPI_MAX_PROCESSOR_NAME=128)
   INTEGER MPI_MAX_LIBRARY_VERSION_STRING
@@ -626,6 +626,105 @@ MODULE mpi
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE courier_sizeof_ch
   END INTERFACE MPI_Sizeof
+  INTERFACE
+    SUBROUTINE MPI_NULL_COPY_FN(oldcomm, keyval, extra_state, attribute_val_in, &
+          attribute_val_out, flag, ierror)
+      IMPLICIT NONE
+      INTEGER :: oldcomm
+      INTEGER :: keyval, ierror
+      INTEGER :: extra_state, attribute_val_in, attribute_val_out
+      LOGICAL :: flag
+    END SUBROUTINE MPI_NULL_COPY_FN
+    SUBROUTINE MPI_NULL_DELETE_FN(comm, keyval, attribute_val, extra_state, ierror)
+      IMPLICIT NONE
+      INTEGER :: comm
+      INTEGER :: keyval, ierror
+      INTEGER :: attribute_val, extra_state
+    END SUBROUTINE MPI_NULL_DELETE_FN
+    SUBROUTINE MPI_DUP_FN(oldcomm, keyval, extra_state, attribute_val_in, attribute_val_out, &
+          flag, ierror)
+      IMPLICIT NONE
+      INTEGER :: oldcomm
+      INTEGER :: keyval, ierror
+      INTEGER :: extra_state, attribute_val_in, attribute_val_out
+      LOGICAL :: flag
+    END SUBROUTINE MPI_DUP_FN
+    SUBROUTINE MPI_COMM_NULL_COPY_FN(oldcomm, comm_keyval, extra_state, attribute_val_in, &
+          attribute_val_out, flag, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      IMPLICIT NONE
+      INTEGER :: oldcomm
+      INTEGER :: comm_keyval, ierror
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
+      LOGICAL :: flag
+    END SUBROUTINE MPI_COMM_NULL_COPY_FN
+    SUBROUTINE MPI_COMM_NULL_DELETE_FN(comm, comm_keyval, attribute_val, extra_state, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      IMPLICIT NONE
+      INTEGER :: comm
+      INTEGER :: comm_keyval, ierror
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: attribute_val, extra_state
+    END SUBROUTINE MPI_COMM_NULL_DELETE_FN
+    SUBROUTINE MPI_COMM_DUP_FN(oldcomm, comm_keyval, extra_state, attribute_val_in, &
+          attribute_val_out, flag, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      IMPLICIT NONE
+      INTEGER :: oldcomm
+      INTEGER :: comm_keyval, ierror
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
+      LOGICAL :: flag
+    END SUBROUTINE MPI_COMM_DUP_FN
+    SUBROUTINE MPI_TYPE_NULL_COPY_FN(oldtype, type_keyval, extra_state, attribute_val_in, &
+          attribute_val_out, flag, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      IMPLICIT NONE
+      INTEGER :: oldtype
+      INTEGER :: type_keyval, ierror
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
+      LOGICAL :: flag
+    END SUBROUTINE MPI_TYPE_NULL_COPY_FN
+    SUBROUTINE MPI_TYPE_NULL_DELETE_FN(datatype, type_keyval, attribute_val, extra_state, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      IMPLICIT NONE
+      INTEGER :: datatype
+      INTEGER :: type_keyval, ierror
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: attribute_val, extra_state
+    END SUBROUTINE MPI_TYPE_NULL_DELETE_FN
+    SUBROUTINE MPI_TYPE_DUP_FN(oldtype, type_keyval, extra_state, attribute_val_in, &
+          attribute_val_out, flag, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      IMPLICIT NONE
+      INTEGER :: oldtype
+      INTEGER :: type_keyval, ierror
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
+      LOGICAL :: flag
+    END SUBROUTINE MPI_TYPE_DUP_FN
+    SUBROUTINE MPI_WIN_NULL_COPY_FN(oldwin, win_keyval, extra_state, attribute_val_in, &
+          attribute_val_out, flag, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      IMPLICIT NONE
+      INTEGER :: oldwin
+      INTEGER :: win_keyval, ierror
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
+      LOGICAL :: flag
+    END SUBROUTINE MPI_WIN_NULL_COPY_FN
+    SUBROUTINE MPI_WIN_NULL_DELETE_FN(win, win_keyval, attribute_val, extra_state, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      IMPLICIT NONE
+      INTEGER :: win
+      INTEGER :: win_keyval, ierror
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: attribute_val, extra_state
+    END SUBROUTINE MPI_WIN_NULL_DELETE_FN
+    SUBROUTINE MPI_WIN_DUP_FN(oldwin, win_keyval, extra_state, attribute_val_in, &
+          attribute_val_out, flag, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      IMPLICIT NONE
+      INTEGER :: oldwin
+      INTEGER :: win_keyval, ierror
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
+      LOGICAL :: flag
+    END SUBROUTINE MPI_WIN_DUP_FN
+  END INTERFACE
   INTERFACE
     SUBROUTINE MPI_ABORT(comm, errorcode, ierror)
       INTEGER :: comm
@@ -1173,6 +1272,24 @@ MODULE mpi
       INTEGER :: newcomm
       INTEGER :: ierror
     END SUBROUTINE PMPI_COMM_CREATE_GROUP
+    SUBROUTINE MPI_COMM_CREATE_KEYVAL(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, &
+          extra_state, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      EXTERNAL :: comm_copy_attr_fn
+      EXTERNAL :: comm_delete_attr_fn
+      INTEGER :: comm_keyval
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state
+      INTEGER :: ierror
+    END SUBROUTINE MPI_COMM_CREATE_KEYVAL
+    SUBROUTINE PMPI_COMM_CREATE_KEYVAL(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, &
+          extra_state, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      EXTERNAL :: comm_copy_attr_fn
+      EXTERNAL :: comm_delete_attr_fn
+      INTEGER :: comm_keyval
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_COMM_CREATE_KEYVAL
     SUBROUTINE MPI_COMM_DELETE_ATTR(comm, comm_keyval, ierror)
       INTEGER :: comm
       INTEGER :: comm_keyval
@@ -2999,6 +3116,20 @@ MODULE mpi
       INTEGER :: request
       INTEGER :: ierror
     END SUBROUTINE PMPI_ISSEND
+    SUBROUTINE MPI_KEYVAL_CREATE(copy_fn, delete_fn, keyval, extra_state, ierror)
+      EXTERNAL :: copy_fn
+      EXTERNAL :: delete_fn
+      INTEGER :: keyval
+      INTEGER :: extra_state
+      INTEGER :: ierror
+    END SUBROUTINE MPI_KEYVAL_CREATE
+    SUBROUTINE PMPI_KEYVAL_CREATE(copy_fn, delete_fn, keyval, extra_state, ierror)
+      EXTERNAL :: copy_fn
+      EXTERNAL :: delete_fn
+      INTEGER :: keyval
+      INTEGER :: extra_state
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_KEYVAL_CREATE
     SUBROUTINE MPI_KEYVAL_FREE(keyval, ierror)
       INTEGER :: keyval
       INTEGER :: ierror
@@ -4035,6 +4166,24 @@ MODULE mpi
       INTEGER :: newtype
       INTEGER :: ierror
     END SUBROUTINE PMPI_TYPE_CREATE_INDEXED_BLOCK
+    SUBROUTINE MPI_TYPE_CREATE_KEYVAL(type_copy_attr_fn, type_delete_attr_fn, type_keyval, &
+          extra_state, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      EXTERNAL :: type_copy_attr_fn
+      EXTERNAL :: type_delete_attr_fn
+      INTEGER :: type_keyval
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state
+      INTEGER :: ierror
+    END SUBROUTINE MPI_TYPE_CREATE_KEYVAL
+    SUBROUTINE PMPI_TYPE_CREATE_KEYVAL(type_copy_attr_fn, type_delete_attr_fn, type_keyval, &
+          extra_state, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      EXTERNAL :: type_copy_attr_fn
+      EXTERNAL :: type_delete_attr_fn
+      INTEGER :: type_keyval
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_TYPE_CREATE_KEYVAL
     SUBROUTINE MPI_TYPE_CREATE_RESIZED(oldtype, lb, extent, newtype, ierror)
       IMPORT :: MPI_ADDRESS_KIND
       INTEGER :: oldtype
@@ -4461,6 +4610,24 @@ MODULE mpi
       INTEGER :: array_of_statuses(MPI_STATUS_SIZE,*)
       INTEGER :: ierror
     END SUBROUTINE PMPI_WAITSOME
+    SUBROUTINE MPI_WIN_CREATE_KEYVAL(win_copy_attr_fn, win_delete_attr_fn, win_keyval, &
+          extra_state, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      EXTERNAL :: win_copy_attr_fn
+      EXTERNAL :: win_delete_attr_fn
+      INTEGER :: win_keyval
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state
+      INTEGER :: ierror
+    END SUBROUTINE MPI_WIN_CREATE_KEYVAL
+    SUBROUTINE PMPI_WIN_CREATE_KEYVAL(win_copy_attr_fn, win_delete_attr_fn, win_keyval, &
+          extra_state, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      EXTERNAL :: win_copy_attr_fn
+      EXTERNAL :: win_delete_attr_fn
+      INTEGER :: win_keyval
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_WIN_CREATE_KEYVAL
     SUBROUTINE MPI_WIN_DELETE_ATTR(win, win_keyval, ierror)
       INTEGER :: win
       INTEGER :: win_keyval

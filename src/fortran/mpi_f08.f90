@@ -171,18 +171,18 @@ MODULE mpi_f08
   INTEGER, PARAMETER :: MPI_ANY_TAG = -1
   INTEGER, PARAMETER :: MPI_UNDEFINED = -32766
   INTEGER, PARAMETER :: MPI_KEYVAL_INVALID = 603979776
-  INTEGER, PARAMETER :: MPI_TAG_UB = 1681915905
-  INTEGER, PARAMETER :: MPI_HOST = 1681915907
-  INTEGER, PARAMETER :: MPI_IO = 1681915909
-  INTEGER, PARAMETER :: MPI_WTIME_IS_GLOBAL = 1681915911
-  INTEGER, PARAMETER :: MPI_UNIVERSE_SIZE = 1681915913
-  INTEGER, PARAMETER :: MPI_LASTUSEDCODE = 1681915915
-  INTEGER, PARAMETER :: MPI_APPNUM = 1681915917
-  INTEGER, PARAMETER :: MPI_WIN_BASE = 1711276033
-  INTEGER, PARAMETER :: MPI_WIN_SIZE = 1711276035
-  INTEGER, PARAMETER :: MPI_WIN_DISP_UNIT = 1711276037
-  INTEGER, PARAMETER :: MPI_WIN_CREATE_FLAVOR = 1711276039
-  INTEGER, PARAMETER :: MPI_WIN_MODEL = 1711276041
+  INTEGER, PARAMETER :: MPI_TAG_UB = 1681915906
+  INTEGER, PARAMETER :: MPI_HOST = 1681915908
+  INTEGER, PARAMETER :: MPI_IO = 1681915910
+  INTEGER, PARAMETER :: MPI_WTIME_IS_GLOBAL = 1681915912
+  INTEGER, PARAMETER :: MPI_UNIVERSE_SIZE = 1681915914
+  INTEGER, PARAMETER :: MPI_LASTUSEDCODE = 1681915916
+  INTEGER, PARAMETER :: MPI_APPNUM = 1681915918
+  INTEGER, PARAMETER :: MPI_WIN_BASE = 1711276034
+  INTEGER, PARAMETER :: MPI_WIN_SIZE = 1711276036
+  INTEGER, PARAMETER :: MPI_WIN_DISP_UNIT = 1711276038
+  INTEGER, PARAMETER :: MPI_WIN_CREATE_FLAVOR = 1711276040
+  INTEGER, PARAMETER :: MPI_WIN_MODEL = 1711276042
   INTEGER, PARAMETER :: MPI_MAX_PROCESSOR_NAME = 128
   INTEGER, PARAMETER :: MPI_MAX_LIBRARY_VERSION_STRING = 8192
   INTEGER, PARAMETER :: MPI_MAX_ERROR_STRING = 512
@@ -472,6 +472,90 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE courier_sizeof_ch
   END INTERFACE MPI_Sizeof
+  ABSTRACT INTERFACE
+    SUBROUTINE MPI_Comm_copy_attr_function(oldcomm, comm_keyval, extra_state, attribute_val_in, &
+          attribute_val_out, flag, ierror)
+      IMPORT :: MPI_Comm, MPI_ADDRESS_KIND
+      IMPLICIT NONE
+      TYPE(MPI_Comm) :: oldcomm
+      INTEGER :: comm_keyval, ierror
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
+      LOGICAL :: flag
+    END SUBROUTINE MPI_Comm_copy_attr_function
+    SUBROUTINE MPI_Comm_delete_attr_function(comm, comm_keyval, attribute_val, extra_state, ierror)
+      IMPORT :: MPI_Comm, MPI_ADDRESS_KIND
+      IMPLICIT NONE
+      TYPE(MPI_Comm) :: comm
+      INTEGER :: comm_keyval, ierror
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: attribute_val, extra_state
+    END SUBROUTINE MPI_Comm_delete_attr_function
+    SUBROUTINE MPI_Type_copy_attr_function(oldtype, type_keyval, extra_state, attribute_val_in, &
+          attribute_val_out, flag, ierror)
+      IMPORT :: MPI_Datatype, MPI_ADDRESS_KIND
+      IMPLICIT NONE
+      TYPE(MPI_Datatype) :: oldtype
+      INTEGER :: type_keyval, ierror
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
+      LOGICAL :: flag
+    END SUBROUTINE MPI_Type_copy_attr_function
+    SUBROUTINE MPI_Type_delete_attr_function(datatype, type_keyval, attribute_val, extra_state, &
+          ierror)
+      IMPORT :: MPI_Datatype, MPI_ADDRESS_KIND
+      IMPLICIT NONE
+      TYPE(MPI_Datatype) :: datatype
+      INTEGER :: type_keyval, ierror
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: attribute_val, extra_state
+    END SUBROUTINE MPI_Type_delete_attr_function
+    SUBROUTINE MPI_Win_copy_attr_function(oldwin, win_keyval, extra_state, attribute_val_in, &
+          attribute_val_out, flag, ierror)
+      IMPORT :: MPI_Win, MPI_ADDRESS_KIND
+      IMPLICIT NONE
+      TYPE(MPI_Win) :: oldwin
+      INTEGER :: win_keyval, ierror
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
+      LOGICAL :: flag
+    END SUBROUTINE MPI_Win_copy_attr_function
+    SUBROUTINE MPI_Win_delete_attr_function(win, win_keyval, attribute_val, extra_state, ierror)
+      IMPORT :: MPI_Win, MPI_ADDRESS_KIND
+      IMPLICIT NONE
+      TYPE(MPI_Win) :: win
+      INTEGER :: win_keyval, ierror
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: attribute_val, extra_state
+    END SUBROUTINE MPI_Win_delete_attr_function
+  END INTERFACE
+  PROCEDURE(MPI_Comm_copy_attr_function) :: MPI_COMM_NULL_COPY_FN
+  PROCEDURE(MPI_Comm_delete_attr_function) :: MPI_COMM_NULL_DELETE_FN
+  PROCEDURE(MPI_Comm_copy_attr_function) :: MPI_COMM_DUP_FN
+  PROCEDURE(MPI_Type_copy_attr_function) :: MPI_TYPE_NULL_COPY_FN
+  PROCEDURE(MPI_Type_delete_attr_function) :: MPI_TYPE_NULL_DELETE_FN
+  PROCEDURE(MPI_Type_copy_attr_function) :: MPI_TYPE_DUP_FN
+  PROCEDURE(MPI_Win_copy_attr_function) :: MPI_WIN_NULL_COPY_FN
+  PROCEDURE(MPI_Win_delete_attr_function) :: MPI_WIN_NULL_DELETE_FN
+  PROCEDURE(MPI_Win_copy_attr_function) :: MPI_WIN_DUP_FN
+  INTERFACE
+    SUBROUTINE MPI_NULL_COPY_FN(oldcomm, keyval, extra_state, attribute_val_in, &
+          attribute_val_out, flag, ierror)
+      IMPLICIT NONE
+      INTEGER :: oldcomm
+      INTEGER :: keyval, ierror
+      INTEGER :: extra_state, attribute_val_in, attribute_val_out
+      LOGICAL :: flag
+    END SUBROUTINE MPI_NULL_COPY_FN
+    SUBROUTINE MPI_NULL_DELETE_FN(comm, keyval, attribute_val, extra_state, ierror)
+      IMPLICIT NONE
+      INTEGER :: comm
+      INTEGER :: keyval, ierror
+      INTEGER :: attribute_val, extra_state
+    END SUBROUTINE MPI_NULL_DELETE_FN
+    SUBROUTINE MPI_DUP_FN(oldcomm, keyval, extra_state, attribute_val_in, attribute_val_out, &
+          flag, ierror)
+      IMPLICIT NONE
+      INTEGER :: oldcomm
+      INTEGER :: keyval, ierror
+      INTEGER :: extra_state, attribute_val_in, attribute_val_out
+      LOGICAL :: flag
+    END SUBROUTINE MPI_DUP_FN
+  END INTERFACE
   INTERFACE MPI_Abort
     SUBROUTINE MPI_Abort(comm, errorcode, ierror)
       IMPORT
@@ -1432,6 +1516,30 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Comm_create_group
   END INTERFACE PMPI_Comm_create_group
+  INTERFACE MPI_Comm_create_keyval
+    SUBROUTINE MPI_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, &
+          extra_state, ierror)
+      IMPORT
+      IMPLICIT NONE
+      PROCEDURE(MPI_Comm_copy_attr_function) :: comm_copy_attr_fn
+      PROCEDURE(MPI_Comm_delete_attr_function) :: comm_delete_attr_fn
+      INTEGER, INTENT(OUT) :: comm_keyval
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Comm_create_keyval
+  END INTERFACE MPI_Comm_create_keyval
+  INTERFACE PMPI_Comm_create_keyval
+    SUBROUTINE PMPI_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, &
+          extra_state, ierror)
+      IMPORT
+      IMPLICIT NONE
+      PROCEDURE(MPI_Comm_copy_attr_function) :: comm_copy_attr_fn
+      PROCEDURE(MPI_Comm_delete_attr_function) :: comm_delete_attr_fn
+      INTEGER, INTENT(OUT) :: comm_keyval
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Comm_create_keyval
+  END INTERFACE PMPI_Comm_create_keyval
   INTERFACE MPI_Comm_delete_attr
     SUBROUTINE MPI_Comm_delete_attr(comm, comm_keyval, ierror)
       IMPORT
@@ -4312,6 +4420,28 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Issend_c
   END INTERFACE PMPI_Issend
+  INTERFACE MPI_Keyval_create
+    SUBROUTINE MPI_Keyval_create(copy_fn, delete_fn, keyval, extra_state, ierror)
+      IMPORT
+      IMPLICIT NONE
+      EXTERNAL :: copy_fn
+      EXTERNAL :: delete_fn
+      INTEGER, INTENT(OUT) :: keyval
+      INTEGER, INTENT(IN) :: extra_state
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Keyval_create
+  END INTERFACE MPI_Keyval_create
+  INTERFACE PMPI_Keyval_create
+    SUBROUTINE PMPI_Keyval_create(copy_fn, delete_fn, keyval, extra_state, ierror)
+      IMPORT
+      IMPLICIT NONE
+      EXTERNAL :: copy_fn
+      EXTERNAL :: delete_fn
+      INTEGER, INTENT(OUT) :: keyval
+      INTEGER, INTENT(IN) :: extra_state
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Keyval_create
+  END INTERFACE PMPI_Keyval_create
   INTERFACE MPI_Keyval_free
     SUBROUTINE MPI_Keyval_free(keyval, ierror)
       IMPORT
@@ -6202,6 +6332,30 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Type_create_indexed_block_c
   END INTERFACE PMPI_Type_create_indexed_block
+  INTERFACE MPI_Type_create_keyval
+    SUBROUTINE MPI_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, &
+          extra_state, ierror)
+      IMPORT
+      IMPLICIT NONE
+      PROCEDURE(MPI_Type_copy_attr_function) :: type_copy_attr_fn
+      PROCEDURE(MPI_Type_delete_attr_function) :: type_delete_attr_fn
+      INTEGER, INTENT(OUT) :: type_keyval
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Type_create_keyval
+  END INTERFACE MPI_Type_create_keyval
+  INTERFACE PMPI_Type_create_keyval
+    SUBROUTINE PMPI_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, &
+          extra_state, ierror)
+      IMPORT
+      IMPLICIT NONE
+      PROCEDURE(MPI_Type_copy_attr_function) :: type_copy_attr_fn
+      PROCEDURE(MPI_Type_delete_attr_function) :: type_delete_attr_fn
+      INTEGER, INTENT(OUT) :: type_keyval
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Type_create_keyval
+  END INTERFACE PMPI_Type_create_keyval
   INTERFACE MPI_Type_create_resized
     SUBROUTINE MPI_Type_create_resized(oldtype, lb, extent, newtype, ierror)
       IMPORT
@@ -7046,6 +7200,30 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Waitsome
   END INTERFACE PMPI_Waitsome
+  INTERFACE MPI_Win_create_keyval
+    SUBROUTINE MPI_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, &
+          extra_state, ierror)
+      IMPORT
+      IMPLICIT NONE
+      PROCEDURE(MPI_Win_copy_attr_function) :: win_copy_attr_fn
+      PROCEDURE(MPI_Win_delete_attr_function) :: win_delete_attr_fn
+      INTEGER, INTENT(OUT) :: win_keyval
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Win_create_keyval
+  END INTERFACE MPI_Win_create_keyval
+  INTERFACE PMPI_Win_create_keyval
+    SUBROUTINE PMPI_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, &
+          extra_state, ierror)
+      IMPORT
+      IMPLICIT NONE
+      PROCEDURE(MPI_Win_copy_attr_function) :: win_copy_attr_fn
+      PROCEDURE(MPI_Win_delete_attr_function) :: win_delete_attr_fn
+      INTEGER, INTENT(OUT) :: win_keyval
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Win_create_keyval
+  END INTERFACE PMPI_Win_create_keyval
   INTERFACE MPI_Win_delete_attr
     SUBROUTINE MPI_Win_delete_attr(win, win_keyval, ierror)
       IMPORT
