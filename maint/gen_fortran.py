@@ -172,6 +172,8 @@ def load():
                 if not fp.skip:
                     fprocs.append(fp)
                     continue
+                missing.append((cp.name, "large-count form: " + fp.skip))
+                continue
             if f90 is None:
                 missing.append((cp.name, "large-count form without an implemented "
                                 "int form to take its Fortran description from" if cp.name.endswith("_c")
