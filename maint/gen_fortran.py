@@ -78,6 +78,26 @@ F_KEYVALS = {"MPI_TAG_UB", "MPI_HOST", "MPI_IO", "MPI_WTIME_IS_GLOBAL", "MPI_UNI
 ATTR_CALL = re.compile(r"MPI_(Comm|Type|Win)_(set|get|delete)_attr$|MPI_Attr_(put|get|delete)$")
 # The predefined attribute callbacks, C functions in fort_util.c:
 # (name, object type for mpi_f08, copy / delete, legacy INTEGER form).
+# Large-count forms whose C arguments the int form's Fortran description lacks:
+# the description, in the standard's mpif.h style, that the large-count form is
+# derived from instead.  MPI-4.0 5.1.13 and A.4 (mpi_f08 only): the counts are
+# INTEGER(KIND=MPI_COUNT_KIND), array_of_integers and combiner stay INTEGER.
+# load() checks the argument names against the standard's mpi_f08 form.
+LARGE_F90 = {
+    "MPI_Type_get_envelope_c":
+        "MPI_TYPE_GET_ENVELOPE_C(DATATYPE, NUM_INTEGERS, NUM_ADDRESSES, NUM_LARGE_COUNTS, "
+        "NUM_DATATYPES, COMBINER, IERROR)\n"
+        "\tINTEGER DATATYPE, COMBINER, IERROR\n"
+        "\tINTEGER(KIND=MPI_COUNT_KIND) NUM_INTEGERS, NUM_ADDRESSES, NUM_LARGE_COUNTS, NUM_DATATYPES",
+    "MPI_Type_get_contents_c":
+        "MPI_TYPE_GET_CONTENTS_C(DATATYPE, MAX_INTEGERS, MAX_ADDRESSES, MAX_LARGE_COUNTS, "
+        "MAX_DATATYPES, ARRAY_OF_INTEGERS, ARRAY_OF_ADDRESSES, ARRAY_OF_LARGE_COUNTS, "
+        "ARRAY_OF_DATATYPES, IERROR)\n"
+        "\tINTEGER DATATYPE, ARRAY_OF_INTEGERS(*), ARRAY_OF_DATATYPES(*), IERROR\n"
+        "\tINTEGER(KIND=MPI_COUNT_KIND) MAX_INTEGERS, MAX_ADDRESSES, MAX_LARGE_COUNTS, "
+        "MAX_DATATYPES, ARRAY_OF_LARGE_COUNTS(*)\n"
+        "\tINTEGER(KIND=MPI_ADDRESS_KIND) ARRAY_OF_ADDRESSES(*)",
+}
 ATTR_FNS = [("MPI_NULL_COPY_FN", "comm", "copy", 1), ("MPI_NULL_DELETE_FN", "comm", "delete", 1),
             ("MPI_DUP_FN", "comm", "copy", 1)] + \
     [("MPI_%s_%s" % (o.upper(), f), o, "copy" if "COPY" in f or "DUP" in f else "delete", 0)
@@ -168,7 +188,13 @@ def load():
             if not cp.implemented or cp.name in notes.NOT_IN_ABI:
                 continue
             if f90 is None and cp.name.endswith("_c") and P.express.f90 is not None:
-                fp = FProc(cp, str(P.express.f90), large=True)
+                fp = FProc(cp, LARGE_F90.get(cp.name, str(P.express.f90)), large=True)
+                if cp.name in LARGE_F90:
+                    f08 = re.match(r"\w+\((.*)\)", str(P.express.embiggen.f08).split("\n")[0]).group(1)
+                    want = [n.strip() for n in f08.split(",") if n.strip() != "ierror"]
+                    if [p.name for p in fp.params] != want:
+                        raise SystemExit("gen_fortran: LARGE_F90[%s] has arguments %s; the standard's "
+                                         "mpi_f08 form has %s" % (cp.name, [p.name for p in fp.params], want))
                 if not fp.skip:
                     fprocs.append(fp)
                     continue

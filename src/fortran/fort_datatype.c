@@ -449,6 +449,17 @@ void mpi_type_get_contents__(MPI_Fint *datatype, MPI_Fint *max_integers, MPI_Fin
 void pmpi_type_get_contents_f08_(MPI_Fint *datatype, MPI_Fint *max_integers, MPI_Fint *max_addresses, MPI_Fint *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Fint *array_of_datatypes, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_get_contents_);
 void mpi_type_get_contents_f08_(MPI_Fint *datatype, MPI_Fint *max_integers, MPI_Fint *max_addresses, MPI_Fint *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Fint *array_of_datatypes, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_get_contents_);
 
+void CR_F_EXPORT pmpi_type_get_contents_c_(MPI_Fint *datatype, MPI_Count *max_integers, MPI_Count *max_addresses, MPI_Count *max_large_counts, MPI_Count *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Count *array_of_large_counts, MPI_Fint *array_of_datatypes, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Type_get_contents_c(*datatype, *max_integers, *max_addresses, *max_large_counts, *max_datatypes, (int*)array_of_integers, (MPI_Aint*)array_of_addresses, (MPI_Count*)array_of_large_counts, (MPI_Datatype*)array_of_datatypes);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_type_get_contents_c__(MPI_Fint *datatype, MPI_Count *max_integers, MPI_Count *max_addresses, MPI_Count *max_large_counts, MPI_Count *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Count *array_of_large_counts, MPI_Fint *array_of_datatypes, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_get_contents_c_);
+void mpi_type_get_contents_c_(MPI_Fint *datatype, MPI_Count *max_integers, MPI_Count *max_addresses, MPI_Count *max_large_counts, MPI_Count *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Count *array_of_large_counts, MPI_Fint *array_of_datatypes, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_get_contents_c_);
+void mpi_type_get_contents_c__(MPI_Fint *datatype, MPI_Count *max_integers, MPI_Count *max_addresses, MPI_Count *max_large_counts, MPI_Count *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Count *array_of_large_counts, MPI_Fint *array_of_datatypes, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_get_contents_c_);
+void pmpi_type_get_contents_f08_large_(MPI_Fint *datatype, MPI_Count *max_integers, MPI_Count *max_addresses, MPI_Count *max_large_counts, MPI_Count *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Count *array_of_large_counts, MPI_Fint *array_of_datatypes, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_get_contents_c_);
+void mpi_type_get_contents_f08_large_(MPI_Fint *datatype, MPI_Count *max_integers, MPI_Count *max_addresses, MPI_Count *max_large_counts, MPI_Count *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Count *array_of_large_counts, MPI_Fint *array_of_datatypes, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_get_contents_c_);
+
 void CR_F_EXPORT pmpi_type_get_envelope_(MPI_Fint *datatype, MPI_Fint *num_integers, MPI_Fint *num_addresses, MPI_Fint *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Type_get_envelope(*datatype, (int*)num_integers, (int*)num_addresses, (int*)num_datatypes, (int*)combiner);
@@ -459,6 +470,17 @@ void mpi_type_get_envelope_(MPI_Fint *datatype, MPI_Fint *num_integers, MPI_Fint
 void mpi_type_get_envelope__(MPI_Fint *datatype, MPI_Fint *num_integers, MPI_Fint *num_addresses, MPI_Fint *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_get_envelope_);
 void pmpi_type_get_envelope_f08_(MPI_Fint *datatype, MPI_Fint *num_integers, MPI_Fint *num_addresses, MPI_Fint *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_get_envelope_);
 void mpi_type_get_envelope_f08_(MPI_Fint *datatype, MPI_Fint *num_integers, MPI_Fint *num_addresses, MPI_Fint *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_get_envelope_);
+
+void CR_F_EXPORT pmpi_type_get_envelope_c_(MPI_Fint *datatype, MPI_Count *num_integers, MPI_Count *num_addresses, MPI_Count *num_large_counts, MPI_Count *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Type_get_envelope_c(*datatype, (MPI_Count*)num_integers, (MPI_Count*)num_addresses, (MPI_Count*)num_large_counts, (MPI_Count*)num_datatypes, (int*)combiner);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_type_get_envelope_c__(MPI_Fint *datatype, MPI_Count *num_integers, MPI_Count *num_addresses, MPI_Count *num_large_counts, MPI_Count *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_get_envelope_c_);
+void mpi_type_get_envelope_c_(MPI_Fint *datatype, MPI_Count *num_integers, MPI_Count *num_addresses, MPI_Count *num_large_counts, MPI_Count *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_get_envelope_c_);
+void mpi_type_get_envelope_c__(MPI_Fint *datatype, MPI_Count *num_integers, MPI_Count *num_addresses, MPI_Count *num_large_counts, MPI_Count *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_get_envelope_c_);
+void pmpi_type_get_envelope_f08_large_(MPI_Fint *datatype, MPI_Count *num_integers, MPI_Count *num_addresses, MPI_Count *num_large_counts, MPI_Count *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_get_envelope_c_);
+void mpi_type_get_envelope_f08_large_(MPI_Fint *datatype, MPI_Count *num_integers, MPI_Count *num_addresses, MPI_Count *num_large_counts, MPI_Count *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_get_envelope_c_);
 
 void CR_F_EXPORT pmpi_type_get_extent_(MPI_Fint *datatype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *ierror)
 {

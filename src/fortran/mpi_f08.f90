@@ -6608,6 +6608,22 @@ MODULE mpi_f08
       TYPE(MPI_Datatype), INTENT(OUT) :: array_of_datatypes(*)
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Type_get_contents
+    SUBROUTINE MPI_Type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, &
+          max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, &
+          array_of_datatypes, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: max_integers
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: max_addresses
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: max_large_counts
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: max_datatypes
+      INTEGER, INTENT(OUT) :: array_of_integers(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: array_of_addresses(*)
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: array_of_large_counts(*)
+      TYPE(MPI_Datatype), INTENT(OUT) :: array_of_datatypes(*)
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Type_get_contents_c
   END INTERFACE MPI_Type_get_contents
   INTERFACE PMPI_Type_get_contents
     SUBROUTINE PMPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, &
@@ -6623,6 +6639,22 @@ MODULE mpi_f08
       TYPE(MPI_Datatype), INTENT(OUT) :: array_of_datatypes(*)
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Type_get_contents
+    SUBROUTINE PMPI_Type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, &
+          max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, &
+          array_of_datatypes, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: max_integers
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: max_addresses
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: max_large_counts
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: max_datatypes
+      INTEGER, INTENT(OUT) :: array_of_integers(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: array_of_addresses(*)
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: array_of_large_counts(*)
+      TYPE(MPI_Datatype), INTENT(OUT) :: array_of_datatypes(*)
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Type_get_contents_c
   END INTERFACE PMPI_Type_get_contents
   INTERFACE MPI_Type_get_envelope
     SUBROUTINE MPI_Type_get_envelope(datatype, num_integers, num_addresses, num_datatypes, &
@@ -6636,6 +6668,18 @@ MODULE mpi_f08
       INTEGER, INTENT(OUT) :: combiner
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Type_get_envelope
+    SUBROUTINE MPI_Type_get_envelope_c(datatype, num_integers, num_addresses, num_large_counts, &
+          num_datatypes, combiner, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: num_integers
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: num_addresses
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: num_large_counts
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: num_datatypes
+      INTEGER, INTENT(OUT) :: combiner
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Type_get_envelope_c
   END INTERFACE MPI_Type_get_envelope
   INTERFACE PMPI_Type_get_envelope
     SUBROUTINE PMPI_Type_get_envelope(datatype, num_integers, num_addresses, num_datatypes, &
@@ -6649,6 +6693,18 @@ MODULE mpi_f08
       INTEGER, INTENT(OUT) :: combiner
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Type_get_envelope
+    SUBROUTINE PMPI_Type_get_envelope_c(datatype, num_integers, num_addresses, num_large_counts, &
+          num_datatypes, combiner, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: num_integers
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: num_addresses
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: num_large_counts
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: num_datatypes
+      INTEGER, INTENT(OUT) :: combiner
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Type_get_envelope_c
   END INTERFACE PMPI_Type_get_envelope
   INTERFACE MPI_Type_get_extent
     SUBROUTINE MPI_Type_get_extent(datatype, lb, extent, ierror)

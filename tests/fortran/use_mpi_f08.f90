@@ -2,7 +2,8 @@
 ! `use mpi_f08`: handle types and their ==, TYPE(MPI_Status), optional
 ! ierror, MPI_STATUS_IGNORE, MPI_IN_PLACE, MPI_Sizeof, string and logical
 ! arguments, an error code returned through ierror, Fortran type reductions,
-! large-count (MPI_COUNT_KIND) overloads.
+! large-count (MPI_COUNT_KIND) overloads, MPI_Type_get_envelope_c and
+! MPI_Type_get_contents_c.
 program use_mpi_f08_test
   use mpi_f08
   implicit none
@@ -15,7 +16,10 @@ program use_mpi_f08_test
   real(kind=8) :: x(2)
   integer(kind=8) :: big
   integer(kind=MPI_COUNT_KIND) :: c8
-  integer(kind=MPI_ADDRESS_KIND) :: lb, ext
+  integer(kind=MPI_ADDRESS_KIND) :: lb, ext, aints(1)
+  integer(kind=MPI_COUNT_KIND) :: ni, na, nc, nd, counts(3)
+  integer :: ints(3)
+  type(MPI_Datatype) :: types(1)
   logical :: flag, lv
   character(len=MPI_MAX_OBJECT_NAME) :: name
   character(len=MPI_MAX_ERROR_STRING) :: msg
@@ -81,6 +85,29 @@ program use_mpi_f08_test
   if (c8 /= 16) call bad('type_size_c')
   call MPI_Type_get_extent(MPI_INTEGER, lb, ext)
   if (lb /= 0 .or. ext /= 4) call bad('type_get_extent')
+  ! MPI_Type_get_envelope_c / _contents_c: an int-constructed vector reports
+  ! its ints in num_integers and no large counts ...
+  call MPI_Type_vector(2, 1, 3, MPI_INTEGER, t)
+  call MPI_Type_get_envelope(t, ni, na, nc, nd, cls)
+  if (cls /= MPI_COMBINER_VECTOR .or. ni /= 3 .or. na /= 0 .or. nc /= 0 .or. nd /= 1) &
+    call bad('type_get_envelope_c of a vector')
+  ints = -1; counts = -1
+  call MPI_Type_get_contents(t, 3_MPI_COUNT_KIND, 1_MPI_COUNT_KIND, 3_MPI_COUNT_KIND, &
+                             1_MPI_COUNT_KIND, ints, aints, counts, types, ierr)
+  if (ierr /= MPI_SUCCESS .or. any(ints /= [2, 1, 3]) .or. any(counts /= -1) .or. &
+      types(1) /= MPI_INTEGER) call bad('type_get_contents_c of a vector')
+  call MPI_Type_free(t)
+  ! ... a large-count vector its counts in num_large_counts
+  c8 = 5
+  call MPI_Type_vector(c8, 2_MPI_COUNT_KIND, 4_MPI_COUNT_KIND, MPI_INTEGER, t)
+  call MPI_Type_get_envelope(t, ni, na, nc, nd, cls)
+  if (cls /= MPI_COMBINER_VECTOR .or. ni /= 0 .or. na /= 0 .or. nc /= 3 .or. nd /= 1) &
+    call bad('type_get_envelope_c of a large-count vector')
+  ints = -1; counts = -1
+  call MPI_Type_get_contents(t, ni, na, nc, nd, ints, aints, counts, types)
+  if (any(counts /= [5, 2, 4]) .or. ints(1) /= -1 .or. types(1) /= MPI_INTEGER) &
+    call bad('type_get_contents_c of a large-count vector')
+  call MPI_Type_free(t)
   call MPI_Initialized(flag)
   if (.not. flag) call bad('initialized')
   ! an error returned through ierror
