@@ -22,7 +22,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sched.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -77,13 +76,18 @@ void cr_req_complete(cr_request_t *r)
     if (r->detached) cr_request_free(r);
 }
 
+static void status_fill(MPI_Status *st, int src, int tag, size_t bytes)
+{
+    st->MPI_SOURCE = src;
+    st->MPI_TAG = tag;
+    st->MPI_ERROR = MPI_SUCCESS;
+    st->count_hi_and_cancelled = 0;
+    cr_status_set_bytes(st, (MPI_Count)bytes);
+}
+
 static void status_set(cr_request_t *r, int src, int tag, size_t bytes)
 {
-    r->status.MPI_SOURCE = src;
-    r->status.MPI_TAG = tag;
-    r->status.MPI_ERROR = MPI_SUCCESS;
-    r->status.count_hi_and_cancelled = 0;
-    cr_status_set_bytes(&r->status, (MPI_Count)bytes);
+    status_fill(&r->status, src, tag, bytes);
 }
 
 /* Record the matched message's size; on overflow note MPI_ERR_TRUNCATE and
@@ -354,6 +358,7 @@ static void rndv_start(cr_request_t *r)
         size_t got = cma_copy(r->remote_pid, dst, r->remote_addr, mine, 0);
         if (got == mine && mine < n) {
             r->proto_state = PS_RNDV_SPLIT;     /* SHM_PKT_WDONE finishes it */
+            r->done_bytes = mine;
             return;
         }
         if (got == n) {
@@ -532,7 +537,7 @@ static void on_packet(int from, const shm_hdr_t *h)
         shm_pkt_copy(from, h, 0, &ok, sizeof ok);
         size_t n = r->msg_bytes < r->bytes ? r->msg_bytes : r->bytes;   /* as accepted */
         char *dst = recv_target(r, n);
-        size_t mine = (n / 2) & ~(size_t)(SHM_CELL - 1);
+        size_t mine = r->done_bytes;        /* this side's share, read at the start */
         if (!ok && cma_copy(r->remote_pid, dst + mine, r->remote_addr + mine, n - mine, 0) != n - mine)
             cr_abort_job(1, "process_vm_readv failed after single copies had worked");
         ctrl_send(from, SHM_PKT_FIN, r->remote_req, NULL, 0);
@@ -649,13 +654,7 @@ int cr_iprobe(int src, int tag, cr_comm_t *comm, int *flag, MPI_Status *status, 
         u = ux_find(comm->ctx + CR_CTX_PT2PT, src, tag, remove);
     }
     *flag = u != NULL;
-    if (u && status != MPI_STATUS_IGNORE) {
-        status->MPI_SOURCE = u->src;
-        status->MPI_TAG = u->tag;
-        status->MPI_ERROR = MPI_SUCCESS;
-        status->count_hi_and_cancelled = 0;
-        cr_status_set_bytes(status, (MPI_Count)u->bytes);
-    }
+    if (u && status != MPI_STATUS_IGNORE) status_fill(status, u->src, u->tag, u->bytes);
     if (out) *out = u;
     return MPI_SUCCESS;
 }
@@ -696,14 +695,35 @@ int cr_cancel_recv(cr_request_t *r)
 /* Send `bytes` contiguous bytes eagerly, straight into the ring, when the peer
  * is another local rank with no earlier send queued to it.  Returns 0 when
  * sent, 1 when the caller must take the general path. */
-int cr_send_fast(const void *data, size_t bytes, int dest, int tag, cr_comm_t *comm)
+
+/* The local index of comm rank `rank` when it is another process on this node,
+ * else -1 (MPI_PROC_NULL and the wildcards included, and this process). */
+static int other_local(cr_comm_t *comm, int rank)
 {
-    if (dest < 0 || bytes > eager_limit()) return 1;
-    int wr = cr_comm_world_rank(comm, dest);
-    int local = cr_proc.local_of_world[wr];
-    if (local < 0 || wr == cr_proc.world_rank || peers[local].out_head) return 1;
+    if (rank < 0) return -1;
+    int wr = cr_comm_world_rank(comm, rank);
+    return wr == cr_proc.world_rank ? -1 : cr_proc.local_of_world[wr];
+}
+
+/* The local peer an eager message of `bytes` may be written to right now
+ * (nothing queued ahead of it), or -1. */
+static int eager_now(size_t bytes, int dest, cr_comm_t *comm)
+{
+    if (bytes > eager_limit()) return -1;
+    int local = other_local(comm, dest);
+    return local >= 0 && !peers[local].out_head ? local : -1;
+}
+
+static int eager_put(int local, const void *data, size_t bytes, int tag, cr_comm_t *comm)
+{
     return shm_send_pkt(local, SHM_PKT_EAGER, comm->ctx + CR_CTX_PT2PT, comm->rank, tag, 0,
                         data, bytes);
+}
+
+int cr_send_fast(const void *data, size_t bytes, int dest, int tag, cr_comm_t *comm)
+{
+    int local = eager_now(bytes, dest, comm);
+    return local < 0 || eager_put(local, data, bytes, tag, comm);
 }
 
 /* MPI_Isend's form of cr_send_fast: when the message goes straight into the
@@ -711,14 +731,11 @@ int cr_send_fast(const void *data, size_t bytes, int dest, int tag, cr_comm_t *c
  * handle).  Returns it, or NULL when the caller must take the general path. */
 cr_request_t *cr_isend_fast(const void *data, size_t bytes, int dest, int tag, cr_comm_t *comm)
 {
-    if (dest < 0 || bytes > eager_limit()) return NULL;
-    int wr = cr_comm_world_rank(comm, dest);
-    int local = cr_proc.local_of_world[wr];
-    if (local < 0 || wr == cr_proc.world_rank || peers[local].out_head) return NULL;
+    int local = eager_now(bytes, dest, comm);
+    if (local < 0) return NULL;
     cr_request_t *r = cr_request_new(CR_REQ_SEND, 1);
     if (!r) return NULL;
-    if (shm_send_pkt(local, SHM_PKT_EAGER, comm->ctx + CR_CTX_PT2PT, comm->rank, tag, 0, data,
-                     bytes)) {
+    if (eager_put(local, data, bytes, tag, comm)) {
         cr_request_free(r);
         return NULL;
     }
@@ -735,11 +752,10 @@ cr_request_t *cr_isend_fast(const void *data, size_t bytes, int dest, int tag, c
  * takes over with nothing consumed.  Returns 0 when the message arrived. */
 int cr_recv_fast(void *dst, size_t cap, int src, int tag, cr_comm_t *comm, MPI_Status *status)
 {
-    if (src < 0 || ux_head || posted_head || busy_peers || shm_nlocal <= 1) return 1;
-    int wr = cr_comm_world_rank(comm, src);
-    int from = cr_proc.local_of_world[wr];
+    if (ux_head || posted_head || busy_peers || shm_nlocal <= 1) return 1;
+    int from = other_local(comm, src);
     int me = cr_proc.local_rank;
-    if (from < 0 || wr == cr_proc.world_rank) return 1;
+    if (from < 0) return 1;
     uint32_t ctx = comm->ctx + CR_CTX_PT2PT;
     long spins = 0;
     for (;;) {
@@ -752,20 +768,11 @@ int cr_recv_fast(void *dst, size_t cap, int src, int tag, cr_comm_t *comm, MPI_S
             int mtag = h->tag;
             if (n) shm_pkt_copy(from, h, 0, dst, n);
             shm_pkt_done(from, h);
-            if (status != MPI_STATUS_IGNORE) {
-                status->MPI_SOURCE = src;
-                status->MPI_TAG = mtag;
-                status->MPI_ERROR = MPI_SUCCESS;
-                status->count_hi_and_cancelled = 0;
-                cr_status_set_bytes(status, (MPI_Count)n);
-            }
+            if (status != MPI_STATUS_IGNORE) status_fill(status, src, mtag, n);
             return 0;
         }
         for (int i = 0; i < npeers; i++)
             if (i != me && i != from && shm_peek(i)) return 1;
-        if (cr_proc.oversubscribed && ++spins >= ut_settings.spin_count) {
-            sched_yield();
-            spins = 0;
-        }
+        cr_idle_poll(&spins);
     }
 }

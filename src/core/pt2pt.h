@@ -3,6 +3,8 @@
 #ifndef COURIER_CORE_PT2PT_H
 #define COURIER_CORE_PT2PT_H
 #include "core/core.h"
+#include "util/settings.h"
+#include <sched.h>
 
 /* An arrived message that no posted receive matched yet. */
 typedef struct cr_unexp {
@@ -39,6 +41,16 @@ enum {
 void cr_req_complete(cr_request_t *r);
 void cr_pt2pt_init(void);
 int cr_pt2pt_progress(void);
+/* One idle poll of a wait loop: when ranks outnumber cores, give the core
+ * away after spin_count polls that found nothing. */
+static inline void cr_idle_poll(long *spins)
+{
+    if (cr_proc.oversubscribed && ++*spins >= ut_settings.spin_count) {
+        sched_yield();
+        *spins = 0;
+    }
+}
+
 /* Fast paths of the blocking calls (pt2pt.c): 0 done, 1 take the general path. */
 int cr_send_fast(const void *data, size_t bytes, int dest, int tag, cr_comm_t *comm);
 cr_request_t *cr_isend_fast(const void *data, size_t bytes, int dest, int tag, cr_comm_t *comm);

@@ -92,9 +92,6 @@ void cr_progress_wait(volatile int *flag)
             spins = 0;
             continue;
         }
-        if (cr_proc.oversubscribed && ++spins >= ut_settings.spin_count) {
-            sched_yield();
-            spins = 0;
-        }
+        cr_idle_poll(&spins);
     }
 }
