@@ -5,11 +5,11 @@
 Requires `pip install pympistandard==0.2.0`.  Usage:
     python3 maint/gen_bindings.py [OUTDIR]      (OUTDIR defaults to the repository)
 Writes include/mpi_proto.h, src/binding/bind_*.c, src/binding/core_api.h,
-src/binding/core_weak.c, src/binding/api_table.[ch], and through
-maint/gen_fortran.py the Fortran bindings (include/mpif.h, src/fortran/).  maint/notes.py says which
-procedures get a binding that calls core_x and holds per-parameter notes; the
-API table behind `courier_info --api` counts a procedure as implemented only when
-its core_x is defined in src/ (so adding a core function means regenerating).
+src/binding/api_table.[ch], and through maint/gen_fortran.py the Fortran
+bindings (include/mpif.h, src/fortran/).  A procedure is implemented when
+maint/notes.py lists it and its core_x is defined in src/: then its entry point
+calls core_x and `courier_info --api` counts it; otherwise the entry point
+raises "not implemented".  So writing a core function means regenerating.
 
 Each PMPI_X checks that MPI is initialised, checks its arguments from their
 kinds in the standard (the helpers are in src/core/check.h), calls core_x and
@@ -66,7 +66,7 @@ class Proc:
         self.varargs = "..." in texts
         self.params = [Param(t, meta.get(t.split()[-1].split("[")[0])) for t in texts if t != "..."]
         self.core = "core_" + self.name[4:].lower()
-        self.implemented = self.name in notes.IMPLEMENTED
+        self.implemented = self.name in notes.IMPLEMENTED and self.core in DEFINED
 
     def decl(self, prefix="MPI_"):
         ps = [p.text for p in self.params] + (["..."] if self.varargs else [])
@@ -233,10 +233,10 @@ CORE_DEF = re.compile(r"^[A-Za-z_][\w \t\*]*?\b(core_\w+)\s*\([^;{]*\)\s*\{", re
 
 
 def core_definitions(root):
-    """Names of the core_x functions that have a real definition in src/ (the
-    generated weak stand-ins in src/binding do not count).  courier_info --api
-    reports a procedure as implemented only when its core_x is among them, so the
-    report follows the code, not the wish list in maint/notes.py."""
+    """Names of the core_x functions defined in src/ (outside the generated
+    src/binding): a procedure counts as implemented only when its core_x is
+    among them, so the bindings and `courier_info --api` follow the code, not
+    the wish list in maint/notes.py."""
     found = set()
     for top, dirs, files in os.walk(os.path.join(root, "src")):
         if os.path.relpath(top, root).startswith(os.path.join("src", "binding")):
@@ -246,6 +246,9 @@ def core_definitions(root):
                 with open(os.path.join(top, f), errors="replace") as fh:
                     found.update(CORE_DEF.findall(fh.read()))
     return found
+
+
+DEFINED = core_definitions(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def write(outdir, rel, text):
@@ -271,20 +274,12 @@ def main():
     t.append("\n#if defined(__cplusplus)\n}\n#endif\n#endif\n")
     write(outdir, "include/mpi_proto.h", "".join(t))
 
-    # src/binding/core_api.h and the weak fallbacks of core functions
+    # src/binding/core_api.h
     impl = [p for p in procs if p.implemented]
     write(outdir, "src/binding/core_api.h", HEADER +
           "/* The core function behind each implemented MPI procedure (see core.h). */\n"
           "#ifndef COURIER_BINDING_CORE_API_H\n#define COURIER_BINDING_CORE_API_H\n#include \"mpi.h\"\n\n" +
           "".join("%s;\n" % p.core_decl() for p in impl) + "#endif\n")
-    weak = [HEADER, "/* Weak stand-ins for core functions not written yet: a core_x defined in\n"
-            " * src/core replaces its stand-in at link time. */\n"
-            "#include \"core/core.h\"\n#include \"binding/core_api.h\"\n\n"]
-    for p in impl:
-        body = ('return cr_error(MPI_ERR_OTHER, "%s: %s is missing from the core");' % (p.name, p.core)
-                if p.ret == "int" else "return 0;")
-        weak.append("__attribute__((weak)) %s\n{\n    %s\n}\n\n" % (p.core_decl(), body))
-    write(outdir, "src/binding/core_weak.c", "".join(weak).rstrip() + "\n")
 
     # src/binding/bind_<group>.c
     files = {}
@@ -298,7 +293,6 @@ def main():
 
     # src/binding/api_table.[ch]: every procedure of the standard
     std_procs = sorted(all_procs, key=lambda p: p.name)
-    defined = core_definitions(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     write(outdir, "src/binding/api_table.h", HEADER +
           "#ifndef COURIER_BINDING_API_TABLE_H\n#define COURIER_BINDING_API_TABLE_H\n"
           "typedef struct {\n    const char *name;\n    int implemented;\n} cr_api_entry_t;\n"
@@ -306,7 +300,7 @@ def main():
           "extern const cr_api_entry_t cr_api_table[];\nextern const int cr_api_count;\n#endif\n")
     write(outdir, "src/binding/api_table.c", HEADER + "#include \"binding/api_table.h\"\n\n"
           "const cr_api_entry_t cr_api_table[] = {\n" +
-          "".join('    {"%s", %d},\n' % (p.name, int(p.implemented and p.core in defined))
+          "".join('    {"%s", %d},\n' % (p.name, int(p.implemented))
                   for p in std_procs) +
           "};\nconst int cr_api_count = %d;\n" % len(std_procs))
 

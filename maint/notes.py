@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: MIT
 """Per-function notes for maint/gen_bindings.py.
 
-IMPLEMENTED   MPI procedures whose core_x exists (or is being written).  Flip a
-              name in or out here and run `python3 maint/gen_bindings.py`; every
-              other procedure gets an entry point that raises MPI_ERR_OTHER
-              "MPI_X is not implemented in Courier yet".
+IMPLEMENTED   MPI procedures bound to their core_x.  A listed procedure whose
+              core_x is not defined in src/ yet is treated as not listed.  Run
+              `python3 maint/gen_bindings.py` after a change here or in the set of
+              core functions; every procedure not implemented gets an entry point
+              that raises MPI_ERR_OTHER "MPI_X is not implemented in Courier yet".
 ANYTIME       procedures callable before MPI_Init and after MPI_Finalize.
 NOCHECK       procedures whose arguments get no generated checks (hot or odd).
 PARAM_NOTES   (procedure, parameter) -> note.  Notes understood by the generator:

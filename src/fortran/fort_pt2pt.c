@@ -175,34 +175,6 @@ void CR_F_EXPORT pmpi_isend_f08ts_large_(void *buf, MPI_Count *count, MPI_Fint *
 }
 void mpi_isend_f08ts_large_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_isend_f08ts_large_);
 
-void CR_F_EXPORT pmpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    int cr_err = PMPI_Isendrecv(cr_f_buf(sendbuf), *sendcount, *sendtype, *dest, *sendtag, cr_f_buf(recvbuf), *recvcount, *recvtype, *source, *recvtag, *comm, (MPI_Request*)request);
-    if (ierror) *ierror = cr_err;
-}
-void pmpi_isendrecv__(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_isendrecv_);
-void mpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_isendrecv_);
-void mpi_isendrecv__(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_isendrecv_);
-void CR_F_EXPORT pmpi_isendrecv_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    pmpi_isendrecv_(cr_f_desc(sendbuf), sendcount, sendtype, dest, sendtag, cr_f_desc(recvbuf), recvcount, recvtype, source, recvtag, comm, request, ierror);
-}
-void mpi_isendrecv_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_isendrecv_f08ts_);
-
-void CR_F_EXPORT pmpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    int cr_err = PMPI_Isendrecv_replace(cr_f_buf(buf), *count, *datatype, *dest, *sendtag, *source, *recvtag, *comm, (MPI_Request*)request);
-    if (ierror) *ierror = cr_err;
-}
-void pmpi_isendrecv_replace__(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_isendrecv_replace_);
-void mpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_isendrecv_replace_);
-void mpi_isendrecv_replace__(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_isendrecv_replace_);
-void CR_F_EXPORT pmpi_isendrecv_replace_f08ts_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    pmpi_isendrecv_replace_(cr_f_desc(buf), count, datatype, dest, sendtag, source, recvtag, comm, request, ierror);
-}
-void mpi_isendrecv_replace_f08ts_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_isendrecv_replace_f08ts_);
-
 void CR_F_EXPORT pmpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Mprobe(*source, *tag, *comm, (MPI_Message*)message, cr_f_status(status));
