@@ -179,6 +179,12 @@ def checks(p):
             chk('cr_chk_info(%s, "%s")' % (a.name, a.name))
         elif a.kind == "ERRHANDLER" and a.ctype == "MPI_Errhandler":
             chk('cr_chk_errhandler(%s, "%s")' % (a.name, a.name))
+    # request arrays: every handle live or MPI_REQUEST_NULL
+    length = next((a for a in p.params if a.kind == "ARRAY_LENGTH_NNI" and a.dir == "in"), None)
+    for a in p.params:
+        if a.dims and a.kind == "REQUEST" and a.ctype.replace("const ", "") == "MPI_Request" \
+                and length and note(a) != "nocheck":
+            chk('cr_chk_requests(%s, %s, "%s")' % (length.name, a.name, a.name))
     for a in p.params:
         if a.dims or not a.ctype.endswith("*") or note(a) == "nocheck":
             continue

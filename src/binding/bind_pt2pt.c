@@ -958,6 +958,7 @@ int __attribute__((visibility("default"))) PMPI_Startall(int count, MPI_Request 
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_requests(count, array_of_requests, "array_of_requests")))) goto fail;
     cr_err = core_startall(count, array_of_requests);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
@@ -1110,6 +1111,7 @@ int __attribute__((visibility("default"))) PMPI_Testall(int count, MPI_Request a
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_requests(count, array_of_requests, "array_of_requests")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
     cr_err = core_testall(count, array_of_requests, flag, array_of_statuses);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
@@ -1127,6 +1129,7 @@ int __attribute__((visibility("default"))) PMPI_Testany(int count, MPI_Request a
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_requests(count, array_of_requests, "array_of_requests")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(index, "index")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
     cr_err = core_testany(count, array_of_requests, index, flag, status);
@@ -1145,6 +1148,7 @@ int __attribute__((visibility("default"))) PMPI_Testsome(int incount, MPI_Reques
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_count(incount, "incount")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_requests(incount, array_of_requests, "array_of_requests")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(outcount, "outcount")))) goto fail;
     cr_err = core_testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
@@ -1178,6 +1182,7 @@ int __attribute__((visibility("default"))) PMPI_Waitall(int count, MPI_Request a
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_requests(count, array_of_requests, "array_of_requests")))) goto fail;
     cr_err = core_waitall(count, array_of_requests, array_of_statuses);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
@@ -1194,6 +1199,7 @@ int __attribute__((visibility("default"))) PMPI_Waitany(int count, MPI_Request a
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_requests(count, array_of_requests, "array_of_requests")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(index, "index")))) goto fail;
     cr_err = core_waitany(count, array_of_requests, index, status);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
@@ -1211,6 +1217,7 @@ int __attribute__((visibility("default"))) PMPI_Waitsome(int incount, MPI_Reques
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_count(incount, "incount")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_requests(incount, array_of_requests, "array_of_requests")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(outcount, "outcount")))) goto fail;
     cr_err = core_waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;

@@ -70,6 +70,11 @@ int cr_chk_handle_fail(int cls, int h, const char *what, const char *arg)
     return cr_error(cls, "%s=0x%08x: invalid %s", arg, (unsigned)h, what);
 }
 
+int cr_chk_requests_fail(MPI_Request h, int i, const char *arg)
+{
+    return cr_error(MPI_ERR_REQUEST, "%s[%d]=0x%08x: invalid request", arg, i, (unsigned)h);
+}
+
 int cr_chk_ptr_fail(const char *arg)
 {
     return cr_error(MPI_ERR_ARG, "%s=NULL: null pointer", arg);

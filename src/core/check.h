@@ -129,6 +129,16 @@ static inline int cr_chk_request(MPI_Request h, const char *arg)
     return cr_chk_handle_fail(MPI_ERR_REQUEST, h, "request", arg);
 }
 
+/* An array of n request handles, each live or MPI_REQUEST_NULL. */
+int cr_chk_requests_fail(MPI_Request h, int i, const char *arg) __attribute__((cold));
+static inline int cr_chk_requests(int n, const MPI_Request reqs[], const char *arg)
+{
+    for (int i = 0; i < n; i++)
+        if (CR_UNLIKELY(reqs[i] != MPI_REQUEST_NULL && cr_request_ptr(reqs[i]) == NULL))
+            return cr_chk_requests_fail(reqs[i], i, arg);
+    return 0;
+}
+
 /* A pointer to a request handle that is live or MPI_REQUEST_NULL. */
 static inline int cr_chk_request_ptr(const MPI_Request *p, const char *arg)
 {
