@@ -187,4 +187,42 @@ static inline void *coll_elem(const void *buf, MPI_Aint i, const cr_datatype_t *
 }
 /* (x mod n) in [0, n) for any x */
 static inline int coll_mod(int x, int n) { return ((x % n) + n) % n; }
+
+/* One side (send or receive) of an all-to-all.  The three forms differ only in
+ * where block i is: uniform (count, dt, at i * count elements), v (counts[i],
+ * dt, at displs[i] elements) or w (counts[i], dts[i], at displs[i] bytes). */
+typedef struct {
+    const char *buf;
+    MPI_Aint count;          /* uniform form */
+    cr_datatype_t *dt;
+    const int *counts, *displs;
+    cr_datatype_t *const *dts;
+} coll_side_t;
+
+static inline coll_side_t coll_send_side(const coll_args_t *a)
+{
+    return (coll_side_t){ a->sbuf, a->scount, a->sdt, a->scounts, a->sdispls, a->sdts };
+}
+static inline coll_side_t coll_recv_side(const coll_args_t *a)
+{
+    return (coll_side_t){ a->rbuf, a->rcount, a->rdt, a->rcounts, a->rdispls, a->rdts };
+}
+/* Block i of a side: its address, count and datatype. */
+static inline void coll_block(const coll_side_t *sd, int i, char **p, MPI_Aint *count,
+                              cr_datatype_t **dt)
+{
+    if (sd->dts) {   /* w: displacements in bytes */
+        *dt = sd->dts[i];
+        *count = sd->counts[i];
+        *p = (char *)sd->buf + sd->displs[i];
+    } else if (sd->counts) {
+        *dt = sd->dt;
+        *count = sd->counts[i];
+        *p = coll_elem(sd->buf, sd->displs[i], sd->dt);
+    } else {
+        *dt = sd->dt;
+        *count = sd->count;
+        *p = coll_elem(sd->buf, (MPI_Aint)i * sd->count, sd->dt);
+    }
+}
 #endif

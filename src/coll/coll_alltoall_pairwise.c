@@ -7,36 +7,11 @@
  *
  * The three forms differ only in where block i is: uniform (count, datatype,
  * i * count elements), v (counts[i], datatype, displs[i] elements) or w
- * (counts[i], types[i], displs[i] bytes).  With MPI_IN_PLACE the receive
- * buffer's blocks are first copied into a temporary with the same layout,
- * which then serves as the send buffer. */
+ * (counts[i], types[i], displs[i] bytes): coll_block() in coll.h finds it.
+ * With MPI_IN_PLACE the receive buffer's blocks are first copied into a
+ * temporary with the same layout, which then serves as the send buffer. */
 #include <stdint.h>
 #include "coll/coll.h"
-
-typedef struct {
-    const char *buf;
-    MPI_Aint count;          /* uniform form */
-    cr_datatype_t *dt;
-    const int *counts, *displs;
-    cr_datatype_t *const *dts;
-} side_t;
-
-static void block(const side_t *sd, int i, char **p, MPI_Aint *count, cr_datatype_t **dt)
-{
-    if (sd->dts) {   /* w: displacements in bytes */
-        *dt = sd->dts[i];
-        *count = sd->counts[i];
-        *p = (char *)sd->buf + sd->displs[i];
-    } else if (sd->counts) {
-        *dt = sd->dt;
-        *count = sd->counts[i];
-        *p = coll_elem(sd->buf, sd->displs[i], sd->dt);
-    } else {
-        *dt = sd->dt;
-        *count = sd->count;
-        *p = coll_elem(sd->buf, (MPI_Aint)i * sd->count, sd->dt);
-    }
-}
 
 static size_t bytes_of(MPI_Aint count, const cr_datatype_t *dt)
 {
@@ -44,7 +19,7 @@ static size_t bytes_of(MPI_Aint count, const cr_datatype_t *dt)
 }
 
 /* A copy of the receive side's blocks in a temporary laid out like them. */
-static int copy_in_place(coll_sched_t *s, int n, const side_t *rs, side_t *out)
+static int copy_in_place(coll_sched_t *s, int n, const coll_side_t *rs, coll_side_t *out)
 {
     /* the address range [lo, hi) the blocks cover, relative to rs->buf */
     intptr_t lo = INTPTR_MAX, hi = INTPTR_MIN;
@@ -52,7 +27,7 @@ static int copy_in_place(coll_sched_t *s, int n, const side_t *rs, side_t *out)
         char *p;
         MPI_Aint c;
         cr_datatype_t *dt;
-        block(rs, i, &p, &c, &dt);
+        coll_block(rs, i, &p, &c, &dt);
         if (!bytes_of(c, dt)) continue;
         MPI_Aint ext = dt->extent < 0 ? -dt->extent : dt->extent;
         intptr_t first = (intptr_t)(p - rs->buf) + dt->true_lb + (dt->extent < 0 ? (c - 1) * dt->extent : 0);
@@ -70,8 +45,8 @@ static int copy_in_place(coll_sched_t *s, int n, const side_t *rs, side_t *out)
         char *p, *q;
         MPI_Aint c;
         cr_datatype_t *dt;
-        block(rs, i, &p, &c, &dt);
-        block(out, i, &q, &c, &dt);
+        coll_block(rs, i, &p, &c, &dt);
+        coll_block(out, i, &q, &c, &dt);
         if (bytes_of(c, dt)) coll_sched_copy(s, p, c, dt, q, c, dt);
     }
     coll_sched_next_round(s);
@@ -81,8 +56,8 @@ static int copy_in_place(coll_sched_t *s, int n, const side_t *rs, side_t *out)
 int coll_alltoall_pairwise(coll_sched_t *s, const coll_args_t *a)
 {
     int n = s->comm->size, me = s->comm->rank;
-    side_t ss = { a->sbuf, a->scount, a->sdt, a->scounts, a->sdispls, a->sdts };
-    side_t rs = { a->rbuf, a->rcount, a->rdt, a->rcounts, a->rdispls, a->rdts };
+    coll_side_t ss = coll_send_side(a);
+    coll_side_t rs = coll_recv_side(a);
     if (a->sbuf == MPI_IN_PLACE) {
         if (copy_in_place(s, n, &rs, &ss)) return s->err;
     }
@@ -90,14 +65,14 @@ int coll_alltoall_pairwise(coll_sched_t *s, const coll_args_t *a)
     MPI_Aint sc, rc;
     cr_datatype_t *sdt, *rdt;
     if (a->sbuf != MPI_IN_PLACE) {
-        block(&ss, me, &sp, &sc, &sdt);
-        block(&rs, me, &rp, &rc, &rdt);
+        coll_block(&ss, me, &sp, &sc, &sdt);
+        coll_block(&rs, me, &rp, &rc, &rdt);
         if (bytes_of(sc, sdt)) coll_sched_copy(s, sp, sc, sdt, rp, rc, rdt);
     }
     for (int k = 1; k < n; k++) {
         int dst = (me + k) % n, src = coll_mod(me - k, n);
-        block(&ss, dst, &sp, &sc, &sdt);
-        block(&rs, src, &rp, &rc, &rdt);
+        coll_block(&ss, dst, &sp, &sc, &sdt);
+        coll_block(&rs, src, &rp, &rc, &rdt);
         if (bytes_of(sc, sdt)) coll_sched_send(s, sp, sc, sdt, dst);
         if (bytes_of(rc, rdt)) coll_sched_recv(s, rp, rc, rdt, src);
         coll_sched_next_round(s);
