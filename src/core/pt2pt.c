@@ -698,7 +698,7 @@ int cr_cancel_recv(cr_request_t *r)
 
 /* The local index of comm rank `rank` when it is another process on this node,
  * else -1 (MPI_PROC_NULL and the wildcards included, and this process). */
-static int other_local(cr_comm_t *comm, int rank)
+static inline int other_local(cr_comm_t *comm, int rank)
 {
     if (rank < 0) return -1;
     int wr = cr_comm_world_rank(comm, rank);
@@ -706,8 +706,9 @@ static int other_local(cr_comm_t *comm, int rank)
 }
 
 /* The local peer an eager message of `bytes` may be written to right now
- * (nothing queued ahead of it), or -1. */
-static int eager_now(size_t bytes, int dest, cr_comm_t *comm)
+ * (nothing queued ahead of it), or -1.  Always inlined: it sits on MPI_Send's
+ * fast path, where a call costs a tenth of the software's share of latency. */
+static inline __attribute__((always_inline)) int eager_now(size_t bytes, int dest, cr_comm_t *comm)
 {
     if (bytes > eager_limit()) return -1;
     int local = other_local(comm, dest);
