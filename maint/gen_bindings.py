@@ -9,8 +9,8 @@ and through maint/gen_fortran.py the Fortran bindings (include/mpif.h,
 src/fortran/).
 
 The core declares its own interface (no generated header in the core's include
-path): every `src/<layer>/api.h` holds prototypes `int core_x(...);` written by
-hand.  This generator reads them and binds each MPI procedure to one of them:
+path): every `src/<layer>/api.h` (or api_<area>.h) holds prototypes
+`int core_x(...);` written by hand.  This generator reads them and binds each MPI procedure to one of them:
 
 - Families.  An entry with a parameter `cr_how_t how` serves a whole family:
   MPI_Bcast, MPI_Bcast_c, MPI_Ibcast, MPI_Ibcast_c, MPI_Bcast_init and
@@ -117,7 +117,7 @@ CORE_DECL = re.compile(r"^(?:static inline\s+)?(int|double|MPI_Aint|MPI_Count)\s
 def core_entries(root):
     """The core entries declared in src/*/api.h: name -> CoreEntry."""
     out = {}
-    for h in sorted(glob.glob(os.path.join(root, "src", "*", "api.h"))):
+    for h in sorted(glob.glob(os.path.join(root, "src", "*", "api*.h"))):
         text = open(h).read()
         text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
         text = re.sub(r"//[^\n]*", "", text)
