@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* MPI_Init / MPI_Finalize / MPI_Abort: bootstrap through PMI, find the ranks on
- * this node, set up shared memory and the predefined communicators. */
+ * this node, start the transports (self, shared memory), the point-to-point
+ * channel and the progress engine, and set up the predefined communicators. */
 #define _GNU_SOURCE
 #include "core/core.h"
 #include "core/datatype.h"
 #include "core/attr.h"
 #include "core/errh.h"
+#include "core/progress.h"
 #include "core/pt2pt.h"
 #include "pmi/pmi.h"
+#include "transport/self/self.h"
 #include "transport/shm/shm.h"
 #include "util/settings.h"
 
@@ -22,6 +25,8 @@ cr_comm_t cr_comm_world, cr_comm_self;
 cr_objtab_t cr_comm_tab;
 static cr_group_t world_group, self_group;
 static crpmi_info_t pmi;
+static tr_iface_t *transports[CR_CHAN_MAX_TR];
+static int ntransports;
 
 int cr_barrier_internal(cr_comm_t *comm);
 
@@ -87,6 +92,38 @@ static int find_local_ranks(void)
     return 0;
 }
 
+static int boot_get(const char *key, char *val, size_t len)
+{
+    return crpmi_get(key, val, (int)len);
+}
+
+/* The transports, in the order a peer is tried: self, then shared memory;
+ * then the channel over them and the progress engine with shm's doorbell. */
+static int start_transports(void)
+{
+    tr_boot_t boot = { .rank = cr_proc.world_rank, .size = cr_proc.world_size,
+                       .put = crpmi_put, .get = boot_get, .barrier = crpmi_barrier };
+    char name[512];
+    tr_iface_t *shm;
+    snprintf(name, sizeof name, "/courier.%s.%08x", pmi.kvsname, hash_str(cr_proc.hostname));
+    ntransports = 0;
+    transports[ntransports++] = self_init(cr_proc.world_rank);
+    if (shm_init(&shm, cr_proc.local_rank, cr_proc.local_size, cr_proc.local_of_world,
+                 cr_proc.world_size, name, &boot) != 0)
+        return -1;
+    transports[ntransports++] = shm;
+    cr_progress_init(cr_proc.oversubscribed, shm);
+    return cr_pt2pt_init(transports, ntransports);
+}
+
+static void stop_transports(void)
+{
+    cr_pt2pt_fini();
+    cr_progress_fini();
+    for (int i = ntransports - 1; i >= 0; i--) tr_finalize(transports[i]);
+    ntransports = 0;
+}
+
 static int init_common(int required, int *provided)
 {
     if (cr_proc.state != CR_STATE_PRE_INIT)
@@ -109,11 +146,8 @@ static int init_common(int required, int *provided)
                                  ? (int)ut_settings.oversubscribed
                                  : cr_proc.local_size > count_cores();
 
-    char name[512];
-    snprintf(name, sizeof name, "/courier.%s.%08x", pmi.kvsname, hash_str(cr_proc.hostname));
-    if (shm_init(cr_proc.local_rank, cr_proc.local_size, name, crpmi_barrier) != 0)
+    if (start_transports() != 0)
         return cr_error(MPI_ERR_OTHER, "cannot set up shared memory");
-    cr_pt2pt_init();
 
     int n = cr_proc.world_size;
     world_group.handle = MPI_GROUP_NULL;
@@ -155,7 +189,7 @@ int core_finalize(void)
     if (!err) err = cr_barrier_internal(&cr_comm_world);
     if (err) return err;
     crpmi_finalize();
-    shm_finalize();
+    stop_transports();
     cr_proc.state = CR_STATE_FINALIZED;
     return MPI_SUCCESS;
 }

@@ -229,7 +229,8 @@ int core_buffer_attach(void *buffer, int size)
 
 int core_buffer_detach(void *buffer_addr, int *size)
 {
-    while (bsend_used) cr_progress();
+    cr_wait_t w = CR_WAIT_INIT;
+    while (bsend_used) cr_wait_poll(&w);
     *(void **)buffer_addr = bsend_buf;
     *size = (int)bsend_size;
     bsend_buf = NULL;
@@ -358,7 +359,8 @@ int core_wait(MPI_Request *request, MPI_Status *status)
         return MPI_SUCCESS;
     }
     if (r->poll) {
-        while (!poll_req(r)) cr_progress();
+        cr_wait_t w = CR_WAIT_INIT;
+        while (!poll_req(r)) cr_wait_poll(&w);
     } else {
         cr_progress_wait(done_flag(r));
     }
@@ -446,9 +448,12 @@ int core_testany(int count, MPI_Request array_of_requests[], int *index, int *fl
 
 int core_waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
 {
+    cr_wait_t w = CR_WAIT_INIT;
     for (;;) {
+        unsigned long before = cr_progress_events;
         int flag, err = core_testany(count, array_of_requests, index, &flag, status);
         if (err || flag) return err;
+        cr_wait_after(&w, before);
     }
 }
 
@@ -475,10 +480,13 @@ int core_testsome(int incount, MPI_Request array_of_requests[], int *outcount,
 int core_waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
                   int array_of_indices[], MPI_Status array_of_statuses[])
 {
+    cr_wait_t w = CR_WAIT_INIT;
     for (;;) {
+        unsigned long before = cr_progress_events;
         int err = core_testsome(incount, array_of_requests, outcount, array_of_indices,
                                 array_of_statuses);
         if (err || *outcount != 0) return err;
+        cr_wait_after(&w, before);
     }
 }
 
@@ -556,8 +564,13 @@ int core_iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
 int core_probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     int flag = 0;
-    while (!flag) core_iprobe(source, tag, comm, &flag, status);
-    return MPI_SUCCESS;
+    cr_wait_t w = CR_WAIT_INIT;
+    for (;;) {
+        unsigned long before = cr_progress_events;
+        core_iprobe(source, tag, comm, &flag, status);
+        if (flag) return MPI_SUCCESS;
+        cr_wait_after(&w, before);
+    }
 }
 
 int core_improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
@@ -584,8 +597,13 @@ int core_improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mes
 int core_mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
     int flag = 0;
-    while (!flag) core_improbe(source, tag, comm, &flag, message, status);
-    return MPI_SUCCESS;
+    cr_wait_t w = CR_WAIT_INIT;
+    for (;;) {
+        unsigned long before = cr_progress_events;
+        core_improbe(source, tag, comm, &flag, message, status);
+        if (flag) return MPI_SUCCESS;
+        cr_wait_after(&w, before);
+    }
 }
 
 int core_imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
