@@ -619,6 +619,9 @@ static void on_cts(cr_chan_t *ch, int peer, const tr_am_rx_t *m)
 static void chan_am_handler(void *arg, int peer, const tr_am_rx_t *m)
 {
     cr_chan_t *ch = arg;
+    /* a peer that reached us first (lazily connected transports) */
+    if (CR_UNLIKELY(ch->vc[peer].kind == CR_VC_NONE) && !vc_get(ch, peer))
+        chan_fail(peer, "answering a message", TR_ERR_UNREACHABLE);
     switch (m->hdr.type) {
     case CR_AM_EAGER:
     case CR_AM_EAGER_SYNC:

@@ -15,14 +15,7 @@
 #include "core/progress.h"
 #include "util/settings.h"
 
-static int failures;
-#define EXPECT(c)                                                                  \
-    do {                                                                           \
-        if (!(c)) {                                                                \
-            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #c);           \
-            failures++;                                                            \
-        }                                                                          \
-    } while (0)
+#include "unit_expect.h"
 
 void cr_abort_job(int code, const char *msg)
 {
@@ -217,7 +210,7 @@ int main(void)
 
     cr_progress_fini();
     EXPECT(cr_progress() == 0);
-    if (failures) return 1;
+    if (unit_failures) return 1;
     printf("progress: all checks passed\n");
     return 0;
 }

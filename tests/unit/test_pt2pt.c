@@ -20,14 +20,7 @@
 #include "core/pt2pt.h"
 #include "util/settings.h"
 
-static int failures;
-#define EXPECT(c)                                                                  \
-    do {                                                                           \
-        if (!(c)) {                                                                \
-            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #c);           \
-            failures++;                                                            \
-        }                                                                          \
-    } while (0)
+#include "unit_expect.h"
 
 /* ---- what pt2pt.c needs from the rest of the core ---------------------------- */
 cr_proc_t cr_proc;
@@ -327,7 +320,7 @@ static void test_sizes(const char *what)
                     bad += !one(dir, sizes[i], rf, mode ? CR_MODE_SYNC : CR_MODE_STD,
                                 (int)i + rf * 2);
     if (bad) fprintf(stderr, "FAIL %s: %d messages wrong\n", what, bad);
-    failures += bad;
+    unit_failures += bad;
 }
 
 /* Matching: wildcards, contexts and MPI's order among many messages. */
@@ -453,7 +446,7 @@ int main(void)
     EXPECT(la.gets == 0 && lb.gets == 0);
     teardown();
 
-    if (failures) return 1;
+    if (unit_failures) return 1;
     printf("pt2pt: all checks passed\n");
     return 0;
 }

@@ -4,7 +4,7 @@
 /* Unit test of the shared-memory transport (src/transport/shm), between two
  * real processes (this one, local rank 0, and a forked child, local rank 1),
  * with a deliberately small ring (4 KiB) so that it wraps and fills:
- *   ring:     20000 AMs of sizes 0..max_bulk, every header field and payload
+ *   ring:     6000 AMs of sizes 0..max_bulk, every header field and payload
  *             byte checked, in order, with the sender spinning on back-pressure;
  *   get/put:  single copies between the two address spaces;
  *   doorbell: the receiver sleeps between messages while the sender posts at
@@ -27,8 +27,8 @@
 #include "transport/shm/shm.h"
 #include "util/settings.h"
 
-#define NMSG 20000
-#define NWAKE 3000
+#define NMSG 6000
+#define NWAKE 1500
 #define SLEEP_LIMIT_US 5000000L
 
 static int to_child[2], to_parent[2];
@@ -143,9 +143,12 @@ static void child_main(void)
     for (size_t k = 0; k < sizeof buf; k++)
         if (buf[k] != (k < sizeof buf / 2 ? pat(5, k) : pat(6, k))) die("put: wrong bytes");
 
-    /* doorbell: sleep whenever nothing is there */
+    /* doorbell: sleep whenever nothing is there; the parent starts sending when
+     * it hears that we are ready */
     long max_sleep = 0, slept = 0, aborted = 0;
     expect_next = 0;
+    tr_am_hdr_t ready = { .type = 3 };
+    send_spin(0, &ready, NULL, 0);
     while (expect_next < NWAKE) {
         if (shm_iface.ops->progress(&shm_iface)) continue;
         if (shm_iface.ops->sleep_prepare(&shm_iface) != 0) die("doorbell: cannot sleep");
@@ -226,6 +229,7 @@ int main(void)
     send_spin(1, &done, NULL, 0);
 
     /* doorbell: post at random moments, from back-to-back to 300 us apart */
+    wait_for(&got_done);
     srand(12345);
     for (unsigned i = 0; i < NWAKE; i++) {
         unsigned r = (unsigned)rand();
