@@ -314,11 +314,24 @@ static int send_inject(cr_chan_t *ch, cr_request_t *r)
     if (st != TR_OK) chan_fail(r->vpeer, "describing a send buffer", st);
     h.type = CR_AM_RTS;
     st = am_short(v, &h, &rts, sizeof rts);
-    if (st == TR_ERR_NO_RESOURCE) return 1;
+    if (st == TR_ERR_NO_RESOURCE) {
+        tr_mem_release(v->tr, &rts.key);
+        return 1;
+    }
     if (st != TR_OK) chan_fail(r->vpeer, "a rendezvous request", st);
+    r->remote_key = rts.key;     /* a sender keeps its own key here, to release it */
     r->proto_state = PS_WAIT_CTS;
     r->pending = 1;          /* FIN, or the last streamed data */
     return 0;
+}
+
+/* A rendezvous send's data is with the receiver (FIN, or the last of the
+ * stream went): its buffer needs no key any more. */
+static void rndv_send_end(cr_request_t *s)
+{
+    cr_chan_t *ch = s->chan;
+    tr_mem_release(ch->vc[s->vpeer].tr, &s->remote_key);
+    send_step_done(s);
 }
 
 int cr_chan_isend(cr_chan_t *ch, const void *buf, MPI_Aint count, cr_datatype_t *dt, int dest,
@@ -631,8 +644,10 @@ static void chan_am_handler(void *arg, int peer, const tr_am_rx_t *m)
         on_rts(ch, peer, m);
         break;
     case CR_AM_ACK:
-    case CR_AM_FIN:
         send_step_done((cr_request_t *)(uintptr_t)m->hdr.aux);
+        break;
+    case CR_AM_FIN:
+        rndv_send_end((cr_request_t *)(uintptr_t)m->hdr.aux);
         break;
     case CR_AM_CTS:
         on_cts(ch, peer, m);
@@ -666,7 +681,7 @@ static int stream_push(cr_vc_t *v, cr_request_t *s)
         else if (st != TR_OK) chan_fail(s->vpeer, "streaming rendezvous data", st);
         s->done_bytes += k;
     }
-    send_step_done(s);
+    rndv_send_end(s);
     return 0;
 }
 
@@ -741,6 +756,7 @@ int cr_chan_init(cr_chan_t *ch, int me, int npeers, tr_iface_t **trs, int ntr)
         trs[i]->am_handler = chan_am_handler;
         trs[i]->am_arg = ch;
         if (trs[i] == &shm_iface) ch->shm_eager_max = trs[i]->caps.eager_max;
+        else if (trs[i] != &self_iface && !ch->net) ch->net = trs[i];
     }
     ch->ntr = ntr;
     /* Peers reached through self and shared memory are connected at once (it
@@ -920,6 +936,8 @@ int cr_recv_fast(void *dst, size_t cap, int src, int tag, cr_comm_t *comm, MPI_S
             return 0;
         }
         if (shm_pending_except(from)) return 1;
+        /* a remote peer may wait for this process to answer (a rendezvous) */
+        if (ch->net && tr_progress(ch->net)) return 1;
         /* the policy's last poll before sleeping may have taken our message */
         if (cr_wait_idle(&w)) return 1;
     }

@@ -94,6 +94,8 @@ typedef struct cr_chan {
     tr_iface_t *tr[CR_CHAN_MAX_TR];   /* transports, tried in order when connecting */
     int ntr;
     int nosleep;              /* a connected transport cannot wake a sleeper */
+    tr_iface_t *net;          /* the network transport, if any (polled by the MPI_Recv
+                                 fast path too) */
 } cr_chan_t;
 
 /* The process's channel. */

@@ -41,3 +41,7 @@ CR_SETTING(rndv_chunk_bytes,   SIZE, 65536,  "Bytes per message of the pipelined
 CR_SETTING(spin_count_oversubscribed, INT, 50, "Idle polls before a blocking call yields the core when ranks outnumber cores")
 CR_SETTING(wait_sleep_us,      INT,  1000,   "Microseconds a blocking call yields before it sleeps until a peer's message wakes it (-1: never sleep)")
 CR_SETTING(wait_sleep_max_us,  INT,  100000, "Longest single sleep of a blocking call, in microseconds; it then polls and sleeps again")
+CR_SETTING(ofi_rx_bytes,       SIZE, 65536,  "Size of each receive buffer of the libfabric transport: its largest active message (eager messages to other nodes are at most this)")
+CR_SETTING(ofi_rx_count,       INT,  64,     "Receive buffers the libfabric transport keeps posted")
+CR_SETTING(node_id,            INT,  -1,     "This process's node: ranks with the same number share memory, others use the network (-1: ranks on the same host share a node)")
+CR_SETTING(node_size,          INT,  0,      "Testing: pretend that every N consecutive ranks form a node of their own (0: off), so one host runs a multi-node job over the network transport")

@@ -128,8 +128,10 @@ int shm_init(tr_iface_t **out, int local_rank, int local_size, const int *local_
     for (int p = 0; p < npeers; p++)
         if (local_of_peer[p] >= 0) peers[local_of_peer[p]].peer = p;
     if (local_size <= 1) {
+        /* the barrier is over every process of the job: take part, as the
+         * ranks of other nodes do in theirs */
         set_caps();
-        return 0;
+        return boot->barrier() == 0 ? 0 : -1;
     }
 
     /* Each rank has one inbound ring per local peer: with many ranks on the node

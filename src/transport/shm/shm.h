@@ -43,8 +43,8 @@ _Static_assert(sizeof(shm_hdr_t) == SHM_HDR, "one header is half a cell");
 
 /* Set up the node's segment and the interface.  local_of_peer[p] is peer p's
  * index among the node's local_size processes, or -1 when p is elsewhere
- * (npeers entries); this process is local_rank.  Collective over the node's
- * processes (uses boot->barrier).  On success *out is the interface (its
+ * (npeers entries); this process is local_rank.  Collective over all the
+ * job's processes, every node's alike (one boot->barrier each).  On success *out is the interface (its
  * am_handler still to be installed).  Returns 0 or -1 with a message on stderr. */
 int shm_init(tr_iface_t **out, int local_rank, int local_size, const int *local_of_peer,
              int npeers, const char *name, const tr_boot_t *boot);
