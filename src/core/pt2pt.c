@@ -205,13 +205,12 @@ static cr_unexp_t *ux_find(cr_chan_t *ch, uint32_t ctx, int src, int tag, int re
 }
 
 /* ---- connections ------------------------------------------------------------------ */
-static void vc_bind(cr_chan_t *ch, cr_vc_t *v, tr_iface_t *tr, uint64_t addr)
+static void vc_bind(cr_vc_t *v, tr_iface_t *tr, uint64_t addr)
 {
     v->tr = tr;
     v->addr = addr;
     v->eager_max = tr->caps.eager_max;
     v->kind = tr == &self_iface ? CR_VC_SELF : tr == &shm_iface ? CR_VC_SHM : CR_VC_NET;
-    if (v->kind != CR_VC_SELF && !(tr->caps.flags & TR_CAP_SLEEP)) ch->nosleep = 1;
 }
 
 /* Connect the channel to a peer through the first transport that reaches it. */
@@ -222,7 +221,7 @@ static cr_vc_t *vc_get(cr_chan_t *ch, int peer)
     for (int i = 0; i < ch->ntr; i++) {
         uint64_t addr;
         if (tr_connect(ch->tr[i], peer, &addr) == TR_OK) {
-            vc_bind(ch, v, ch->tr[i], addr);
+            vc_bind(v, ch->tr[i], addr);
             return v;
         }
     }
@@ -757,6 +756,9 @@ int cr_chan_init(cr_chan_t *ch, int me, int npeers, tr_iface_t **trs, int ntr)
         trs[i]->am_arg = ch;
         if (trs[i] == &shm_iface) ch->shm_eager_max = trs[i]->caps.eager_max;
         else if (trs[i] != &self_iface && !ch->net) ch->net = trs[i];
+        /* a peer may send through it before we ever use it: its message must
+         * not wait for a sleeper that it cannot wake */
+        if (trs[i] != &self_iface && !(trs[i]->caps.flags & TR_CAP_SLEEP)) ch->nosleep = 1;
     }
     ch->ntr = ntr;
     /* Peers reached through self and shared memory are connected at once (it
@@ -766,7 +768,7 @@ int cr_chan_init(cr_chan_t *ch, int me, int npeers, tr_iface_t **trs, int ntr)
             uint64_t addr;
             if ((trs[i] == &self_iface || trs[i] == &shm_iface) &&
                 tr_connect(trs[i], p, &addr) == TR_OK) {
-                vc_bind(ch, &ch->vc[p], trs[i], addr);
+                vc_bind(&ch->vc[p], trs[i], addr);
                 break;
             }
         }

@@ -93,7 +93,7 @@ typedef struct cr_chan {
     size_t shm_eager_max;     /* the fast path's eager limit (shm peers), 0: no shm */
     tr_iface_t *tr[CR_CHAN_MAX_TR];   /* transports, tried in order when connecting */
     int ntr;
-    int nosleep;              /* a connected transport cannot wake a sleeper */
+    int nosleep;              /* one of its transports cannot wake a sleeper */
     tr_iface_t *net;          /* the network transport, if any (polled by the MPI_Recv
                                  fast path too) */
 } cr_chan_t;

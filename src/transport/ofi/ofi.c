@@ -24,6 +24,11 @@ tr_iface_t *ofi_init(const tr_boot_t *boot)
     fprintf(stderr, "courier: built without libfabric: no network transport\n");
     return NULL;
 }
+
+void ofi_print_providers(FILE *out)
+{
+    fprintf(out, "built without libfabric: no network transport\n");
+}
 #else
 #include <rdma/fabric.h>
 #include <rdma/fi_cm.h>
@@ -356,9 +361,9 @@ static const tr_ops_t ofi_ops = {
     .finalize = ofi_finalize,
 };
 
-/* The first RDM provider with send-after-send ordering that can reach other
- * hosts (libfabric's own shm provider cannot), with RMA reads if possible. */
-static struct fi_info *choose(uint64_t caps)
+/* Every RDM provider with send-after-send ordering and the memory modes we
+ * handle, offering caps; NULL when none. */
+static struct fi_info *offered(uint64_t caps)
 {
     struct fi_info *hints = fi_allocinfo(), *list = NULL;
     if (!hints) return NULL;
@@ -371,13 +376,53 @@ static struct fi_info *choose(uint64_t caps)
     hints->domain_attr->threading = FI_THREAD_DOMAIN;
     int rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &list);
     fi_freeinfo(hints);
-    if (rc) return NULL;
+    return rc ? NULL : list;
+}
+
+/* The first of them that can reach other hosts (libfabric's own shm provider
+ * cannot), with RMA reads if possible. */
+static struct fi_info *choose(uint64_t caps)
+{
+    struct fi_info *list = offered(caps);
+    if (!list) return NULL;
     struct fi_info *pick = NULL;
     for (struct fi_info *i = list; i && !pick; i = i->next)
         if (strcmp(i->fabric_attr->prov_name, "shm") != 0) pick = i;
     struct fi_info *dup = pick ? fi_dupinfo(pick) : NULL;
     fi_freeinfo(list);
     return dup;
+}
+
+static int same_place(const struct fi_info *a, const struct fi_info *b)
+{
+    return !strcmp(a->fabric_attr->prov_name, b->fabric_attr->prov_name) &&
+           !strcmp(a->domain_attr->name, b->domain_attr->name) &&
+           !strcmp(a->fabric_attr->name, b->fabric_attr->name);
+}
+
+void ofi_print_providers(FILE *out)
+{
+    uint64_t rma = FI_MSG | FI_RMA | FI_READ | FI_REMOTE_READ;
+    struct fi_info *list = offered(rma), *msg = offered(FI_MSG);
+    struct fi_info *pick = choose(rma);
+    if (!pick) pick = choose(FI_MSG);
+    fprintf(out, "libfabric %u.%u: reliable-datagram providers with ordered messages:\n",
+            FI_MAJOR(fi_version()), FI_MINOR(fi_version()));
+    for (struct fi_info *i = msg; i; i = i->next) {
+        int seen = 0, has_rma = 0;
+        for (struct fi_info *j = msg; j != i; j = j->next)   /* one line per place */
+            if (same_place(i, j)) seen = 1;
+        if (seen) continue;
+        for (struct fi_info *j = list; j; j = j->next)
+            if (same_place(i, j)) has_rma = 1;
+        fprintf(out, "  %-16s %-10s %-24s%s%s\n", i->fabric_attr->prov_name,
+                i->domain_attr->name, i->fabric_attr->name, has_rma ? " rma" : "",
+                pick && same_place(pick, i) ? "   <- used" : "");
+    }
+    if (!msg) fprintf(out, "  none (FI_PROVIDER=%s)\n", getenv("FI_PROVIDER") ? getenv("FI_PROVIDER") : "");
+    if (list) fi_freeinfo(list);
+    if (msg) fi_freeinfo(msg);
+    if (pick) fi_freeinfo(pick);
 }
 
 tr_iface_t *ofi_init(const tr_boot_t *b)

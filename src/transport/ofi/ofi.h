@@ -19,11 +19,15 @@
 #ifndef COURIER_TRANSPORT_OFI_H
 #define COURIER_TRANSPORT_OFI_H
 #include "transport/transport.h"
+#include <stdio.h>
 
 /* Open the endpoint and publish its address (collective over all processes:
  * uses boot->barrier).  Returns the interface, or NULL with a message on
  * stderr when no provider works. */
 tr_iface_t *ofi_init(const tr_boot_t *boot);
+/* List the providers libfabric offers that this transport can use, marking
+ * the one it would choose (courier_info). */
+void ofi_print_providers(FILE *out);
 /* The provider in use, for messages ("" before ofi_init). */
 const char *ofi_provider_name(void);
 extern tr_iface_t ofi_iface;
