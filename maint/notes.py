@@ -13,8 +13,13 @@ PARAM_NOTES   (procedure, parameter) -> note.  Notes understood by the generator
                 "proc_null"   a rank that also accepts MPI_PROC_NULL
                 "any_tag"     a tag that also accepts MPI_ANY_TAG
                 "nocheck"     no generated check for this parameter
+                "nullable"    a handle that may also be its null handle
               Ranks named dest/source and tags of receives get these from the
               standard's text; notes override.
+MEMBERS       family members whose core entry is not core_<their name>: MPI base
+              name (no I prefix, _init or _c suffix) -> (entry, fixed arguments).
+ARRAY_LENGTH  (procedure, array of handles) -> C expression of its length, so the
+              binding can check every element and pass an array of objects.
 NOT_IN_ABI    procedures of the standard that MPICH 4.0.2's header does not
               declare (MPI 4.1 / 5.0, or handle conversions MPICH makes macros);
               Courier neither declares nor exports them yet.
@@ -100,7 +105,32 @@ Status_f2f08 Status_f082f Abort""") | {"MPI_T_*"}
 
 NOCHECK = _names("Wtime Wtick Aint_add Aint_diff Pcontrol")
 
+MEMBERS = {
+    "Send": ("core_send", {"mode": "CR_MODE_STD"}),
+    "Ssend": ("core_send", {"mode": "CR_MODE_SYNC"}),
+    "Rsend": ("core_send", {"mode": "CR_MODE_READY"}),
+    "Bsend": ("core_send", {"mode": "CR_MODE_BUFFERED"}),
+}
+
+ARRAY_LENGTH = {
+    ("MPI_Alltoallw", "sendtypes"): "cr_chk_peer_size(cr_c)",
+    ("MPI_Alltoallw", "recvtypes"): "cr_chk_peer_size(cr_c)",
+    ("MPI_Ialltoallw", "sendtypes"): "cr_chk_peer_size(cr_c)",
+    ("MPI_Ialltoallw", "recvtypes"): "cr_chk_peer_size(cr_c)",
+    ("MPI_Alltoallw_init", "sendtypes"): "cr_chk_peer_size(cr_c)",
+    ("MPI_Alltoallw_init", "recvtypes"): "cr_chk_peer_size(cr_c)",
+    ("MPI_Neighbor_alltoallw", "sendtypes"): "cr_chk_outdegree(cr_c)",
+    ("MPI_Neighbor_alltoallw", "recvtypes"): "cr_chk_indegree(cr_c)",
+    ("MPI_Ineighbor_alltoallw", "sendtypes"): "cr_chk_outdegree(cr_c)",
+    ("MPI_Ineighbor_alltoallw", "recvtypes"): "cr_chk_indegree(cr_c)",
+    ("MPI_Neighbor_alltoallw_init", "sendtypes"): "cr_chk_outdegree(cr_c)",
+    ("MPI_Neighbor_alltoallw_init", "recvtypes"): "cr_chk_indegree(cr_c)",
+    ("MPI_Type_create_struct", "array_of_types"): "count",
+    ("MPI_Type_struct", "array_of_types"): "count",
+}
+
 PARAM_NOTES = {
+    ("MPI_Intercomm_create", "peer_comm"): "nullable",
     ("MPI_Intercomm_create", "local_leader"): "nocheck",
     ("MPI_Intercomm_create", "remote_leader"): "nocheck",
     ("MPI_Intercomm_create_from_groups", "local_leader"): "nocheck",

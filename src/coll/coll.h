@@ -42,7 +42,8 @@ typedef struct {
     cr_datatype_t *dt;
     MPI_Aint dcount;            /* COPY: elements of ddt at dst */
     cr_datatype_t *ddt;
-    const cr_op_t *op;          /* REDUCE: dst = src op dst */
+    cr_op_t *op;                /* REDUCE: dst = src op dst (held) */
+    int tag;                    /* SEND / RECV: its own tag, or 0 for the schedule's */
 } coll_step_t;
 
 enum { COLL_MAX_TMP = 8 };
@@ -68,13 +69,21 @@ void coll_sched_send(coll_sched_t *s, const void *buf, MPI_Aint count, cr_dataty
 void coll_sched_recv(coll_sched_t *s, void *buf, MPI_Aint count, cr_datatype_t *dt, int peer);
 void coll_sched_reduce(coll_sched_t *s, const cr_op_t *op, const void *in, void *inout,
                        MPI_Aint count, cr_datatype_t *dt);
+/* A send or receive with a tag of its own (the neighbourhood collectives name
+ * directions by tags); the other steps use the schedule's tag. */
+void coll_sched_send_tag(coll_sched_t *s, const void *buf, MPI_Aint count, cr_datatype_t *dt,
+                         int peer, int tag);
+void coll_sched_recv_tag(coll_sched_t *s, void *buf, MPI_Aint count, cr_datatype_t *dt,
+                         int peer, int tag);
 void coll_sched_copy(coll_sched_t *s, const void *src, MPI_Aint scount, cr_datatype_t *sdt,
                      void *dst, MPI_Aint dcount, cr_datatype_t *ddt);
 void coll_sched_next_round(coll_sched_t *s);
 /* A temporary for count elements of dt in dt's layout (NULL and s->err set
  * when out of memory); the pointer is what the user would pass as `buf`. */
 void *coll_sched_tmp(coll_sched_t *s, MPI_Aint count, const cr_datatype_t *dt);
-/* Start the schedule; then coll_sched_poll() until it returns 1. */
+/* Start the schedule (again, for a persistent collective: a finished
+ * schedule can be started any number of times); then coll_sched_poll() until
+ * it returns 1. */
 int coll_sched_start(coll_sched_t *s);
 int coll_sched_poll(coll_sched_t *s);
 /* Advance without polling the transports (the caller has just done so);
@@ -113,7 +122,7 @@ typedef struct {
     cr_datatype_t *sdt, *rdt;
     /* v and w forms: per-rank counts and displacements (elements of the
      * datatype's extent; bytes for Alltoallw); Reduce_scatter: rcounts */
-    const int *scounts, *sdispls, *rcounts, *rdispls;
+    cr_vec_t scounts, sdispls, rcounts, rdispls;  /* .p NULL where absent */
     cr_datatype_t *const *sdts, *const *rdts;   /* Alltoallw: per-rank types */
     /* what the selection rules compare (see coll_select.c): bytes of one
      * rank's block, or of the whole vector for reductions */
@@ -173,6 +182,13 @@ int coll_forced_alg(coll_kind_t coll);
  * and return a request (*out) that the progress engine completes. */
 int coll_nbc_start(cr_comm_t *comm, int tag, const coll_alg_t *alg, const coll_args_t *a,
                    MPI_Request *out);
+/* Persistent collectives (coll_nbc.c): build the schedule once and return an
+ * inactive persistent request; each MPI_Start runs the schedule again. */
+int coll_persist_init(cr_comm_t *comm, int tag, const coll_alg_t *alg, const coll_args_t *a,
+                      MPI_Request *out);
+/* The same for a schedule built by the caller (neighbourhood collectives):
+ * *s is moved into the request. */
+int coll_nbc_start_sched(coll_sched_t *s, int persistent, MPI_Request *out);
 
 /* Small helpers shared by the builders. */
 static inline int coll_lowbit(int x) { return x & -x; }
@@ -195,7 +211,7 @@ typedef struct {
     const char *buf;
     MPI_Aint count;          /* uniform form */
     cr_datatype_t *dt;
-    const int *counts, *displs;
+    cr_vec_t counts, displs;
     cr_datatype_t *const *dts;
 } coll_side_t;
 
@@ -213,12 +229,12 @@ static inline void coll_block(const coll_side_t *sd, int i, char **p, MPI_Aint *
 {
     if (sd->dts) {   /* w: displacements in bytes */
         *dt = sd->dts[i];
-        *count = sd->counts[i];
-        *p = (char *)sd->buf + sd->displs[i];
-    } else if (sd->counts) {
+        *count = cr_vec_get(sd->counts, i);
+        *p = (char *)sd->buf + cr_vec_get(sd->displs, i);
+    } else if (sd->counts.p) {
         *dt = sd->dt;
-        *count = sd->counts[i];
-        *p = coll_elem(sd->buf, sd->displs[i], sd->dt);
+        *count = cr_vec_get(sd->counts, i);
+        *p = coll_elem(sd->buf, cr_vec_get(sd->displs, i), sd->dt);
     } else {
         *dt = sd->dt;
         *count = sd->count;

@@ -8,11 +8,11 @@
 
 static MPI_Aint count_of(const coll_args_t *a, int i)
 {
-    return a->rcounts ? a->rcounts[i] : a->rcount;
+    return a->rcounts.p ? cr_vec_get(a->rcounts, i) : a->rcount;
 }
 static void *block(const coll_args_t *a, int i)
 {
-    MPI_Aint disp = a->rdispls ? a->rdispls[i] : (MPI_Aint)i * a->rcount;
+    MPI_Aint disp = a->rdispls.p ? cr_vec_get(a->rdispls, i) : (MPI_Aint)i * a->rcount;
     return coll_elem(a->rbuf, disp, a->rdt);
 }
 

@@ -8,11 +8,11 @@
 /* Block i of the root's receive buffer: count and address */
 static MPI_Aint rcount_of(const coll_args_t *a, int i)
 {
-    return a->rcounts ? a->rcounts[i] : a->rcount;
+    return a->rcounts.p ? cr_vec_get(a->rcounts, i) : a->rcount;
 }
 static void *rblock(const coll_args_t *a, int i)
 {
-    MPI_Aint disp = a->rdispls ? a->rdispls[i] : (MPI_Aint)i * a->rcount;
+    MPI_Aint disp = a->rdispls.p ? cr_vec_get(a->rdispls, i) : (MPI_Aint)i * a->rcount;
     return coll_elem(a->rbuf, disp, a->rdt);
 }
 

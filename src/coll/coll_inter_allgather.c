@@ -22,8 +22,8 @@ int coll_inter_allgather(coll_sched_t *s, const coll_args_t *a)
     for (int k = 0; k < nremote; k++) {
         int r = (c->rank + k) % nremote;
         if (send) coll_sched_send(s, a->sbuf, a->scount, a->sdt, r);
-        MPI_Aint count = a->rcounts ? a->rcounts[r] : a->rcount;
-        MPI_Aint disp = a->rdispls ? a->rdispls[r] : (MPI_Aint)r * a->rcount;
+        MPI_Aint count = a->rcounts.p ? cr_vec_get(a->rcounts, r) : a->rcount;
+        MPI_Aint disp = a->rdispls.p ? cr_vec_get(a->rdispls, r) : (MPI_Aint)r * a->rcount;
         if (count * (MPI_Aint)a->rdt->size > 0)
             coll_sched_recv(s, coll_elem(a->rbuf, disp, a->rdt), count, a->rdt, r);
     }

@@ -23,12 +23,12 @@ int coll_inter_reduce_scatter(coll_sched_t *s, const coll_args_t *a)
     cr_datatype_t *dt = a->dt;
     /* the vector's length, and this process's block in it */
     MPI_Aint total = 0, mine_off = 0, mine;
-    if (a->rcounts) {
+    if (a->rcounts.p) {
         for (int i = 0; i < nlocal; i++) {
-            if (i < me) mine_off += a->rcounts[i];
-            total += a->rcounts[i];
+            if (i < me) mine_off += cr_vec_get(a->rcounts, i);
+            total += cr_vec_get(a->rcounts, i);
         }
-        mine = a->rcounts[me];
+        mine = cr_vec_get(a->rcounts, me);
     } else {
         total = a->rcount * nlocal;
         mine_off = a->rcount * me;
@@ -47,7 +47,7 @@ int coll_inter_reduce_scatter(coll_sched_t *s, const coll_args_t *a)
         coll_sched_send(s, theirs, total, dt, 0);
         coll_sched_recv(s, ours, total, dt, 0);
         coll_sched_next_round(s);
-        if (a->rcounts) {
+        if (a->rcounts.p) {
             for (int r = 0; r < nremote; r++) coll_sched_send(s, ours, total, dt, r);
         } else {
             MPI_Aint per = total / nremote;   /* the remote group's rcount */
@@ -59,10 +59,10 @@ int coll_inter_reduce_scatter(coll_sched_t *s, const coll_args_t *a)
         whole = theirs;
     } else {
         coll_sched_next_round(s);
-        if (a->rcounts) whole = coll_sched_tmp(s, total, dt);
+        if (a->rcounts.p) whole = coll_sched_tmp(s, total, dt);
         if (s->err) return s->err;
     }
-    if (!a->rcounts) {
+    if (!a->rcounts.p) {
         if (mine > 0) coll_sched_recv(s, a->rbuf, mine, dt, 0);
         return s->err;
     }

@@ -17,8 +17,8 @@ int coll_inter_scatter(coll_sched_t *s, const coll_args_t *a)
     }
     int nremote = s->comm->remote->size;
     for (int r = 0; r < nremote; r++) {
-        MPI_Aint count = a->scounts ? a->scounts[r] : a->scount;
-        MPI_Aint disp = a->sdispls ? a->sdispls[r] : (MPI_Aint)r * a->scount;
+        MPI_Aint count = a->scounts.p ? cr_vec_get(a->scounts, r) : a->scount;
+        MPI_Aint disp = a->sdispls.p ? cr_vec_get(a->sdispls, r) : (MPI_Aint)r * a->scount;
         if (count * (MPI_Aint)a->sdt->size > 0)
             coll_sched_send(s, coll_elem(a->sbuf, disp, a->sdt), count, a->sdt, r);
     }

@@ -17,16 +17,25 @@
  * with the waiting policy, and MPI_Test's cr_progress() call advances it.
  *
  * Messages of different outstanding collectives never match: each call has
- * its own tag from the communicator's collective sequence number (coll.c). */
+ * its own tag from the communicator's collective sequence number (coll.c).
+ *
+ * Persistent collectives (MPI_X_init) build the schedule once, in a persistent
+ * request that owns it.  Each MPI_Start starts the schedule again under a new
+ * internal request (the run, completed like a non-blocking collective's);
+ * MPI_Wait/Test finish the run and leave the persistent request inactive.  A
+ * persistent request freed while a run is going leaves the schedule to be
+ * freed when the run ends. */
 #include <stdlib.h>
 #include "coll/coll.h"
 #include "core/pt2pt.h"
 
 typedef struct coll_nbc {
     coll_sched_t s;
-    cr_request_t *req;
+    cr_request_t *req;          /* the request the run completes */
     struct coll_nbc *next, *prev;
     int listed;
+    int persistent;             /* owned by a persistent request, not by req */
+    int orphan;                 /* its persistent request is gone: free at the end */
 } coll_nbc_t;
 
 static coll_nbc_t *active;   /* started, not yet complete */
@@ -45,6 +54,13 @@ static void unlink_nbc(coll_nbc_t *nb)
     if (!active) cr_poller_set_active(&nbc_poller, 0);
 }
 
+static void nbc_destroy(coll_nbc_t *nb)
+{
+    unlink_nbc(nb);
+    coll_sched_free(&nb->s);
+    free(nb);
+}
+
 /* Move one schedule on; complete its request when it is done.  Returns 1 if
  * it completed. */
 static int advance(coll_nbc_t *nb)
@@ -54,7 +70,9 @@ static int advance(coll_nbc_t *nb)
     unlink_nbc(nb);
     r->err = nb->s.err;
     r->status.MPI_ERROR = nb->s.err;
-    cr_req_complete(r);   /* may free r (and nb) if it was detached */
+    nb->req = NULL;
+    if (nb->orphan) nbc_destroy(nb);
+    cr_req_complete(r);   /* may free r (and a non-persistent nb) if it was detached */
     return 1;
 }
 
@@ -74,45 +92,21 @@ static int coll_nbc_progress(void *arg)
     return events;
 }
 
-static void nbc_free(cr_request_t *r)
+/* Start nb's schedule under request r and list it. */
+static int run(coll_nbc_t *nb, cr_request_t *r)
 {
-    coll_nbc_t *nb = r->sched;
-    if (!nb) return;
-    unlink_nbc(nb);
-    coll_sched_free(&nb->s);
-    free(nb);
-    r->sched = NULL;
-}
-
-int coll_nbc_start(cr_comm_t *comm, int tag, const coll_alg_t *alg, const coll_args_t *a,
-                   MPI_Request *out)
-{
-    coll_nbc_t *nb = calloc(1, sizeof(*nb));
-    cr_request_t *r = nb ? cr_request_new(CR_REQ_COLL, 1) : NULL;
-    if (!r) {
-        free(nb);
-        return cr_error(MPI_ERR_NO_MEM, "out of memory starting a non-blocking collective");
-    }
-    r->comm = comm;
-    r->sched = nb;
-    r->on_free = nbc_free;
     r->status.MPI_SOURCE = MPI_ANY_SOURCE;
     r->status.MPI_TAG = MPI_ANY_TAG;
     nb->req = r;
-    coll_sched_init(&nb->s, comm, tag);
-    int e = alg->build(&nb->s, a);
-    if (!e) e = coll_sched_start(&nb->s);
-    if (e) {
-        cr_request_free(r);
-        return e;
-    }
+    nb->s.err = MPI_SUCCESS;      /* a persistent schedule was built without error */
+    int e = coll_sched_start(&nb->s);
+    if (e) return e;
     cr_progress_register(&nbc_poller);
     cr_poller_set_active(&nbc_poller, 1);
     nb->next = active;
     if (active) active->prev = nb;
     active = nb;
     nb->listed = 1;
-    *out = r->handle;
     /* local-only schedules (size 1, zero counts) finish here */
     if (!busy) {
         busy = 1;
@@ -120,4 +114,88 @@ int coll_nbc_start(cr_comm_t *comm, int tag, const coll_alg_t *alg, const coll_a
         busy = 0;
     }
     return MPI_SUCCESS;
+}
+
+static void nbc_free(cr_request_t *r)
+{
+    coll_nbc_t *nb = r->sched;
+    if (!nb) return;
+    r->sched = NULL;
+    if (!nb->persistent) {
+        nbc_destroy(nb);
+    } else if (nb->req) {
+        nb->orphan = 1;          /* a run is going: it frees the schedule */
+    } else {
+        nbc_destroy(nb);
+    }
+}
+
+/* MPI_Start of a persistent collective. */
+static int persist_start(cr_request_t *p, cr_request_t **child)
+{
+    coll_nbc_t *nb = p->sched;
+    cr_request_t *r = cr_request_new(CR_REQ_COLL, 0);
+    if (!r) return cr_error(MPI_ERR_NO_MEM, "out of memory starting a persistent collective");
+    r->comm = p->comm;
+    int e = run(nb, r);
+    if (e) {
+        nb->req = NULL;
+        cr_request_free(r);
+        return e;
+    }
+    *child = r;
+    return MPI_SUCCESS;
+}
+
+int coll_nbc_start_sched(coll_sched_t *s, int persistent, MPI_Request *out)
+{
+    coll_nbc_t *nb = calloc(1, sizeof(*nb));
+    cr_request_t *r = nb ? cr_request_new(CR_REQ_COLL, 1) : NULL;
+    if (!r) {
+        free(nb);
+        coll_sched_free(s);
+        return cr_error(MPI_ERR_NO_MEM, "out of memory starting a collective");
+    }
+    nb->s = *s;
+    nb->persistent = persistent;
+    r->comm = nb->s.comm;
+    r->sched = nb;
+    r->on_free = nbc_free;
+    int e = nb->s.err;
+    if (!e && persistent) {
+        r->persistent = 1;
+        r->start = persist_start;
+        r->status.MPI_SOURCE = MPI_ANY_SOURCE;
+        r->status.MPI_TAG = MPI_ANY_TAG;
+    } else if (!e) {
+        e = run(nb, r);
+    }
+    if (e) {
+        cr_request_free(r);
+        return e;
+    }
+    *out = r->handle;
+    return MPI_SUCCESS;
+}
+
+static int start_alg(cr_comm_t *comm, int tag, const coll_alg_t *alg, const coll_args_t *a,
+                     int persistent, MPI_Request *out)
+{
+    coll_sched_t s;
+    coll_sched_init(&s, comm, tag);
+    int e = alg->build(&s, a);
+    if (e && !s.err) s.err = e;
+    return coll_nbc_start_sched(&s, persistent, out);
+}
+
+int coll_nbc_start(cr_comm_t *comm, int tag, const coll_alg_t *alg, const coll_args_t *a,
+                   MPI_Request *out)
+{
+    return start_alg(comm, tag, alg, a, 0, out);
+}
+
+int coll_persist_init(cr_comm_t *comm, int tag, const coll_alg_t *alg, const coll_args_t *a,
+                      MPI_Request *out)
+{
+    return start_alg(comm, tag, alg, a, 1, out);
 }

@@ -13,7 +13,7 @@
 
 static MPI_Aint count_of(const coll_args_t *a, int i)
 {
-    return a->rcounts ? a->rcounts[i] : a->rcount;
+    return a->rcounts.p ? cr_vec_get(a->rcounts, i) : a->rcount;
 }
 
 int coll_reduce_scatter_ring(coll_sched_t *s, const coll_args_t *a)

@@ -6,11 +6,11 @@
 
 static MPI_Aint scount_of(const coll_args_t *a, int i)
 {
-    return a->scounts ? a->scounts[i] : a->scount;
+    return a->scounts.p ? cr_vec_get(a->scounts, i) : a->scount;
 }
 static const void *sblock(const coll_args_t *a, int i)
 {
-    MPI_Aint disp = a->sdispls ? a->sdispls[i] : (MPI_Aint)i * a->scount;
+    MPI_Aint disp = a->sdispls.p ? cr_vec_get(a->sdispls, i) : (MPI_Aint)i * a->scount;
     return coll_elem(a->sbuf, disp, a->sdt);
 }
 

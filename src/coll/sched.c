@@ -40,8 +40,8 @@ static cr_datatype_t *hold(cr_datatype_t *dt)
     return dt;
 }
 
-void coll_sched_send(coll_sched_t *s, const void *buf, MPI_Aint count, cr_datatype_t *dt,
-                     int peer)
+void coll_sched_send_tag(coll_sched_t *s, const void *buf, MPI_Aint count, cr_datatype_t *dt,
+                         int peer, int tag)
 {
     coll_step_t *st = add_step(s, COLL_STEP_SEND);
     if (!st) return;
@@ -49,9 +49,11 @@ void coll_sched_send(coll_sched_t *s, const void *buf, MPI_Aint count, cr_dataty
     st->count = count;
     st->dt = hold(dt);
     st->peer = peer;
+    st->tag = tag;
 }
 
-void coll_sched_recv(coll_sched_t *s, void *buf, MPI_Aint count, cr_datatype_t *dt, int peer)
+void coll_sched_recv_tag(coll_sched_t *s, void *buf, MPI_Aint count, cr_datatype_t *dt,
+                         int peer, int tag)
 {
     coll_step_t *st = add_step(s, COLL_STEP_RECV);
     if (!st) return;
@@ -59,6 +61,18 @@ void coll_sched_recv(coll_sched_t *s, void *buf, MPI_Aint count, cr_datatype_t *
     st->count = count;
     st->dt = hold(dt);
     st->peer = peer;
+    st->tag = tag;
+}
+
+void coll_sched_send(coll_sched_t *s, const void *buf, MPI_Aint count, cr_datatype_t *dt,
+                     int peer)
+{
+    coll_sched_send_tag(s, buf, count, dt, peer, 0);
+}
+
+void coll_sched_recv(coll_sched_t *s, void *buf, MPI_Aint count, cr_datatype_t *dt, int peer)
+{
+    coll_sched_recv_tag(s, buf, count, dt, peer, 0);
 }
 
 void coll_sched_reduce(coll_sched_t *s, const cr_op_t *op, const void *in, void *inout,
@@ -66,7 +80,8 @@ void coll_sched_reduce(coll_sched_t *s, const cr_op_t *op, const void *in, void 
 {
     coll_step_t *st = add_step(s, COLL_STEP_REDUCE);
     if (!st) return;
-    st->op = op;
+    st->op = (cr_op_t *)op;
+    cr_op_retain(st->op);    /* the user may free the op while the schedule runs */
     st->src = in;
     st->dst = inout;
     st->count = count;
@@ -166,12 +181,12 @@ static void start_round(coll_sched_t *s)
         int e = MPI_SUCCESS;
         switch (st->kind) {
         case COLL_STEP_SEND:
-            e = cr_isend(st->src, st->count, st->dt, st->peer, s->tag, s->comm, CR_CTX_COLL,
-                         CR_MODE_STD, &req);
+            e = cr_isend(st->src, st->count, st->dt, st->peer, st->tag ? st->tag : s->tag,
+                         s->comm, CR_CTX_COLL, CR_MODE_STD, &req);
             break;
         case COLL_STEP_RECV:
-            e = cr_irecv(st->dst, st->count, st->dt, st->peer, s->tag, s->comm, CR_CTX_COLL,
-                         &req);
+            e = cr_irecv(st->dst, st->count, st->dt, st->peer, st->tag ? st->tag : s->tag,
+                         s->comm, CR_CTX_COLL, &req);
             break;
         case COLL_STEP_REDUCE:
             cr_op_apply(st->op, st->src, st->dst, st->count, st->dt);
@@ -193,8 +208,8 @@ int coll_sched_start(coll_sched_t *s)
     s->next = 0;
     s->nreqs = 0;
     if (s->err) return s->err;
-    /* at most every step is a message of one round */
-    s->reqs = malloc((size_t)(s->nsteps ? s->nsteps : 1) * sizeof(*s->reqs));
+    /* at most every step is a message of one round; kept for a restart */
+    if (!s->reqs) s->reqs = malloc((size_t)(s->nsteps ? s->nsteps : 1) * sizeof(*s->reqs));
     if (!s->reqs)
         return s->err = cr_error(MPI_ERR_NO_MEM, "out of memory starting a collective");
     if (s->nsteps) start_round(s);
@@ -250,6 +265,7 @@ void coll_sched_free(coll_sched_t *s)
     for (int i = 0; i < s->nsteps; i++) {
         if (s->steps[i].dt) cr_dt_release(s->steps[i].dt);
         if (s->steps[i].ddt) cr_dt_release(s->steps[i].ddt);
+        if (s->steps[i].op) cr_op_release(s->steps[i].op);
     }
     free(s->steps);
     free(s->reqs);

@@ -3,6 +3,8 @@
  * code whose message names the argument and its value. */
 #include "core/check.h"
 
+#include <stdio.h>
+
 int cr_chk_init_error(const char *fname)
 {
     if (cr_proc.state == CR_STATE_FINALIZED)
@@ -78,4 +80,35 @@ int cr_chk_requests_fail(MPI_Request h, int i, const char *arg)
 int cr_chk_ptr_fail(const char *arg)
 {
     return cr_error(MPI_ERR_ARG, "%s=NULL: null pointer", arg);
+}
+
+int cr_chk_datatypes(int n, const MPI_Datatype h[], const char *arg, int need_commit,
+                     cr_datatype_t **stack, cr_datatype_t ***out)
+{
+    cr_datatype_t **a = stack;
+    if (n > CR_DT_ARRAY_STACK && !(a = malloc((size_t)n * sizeof *a)))
+        return cr_error(MPI_ERR_NO_MEM, "%s: no memory for %d datatypes", arg, n);
+    if (n > 0 && h == NULL) {
+        cr_dt_array_free(a, stack);
+        return cr_chk_ptr_fail(arg);
+    }
+    for (int i = 0; i < n; i++) {
+        cr_datatype_t *dt = cr_datatype_ptr(h[i]);
+        if (CR_UNLIKELY(dt == NULL || (need_commit && !dt->committed && !dt->builtin))) {
+            char name[64];
+            snprintf(name, sizeof name, "%s[%d]", arg, i);
+            int err = cr_chk_datatype_fail(h[i], dt, name);
+            cr_dt_array_free(a, stack);
+            return err;
+        }
+        a[i] = dt;
+    }
+    *out = a;
+    return 0;
+}
+
+int cr_chk_file_fail(MPI_File h, const char *arg)
+{
+    if (h == MPI_FILE_NULL) return cr_error(MPI_ERR_FILE, "%s=MPI_FILE_NULL: null file", arg);
+    return cr_error(MPI_ERR_FILE, "%s=%p: invalid file", arg, (void *)h);
 }

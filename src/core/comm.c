@@ -8,7 +8,8 @@
 #include "core/comm_priv.h"
 #include "core/info.h"
 #include "core/attr.h"
-#include "binding/core_api.h"
+#include "core/api.h"
+#include "binding/core_legacy.h" /* transition: entries not yet in an api.h */
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -21,9 +21,28 @@
 #include "mpi.h"
 #include "transport/transport.h"
 
-#define CR_LIKELY(x) __builtin_expect(!!(x), 1)
-#define CR_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define CR_LIKELY(x) __builtin_expect_with_probability(!!(x), 1, 0.9999)
+#define CR_UNLIKELY(x) __builtin_expect_with_probability(!!(x), 0, 0.9999)
 #define CR_HIDDEN __attribute__((visibility("hidden")))
+
+/* ---- the form of a call ----------------------------------------------------
+ * One core entry serves a family of MPI procedures (MPI_Bcast, MPI_Ibcast,
+ * MPI_Bcast_init and their _c forms all call core_bcast): `how` says which. */
+typedef enum { CR_BLOCKING = 0, CR_NONBLOCKING = 1, CR_PERSISTENT = 2 } cr_how_t;
+
+/* An array argument of either width (int for the int forms; MPI_Aint or
+ * MPI_Count for displacements and the large-count forms), read with
+ * cr_vec_get.  CR_VEC(a) wraps an array, CR_VEC_NONE is the absent one. */
+typedef struct {
+    const void *p;
+    int wide;                  /* 8-byte elements */
+} cr_vec_t;
+#define CR_VEC(a) ((cr_vec_t){ (const void *)(a), sizeof(*(a)) == 8 })
+#define CR_VEC_NONE ((cr_vec_t){ NULL, 0 })
+static inline MPI_Count cr_vec_get(cr_vec_t v, MPI_Aint i)
+{
+    return v.wide ? (MPI_Count)((const int64_t *)v.p)[i] : (MPI_Count)((const int *)v.p)[i];
+}
 
 /* ---- handles ------------------------------------------------------------ */
 enum { CR_ST_INVALID = 0, CR_ST_BUILTIN = 1, CR_ST_DIRECT = 2, CR_ST_USER = 3 };
@@ -86,6 +105,17 @@ void cr_abort_job(int exitcode, const char *msg) __attribute__((noreturn));
 cr_errhandler_t *cr_errhandler_ptr(MPI_Errhandler h);   /* NULL if invalid */
 void cr_errhandler_release(cr_errhandler_t *e);
 
+/* ---- objects of later layers ---------------------------------------------------
+ * Windows (RMA), files (MPI-IO) and sessions: their handles are looked up here
+ * so that the binding layer can check them like every other handle. */
+typedef struct cr_win cr_win_t;
+typedef struct cr_file cr_file_t;
+typedef struct cr_session cr_session_t;
+cr_win_t *cr_win_ptr(MPI_Win h);             /* NULL if invalid */
+cr_file_t *cr_file_ptr(MPI_File h);          /* NULL if invalid */
+cr_session_t *cr_session_ptr(MPI_Session h); /* NULL if invalid */
+int cr_raise_session(MPI_Session session, int code, const char *fname);
+
 /* ---- groups and communicators (src/core/group.c, comm.c) ----------------- */
 typedef struct cr_group {
     int handle;
@@ -133,7 +163,7 @@ static inline cr_comm_t *cr_comm_ptr(MPI_Comm h)
 /* World rank of rank r of comm (r must be valid). */
 static inline int cr_comm_world_rank(const cr_comm_t *c, int r)
 {
-    return (c->remote ? c->remote : c->group)->world[r];
+    return (CR_UNLIKELY(c->remote != NULL) ? c->remote : c->group)->world[r];
 }
 cr_group_t *cr_group_ptr(MPI_Group h);   /* NULL if invalid; MPI_GROUP_EMPTY valid */
 
@@ -226,6 +256,10 @@ typedef struct cr_op {
     MPI_User_function_c *user_fn_c;    /* large-count user ops */
 } cr_op_t;
 cr_op_t *cr_op_ptr(MPI_Op h);           /* NULL if invalid */
+/* References held by pending operations (no-ops on predefined ops): the last
+ * release frees a user op that MPI_Op_free already dropped. */
+void cr_op_retain(cr_op_t *o);
+void cr_op_release(cr_op_t *o);
 /* Is op defined on datatype? 0 yes, else an MPI_ERR_OP error code (via cr_error). */
 int cr_op_check(const cr_op_t *op, const cr_datatype_t *dt);
 /* inout[i] = in[i] op inout[i] for count elements of dt (MPI's order: in is the
@@ -279,7 +313,10 @@ struct cr_request {
     void *sched;
     int (*poll)(cr_request_t *);   /* CR_REQ_COLL / GREQ: advance, return 1 when done */
     void (*on_free)(cr_request_t *);
-};
+    /* persistent requests of other layers (collectives): MPI_Start calls it to
+     * start one run; it returns the run's request in *child */
+    int (*start)(cr_request_t *, cr_request_t **child);
+} __attribute__((aligned(16)));   /* request.c clears it in 16-byte words */
 
 extern cr_objtab_t cr_request_tab;
 /* Allocate a request; with_handle!=0 gives it an MPI_Request handle. */
@@ -320,6 +357,14 @@ int cr_recv(void *buf, MPI_Aint count, cr_datatype_t *dt, int src, int tag,
 int cr_sendrecv(const void *sbuf, MPI_Aint scount, cr_datatype_t *sdt, int dest, int stag,
                 void *rbuf, MPI_Aint rcount, cr_datatype_t *rdt, int src, int rtag,
                 cr_comm_t *comm, int ctx_off, MPI_Status *status);
+
+/* Fast paths of MPI_Send, MPI_Isend and MPI_Recv for contiguous data (pt2pt.c):
+ * cr_send_fast and cr_recv_fast return 0 when done, 1 when the caller must take
+ * the general path; cr_isend_fast returns a complete request with a handle, or
+ * NULL for the general path. */
+int cr_send_fast(const void *data, size_t bytes, int dest, int tag, cr_comm_t *comm);
+cr_request_t *cr_isend_fast(const void *data, size_t bytes, int dest, int tag, cr_comm_t *comm);
+int cr_recv_fast(void *dst, size_t cap, int src, int tag, cr_comm_t *comm, MPI_Status *status);
 
 /* ---- progress (src/core/progress.c) --------------------------------------- */
 /* A poller: something the progress engine advances on every cr_progress()

@@ -36,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/core.h"
-#include "binding/core_api.h"
+#include "core/api.h"
 
 typedef void (*op_kernel_t)(const void *in, void *inout, size_t n);
 
@@ -362,7 +362,9 @@ void cr_op_apply(const cr_op_t *op, const void *in, void *inout, MPI_Aint count,
 }
 
 /* ---- MPI functions ------------------------------------------------------ */
-static int op_create(MPI_User_function *fn, MPI_User_function_c *fn_c, int commute, MPI_Op *op)
+/* MPI_Op_create (user_fn) and MPI_Op_create_c (user_fn_c). */
+int core_op_create(MPI_User_function *user_fn, MPI_User_function_c *user_fn_c, int commute,
+                   MPI_Op *op)
 {
     cr_op_t *o = calloc(1, sizeof(*o));
     if (!o) return cr_error(MPI_ERR_NO_MEM, "out of memory creating an operation");
@@ -375,66 +377,48 @@ static int op_create(MPI_User_function *fn, MPI_User_function_c *fn_c, int commu
     o->refcount = 1;
     o->commute = commute ? 1 : 0;
     o->builtin = 0;
-    o->user_fn = fn;
-    o->user_fn_c = fn_c;
+    o->user_fn = user_fn;
+    o->user_fn_c = user_fn_c;
     *op = o->handle;
     return MPI_SUCCESS;
 }
 
-int core_op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+void cr_op_retain(cr_op_t *o)
 {
-    return op_create(user_fn, NULL, commute, op);
-}
-
-int core_op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
-{
-    return op_create(NULL, user_fn, commute, op);
+    if (o && !o->builtin) o->refcount++;
 }
 
 /* Drop one reference; the object goes when the last one does (a pending
- * non-blocking collective holds a reference of its own). */
+ * non-blocking or persistent collective holds a reference of its own). */
 void cr_op_release(cr_op_t *o)
 {
-    if (o->builtin) return;
+    if (!o || o->builtin) return;
     if (--o->refcount == 0) {
         cr_objtab_remove(&cr_op_tab, CR_H_INDEX(o->handle));
         free(o);
     }
 }
 
-int core_op_free(MPI_Op *op)
+int core_op_free(cr_op_t *op)
 {
-    cr_op_t *o = cr_op_ptr(*op);
-    if (!o || o->builtin)
-        return cr_error(MPI_ERR_OP, "MPI_Op_free needs a user-defined operation");
-    cr_op_release(o);
-    *op = MPI_OP_NULL;
+    if (op->builtin)
+        return cr_error(MPI_ERR_OP, "op=0x%08x: a predefined operation cannot be freed",
+                        (unsigned)op->handle);
+    cr_op_release(op);
     return MPI_SUCCESS;
 }
 
-int core_op_commutative(MPI_Op op, int *commute)
+int core_op_commutative(cr_op_t *op, int *commute)
 {
-    cr_op_t *o = cr_op_ptr(op);
-    if (!o) return cr_error(MPI_ERR_OP, "invalid operation handle 0x%x", (unsigned)op);
-    *commute = o->commute;
+    *commute = op->commute;
     return MPI_SUCCESS;
 }
 
-int core_reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count,
-                        MPI_Datatype datatype, MPI_Op op)
+int core_reduce_local(const void *inbuf, void *inoutbuf, MPI_Count count, cr_datatype_t *datatype,
+                      cr_op_t *op)
 {
-    cr_op_t *o = cr_op_ptr(op);
-    cr_datatype_t *dt = cr_datatype_ptr(datatype);
-    if (!o) return cr_error(MPI_ERR_OP, "invalid operation handle 0x%x", (unsigned)op);
-    if (!dt) return cr_error(MPI_ERR_TYPE, "invalid datatype handle 0x%x", (unsigned)datatype);
-    int rc = cr_op_check(o, dt);
+    int rc = cr_op_check(op, datatype);
     if (rc) return rc;
-    cr_op_apply(o, inbuf, inoutbuf, (MPI_Aint)count, dt);
+    cr_op_apply(op, inbuf, inoutbuf, (MPI_Aint)count, datatype);
     return MPI_SUCCESS;
-}
-
-int core_reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
-                      MPI_Op op)
-{
-    return core_reduce_local_c(inbuf, inoutbuf, count, datatype, op);
 }

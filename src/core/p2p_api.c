@@ -3,6 +3,7 @@
  * cr_isend/cr_irecv and the request machinery. */
 #include "core/pt2pt.h"
 #include "core/datatype.h"
+#include "core/api.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -71,78 +72,11 @@ int cr_sendrecv(const void *sbuf, MPI_Aint scount, cr_datatype_t *sdt, int dest,
     return e2 ? e2 : e1;
 }
 
-/* ---- blocking and non-blocking sends and receives --------------------------- */
-static int send_mode(const void *buf, MPI_Aint count, MPI_Datatype dt, int dest, int tag,
-                     MPI_Comm comm, int mode, MPI_Request *request)
+/* ---- sends and receives: the families ------------------------------------------ */
+/* Start one operation and either wait for it (blocking) or hand its request to
+ * the user. */
+static int finish_start(int err, cr_request_t *r, MPI_Status *status, MPI_Request *request)
 {
-    cr_request_t *r;
-    int err = cr_isend(buf, count, cr_datatype_ptr(dt), dest, tag, cr_comm_ptr(comm),
-                       CR_CTX_PT2PT, mode, &r);
-    if (err) return err;
-    if (!request) return cr_wait(r, MPI_STATUS_IGNORE);
-    if ((err = cr_request_attach_handle(r)) != 0) return err;
-    *request = r->handle;
-    return MPI_SUCCESS;
-}
-
-int core_send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
-{
-    const cr_datatype_t *dt = cr_datatype_ptr(datatype);
-    if (dt->contig && cr_send_fast((const char *)buf + dt->lb, (size_t)count * (size_t)dt->size,
-                                   dest, tag, cr_comm_ptr(comm)) == 0)
-        return MPI_SUCCESS;
-    return send_mode(buf, count, datatype, dest, tag, comm, CR_MODE_STD, NULL);
-}
-int core_send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-                MPI_Comm comm)
-{
-    return send_mode(buf, count, datatype, dest, tag, comm, CR_MODE_STD, NULL);
-}
-int core_ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
-{
-    return send_mode(buf, count, datatype, dest, tag, comm, CR_MODE_SYNC, NULL);
-}
-int core_rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
-{
-    return send_mode(buf, count, datatype, dest, tag, comm, CR_MODE_READY, NULL);
-}
-int core_isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-               MPI_Comm comm, MPI_Request *request)
-{
-    const cr_datatype_t *dt = cr_datatype_ptr(datatype);
-    if (dt->contig) {
-        cr_request_t *r = cr_isend_fast((const char *)buf + dt->lb,
-                                        (size_t)count * (size_t)dt->size, dest, tag,
-                                        cr_comm_ptr(comm));
-        if (r) {
-            *request = r->handle;
-            return MPI_SUCCESS;
-        }
-    }
-    return send_mode(buf, count, datatype, dest, tag, comm, CR_MODE_STD, request);
-}
-int core_isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-                 MPI_Comm comm, MPI_Request *request)
-{
-    return send_mode(buf, count, datatype, dest, tag, comm, CR_MODE_STD, request);
-}
-int core_issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                MPI_Comm comm, MPI_Request *request)
-{
-    return send_mode(buf, count, datatype, dest, tag, comm, CR_MODE_SYNC, request);
-}
-int core_irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                MPI_Comm comm, MPI_Request *request)
-{
-    return send_mode(buf, count, datatype, dest, tag, comm, CR_MODE_READY, request);
-}
-
-static int recv_any(void *buf, MPI_Aint count, MPI_Datatype dt, int source, int tag,
-                    MPI_Comm comm, MPI_Status *status, MPI_Request *request)
-{
-    cr_request_t *r;
-    int err = cr_irecv(buf, count, cr_datatype_ptr(dt), source, tag, cr_comm_ptr(comm),
-                       CR_CTX_PT2PT, &r);
     if (err) return err;
     if (!request) return cr_wait(r, status);
     if ((err = cr_request_attach_handle(r)) != 0) return err;
@@ -150,60 +84,138 @@ static int recv_any(void *buf, MPI_Aint count, MPI_Datatype dt, int source, int 
     return MPI_SUCCESS;
 }
 
-int core_recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-              MPI_Status *status)
+static int persistent_new(cr_req_kind_t kind, const void *buf, MPI_Count count,
+                          cr_datatype_t *dt, int peer, int tag, cr_comm_t *comm, int mode,
+                          MPI_Request *request);
+static int bsend_start(const void *buf, MPI_Aint count, cr_datatype_t *dt, int dest, int tag,
+                       cr_comm_t *comm, cr_request_t **out);
+
+__attribute__((noinline)) int cr_send_general(const void *buf, MPI_Count count, cr_datatype_t *datatype, int dest, int tag,
+                    cr_comm_t *comm, int mode, cr_how_t how, MPI_Request *request)
 {
-    const cr_datatype_t *dt = cr_datatype_ptr(datatype);
-    if (dt->contig && cr_recv_fast((char *)buf + dt->lb, (size_t)count * (size_t)dt->size,
-                                   source, tag, cr_comm_ptr(comm), status) == 0)
-        return MPI_SUCCESS;
-    return recv_any(buf, count, datatype, source, tag, comm, status, NULL);
-}
-int core_recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
-                MPI_Comm comm, MPI_Status *status)
-{
-    return recv_any(buf, count, datatype, source, tag, comm, status, NULL);
-}
-int core_irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-               MPI_Request *request)
-{
-    return recv_any(buf, count, datatype, source, tag, comm, MPI_STATUS_IGNORE, request);
-}
-int core_irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
-                 MPI_Comm comm, MPI_Request *request)
-{
-    return recv_any(buf, count, datatype, source, tag, comm, MPI_STATUS_IGNORE, request);
+    if (how == CR_PERSISTENT)
+        return persistent_new(CR_REQ_PREQ_SEND, buf, count, datatype, dest, tag, comm, mode,
+                              request);
+    cr_request_t *r;
+    if (mode == CR_MODE_BUFFERED) {
+        int err = bsend_start(buf, count, datatype, dest, tag, comm,
+                              how == CR_NONBLOCKING ? &r : NULL);
+        if (!err && request) *request = r->handle;
+        return err;
+    }
+    int err = cr_isend(buf, count, datatype, dest, tag, comm, CR_CTX_PT2PT, mode, &r);
+    return finish_start(err, r, MPI_STATUS_IGNORE, request);
 }
 
-int core_sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
-                  int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
-                  int recvtag, MPI_Comm comm, MPI_Status *status)
+__attribute__((noinline)) int cr_recv_general(void *buf, MPI_Count count, cr_datatype_t *datatype, int source, int tag,
+                    cr_comm_t *comm, MPI_Status *status, cr_how_t how, MPI_Request *request)
 {
-    return cr_sendrecv(sendbuf, sendcount, cr_datatype_ptr(sendtype), dest, sendtag, recvbuf,
-                       recvcount, cr_datatype_ptr(recvtype), source, recvtag, cr_comm_ptr(comm),
-                       CR_CTX_PT2PT, status);
+    if (how == CR_PERSISTENT)
+        return persistent_new(CR_REQ_PREQ_RECV, buf, count, datatype, source, tag, comm, 0,
+                              request);
+    cr_request_t *r;
+    int err = cr_irecv(buf, count, datatype, source, tag, comm, CR_CTX_PT2PT, &r);
+    return finish_start(err, r, status, request);
 }
 
-static int sendrecv_replace(void *buf, MPI_Aint count, MPI_Datatype datatype, int dest,
-                            int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+/* ---- sendrecv and sendrecv_replace ----------------------------------------------- */
+/* The request of MPI_Isendrecv(_replace): done when its receive and its send
+ * are; its status is the receive's. */
+typedef struct {
+    cr_request_t *send, *recv;
+    void *tmp;                  /* sendrecv_replace: the packed outgoing data */
+} pair_t;
+
+static int pair_poll(cr_request_t *r)
 {
-    cr_datatype_t *dt = cr_datatype_ptr(datatype);
-    size_t bytes = (size_t)count * (size_t)dt->size;
+    pair_t *p = r->sched;
+    if (!p->send->complete || !p->recv->complete) return 0;
+    r->status = p->recv->status;
+    r->err = p->recv->err ? p->recv->err : p->send->err;
+    cr_request_free(p->send);
+    cr_request_free(p->recv);
+    p->send = p->recv = NULL;
+    return 1;
+}
+
+static void pair_free(cr_request_t *r)
+{
+    pair_t *p = r->sched;
+    if (!p) return;
+    if (p->send) cr_request_free(p->send);
+    if (p->recv) cr_request_free(p->recv);
+    free(p->tmp);
+    free(p);
+    r->sched = NULL;
+}
+
+/* Post the receive, then the send (so that a sendrecv with oneself matches),
+ * and wait for both or make one request of them. */
+static int sendrecv_start(const void *sbuf, MPI_Count scount, cr_datatype_t *sdt, int dest,
+                          int stag, void *rbuf, MPI_Count rcount, cr_datatype_t *rdt, int src,
+                          int rtag, cr_comm_t *comm, void *tmp, MPI_Status *status,
+                          MPI_Request *request)
+{
+    cr_request_t *rr, *sr;
+    int err = cr_irecv(rbuf, rcount, rdt, src, rtag, comm, CR_CTX_PT2PT, &rr);
+    if (err) {
+        free(tmp);
+        return err;
+    }
+    err = cr_isend(sbuf, scount, sdt, dest, stag, comm, CR_CTX_PT2PT, CR_MODE_STD, &sr);
+    if (err) {
+        cr_wait(rr, MPI_STATUS_IGNORE);
+        free(tmp);
+        return err;
+    }
+    if (!request) {
+        int e1 = cr_wait(sr, MPI_STATUS_IGNORE);
+        int e2 = cr_wait(rr, status);
+        free(tmp);
+        return e2 ? e2 : e1;
+    }
+    cr_request_t *r = cr_request_new(CR_REQ_COLL, 1);
+    pair_t *p = malloc(sizeof *p);
+    if (!r || !p) {
+        free(p);
+        if (r) cr_request_free(r);
+        cr_wait(sr, MPI_STATUS_IGNORE);
+        cr_wait(rr, MPI_STATUS_IGNORE);
+        free(tmp);
+        return cr_error(MPI_ERR_NO_MEM, "out of memory for a sendrecv request");
+    }
+    *p = (pair_t){ sr, rr, tmp };
+    r->sched = p;
+    r->poll = pair_poll;
+    r->on_free = pair_free;
+    *request = r->handle;
+    return MPI_SUCCESS;
+}
+
+/* MPI_Sendrecv, MPI_Isendrecv. */
+int core_sendrecv(const void *sendbuf, MPI_Count sendcount, cr_datatype_t *sendtype, int dest,
+                  int sendtag, void *recvbuf, MPI_Count recvcount, cr_datatype_t *recvtype,
+                  int source, int recvtag, cr_comm_t *comm, MPI_Status *status, cr_how_t how,
+                  MPI_Request *request)
+{
+    (void)how;
+    return sendrecv_start(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
+                          recvtype, source, recvtag, comm, NULL, status, request);
+}
+
+/* MPI_Sendrecv_replace, MPI_Isendrecv_replace: the outgoing data is packed
+ * first, then the buffer receives. */
+int core_sendrecv_replace(void *buf, MPI_Count count, cr_datatype_t *datatype, int dest,
+                          int sendtag, int source, int recvtag, cr_comm_t *comm,
+                          MPI_Status *status, cr_how_t how, MPI_Request *request)
+{
+    (void)how;
+    size_t bytes = (size_t)count * (size_t)datatype->size;
     void *tmp = malloc(bytes ? bytes : 1);
     if (!tmp) return cr_error(MPI_ERR_NO_MEM, "no memory for a %zu-byte copy", bytes);
-    cr_dt_pack(buf, count, dt, tmp);
-    cr_request_t *sr, *rr;
-    int err = cr_irecv(buf, count, dt, source, recvtag, cr_comm_ptr(comm), CR_CTX_PT2PT, &rr);
-    if (!err)
-        err = cr_isend(tmp, (MPI_Aint)bytes, cr_datatype_ptr(MPI_BYTE), dest, sendtag,
-                       cr_comm_ptr(comm), CR_CTX_PT2PT, CR_MODE_STD, &sr);
-    if (!err) {
-        int e1 = cr_wait(sr, MPI_STATUS_IGNORE);
-        err = cr_wait(rr, status);
-        if (!err) err = e1;
-    }
-    free(tmp);
-    return err;
+    cr_dt_pack(buf, count, datatype, tmp);
+    return sendrecv_start(tmp, (MPI_Count)bytes, cr_datatype_ptr(MPI_BYTE), dest, sendtag, buf,
+                          count, datatype, source, recvtag, comm, tmp, status, request);
 }
 
 /* ---- buffered sends ----------------------------------------------------------- */
@@ -217,7 +229,7 @@ static void bsend_release(cr_request_t *r)
     r->proto = NULL;
 }
 
-int core_buffer_attach(void *buffer, int size)
+int core_buffer_attach(void *buffer, MPI_Count size)
 {
     if (bsend_buf)
         return cr_error(MPI_ERR_BUFFER, "a buffer is already attached (detach it first)");
@@ -227,21 +239,20 @@ int core_buffer_attach(void *buffer, int size)
     return MPI_SUCCESS;
 }
 
-int core_buffer_detach(void *buffer_addr, int *size)
+int core_buffer_detach(void *buffer_addr, MPI_Count *size)
 {
     cr_wait_t w = CR_WAIT_INIT;
     while (bsend_used) cr_wait_poll(&w);
     *(void **)buffer_addr = bsend_buf;
-    *size = (int)bsend_size;
+    *size = (MPI_Count)bsend_size;
     bsend_buf = NULL;
     bsend_size = 0;
     return MPI_SUCCESS;
 }
 
-static int bsend_start(const void *buf, MPI_Aint count, MPI_Datatype datatype, int dest, int tag,
-                       MPI_Comm comm, cr_request_t **out)
+static int bsend_start(const void *buf, MPI_Aint count, cr_datatype_t *dt, int dest, int tag,
+                       cr_comm_t *comm, cr_request_t **out)
 {
-    cr_datatype_t *dt = cr_datatype_ptr(datatype);
     size_t bytes = (size_t)count * (size_t)dt->size;
     size_t need = bytes + MPI_BSEND_OVERHEAD;
     if (bsend_used + need > bsend_size)
@@ -252,8 +263,8 @@ static int bsend_start(const void *buf, MPI_Aint count, MPI_Datatype datatype, i
     if (!copy) return cr_error(MPI_ERR_NO_MEM, "no memory for a buffered send");
     cr_dt_pack(buf, count, dt, copy);
     cr_request_t *r;
-    int err = cr_isend(copy, (MPI_Aint)bytes, cr_datatype_ptr(MPI_BYTE), dest, tag,
-                       cr_comm_ptr(comm), CR_CTX_PT2PT, CR_MODE_STD, &r);
+    int err = cr_isend(copy, (MPI_Aint)bytes, cr_datatype_ptr(MPI_BYTE), dest, tag, comm,
+                       CR_CTX_PT2PT, CR_MODE_STD, &r);
     if (err) {
         free(copy);
         return err;
@@ -274,20 +285,6 @@ static int bsend_start(const void *buf, MPI_Aint count, MPI_Datatype datatype, i
         cr_req_complete(*out);
     }
     return MPI_SUCCESS;
-}
-
-int core_bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
-{
-    return bsend_start(buf, count, datatype, dest, tag, comm, NULL);
-}
-
-int core_ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                MPI_Comm comm, MPI_Request *request)
-{
-    cr_request_t *r;
-    int err = bsend_start(buf, count, datatype, dest, tag, comm, &r);
-    if (!err) *request = r->handle;
-    return err;
 }
 
 /* ---- completion ------------------------------------------------------------------ */
@@ -490,9 +487,9 @@ int core_waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
     }
 }
 
-int core_request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+int core_request_get_status(cr_request_t *request, int *flag, MPI_Status *status)
 {
-    cr_request_t *r = active_req(request);
+    cr_request_t *r = request && !(request->persistent && !request->active) ? request : NULL;
     if (!r) {
         *flag = 1;
         empty_status(status);
@@ -551,136 +548,102 @@ static void proc_null_status(MPI_Status *status)
     status->count_hi_and_cancelled = 0;
 }
 
-int core_iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+/* MPI_Probe, MPI_Iprobe (flag is NULL for the blocking form). */
+int core_probe(int source, int tag, cr_comm_t *comm, int *flag, MPI_Status *status, cr_how_t how)
 {
+    int found = 0;
     if (source == MPI_PROC_NULL) {
-        *flag = 1;
+        found = 1;
         proc_null_status(status);
-        return MPI_SUCCESS;
+    } else if (how == CR_NONBLOCKING) {
+        cr_iprobe(source, tag, comm, &found, status, 0, NULL);
+    } else {
+        cr_wait_t w = CR_WAIT_INIT;
+        for (;;) {
+            unsigned long before = cr_progress_events;
+            cr_iprobe(source, tag, comm, &found, status, 0, NULL);
+            if (found) break;
+            cr_wait_after(&w, before);
+        }
     }
-    return cr_iprobe(source, tag, cr_comm_ptr(comm), flag, status, 0, NULL);
-}
-
-int core_probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
-{
-    int flag = 0;
-    cr_wait_t w = CR_WAIT_INIT;
-    for (;;) {
-        unsigned long before = cr_progress_events;
-        core_iprobe(source, tag, comm, &flag, status);
-        if (flag) return MPI_SUCCESS;
-        cr_wait_after(&w, before);
-    }
-}
-
-int core_improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
-                 MPI_Status *status)
-{
-    if (source == MPI_PROC_NULL) {
-        *flag = 1;
-        *message = MPI_MESSAGE_NO_PROC;
-        proc_null_status(status);
-        return MPI_SUCCESS;
-    }
-    cr_unexp_t *u;
-    cr_comm_t *c = cr_comm_ptr(comm);
-    cr_iprobe(source, tag, c, flag, status, 1, &u);
-    if (*flag) {
-        cr_request_t *m = cr_request_new(CR_REQ_MPROBE, 1);
-        m->proto = u;
-        m->comm = c;
-        *message = m->handle;
-    }
+    if (flag) *flag = found;
     return MPI_SUCCESS;
 }
 
-int core_mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+/* MPI_Mprobe, MPI_Improbe: the matched message leaves the queue and becomes
+ * an MPI_Message (a request of kind CR_REQ_MPROBE holding it). */
+int core_mprobe(int source, int tag, cr_comm_t *comm, int *flag, MPI_Message *message,
+                MPI_Status *status, cr_how_t how)
 {
-    int flag = 0;
+    int found = 0;
+    if (source == MPI_PROC_NULL) {
+        found = 1;
+        *message = MPI_MESSAGE_NO_PROC;
+        proc_null_status(status);
+        if (flag) *flag = 1;
+        return MPI_SUCCESS;
+    }
+    cr_unexp_t *u = NULL;
     cr_wait_t w = CR_WAIT_INIT;
     for (;;) {
         unsigned long before = cr_progress_events;
-        core_improbe(source, tag, comm, &flag, message, status);
-        if (flag) return MPI_SUCCESS;
+        cr_iprobe(source, tag, comm, &found, status, 1, &u);
+        if (found || how == CR_NONBLOCKING) break;
         cr_wait_after(&w, before);
     }
+    if (found) {
+        cr_request_t *m = cr_request_new(CR_REQ_MPROBE, 1);
+        if (!m) return cr_error(MPI_ERR_NO_MEM, "out of memory for a message handle");
+        m->proto = u;
+        m->comm = comm;
+        *message = m->handle;
+    } else {
+        *message = MPI_MESSAGE_NULL;
+    }
+    if (flag) *flag = found;
+    return MPI_SUCCESS;
 }
 
-int core_imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
-                MPI_Request *request)
+/* MPI_Mrecv, MPI_Imrecv. */
+int core_mrecv(void *buf, MPI_Count count, cr_datatype_t *datatype, MPI_Message *message,
+               MPI_Status *status, cr_how_t how, MPI_Request *request)
 {
-    cr_request_t *m = *message == MPI_MESSAGE_NO_PROC ? NULL : cr_request_ptr(*message);
-    if (*message != MPI_MESSAGE_NO_PROC && (!m || m->kind != CR_REQ_MPROBE))
+    int noproc = *message == MPI_MESSAGE_NO_PROC;
+    cr_request_t *m = noproc ? NULL : cr_request_ptr(*message);
+    if (!noproc && (!m || m->kind != CR_REQ_MPROBE))
         return cr_error(MPI_ERR_REQUEST, "message=0x%x: not a message from MPI_Mprobe",
                         (unsigned)*message);
-    cr_request_t *r = cr_request_new(CR_REQ_RECV, 1);
+    cr_request_t *r = cr_request_new(CR_REQ_RECV, 0);
     if (!r) return cr_error(MPI_ERR_NO_MEM, "out of memory for a request");
-    if (*message == MPI_MESSAGE_NO_PROC) {
-        cr_mrecv_start(r, buf, count, cr_datatype_ptr(datatype), &cr_comm_self, NULL);
+    if (noproc) {
+        cr_mrecv_start(r, buf, count, datatype, &cr_comm_self, NULL);
     } else {
-        cr_mrecv_start(r, buf, count, cr_datatype_ptr(datatype), m->comm, m->proto);
+        cr_mrecv_start(r, buf, count, datatype, m->comm, m->proto);
         cr_request_free(m);
     }
     *message = MPI_MESSAGE_NULL;
-    *request = r->handle;
-    return MPI_SUCCESS;
-}
-
-int core_mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
-               MPI_Status *status)
-{
-    MPI_Request req;
-    int err = core_imrecv(buf, count, datatype, message, &req);
-    return err ? err : core_wait(&req, status);
+    (void)how;
+    return finish_start(MPI_SUCCESS, r, status, request);
 }
 
 /* ---- persistent requests ------------------------------------------------------------ */
-static int persistent_new(cr_req_kind_t kind, const void *buf, int count, MPI_Datatype dt,
-                          int peer, int tag, MPI_Comm comm, int mode, MPI_Request *request)
+static int persistent_new(cr_req_kind_t kind, const void *buf, MPI_Count count,
+                          cr_datatype_t *dt, int peer, int tag, cr_comm_t *comm, int mode,
+                          MPI_Request *request)
 {
     cr_request_t *r = cr_request_new(kind, 1);
     if (!r) return cr_error(MPI_ERR_NO_MEM, "out of memory for a request");
     r->persistent = 1;
     r->buf = (void *)buf;
     r->count = count;
-    r->dt = cr_datatype_ptr(dt);
+    r->dt = dt;
     cr_dt_retain(r->dt);     /* the type may be freed while the request lives */
     r->peer = peer;
     r->tag = tag;
-    r->comm = cr_comm_ptr(comm);
+    r->comm = comm;
     r->mode = mode;
     *request = r->handle;
     return MPI_SUCCESS;
-}
-
-int core_send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                   MPI_Comm comm, MPI_Request *request)
-{
-    return persistent_new(CR_REQ_PREQ_SEND, buf, count, datatype, dest, tag, comm, CR_MODE_STD,
-                          request);
-}
-int core_ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                    MPI_Comm comm, MPI_Request *request)
-{
-    return persistent_new(CR_REQ_PREQ_SEND, buf, count, datatype, dest, tag, comm, CR_MODE_SYNC,
-                          request);
-}
-int core_rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                    MPI_Comm comm, MPI_Request *request)
-{
-    return persistent_new(CR_REQ_PREQ_SEND, buf, count, datatype, dest, tag, comm,
-                          CR_MODE_READY, request);
-}
-int core_bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                    MPI_Comm comm, MPI_Request *request)
-{
-    return persistent_new(CR_REQ_PREQ_SEND, buf, count, datatype, dest, tag, comm,
-                          CR_MODE_BUFFERED, request);
-}
-int core_recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag,
-                   MPI_Comm comm, MPI_Request *request)
-{
-    return persistent_new(CR_REQ_PREQ_RECV, buf, count, datatype, source, tag, comm, 0, request);
 }
 
 /* A user's persistent request, or NULL after recording MPI_ERR_REQUEST in *err. */
@@ -702,11 +665,12 @@ int core_start(MPI_Request *request)
     if (r->active)
         return cr_error(MPI_ERR_REQUEST, "request=0x%x: persistent request is already active",
                         (unsigned)*request);
-    if (r->kind == CR_REQ_PREQ_RECV) {
+    if (r->start) {
+        err = r->start(r, &c);
+    } else if (r->kind == CR_REQ_PREQ_RECV) {
         err = cr_irecv(r->buf, r->count, r->dt, r->peer, r->tag, r->comm, CR_CTX_PT2PT, &c);
     } else if (r->mode == CR_MODE_BUFFERED) {
-        err = bsend_start(r->buf, (int)r->count, r->dt->handle, r->peer, r->tag, r->comm->handle,
-                          &c);
+        err = bsend_start(r->buf, r->count, r->dt, r->peer, r->tag, r->comm, &c);
         if (!err) {
             /* the started operation is already complete; drop its handle */
             cr_request_drop_handle(c);
@@ -728,58 +692,4 @@ int core_startall(int count, MPI_Request array_of_requests[])
         if (err) return err;
     }
     return MPI_SUCCESS;
-}
-
-/* ---- the remaining int and large-count forms ---------------------------------------- */
-int core_sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
-                          int source, int recvtag, MPI_Comm comm, MPI_Status *status)
-{
-    return sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
-}
-int core_sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
-                            int sendtag, int source, int recvtag, MPI_Comm comm,
-                            MPI_Status *status)
-{
-    return sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
-}
-int core_sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
-                    int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
-                    int source, int recvtag, MPI_Comm comm, MPI_Status *status)
-{
-    return cr_sendrecv(sendbuf, sendcount, cr_datatype_ptr(sendtype), dest, sendtag, recvbuf,
-                       recvcount, cr_datatype_ptr(recvtype), source, recvtag, cr_comm_ptr(comm),
-                       CR_CTX_PT2PT, status);
-}
-int core_ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-                 MPI_Comm comm)
-{
-    return send_mode(buf, count, datatype, dest, tag, comm, CR_MODE_SYNC, NULL);
-}
-int core_rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-                 MPI_Comm comm)
-{
-    return send_mode(buf, count, datatype, dest, tag, comm, CR_MODE_READY, NULL);
-}
-int core_issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-                  MPI_Comm comm, MPI_Request *request)
-{
-    return send_mode(buf, count, datatype, dest, tag, comm, CR_MODE_SYNC, request);
-}
-int core_irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-                  MPI_Comm comm, MPI_Request *request)
-{
-    return send_mode(buf, count, datatype, dest, tag, comm, CR_MODE_READY, request);
-}
-int core_bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-                 MPI_Comm comm)
-{
-    return bsend_start(buf, count, datatype, dest, tag, comm, NULL);
-}
-int core_ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-                  MPI_Comm comm, MPI_Request *request)
-{
-    cr_request_t *r;
-    int err = bsend_start(buf, count, datatype, dest, tag, comm, &r);
-    if (!err) *request = r->handle;
-    return err;
 }

@@ -122,8 +122,4 @@ void cr_req_complete(cr_request_t *r);
 int cr_pt2pt_init(tr_iface_t **trs, int ntr);
 void cr_pt2pt_fini(void);
 
-/* Fast paths of the blocking calls (pt2pt.c): 0 done, 1 take the general path. */
-int cr_send_fast(const void *data, size_t bytes, int dest, int tag, cr_comm_t *comm);
-cr_request_t *cr_isend_fast(const void *data, size_t bytes, int dest, int tag, cr_comm_t *comm);
-int cr_recv_fast(void *dst, size_t cap, int src, int tag, cr_comm_t *comm, MPI_Status *status);
 #endif

@@ -30,6 +30,34 @@ void CR_F_EXPORT pmpi_allgather_f08ts_large_(void *sendbuf, MPI_Count *sendcount
 }
 void mpi_allgather_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_allgather_f08ts_large_);
 
+void CR_F_EXPORT pmpi_allgather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Allgather_init(cr_f_buf(sendbuf), *sendcount, *sendtype, cr_f_buf(recvbuf), *recvcount, *recvtype, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_allgather_init__(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_allgather_init_);
+void mpi_allgather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_allgather_init_);
+void mpi_allgather_init__(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_allgather_init_);
+void CR_F_EXPORT pmpi_allgather_init_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_allgather_init_(cr_f_desc(sendbuf), sendcount, sendtype, cr_f_desc(recvbuf), recvcount, recvtype, comm, info, request, ierror);
+}
+void mpi_allgather_init_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_allgather_init_f08ts_);
+
+void CR_F_EXPORT pmpi_allgather_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Allgather_init_c(cr_f_buf(sendbuf), *sendcount, *sendtype, cr_f_buf(recvbuf), *recvcount, *recvtype, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_allgather_init_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_allgather_init_c_);
+void mpi_allgather_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_allgather_init_c_);
+void mpi_allgather_init_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_allgather_init_c_);
+void CR_F_EXPORT pmpi_allgather_init_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_allgather_init_c_(cr_f_desc(sendbuf), sendcount, sendtype, cr_f_desc(recvbuf), recvcount, recvtype, comm, info, request, ierror);
+}
+void mpi_allgather_init_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_allgather_init_f08ts_large_);
+
 void CR_F_EXPORT pmpi_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Allgatherv(cr_f_buf(sendbuf), *sendcount, *sendtype, cr_f_buf(recvbuf), (int*)recvcounts, (int*)displs, *recvtype, *comm);
@@ -43,6 +71,48 @@ void CR_F_EXPORT pmpi_allgatherv_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI_
     pmpi_allgatherv_(cr_f_desc(sendbuf), sendcount, sendtype, cr_f_desc(recvbuf), recvcounts, displs, recvtype, comm, ierror);
 }
 void mpi_allgatherv_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_allgatherv_f08ts_);
+
+void CR_F_EXPORT pmpi_allgatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Allgatherv_c(cr_f_buf(sendbuf), *sendcount, *sendtype, cr_f_buf(recvbuf), (MPI_Count*)recvcounts, (MPI_Aint*)displs, *recvtype, *comm);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_allgatherv_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_allgatherv_c_);
+void mpi_allgatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_allgatherv_c_);
+void mpi_allgatherv_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_allgatherv_c_);
+void CR_F_EXPORT pmpi_allgatherv_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    pmpi_allgatherv_c_(cr_f_desc(sendbuf), sendcount, sendtype, cr_f_desc(recvbuf), recvcounts, displs, recvtype, comm, ierror);
+}
+void mpi_allgatherv_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_allgatherv_f08ts_large_);
+
+void CR_F_EXPORT pmpi_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Allgatherv_init(cr_f_buf(sendbuf), *sendcount, *sendtype, cr_f_buf(recvbuf), (int*)recvcounts, (int*)displs, *recvtype, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_allgatherv_init__(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_allgatherv_init_);
+void mpi_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_allgatherv_init_);
+void mpi_allgatherv_init__(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_allgatherv_init_);
+void CR_F_EXPORT pmpi_allgatherv_init_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_allgatherv_init_(cr_f_desc(sendbuf), sendcount, sendtype, cr_f_desc(recvbuf), recvcounts, displs, recvtype, comm, info, request, ierror);
+}
+void mpi_allgatherv_init_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_allgatherv_init_f08ts_);
+
+void CR_F_EXPORT pmpi_allgatherv_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Allgatherv_init_c(cr_f_buf(sendbuf), *sendcount, *sendtype, cr_f_buf(recvbuf), (MPI_Count*)recvcounts, (MPI_Aint*)displs, *recvtype, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_allgatherv_init_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_allgatherv_init_c_);
+void mpi_allgatherv_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_allgatherv_init_c_);
+void mpi_allgatherv_init_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_allgatherv_init_c_);
+void CR_F_EXPORT pmpi_allgatherv_init_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_allgatherv_init_c_(cr_f_desc(sendbuf), sendcount, sendtype, cr_f_desc(recvbuf), recvcounts, displs, recvtype, comm, info, request, ierror);
+}
+void mpi_allgatherv_init_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_allgatherv_init_f08ts_large_);
 
 void CR_F_EXPORT pmpi_allreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -72,6 +142,34 @@ void CR_F_EXPORT pmpi_allreduce_f08ts_large_(void *sendbuf, void *recvbuf, MPI_C
 }
 void mpi_allreduce_f08ts_large_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_allreduce_f08ts_large_);
 
+void CR_F_EXPORT pmpi_allreduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Allreduce_init(cr_f_buf(sendbuf), cr_f_buf(recvbuf), *count, *datatype, *op, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_allreduce_init__(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_allreduce_init_);
+void mpi_allreduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_allreduce_init_);
+void mpi_allreduce_init__(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_allreduce_init_);
+void CR_F_EXPORT pmpi_allreduce_init_f08ts_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_allreduce_init_(cr_f_desc(sendbuf), cr_f_desc(recvbuf), count, datatype, op, comm, info, request, ierror);
+}
+void mpi_allreduce_init_f08ts_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_allreduce_init_f08ts_);
+
+void CR_F_EXPORT pmpi_allreduce_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Allreduce_init_c(cr_f_buf(sendbuf), cr_f_buf(recvbuf), *count, *datatype, *op, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_allreduce_init_c__(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_allreduce_init_c_);
+void mpi_allreduce_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_allreduce_init_c_);
+void mpi_allreduce_init_c__(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_allreduce_init_c_);
+void CR_F_EXPORT pmpi_allreduce_init_f08ts_large_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_allreduce_init_c_(cr_f_desc(sendbuf), cr_f_desc(recvbuf), count, datatype, op, comm, info, request, ierror);
+}
+void mpi_allreduce_init_f08ts_large_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_allreduce_init_f08ts_large_);
+
 void CR_F_EXPORT pmpi_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Alltoall(cr_f_buf(sendbuf), *sendcount, *sendtype, cr_f_buf(recvbuf), *recvcount, *recvtype, *comm);
@@ -100,6 +198,34 @@ void CR_F_EXPORT pmpi_alltoall_f08ts_large_(void *sendbuf, MPI_Count *sendcount,
 }
 void mpi_alltoall_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_alltoall_f08ts_large_);
 
+void CR_F_EXPORT pmpi_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Alltoall_init(cr_f_buf(sendbuf), *sendcount, *sendtype, cr_f_buf(recvbuf), *recvcount, *recvtype, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_alltoall_init__(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_alltoall_init_);
+void mpi_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_alltoall_init_);
+void mpi_alltoall_init__(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_alltoall_init_);
+void CR_F_EXPORT pmpi_alltoall_init_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_alltoall_init_(cr_f_desc(sendbuf), sendcount, sendtype, cr_f_desc(recvbuf), recvcount, recvtype, comm, info, request, ierror);
+}
+void mpi_alltoall_init_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_alltoall_init_f08ts_);
+
+void CR_F_EXPORT pmpi_alltoall_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Alltoall_init_c(cr_f_buf(sendbuf), *sendcount, *sendtype, cr_f_buf(recvbuf), *recvcount, *recvtype, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_alltoall_init_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_alltoall_init_c_);
+void mpi_alltoall_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_alltoall_init_c_);
+void mpi_alltoall_init_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_alltoall_init_c_);
+void CR_F_EXPORT pmpi_alltoall_init_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_alltoall_init_c_(cr_f_desc(sendbuf), sendcount, sendtype, cr_f_desc(recvbuf), recvcount, recvtype, comm, info, request, ierror);
+}
+void mpi_alltoall_init_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_alltoall_init_f08ts_large_);
+
 void CR_F_EXPORT pmpi_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Alltoallv(cr_f_buf(sendbuf), (int*)sendcounts, (int*)sdispls, *sendtype, cr_f_buf(recvbuf), (int*)recvcounts, (int*)rdispls, *recvtype, *comm);
@@ -113,6 +239,48 @@ void CR_F_EXPORT pmpi_alltoallv_f08ts_(void *sendbuf, MPI_Fint *sendcounts, MPI_
     pmpi_alltoallv_(cr_f_desc(sendbuf), sendcounts, sdispls, sendtype, cr_f_desc(recvbuf), recvcounts, rdispls, recvtype, comm, ierror);
 }
 void mpi_alltoallv_f08ts_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_alltoallv_f08ts_);
+
+void CR_F_EXPORT pmpi_alltoallv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Alltoallv_c(cr_f_buf(sendbuf), (MPI_Count*)sendcounts, (MPI_Aint*)sdispls, *sendtype, cr_f_buf(recvbuf), (MPI_Count*)recvcounts, (MPI_Aint*)rdispls, *recvtype, *comm);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_alltoallv_c__(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_alltoallv_c_);
+void mpi_alltoallv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_alltoallv_c_);
+void mpi_alltoallv_c__(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_alltoallv_c_);
+void CR_F_EXPORT pmpi_alltoallv_f08ts_large_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    pmpi_alltoallv_c_(cr_f_desc(sendbuf), sendcounts, sdispls, sendtype, cr_f_desc(recvbuf), recvcounts, rdispls, recvtype, comm, ierror);
+}
+void mpi_alltoallv_f08ts_large_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_alltoallv_f08ts_large_);
+
+void CR_F_EXPORT pmpi_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Alltoallv_init(cr_f_buf(sendbuf), (int*)sendcounts, (int*)sdispls, *sendtype, cr_f_buf(recvbuf), (int*)recvcounts, (int*)rdispls, *recvtype, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_alltoallv_init__(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_alltoallv_init_);
+void mpi_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_alltoallv_init_);
+void mpi_alltoallv_init__(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_alltoallv_init_);
+void CR_F_EXPORT pmpi_alltoallv_init_f08ts_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_alltoallv_init_(cr_f_desc(sendbuf), sendcounts, sdispls, sendtype, cr_f_desc(recvbuf), recvcounts, rdispls, recvtype, comm, info, request, ierror);
+}
+void mpi_alltoallv_init_f08ts_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_alltoallv_init_f08ts_);
+
+void CR_F_EXPORT pmpi_alltoallv_init_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Alltoallv_init_c(cr_f_buf(sendbuf), (MPI_Count*)sendcounts, (MPI_Aint*)sdispls, *sendtype, cr_f_buf(recvbuf), (MPI_Count*)recvcounts, (MPI_Aint*)rdispls, *recvtype, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_alltoallv_init_c__(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_alltoallv_init_c_);
+void mpi_alltoallv_init_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_alltoallv_init_c_);
+void mpi_alltoallv_init_c__(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_alltoallv_init_c_);
+void CR_F_EXPORT pmpi_alltoallv_init_f08ts_large_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_alltoallv_init_c_(cr_f_desc(sendbuf), sendcounts, sdispls, sendtype, cr_f_desc(recvbuf), recvcounts, rdispls, recvtype, comm, info, request, ierror);
+}
+void mpi_alltoallv_init_f08ts_large_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_alltoallv_init_f08ts_large_);
 
 void CR_F_EXPORT pmpi_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -128,6 +296,48 @@ void CR_F_EXPORT pmpi_alltoallw_f08ts_(void *sendbuf, MPI_Fint *sendcounts, MPI_
 }
 void mpi_alltoallw_f08ts_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_alltoallw_f08ts_);
 
+void CR_F_EXPORT pmpi_alltoallw_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Alltoallw_c(cr_f_buf(sendbuf), (MPI_Count*)sendcounts, (MPI_Aint*)sdispls, (MPI_Datatype*)sendtypes, cr_f_buf(recvbuf), (MPI_Count*)recvcounts, (MPI_Aint*)rdispls, (MPI_Datatype*)recvtypes, *comm);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_alltoallw_c__(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_alltoallw_c_);
+void mpi_alltoallw_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_alltoallw_c_);
+void mpi_alltoallw_c__(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_alltoallw_c_);
+void CR_F_EXPORT pmpi_alltoallw_f08ts_large_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    pmpi_alltoallw_c_(cr_f_desc(sendbuf), sendcounts, sdispls, sendtypes, cr_f_desc(recvbuf), recvcounts, rdispls, recvtypes, comm, ierror);
+}
+void mpi_alltoallw_f08ts_large_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_alltoallw_f08ts_large_);
+
+void CR_F_EXPORT pmpi_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Alltoallw_init(cr_f_buf(sendbuf), (int*)sendcounts, (int*)sdispls, (MPI_Datatype*)sendtypes, cr_f_buf(recvbuf), (int*)recvcounts, (int*)rdispls, (MPI_Datatype*)recvtypes, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_alltoallw_init__(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_alltoallw_init_);
+void mpi_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_alltoallw_init_);
+void mpi_alltoallw_init__(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_alltoallw_init_);
+void CR_F_EXPORT pmpi_alltoallw_init_f08ts_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_alltoallw_init_(cr_f_desc(sendbuf), sendcounts, sdispls, sendtypes, cr_f_desc(recvbuf), recvcounts, rdispls, recvtypes, comm, info, request, ierror);
+}
+void mpi_alltoallw_init_f08ts_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_alltoallw_init_f08ts_);
+
+void CR_F_EXPORT pmpi_alltoallw_init_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Alltoallw_init_c(cr_f_buf(sendbuf), (MPI_Count*)sendcounts, (MPI_Aint*)sdispls, (MPI_Datatype*)sendtypes, cr_f_buf(recvbuf), (MPI_Count*)recvcounts, (MPI_Aint*)rdispls, (MPI_Datatype*)recvtypes, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_alltoallw_init_c__(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_alltoallw_init_c_);
+void mpi_alltoallw_init_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_alltoallw_init_c_);
+void mpi_alltoallw_init_c__(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_alltoallw_init_c_);
+void CR_F_EXPORT pmpi_alltoallw_init_f08ts_large_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_alltoallw_init_c_(cr_f_desc(sendbuf), sendcounts, sdispls, sendtypes, cr_f_desc(recvbuf), recvcounts, rdispls, recvtypes, comm, info, request, ierror);
+}
+void mpi_alltoallw_init_f08ts_large_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_alltoallw_init_f08ts_large_);
+
 void CR_F_EXPORT pmpi_barrier_(MPI_Fint *comm, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Barrier(*comm);
@@ -138,6 +348,17 @@ void mpi_barrier_(MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_barrier_);
 void mpi_barrier__(MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_barrier_);
 void pmpi_barrier_f08_(MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_barrier_);
 void mpi_barrier_f08_(MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_barrier_);
+
+void CR_F_EXPORT pmpi_barrier_init_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Barrier_init(*comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_barrier_init__(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_barrier_init_);
+void mpi_barrier_init_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_barrier_init_);
+void mpi_barrier_init__(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_barrier_init_);
+void pmpi_barrier_init_f08_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_barrier_init_);
+void mpi_barrier_init_f08_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_barrier_init_);
 
 void CR_F_EXPORT pmpi_bcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -167,6 +388,34 @@ void CR_F_EXPORT pmpi_bcast_f08ts_large_(void *buffer, MPI_Count *count, MPI_Fin
 }
 void mpi_bcast_f08ts_large_(void *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_bcast_f08ts_large_);
 
+void CR_F_EXPORT pmpi_bcast_init_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Bcast_init(cr_f_buf(buffer), *count, *datatype, *root, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_bcast_init__(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_bcast_init_);
+void mpi_bcast_init_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_bcast_init_);
+void mpi_bcast_init__(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_bcast_init_);
+void CR_F_EXPORT pmpi_bcast_init_f08ts_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_bcast_init_(cr_f_desc(buffer), count, datatype, root, comm, info, request, ierror);
+}
+void mpi_bcast_init_f08ts_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_bcast_init_f08ts_);
+
+void CR_F_EXPORT pmpi_bcast_init_c_(void *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Bcast_init_c(cr_f_buf(buffer), *count, *datatype, *root, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_bcast_init_c__(void *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_bcast_init_c_);
+void mpi_bcast_init_c_(void *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_bcast_init_c_);
+void mpi_bcast_init_c__(void *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_bcast_init_c_);
+void CR_F_EXPORT pmpi_bcast_init_f08ts_large_(void *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_bcast_init_c_(cr_f_desc(buffer), count, datatype, root, comm, info, request, ierror);
+}
+void mpi_bcast_init_f08ts_large_(void *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_bcast_init_f08ts_large_);
+
 void CR_F_EXPORT pmpi_exscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Exscan(cr_f_buf(sendbuf), cr_f_buf(recvbuf), *count, *datatype, *op, *comm);
@@ -180,6 +429,48 @@ void CR_F_EXPORT pmpi_exscan_f08ts_(void *sendbuf, void *recvbuf, MPI_Fint *coun
     pmpi_exscan_(cr_f_desc(sendbuf), cr_f_desc(recvbuf), count, datatype, op, comm, ierror);
 }
 void mpi_exscan_f08ts_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_exscan_f08ts_);
+
+void CR_F_EXPORT pmpi_exscan_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Exscan_c(cr_f_buf(sendbuf), cr_f_buf(recvbuf), *count, *datatype, *op, *comm);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_exscan_c__(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_exscan_c_);
+void mpi_exscan_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_exscan_c_);
+void mpi_exscan_c__(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_exscan_c_);
+void CR_F_EXPORT pmpi_exscan_f08ts_large_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    pmpi_exscan_c_(cr_f_desc(sendbuf), cr_f_desc(recvbuf), count, datatype, op, comm, ierror);
+}
+void mpi_exscan_f08ts_large_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_exscan_f08ts_large_);
+
+void CR_F_EXPORT pmpi_exscan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Exscan_init(cr_f_buf(sendbuf), cr_f_buf(recvbuf), *count, *datatype, *op, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_exscan_init__(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_exscan_init_);
+void mpi_exscan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_exscan_init_);
+void mpi_exscan_init__(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_exscan_init_);
+void CR_F_EXPORT pmpi_exscan_init_f08ts_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_exscan_init_(cr_f_desc(sendbuf), cr_f_desc(recvbuf), count, datatype, op, comm, info, request, ierror);
+}
+void mpi_exscan_init_f08ts_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_exscan_init_f08ts_);
+
+void CR_F_EXPORT pmpi_exscan_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Exscan_init_c(cr_f_buf(sendbuf), cr_f_buf(recvbuf), *count, *datatype, *op, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_exscan_init_c__(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_exscan_init_c_);
+void mpi_exscan_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_exscan_init_c_);
+void mpi_exscan_init_c__(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_exscan_init_c_);
+void CR_F_EXPORT pmpi_exscan_init_f08ts_large_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_exscan_init_c_(cr_f_desc(sendbuf), cr_f_desc(recvbuf), count, datatype, op, comm, info, request, ierror);
+}
+void mpi_exscan_init_f08ts_large_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_exscan_init_f08ts_large_);
 
 void CR_F_EXPORT pmpi_gather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -209,6 +500,34 @@ void CR_F_EXPORT pmpi_gather_f08ts_large_(void *sendbuf, MPI_Count *sendcount, M
 }
 void mpi_gather_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_gather_f08ts_large_);
 
+void CR_F_EXPORT pmpi_gather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Gather_init(cr_f_buf(sendbuf), *sendcount, *sendtype, cr_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_gather_init__(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_gather_init_);
+void mpi_gather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_gather_init_);
+void mpi_gather_init__(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_gather_init_);
+void CR_F_EXPORT pmpi_gather_init_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_gather_init_(cr_f_desc(sendbuf), sendcount, sendtype, cr_f_desc(recvbuf), recvcount, recvtype, root, comm, info, request, ierror);
+}
+void mpi_gather_init_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_gather_init_f08ts_);
+
+void CR_F_EXPORT pmpi_gather_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Gather_init_c(cr_f_buf(sendbuf), *sendcount, *sendtype, cr_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_gather_init_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_gather_init_c_);
+void mpi_gather_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_gather_init_c_);
+void mpi_gather_init_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_gather_init_c_);
+void CR_F_EXPORT pmpi_gather_init_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_gather_init_c_(cr_f_desc(sendbuf), sendcount, sendtype, cr_f_desc(recvbuf), recvcount, recvtype, root, comm, info, request, ierror);
+}
+void mpi_gather_init_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_gather_init_f08ts_large_);
+
 void CR_F_EXPORT pmpi_gatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Gatherv(cr_f_buf(sendbuf), *sendcount, *sendtype, cr_f_buf(recvbuf), (int*)recvcounts, (int*)displs, *recvtype, *root, *comm);
@@ -222,6 +541,48 @@ void CR_F_EXPORT pmpi_gatherv_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI_Fin
     pmpi_gatherv_(cr_f_desc(sendbuf), sendcount, sendtype, cr_f_desc(recvbuf), recvcounts, displs, recvtype, root, comm, ierror);
 }
 void mpi_gatherv_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_gatherv_f08ts_);
+
+void CR_F_EXPORT pmpi_gatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Gatherv_c(cr_f_buf(sendbuf), *sendcount, *sendtype, cr_f_buf(recvbuf), (MPI_Count*)recvcounts, (MPI_Aint*)displs, *recvtype, *root, *comm);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_gatherv_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_gatherv_c_);
+void mpi_gatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_gatherv_c_);
+void mpi_gatherv_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_gatherv_c_);
+void CR_F_EXPORT pmpi_gatherv_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    pmpi_gatherv_c_(cr_f_desc(sendbuf), sendcount, sendtype, cr_f_desc(recvbuf), recvcounts, displs, recvtype, root, comm, ierror);
+}
+void mpi_gatherv_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_gatherv_f08ts_large_);
+
+void CR_F_EXPORT pmpi_gatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Gatherv_init(cr_f_buf(sendbuf), *sendcount, *sendtype, cr_f_buf(recvbuf), (int*)recvcounts, (int*)displs, *recvtype, *root, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_gatherv_init__(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_gatherv_init_);
+void mpi_gatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_gatherv_init_);
+void mpi_gatherv_init__(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_gatherv_init_);
+void CR_F_EXPORT pmpi_gatherv_init_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_gatherv_init_(cr_f_desc(sendbuf), sendcount, sendtype, cr_f_desc(recvbuf), recvcounts, displs, recvtype, root, comm, info, request, ierror);
+}
+void mpi_gatherv_init_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_gatherv_init_f08ts_);
+
+void CR_F_EXPORT pmpi_gatherv_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Gatherv_init_c(cr_f_buf(sendbuf), *sendcount, *sendtype, cr_f_buf(recvbuf), (MPI_Count*)recvcounts, (MPI_Aint*)displs, *recvtype, *root, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_gatherv_init_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_gatherv_init_c_);
+void mpi_gatherv_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_gatherv_init_c_);
+void mpi_gatherv_init_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_gatherv_init_c_);
+void CR_F_EXPORT pmpi_gatherv_init_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_gatherv_init_c_(cr_f_desc(sendbuf), sendcount, sendtype, cr_f_desc(recvbuf), recvcounts, displs, recvtype, root, comm, info, request, ierror);
+}
+void mpi_gatherv_init_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_gatherv_init_f08ts_large_);
 
 void CR_F_EXPORT pmpi_iallgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -237,6 +598,20 @@ void CR_F_EXPORT pmpi_iallgather_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI_
 }
 void mpi_iallgather_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_iallgather_f08ts_);
 
+void CR_F_EXPORT pmpi_iallgather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Iallgather_c(cr_f_buf(sendbuf), *sendcount, *sendtype, cr_f_buf(recvbuf), *recvcount, *recvtype, *comm, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_iallgather_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_iallgather_c_);
+void mpi_iallgather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_iallgather_c_);
+void mpi_iallgather_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_iallgather_c_);
+void CR_F_EXPORT pmpi_iallgather_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_iallgather_c_(cr_f_desc(sendbuf), sendcount, sendtype, cr_f_desc(recvbuf), recvcount, recvtype, comm, request, ierror);
+}
+void mpi_iallgather_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_iallgather_f08ts_large_);
+
 void CR_F_EXPORT pmpi_iallgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Iallgatherv(cr_f_buf(sendbuf), *sendcount, *sendtype, cr_f_buf(recvbuf), (int*)recvcounts, (int*)displs, *recvtype, *comm, (MPI_Request*)request);
@@ -250,6 +625,20 @@ void CR_F_EXPORT pmpi_iallgatherv_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI
     pmpi_iallgatherv_(cr_f_desc(sendbuf), sendcount, sendtype, cr_f_desc(recvbuf), recvcounts, displs, recvtype, comm, request, ierror);
 }
 void mpi_iallgatherv_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_iallgatherv_f08ts_);
+
+void CR_F_EXPORT pmpi_iallgatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Iallgatherv_c(cr_f_buf(sendbuf), *sendcount, *sendtype, cr_f_buf(recvbuf), (MPI_Count*)recvcounts, (MPI_Aint*)displs, *recvtype, *comm, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_iallgatherv_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_iallgatherv_c_);
+void mpi_iallgatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_iallgatherv_c_);
+void mpi_iallgatherv_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_iallgatherv_c_);
+void CR_F_EXPORT pmpi_iallgatherv_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_iallgatherv_c_(cr_f_desc(sendbuf), sendcount, sendtype, cr_f_desc(recvbuf), recvcounts, displs, recvtype, comm, request, ierror);
+}
+void mpi_iallgatherv_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_iallgatherv_f08ts_large_);
 
 void CR_F_EXPORT pmpi_iallreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -265,6 +654,20 @@ void CR_F_EXPORT pmpi_iallreduce_f08ts_(void *sendbuf, void *recvbuf, MPI_Fint *
 }
 void mpi_iallreduce_f08ts_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_iallreduce_f08ts_);
 
+void CR_F_EXPORT pmpi_iallreduce_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Iallreduce_c(cr_f_buf(sendbuf), cr_f_buf(recvbuf), *count, *datatype, *op, *comm, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_iallreduce_c__(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_iallreduce_c_);
+void mpi_iallreduce_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_iallreduce_c_);
+void mpi_iallreduce_c__(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_iallreduce_c_);
+void CR_F_EXPORT pmpi_iallreduce_f08ts_large_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_iallreduce_c_(cr_f_desc(sendbuf), cr_f_desc(recvbuf), count, datatype, op, comm, request, ierror);
+}
+void mpi_iallreduce_f08ts_large_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_iallreduce_f08ts_large_);
+
 void CR_F_EXPORT pmpi_ialltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Ialltoall(cr_f_buf(sendbuf), *sendcount, *sendtype, cr_f_buf(recvbuf), *recvcount, *recvtype, *comm, (MPI_Request*)request);
@@ -278,6 +681,20 @@ void CR_F_EXPORT pmpi_ialltoall_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI_F
     pmpi_ialltoall_(cr_f_desc(sendbuf), sendcount, sendtype, cr_f_desc(recvbuf), recvcount, recvtype, comm, request, ierror);
 }
 void mpi_ialltoall_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ialltoall_f08ts_);
+
+void CR_F_EXPORT pmpi_ialltoall_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Ialltoall_c(cr_f_buf(sendbuf), *sendcount, *sendtype, cr_f_buf(recvbuf), *recvcount, *recvtype, *comm, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_ialltoall_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ialltoall_c_);
+void mpi_ialltoall_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ialltoall_c_);
+void mpi_ialltoall_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ialltoall_c_);
+void CR_F_EXPORT pmpi_ialltoall_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_ialltoall_c_(cr_f_desc(sendbuf), sendcount, sendtype, cr_f_desc(recvbuf), recvcount, recvtype, comm, request, ierror);
+}
+void mpi_ialltoall_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ialltoall_f08ts_large_);
 
 void CR_F_EXPORT pmpi_ialltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -293,6 +710,20 @@ void CR_F_EXPORT pmpi_ialltoallv_f08ts_(void *sendbuf, MPI_Fint *sendcounts, MPI
 }
 void mpi_ialltoallv_f08ts_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ialltoallv_f08ts_);
 
+void CR_F_EXPORT pmpi_ialltoallv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Ialltoallv_c(cr_f_buf(sendbuf), (MPI_Count*)sendcounts, (MPI_Aint*)sdispls, *sendtype, cr_f_buf(recvbuf), (MPI_Count*)recvcounts, (MPI_Aint*)rdispls, *recvtype, *comm, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_ialltoallv_c__(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ialltoallv_c_);
+void mpi_ialltoallv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ialltoallv_c_);
+void mpi_ialltoallv_c__(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ialltoallv_c_);
+void CR_F_EXPORT pmpi_ialltoallv_f08ts_large_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_ialltoallv_c_(cr_f_desc(sendbuf), sendcounts, sdispls, sendtype, cr_f_desc(recvbuf), recvcounts, rdispls, recvtype, comm, request, ierror);
+}
+void mpi_ialltoallv_f08ts_large_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ialltoallv_f08ts_large_);
+
 void CR_F_EXPORT pmpi_ialltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Ialltoallw(cr_f_buf(sendbuf), (int*)sendcounts, (int*)sdispls, (MPI_Datatype*)sendtypes, cr_f_buf(recvbuf), (int*)recvcounts, (int*)rdispls, (MPI_Datatype*)recvtypes, *comm, (MPI_Request*)request);
@@ -306,6 +737,20 @@ void CR_F_EXPORT pmpi_ialltoallw_f08ts_(void *sendbuf, MPI_Fint *sendcounts, MPI
     pmpi_ialltoallw_(cr_f_desc(sendbuf), sendcounts, sdispls, sendtypes, cr_f_desc(recvbuf), recvcounts, rdispls, recvtypes, comm, request, ierror);
 }
 void mpi_ialltoallw_f08ts_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ialltoallw_f08ts_);
+
+void CR_F_EXPORT pmpi_ialltoallw_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Ialltoallw_c(cr_f_buf(sendbuf), (MPI_Count*)sendcounts, (MPI_Aint*)sdispls, (MPI_Datatype*)sendtypes, cr_f_buf(recvbuf), (MPI_Count*)recvcounts, (MPI_Aint*)rdispls, (MPI_Datatype*)recvtypes, *comm, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_ialltoallw_c__(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ialltoallw_c_);
+void mpi_ialltoallw_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ialltoallw_c_);
+void mpi_ialltoallw_c__(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ialltoallw_c_);
+void CR_F_EXPORT pmpi_ialltoallw_f08ts_large_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_ialltoallw_c_(cr_f_desc(sendbuf), sendcounts, sdispls, sendtypes, cr_f_desc(recvbuf), recvcounts, rdispls, recvtypes, comm, request, ierror);
+}
+void mpi_ialltoallw_f08ts_large_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ialltoallw_f08ts_large_);
 
 void CR_F_EXPORT pmpi_ibarrier_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -332,6 +777,20 @@ void CR_F_EXPORT pmpi_ibcast_f08ts_(void *buffer, MPI_Fint *count, MPI_Fint *dat
 }
 void mpi_ibcast_f08ts_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ibcast_f08ts_);
 
+void CR_F_EXPORT pmpi_ibcast_c_(void *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Ibcast_c(cr_f_buf(buffer), *count, *datatype, *root, *comm, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_ibcast_c__(void *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ibcast_c_);
+void mpi_ibcast_c_(void *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ibcast_c_);
+void mpi_ibcast_c__(void *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ibcast_c_);
+void CR_F_EXPORT pmpi_ibcast_f08ts_large_(void *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_ibcast_c_(cr_f_desc(buffer), count, datatype, root, comm, request, ierror);
+}
+void mpi_ibcast_f08ts_large_(void *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ibcast_f08ts_large_);
+
 void CR_F_EXPORT pmpi_iexscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Iexscan(cr_f_buf(sendbuf), cr_f_buf(recvbuf), *count, *datatype, *op, *comm, (MPI_Request*)request);
@@ -345,6 +804,20 @@ void CR_F_EXPORT pmpi_iexscan_f08ts_(void *sendbuf, void *recvbuf, MPI_Fint *cou
     pmpi_iexscan_(cr_f_desc(sendbuf), cr_f_desc(recvbuf), count, datatype, op, comm, request, ierror);
 }
 void mpi_iexscan_f08ts_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_iexscan_f08ts_);
+
+void CR_F_EXPORT pmpi_iexscan_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Iexscan_c(cr_f_buf(sendbuf), cr_f_buf(recvbuf), *count, *datatype, *op, *comm, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_iexscan_c__(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_iexscan_c_);
+void mpi_iexscan_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_iexscan_c_);
+void mpi_iexscan_c__(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_iexscan_c_);
+void CR_F_EXPORT pmpi_iexscan_f08ts_large_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_iexscan_c_(cr_f_desc(sendbuf), cr_f_desc(recvbuf), count, datatype, op, comm, request, ierror);
+}
+void mpi_iexscan_f08ts_large_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_iexscan_f08ts_large_);
 
 void CR_F_EXPORT pmpi_igather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -360,6 +833,20 @@ void CR_F_EXPORT pmpi_igather_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI_Fin
 }
 void mpi_igather_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_igather_f08ts_);
 
+void CR_F_EXPORT pmpi_igather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Igather_c(cr_f_buf(sendbuf), *sendcount, *sendtype, cr_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_igather_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_igather_c_);
+void mpi_igather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_igather_c_);
+void mpi_igather_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_igather_c_);
+void CR_F_EXPORT pmpi_igather_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_igather_c_(cr_f_desc(sendbuf), sendcount, sendtype, cr_f_desc(recvbuf), recvcount, recvtype, root, comm, request, ierror);
+}
+void mpi_igather_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_igather_f08ts_large_);
+
 void CR_F_EXPORT pmpi_igatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Igatherv(cr_f_buf(sendbuf), *sendcount, *sendtype, cr_f_buf(recvbuf), (int*)recvcounts, (int*)displs, *recvtype, *root, *comm, (MPI_Request*)request);
@@ -373,6 +860,20 @@ void CR_F_EXPORT pmpi_igatherv_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI_Fi
     pmpi_igatherv_(cr_f_desc(sendbuf), sendcount, sendtype, cr_f_desc(recvbuf), recvcounts, displs, recvtype, root, comm, request, ierror);
 }
 void mpi_igatherv_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_igatherv_f08ts_);
+
+void CR_F_EXPORT pmpi_igatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Igatherv_c(cr_f_buf(sendbuf), *sendcount, *sendtype, cr_f_buf(recvbuf), (MPI_Count*)recvcounts, (MPI_Aint*)displs, *recvtype, *root, *comm, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_igatherv_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_igatherv_c_);
+void mpi_igatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_igatherv_c_);
+void mpi_igatherv_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_igatherv_c_);
+void CR_F_EXPORT pmpi_igatherv_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_igatherv_c_(cr_f_desc(sendbuf), sendcount, sendtype, cr_f_desc(recvbuf), recvcounts, displs, recvtype, root, comm, request, ierror);
+}
+void mpi_igatherv_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_igatherv_f08ts_large_);
 
 void CR_F_EXPORT pmpi_ineighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -388,6 +889,20 @@ void CR_F_EXPORT pmpi_ineighbor_allgather_f08ts_(void *sendbuf, MPI_Fint *sendco
 }
 void mpi_ineighbor_allgather_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ineighbor_allgather_f08ts_);
 
+void CR_F_EXPORT pmpi_ineighbor_allgather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Ineighbor_allgather_c(cr_f_buf(sendbuf), *sendcount, *sendtype, cr_f_buf(recvbuf), *recvcount, *recvtype, *comm, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_ineighbor_allgather_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ineighbor_allgather_c_);
+void mpi_ineighbor_allgather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ineighbor_allgather_c_);
+void mpi_ineighbor_allgather_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ineighbor_allgather_c_);
+void CR_F_EXPORT pmpi_ineighbor_allgather_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_ineighbor_allgather_c_(cr_f_desc(sendbuf), sendcount, sendtype, cr_f_desc(recvbuf), recvcount, recvtype, comm, request, ierror);
+}
+void mpi_ineighbor_allgather_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ineighbor_allgather_f08ts_large_);
+
 void CR_F_EXPORT pmpi_ineighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Ineighbor_allgatherv(cr_f_buf(sendbuf), *sendcount, *sendtype, cr_f_buf(recvbuf), (int*)recvcounts, (int*)displs, *recvtype, *comm, (MPI_Request*)request);
@@ -401,6 +916,20 @@ void CR_F_EXPORT pmpi_ineighbor_allgatherv_f08ts_(void *sendbuf, MPI_Fint *sendc
     pmpi_ineighbor_allgatherv_(cr_f_desc(sendbuf), sendcount, sendtype, cr_f_desc(recvbuf), recvcounts, displs, recvtype, comm, request, ierror);
 }
 void mpi_ineighbor_allgatherv_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ineighbor_allgatherv_f08ts_);
+
+void CR_F_EXPORT pmpi_ineighbor_allgatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Ineighbor_allgatherv_c(cr_f_buf(sendbuf), *sendcount, *sendtype, cr_f_buf(recvbuf), (MPI_Count*)recvcounts, (MPI_Aint*)displs, *recvtype, *comm, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_ineighbor_allgatherv_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ineighbor_allgatherv_c_);
+void mpi_ineighbor_allgatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ineighbor_allgatherv_c_);
+void mpi_ineighbor_allgatherv_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ineighbor_allgatherv_c_);
+void CR_F_EXPORT pmpi_ineighbor_allgatherv_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_ineighbor_allgatherv_c_(cr_f_desc(sendbuf), sendcount, sendtype, cr_f_desc(recvbuf), recvcounts, displs, recvtype, comm, request, ierror);
+}
+void mpi_ineighbor_allgatherv_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ineighbor_allgatherv_f08ts_large_);
 
 void CR_F_EXPORT pmpi_ineighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -416,6 +945,20 @@ void CR_F_EXPORT pmpi_ineighbor_alltoall_f08ts_(void *sendbuf, MPI_Fint *sendcou
 }
 void mpi_ineighbor_alltoall_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ineighbor_alltoall_f08ts_);
 
+void CR_F_EXPORT pmpi_ineighbor_alltoall_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Ineighbor_alltoall_c(cr_f_buf(sendbuf), *sendcount, *sendtype, cr_f_buf(recvbuf), *recvcount, *recvtype, *comm, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_ineighbor_alltoall_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ineighbor_alltoall_c_);
+void mpi_ineighbor_alltoall_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ineighbor_alltoall_c_);
+void mpi_ineighbor_alltoall_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ineighbor_alltoall_c_);
+void CR_F_EXPORT pmpi_ineighbor_alltoall_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_ineighbor_alltoall_c_(cr_f_desc(sendbuf), sendcount, sendtype, cr_f_desc(recvbuf), recvcount, recvtype, comm, request, ierror);
+}
+void mpi_ineighbor_alltoall_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ineighbor_alltoall_f08ts_large_);
+
 void CR_F_EXPORT pmpi_ineighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Ineighbor_alltoallv(cr_f_buf(sendbuf), (int*)sendcounts, (int*)sdispls, *sendtype, cr_f_buf(recvbuf), (int*)recvcounts, (int*)rdispls, *recvtype, *comm, (MPI_Request*)request);
@@ -429,6 +972,20 @@ void CR_F_EXPORT pmpi_ineighbor_alltoallv_f08ts_(void *sendbuf, MPI_Fint *sendco
     pmpi_ineighbor_alltoallv_(cr_f_desc(sendbuf), sendcounts, sdispls, sendtype, cr_f_desc(recvbuf), recvcounts, rdispls, recvtype, comm, request, ierror);
 }
 void mpi_ineighbor_alltoallv_f08ts_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ineighbor_alltoallv_f08ts_);
+
+void CR_F_EXPORT pmpi_ineighbor_alltoallv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Ineighbor_alltoallv_c(cr_f_buf(sendbuf), (MPI_Count*)sendcounts, (MPI_Aint*)sdispls, *sendtype, cr_f_buf(recvbuf), (MPI_Count*)recvcounts, (MPI_Aint*)rdispls, *recvtype, *comm, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_ineighbor_alltoallv_c__(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ineighbor_alltoallv_c_);
+void mpi_ineighbor_alltoallv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ineighbor_alltoallv_c_);
+void mpi_ineighbor_alltoallv_c__(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ineighbor_alltoallv_c_);
+void CR_F_EXPORT pmpi_ineighbor_alltoallv_f08ts_large_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_ineighbor_alltoallv_c_(cr_f_desc(sendbuf), sendcounts, sdispls, sendtype, cr_f_desc(recvbuf), recvcounts, rdispls, recvtype, comm, request, ierror);
+}
+void mpi_ineighbor_alltoallv_f08ts_large_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ineighbor_alltoallv_f08ts_large_);
 
 void CR_F_EXPORT pmpi_ineighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -444,6 +1001,20 @@ void CR_F_EXPORT pmpi_ineighbor_alltoallw_f08ts_(void *sendbuf, MPI_Fint *sendco
 }
 void mpi_ineighbor_alltoallw_f08ts_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ineighbor_alltoallw_f08ts_);
 
+void CR_F_EXPORT pmpi_ineighbor_alltoallw_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Ineighbor_alltoallw_c(cr_f_buf(sendbuf), (MPI_Count*)sendcounts, (MPI_Aint*)sdispls, (MPI_Datatype*)sendtypes, cr_f_buf(recvbuf), (MPI_Count*)recvcounts, (MPI_Aint*)rdispls, (MPI_Datatype*)recvtypes, *comm, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_ineighbor_alltoallw_c__(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ineighbor_alltoallw_c_);
+void mpi_ineighbor_alltoallw_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ineighbor_alltoallw_c_);
+void mpi_ineighbor_alltoallw_c__(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ineighbor_alltoallw_c_);
+void CR_F_EXPORT pmpi_ineighbor_alltoallw_f08ts_large_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_ineighbor_alltoallw_c_(cr_f_desc(sendbuf), sendcounts, sdispls, sendtypes, cr_f_desc(recvbuf), recvcounts, rdispls, recvtypes, comm, request, ierror);
+}
+void mpi_ineighbor_alltoallw_f08ts_large_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ineighbor_alltoallw_f08ts_large_);
+
 void CR_F_EXPORT pmpi_ireduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Ireduce(cr_f_buf(sendbuf), cr_f_buf(recvbuf), *count, *datatype, *op, *root, *comm, (MPI_Request*)request);
@@ -457,6 +1028,20 @@ void CR_F_EXPORT pmpi_ireduce_f08ts_(void *sendbuf, void *recvbuf, MPI_Fint *cou
     pmpi_ireduce_(cr_f_desc(sendbuf), cr_f_desc(recvbuf), count, datatype, op, root, comm, request, ierror);
 }
 void mpi_ireduce_f08ts_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ireduce_f08ts_);
+
+void CR_F_EXPORT pmpi_ireduce_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Ireduce_c(cr_f_buf(sendbuf), cr_f_buf(recvbuf), *count, *datatype, *op, *root, *comm, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_ireduce_c__(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ireduce_c_);
+void mpi_ireduce_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ireduce_c_);
+void mpi_ireduce_c__(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ireduce_c_);
+void CR_F_EXPORT pmpi_ireduce_f08ts_large_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_ireduce_c_(cr_f_desc(sendbuf), cr_f_desc(recvbuf), count, datatype, op, root, comm, request, ierror);
+}
+void mpi_ireduce_f08ts_large_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ireduce_f08ts_large_);
 
 void CR_F_EXPORT pmpi_ireduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -486,6 +1071,34 @@ void CR_F_EXPORT pmpi_ireduce_scatter_block_f08ts_(void *sendbuf, void *recvbuf,
 }
 void mpi_ireduce_scatter_block_f08ts_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ireduce_scatter_block_f08ts_);
 
+void CR_F_EXPORT pmpi_ireduce_scatter_block_c_(void *sendbuf, void *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Ireduce_scatter_block_c(cr_f_buf(sendbuf), cr_f_buf(recvbuf), *recvcount, *datatype, *op, *comm, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_ireduce_scatter_block_c__(void *sendbuf, void *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ireduce_scatter_block_c_);
+void mpi_ireduce_scatter_block_c_(void *sendbuf, void *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ireduce_scatter_block_c_);
+void mpi_ireduce_scatter_block_c__(void *sendbuf, void *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ireduce_scatter_block_c_);
+void CR_F_EXPORT pmpi_ireduce_scatter_block_f08ts_large_(void *sendbuf, void *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_ireduce_scatter_block_c_(cr_f_desc(sendbuf), cr_f_desc(recvbuf), recvcount, datatype, op, comm, request, ierror);
+}
+void mpi_ireduce_scatter_block_f08ts_large_(void *sendbuf, void *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ireduce_scatter_block_f08ts_large_);
+
+void CR_F_EXPORT pmpi_ireduce_scatter_c_(void *sendbuf, void *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Ireduce_scatter_c(cr_f_buf(sendbuf), cr_f_buf(recvbuf), (MPI_Count*)recvcounts, *datatype, *op, *comm, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_ireduce_scatter_c__(void *sendbuf, void *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ireduce_scatter_c_);
+void mpi_ireduce_scatter_c_(void *sendbuf, void *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ireduce_scatter_c_);
+void mpi_ireduce_scatter_c__(void *sendbuf, void *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ireduce_scatter_c_);
+void CR_F_EXPORT pmpi_ireduce_scatter_f08ts_large_(void *sendbuf, void *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_ireduce_scatter_c_(cr_f_desc(sendbuf), cr_f_desc(recvbuf), recvcounts, datatype, op, comm, request, ierror);
+}
+void mpi_ireduce_scatter_f08ts_large_(void *sendbuf, void *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ireduce_scatter_f08ts_large_);
+
 void CR_F_EXPORT pmpi_iscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Iscan(cr_f_buf(sendbuf), cr_f_buf(recvbuf), *count, *datatype, *op, *comm, (MPI_Request*)request);
@@ -499,6 +1112,20 @@ void CR_F_EXPORT pmpi_iscan_f08ts_(void *sendbuf, void *recvbuf, MPI_Fint *count
     pmpi_iscan_(cr_f_desc(sendbuf), cr_f_desc(recvbuf), count, datatype, op, comm, request, ierror);
 }
 void mpi_iscan_f08ts_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_iscan_f08ts_);
+
+void CR_F_EXPORT pmpi_iscan_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Iscan_c(cr_f_buf(sendbuf), cr_f_buf(recvbuf), *count, *datatype, *op, *comm, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_iscan_c__(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_iscan_c_);
+void mpi_iscan_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_iscan_c_);
+void mpi_iscan_c__(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_iscan_c_);
+void CR_F_EXPORT pmpi_iscan_f08ts_large_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_iscan_c_(cr_f_desc(sendbuf), cr_f_desc(recvbuf), count, datatype, op, comm, request, ierror);
+}
+void mpi_iscan_f08ts_large_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_iscan_f08ts_large_);
 
 void CR_F_EXPORT pmpi_iscatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -514,6 +1141,20 @@ void CR_F_EXPORT pmpi_iscatter_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI_Fi
 }
 void mpi_iscatter_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_iscatter_f08ts_);
 
+void CR_F_EXPORT pmpi_iscatter_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Iscatter_c(cr_f_buf(sendbuf), *sendcount, *sendtype, cr_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_iscatter_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_iscatter_c_);
+void mpi_iscatter_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_iscatter_c_);
+void mpi_iscatter_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_iscatter_c_);
+void CR_F_EXPORT pmpi_iscatter_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_iscatter_c_(cr_f_desc(sendbuf), sendcount, sendtype, cr_f_desc(recvbuf), recvcount, recvtype, root, comm, request, ierror);
+}
+void mpi_iscatter_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_iscatter_f08ts_large_);
+
 void CR_F_EXPORT pmpi_iscatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Iscatterv(cr_f_buf(sendbuf), (int*)sendcounts, (int*)displs, *sendtype, cr_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm, (MPI_Request*)request);
@@ -527,6 +1168,20 @@ void CR_F_EXPORT pmpi_iscatterv_f08ts_(void *sendbuf, MPI_Fint *sendcounts, MPI_
     pmpi_iscatterv_(cr_f_desc(sendbuf), sendcounts, displs, sendtype, cr_f_desc(recvbuf), recvcount, recvtype, root, comm, request, ierror);
 }
 void mpi_iscatterv_f08ts_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_iscatterv_f08ts_);
+
+void CR_F_EXPORT pmpi_iscatterv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Iscatterv_c(cr_f_buf(sendbuf), (MPI_Count*)sendcounts, (MPI_Aint*)displs, *sendtype, cr_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_iscatterv_c__(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_iscatterv_c_);
+void mpi_iscatterv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_iscatterv_c_);
+void mpi_iscatterv_c__(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_iscatterv_c_);
+void CR_F_EXPORT pmpi_iscatterv_f08ts_large_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_iscatterv_c_(cr_f_desc(sendbuf), sendcounts, displs, sendtype, cr_f_desc(recvbuf), recvcount, recvtype, root, comm, request, ierror);
+}
+void mpi_iscatterv_f08ts_large_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_iscatterv_f08ts_large_);
 
 void CR_F_EXPORT pmpi_neighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -542,6 +1197,48 @@ void CR_F_EXPORT pmpi_neighbor_allgather_f08ts_(void *sendbuf, MPI_Fint *sendcou
 }
 void mpi_neighbor_allgather_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_allgather_f08ts_);
 
+void CR_F_EXPORT pmpi_neighbor_allgather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Neighbor_allgather_c(cr_f_buf(sendbuf), *sendcount, *sendtype, cr_f_buf(recvbuf), *recvcount, *recvtype, *comm);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_neighbor_allgather_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_allgather_c_);
+void mpi_neighbor_allgather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_allgather_c_);
+void mpi_neighbor_allgather_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_allgather_c_);
+void CR_F_EXPORT pmpi_neighbor_allgather_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    pmpi_neighbor_allgather_c_(cr_f_desc(sendbuf), sendcount, sendtype, cr_f_desc(recvbuf), recvcount, recvtype, comm, ierror);
+}
+void mpi_neighbor_allgather_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_allgather_f08ts_large_);
+
+void CR_F_EXPORT pmpi_neighbor_allgather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Neighbor_allgather_init(cr_f_buf(sendbuf), *sendcount, *sendtype, cr_f_buf(recvbuf), *recvcount, *recvtype, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_neighbor_allgather_init__(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_allgather_init_);
+void mpi_neighbor_allgather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_allgather_init_);
+void mpi_neighbor_allgather_init__(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_allgather_init_);
+void CR_F_EXPORT pmpi_neighbor_allgather_init_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_neighbor_allgather_init_(cr_f_desc(sendbuf), sendcount, sendtype, cr_f_desc(recvbuf), recvcount, recvtype, comm, info, request, ierror);
+}
+void mpi_neighbor_allgather_init_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_allgather_init_f08ts_);
+
+void CR_F_EXPORT pmpi_neighbor_allgather_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Neighbor_allgather_init_c(cr_f_buf(sendbuf), *sendcount, *sendtype, cr_f_buf(recvbuf), *recvcount, *recvtype, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_neighbor_allgather_init_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_allgather_init_c_);
+void mpi_neighbor_allgather_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_allgather_init_c_);
+void mpi_neighbor_allgather_init_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_allgather_init_c_);
+void CR_F_EXPORT pmpi_neighbor_allgather_init_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_neighbor_allgather_init_c_(cr_f_desc(sendbuf), sendcount, sendtype, cr_f_desc(recvbuf), recvcount, recvtype, comm, info, request, ierror);
+}
+void mpi_neighbor_allgather_init_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_allgather_init_f08ts_large_);
+
 void CR_F_EXPORT pmpi_neighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Neighbor_allgatherv(cr_f_buf(sendbuf), *sendcount, *sendtype, cr_f_buf(recvbuf), (int*)recvcounts, (int*)displs, *recvtype, *comm);
@@ -555,6 +1252,48 @@ void CR_F_EXPORT pmpi_neighbor_allgatherv_f08ts_(void *sendbuf, MPI_Fint *sendco
     pmpi_neighbor_allgatherv_(cr_f_desc(sendbuf), sendcount, sendtype, cr_f_desc(recvbuf), recvcounts, displs, recvtype, comm, ierror);
 }
 void mpi_neighbor_allgatherv_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_allgatherv_f08ts_);
+
+void CR_F_EXPORT pmpi_neighbor_allgatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Neighbor_allgatherv_c(cr_f_buf(sendbuf), *sendcount, *sendtype, cr_f_buf(recvbuf), (MPI_Count*)recvcounts, (MPI_Aint*)displs, *recvtype, *comm);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_neighbor_allgatherv_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_allgatherv_c_);
+void mpi_neighbor_allgatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_allgatherv_c_);
+void mpi_neighbor_allgatherv_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_allgatherv_c_);
+void CR_F_EXPORT pmpi_neighbor_allgatherv_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    pmpi_neighbor_allgatherv_c_(cr_f_desc(sendbuf), sendcount, sendtype, cr_f_desc(recvbuf), recvcounts, displs, recvtype, comm, ierror);
+}
+void mpi_neighbor_allgatherv_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_allgatherv_f08ts_large_);
+
+void CR_F_EXPORT pmpi_neighbor_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Neighbor_allgatherv_init(cr_f_buf(sendbuf), *sendcount, *sendtype, cr_f_buf(recvbuf), (int*)recvcounts, (int*)displs, *recvtype, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_neighbor_allgatherv_init__(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_allgatherv_init_);
+void mpi_neighbor_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_allgatherv_init_);
+void mpi_neighbor_allgatherv_init__(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_allgatherv_init_);
+void CR_F_EXPORT pmpi_neighbor_allgatherv_init_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_neighbor_allgatherv_init_(cr_f_desc(sendbuf), sendcount, sendtype, cr_f_desc(recvbuf), recvcounts, displs, recvtype, comm, info, request, ierror);
+}
+void mpi_neighbor_allgatherv_init_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_allgatherv_init_f08ts_);
+
+void CR_F_EXPORT pmpi_neighbor_allgatherv_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Neighbor_allgatherv_init_c(cr_f_buf(sendbuf), *sendcount, *sendtype, cr_f_buf(recvbuf), (MPI_Count*)recvcounts, (MPI_Aint*)displs, *recvtype, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_neighbor_allgatherv_init_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_allgatherv_init_c_);
+void mpi_neighbor_allgatherv_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_allgatherv_init_c_);
+void mpi_neighbor_allgatherv_init_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_allgatherv_init_c_);
+void CR_F_EXPORT pmpi_neighbor_allgatherv_init_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_neighbor_allgatherv_init_c_(cr_f_desc(sendbuf), sendcount, sendtype, cr_f_desc(recvbuf), recvcounts, displs, recvtype, comm, info, request, ierror);
+}
+void mpi_neighbor_allgatherv_init_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_allgatherv_init_f08ts_large_);
 
 void CR_F_EXPORT pmpi_neighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -570,6 +1309,48 @@ void CR_F_EXPORT pmpi_neighbor_alltoall_f08ts_(void *sendbuf, MPI_Fint *sendcoun
 }
 void mpi_neighbor_alltoall_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_alltoall_f08ts_);
 
+void CR_F_EXPORT pmpi_neighbor_alltoall_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Neighbor_alltoall_c(cr_f_buf(sendbuf), *sendcount, *sendtype, cr_f_buf(recvbuf), *recvcount, *recvtype, *comm);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_neighbor_alltoall_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_alltoall_c_);
+void mpi_neighbor_alltoall_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_alltoall_c_);
+void mpi_neighbor_alltoall_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_alltoall_c_);
+void CR_F_EXPORT pmpi_neighbor_alltoall_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    pmpi_neighbor_alltoall_c_(cr_f_desc(sendbuf), sendcount, sendtype, cr_f_desc(recvbuf), recvcount, recvtype, comm, ierror);
+}
+void mpi_neighbor_alltoall_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_alltoall_f08ts_large_);
+
+void CR_F_EXPORT pmpi_neighbor_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Neighbor_alltoall_init(cr_f_buf(sendbuf), *sendcount, *sendtype, cr_f_buf(recvbuf), *recvcount, *recvtype, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_neighbor_alltoall_init__(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_alltoall_init_);
+void mpi_neighbor_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_alltoall_init_);
+void mpi_neighbor_alltoall_init__(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_alltoall_init_);
+void CR_F_EXPORT pmpi_neighbor_alltoall_init_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_neighbor_alltoall_init_(cr_f_desc(sendbuf), sendcount, sendtype, cr_f_desc(recvbuf), recvcount, recvtype, comm, info, request, ierror);
+}
+void mpi_neighbor_alltoall_init_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_alltoall_init_f08ts_);
+
+void CR_F_EXPORT pmpi_neighbor_alltoall_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Neighbor_alltoall_init_c(cr_f_buf(sendbuf), *sendcount, *sendtype, cr_f_buf(recvbuf), *recvcount, *recvtype, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_neighbor_alltoall_init_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_alltoall_init_c_);
+void mpi_neighbor_alltoall_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_alltoall_init_c_);
+void mpi_neighbor_alltoall_init_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_alltoall_init_c_);
+void CR_F_EXPORT pmpi_neighbor_alltoall_init_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_neighbor_alltoall_init_c_(cr_f_desc(sendbuf), sendcount, sendtype, cr_f_desc(recvbuf), recvcount, recvtype, comm, info, request, ierror);
+}
+void mpi_neighbor_alltoall_init_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_alltoall_init_f08ts_large_);
+
 void CR_F_EXPORT pmpi_neighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Neighbor_alltoallv(cr_f_buf(sendbuf), (int*)sendcounts, (int*)sdispls, *sendtype, cr_f_buf(recvbuf), (int*)recvcounts, (int*)rdispls, *recvtype, *comm);
@@ -584,6 +1365,48 @@ void CR_F_EXPORT pmpi_neighbor_alltoallv_f08ts_(void *sendbuf, MPI_Fint *sendcou
 }
 void mpi_neighbor_alltoallv_f08ts_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_alltoallv_f08ts_);
 
+void CR_F_EXPORT pmpi_neighbor_alltoallv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Neighbor_alltoallv_c(cr_f_buf(sendbuf), (MPI_Count*)sendcounts, (MPI_Aint*)sdispls, *sendtype, cr_f_buf(recvbuf), (MPI_Count*)recvcounts, (MPI_Aint*)rdispls, *recvtype, *comm);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_neighbor_alltoallv_c__(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_alltoallv_c_);
+void mpi_neighbor_alltoallv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_alltoallv_c_);
+void mpi_neighbor_alltoallv_c__(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_alltoallv_c_);
+void CR_F_EXPORT pmpi_neighbor_alltoallv_f08ts_large_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    pmpi_neighbor_alltoallv_c_(cr_f_desc(sendbuf), sendcounts, sdispls, sendtype, cr_f_desc(recvbuf), recvcounts, rdispls, recvtype, comm, ierror);
+}
+void mpi_neighbor_alltoallv_f08ts_large_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_alltoallv_f08ts_large_);
+
+void CR_F_EXPORT pmpi_neighbor_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Neighbor_alltoallv_init(cr_f_buf(sendbuf), (int*)sendcounts, (int*)sdispls, *sendtype, cr_f_buf(recvbuf), (int*)recvcounts, (int*)rdispls, *recvtype, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_neighbor_alltoallv_init__(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_alltoallv_init_);
+void mpi_neighbor_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_alltoallv_init_);
+void mpi_neighbor_alltoallv_init__(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_alltoallv_init_);
+void CR_F_EXPORT pmpi_neighbor_alltoallv_init_f08ts_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_neighbor_alltoallv_init_(cr_f_desc(sendbuf), sendcounts, sdispls, sendtype, cr_f_desc(recvbuf), recvcounts, rdispls, recvtype, comm, info, request, ierror);
+}
+void mpi_neighbor_alltoallv_init_f08ts_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_alltoallv_init_f08ts_);
+
+void CR_F_EXPORT pmpi_neighbor_alltoallv_init_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Neighbor_alltoallv_init_c(cr_f_buf(sendbuf), (MPI_Count*)sendcounts, (MPI_Aint*)sdispls, *sendtype, cr_f_buf(recvbuf), (MPI_Count*)recvcounts, (MPI_Aint*)rdispls, *recvtype, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_neighbor_alltoallv_init_c__(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_alltoallv_init_c_);
+void mpi_neighbor_alltoallv_init_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_alltoallv_init_c_);
+void mpi_neighbor_alltoallv_init_c__(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_alltoallv_init_c_);
+void CR_F_EXPORT pmpi_neighbor_alltoallv_init_f08ts_large_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_neighbor_alltoallv_init_c_(cr_f_desc(sendbuf), sendcounts, sdispls, sendtype, cr_f_desc(recvbuf), recvcounts, rdispls, recvtype, comm, info, request, ierror);
+}
+void mpi_neighbor_alltoallv_init_f08ts_large_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_alltoallv_init_f08ts_large_);
+
 void CR_F_EXPORT pmpi_neighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Neighbor_alltoallw(cr_f_buf(sendbuf), (int*)sendcounts, (MPI_Aint*)sdispls, (MPI_Datatype*)sendtypes, cr_f_buf(recvbuf), (int*)recvcounts, (MPI_Aint*)rdispls, (MPI_Datatype*)recvtypes, *comm);
@@ -597,6 +1420,48 @@ void CR_F_EXPORT pmpi_neighbor_alltoallw_f08ts_(void *sendbuf, MPI_Fint *sendcou
     pmpi_neighbor_alltoallw_(cr_f_desc(sendbuf), sendcounts, sdispls, sendtypes, cr_f_desc(recvbuf), recvcounts, rdispls, recvtypes, comm, ierror);
 }
 void mpi_neighbor_alltoallw_f08ts_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_alltoallw_f08ts_);
+
+void CR_F_EXPORT pmpi_neighbor_alltoallw_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Neighbor_alltoallw_c(cr_f_buf(sendbuf), (MPI_Count*)sendcounts, (MPI_Aint*)sdispls, (MPI_Datatype*)sendtypes, cr_f_buf(recvbuf), (MPI_Count*)recvcounts, (MPI_Aint*)rdispls, (MPI_Datatype*)recvtypes, *comm);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_neighbor_alltoallw_c__(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_alltoallw_c_);
+void mpi_neighbor_alltoallw_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_alltoallw_c_);
+void mpi_neighbor_alltoallw_c__(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_alltoallw_c_);
+void CR_F_EXPORT pmpi_neighbor_alltoallw_f08ts_large_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    pmpi_neighbor_alltoallw_c_(cr_f_desc(sendbuf), sendcounts, sdispls, sendtypes, cr_f_desc(recvbuf), recvcounts, rdispls, recvtypes, comm, ierror);
+}
+void mpi_neighbor_alltoallw_f08ts_large_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_alltoallw_f08ts_large_);
+
+void CR_F_EXPORT pmpi_neighbor_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Neighbor_alltoallw_init(cr_f_buf(sendbuf), (int*)sendcounts, (MPI_Aint*)sdispls, (MPI_Datatype*)sendtypes, cr_f_buf(recvbuf), (int*)recvcounts, (MPI_Aint*)rdispls, (MPI_Datatype*)recvtypes, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_neighbor_alltoallw_init__(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_alltoallw_init_);
+void mpi_neighbor_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_alltoallw_init_);
+void mpi_neighbor_alltoallw_init__(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_alltoallw_init_);
+void CR_F_EXPORT pmpi_neighbor_alltoallw_init_f08ts_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_neighbor_alltoallw_init_(cr_f_desc(sendbuf), sendcounts, sdispls, sendtypes, cr_f_desc(recvbuf), recvcounts, rdispls, recvtypes, comm, info, request, ierror);
+}
+void mpi_neighbor_alltoallw_init_f08ts_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_alltoallw_init_f08ts_);
+
+void CR_F_EXPORT pmpi_neighbor_alltoallw_init_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Neighbor_alltoallw_init_c(cr_f_buf(sendbuf), (MPI_Count*)sendcounts, (MPI_Aint*)sdispls, (MPI_Datatype*)sendtypes, cr_f_buf(recvbuf), (MPI_Count*)recvcounts, (MPI_Aint*)rdispls, (MPI_Datatype*)recvtypes, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_neighbor_alltoallw_init_c__(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_alltoallw_init_c_);
+void mpi_neighbor_alltoallw_init_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_alltoallw_init_c_);
+void mpi_neighbor_alltoallw_init_c__(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_alltoallw_init_c_);
+void CR_F_EXPORT pmpi_neighbor_alltoallw_init_f08ts_large_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_neighbor_alltoallw_init_c_(cr_f_desc(sendbuf), sendcounts, sdispls, sendtypes, cr_f_desc(recvbuf), recvcounts, rdispls, recvtypes, comm, info, request, ierror);
+}
+void mpi_neighbor_alltoallw_init_f08ts_large_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_neighbor_alltoallw_init_f08ts_large_);
 
 void CR_F_EXPORT pmpi_op_commutative_(MPI_Fint *op, MPI_Fint *commute, MPI_Fint *ierror)
 {
@@ -661,6 +1526,34 @@ void CR_F_EXPORT pmpi_reduce_f08ts_large_(void *sendbuf, void *recvbuf, MPI_Coun
 }
 void mpi_reduce_f08ts_large_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_reduce_f08ts_large_);
 
+void CR_F_EXPORT pmpi_reduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Reduce_init(cr_f_buf(sendbuf), cr_f_buf(recvbuf), *count, *datatype, *op, *root, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_reduce_init__(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_reduce_init_);
+void mpi_reduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_reduce_init_);
+void mpi_reduce_init__(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_reduce_init_);
+void CR_F_EXPORT pmpi_reduce_init_f08ts_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_reduce_init_(cr_f_desc(sendbuf), cr_f_desc(recvbuf), count, datatype, op, root, comm, info, request, ierror);
+}
+void mpi_reduce_init_f08ts_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_reduce_init_f08ts_);
+
+void CR_F_EXPORT pmpi_reduce_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Reduce_init_c(cr_f_buf(sendbuf), cr_f_buf(recvbuf), *count, *datatype, *op, *root, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_reduce_init_c__(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_reduce_init_c_);
+void mpi_reduce_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_reduce_init_c_);
+void mpi_reduce_init_c__(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_reduce_init_c_);
+void CR_F_EXPORT pmpi_reduce_init_f08ts_large_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_reduce_init_c_(cr_f_desc(sendbuf), cr_f_desc(recvbuf), count, datatype, op, root, comm, info, request, ierror);
+}
+void mpi_reduce_init_f08ts_large_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_reduce_init_f08ts_large_);
+
 void CR_F_EXPORT pmpi_reduce_local_(void *inbuf, void *inoutbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Reduce_local(cr_f_buf(inbuf), cr_f_buf(inoutbuf), *count, *datatype, *op);
@@ -674,6 +1567,20 @@ void CR_F_EXPORT pmpi_reduce_local_f08ts_(void *inbuf, void *inoutbuf, MPI_Fint 
     pmpi_reduce_local_(cr_f_desc(inbuf), cr_f_desc(inoutbuf), count, datatype, op, ierror);
 }
 void mpi_reduce_local_f08ts_(void *inbuf, void *inoutbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror) CR_F_ALIAS(pmpi_reduce_local_f08ts_);
+
+void CR_F_EXPORT pmpi_reduce_local_c_(void *inbuf, void *inoutbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Reduce_local_c(cr_f_buf(inbuf), cr_f_buf(inoutbuf), *count, *datatype, *op);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_reduce_local_c__(void *inbuf, void *inoutbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror) CR_F_ALIAS(pmpi_reduce_local_c_);
+void mpi_reduce_local_c_(void *inbuf, void *inoutbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror) CR_F_ALIAS(pmpi_reduce_local_c_);
+void mpi_reduce_local_c__(void *inbuf, void *inoutbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror) CR_F_ALIAS(pmpi_reduce_local_c_);
+void CR_F_EXPORT pmpi_reduce_local_f08ts_large_(void *inbuf, void *inoutbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror)
+{
+    pmpi_reduce_local_c_(cr_f_desc(inbuf), cr_f_desc(inoutbuf), count, datatype, op, ierror);
+}
+void mpi_reduce_local_f08ts_large_(void *inbuf, void *inoutbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror) CR_F_ALIAS(pmpi_reduce_local_f08ts_large_);
 
 void CR_F_EXPORT pmpi_reduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -703,6 +1610,90 @@ void CR_F_EXPORT pmpi_reduce_scatter_block_f08ts_(void *sendbuf, void *recvbuf, 
 }
 void mpi_reduce_scatter_block_f08ts_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_reduce_scatter_block_f08ts_);
 
+void CR_F_EXPORT pmpi_reduce_scatter_block_c_(void *sendbuf, void *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Reduce_scatter_block_c(cr_f_buf(sendbuf), cr_f_buf(recvbuf), *recvcount, *datatype, *op, *comm);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_reduce_scatter_block_c__(void *sendbuf, void *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_reduce_scatter_block_c_);
+void mpi_reduce_scatter_block_c_(void *sendbuf, void *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_reduce_scatter_block_c_);
+void mpi_reduce_scatter_block_c__(void *sendbuf, void *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_reduce_scatter_block_c_);
+void CR_F_EXPORT pmpi_reduce_scatter_block_f08ts_large_(void *sendbuf, void *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    pmpi_reduce_scatter_block_c_(cr_f_desc(sendbuf), cr_f_desc(recvbuf), recvcount, datatype, op, comm, ierror);
+}
+void mpi_reduce_scatter_block_f08ts_large_(void *sendbuf, void *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_reduce_scatter_block_f08ts_large_);
+
+void CR_F_EXPORT pmpi_reduce_scatter_block_init_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Reduce_scatter_block_init(cr_f_buf(sendbuf), cr_f_buf(recvbuf), *recvcount, *datatype, *op, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_reduce_scatter_block_init__(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_reduce_scatter_block_init_);
+void mpi_reduce_scatter_block_init_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_reduce_scatter_block_init_);
+void mpi_reduce_scatter_block_init__(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_reduce_scatter_block_init_);
+void CR_F_EXPORT pmpi_reduce_scatter_block_init_f08ts_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_reduce_scatter_block_init_(cr_f_desc(sendbuf), cr_f_desc(recvbuf), recvcount, datatype, op, comm, info, request, ierror);
+}
+void mpi_reduce_scatter_block_init_f08ts_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_reduce_scatter_block_init_f08ts_);
+
+void CR_F_EXPORT pmpi_reduce_scatter_block_init_c_(void *sendbuf, void *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Reduce_scatter_block_init_c(cr_f_buf(sendbuf), cr_f_buf(recvbuf), *recvcount, *datatype, *op, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_reduce_scatter_block_init_c__(void *sendbuf, void *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_reduce_scatter_block_init_c_);
+void mpi_reduce_scatter_block_init_c_(void *sendbuf, void *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_reduce_scatter_block_init_c_);
+void mpi_reduce_scatter_block_init_c__(void *sendbuf, void *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_reduce_scatter_block_init_c_);
+void CR_F_EXPORT pmpi_reduce_scatter_block_init_f08ts_large_(void *sendbuf, void *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_reduce_scatter_block_init_c_(cr_f_desc(sendbuf), cr_f_desc(recvbuf), recvcount, datatype, op, comm, info, request, ierror);
+}
+void mpi_reduce_scatter_block_init_f08ts_large_(void *sendbuf, void *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_reduce_scatter_block_init_f08ts_large_);
+
+void CR_F_EXPORT pmpi_reduce_scatter_c_(void *sendbuf, void *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Reduce_scatter_c(cr_f_buf(sendbuf), cr_f_buf(recvbuf), (MPI_Count*)recvcounts, *datatype, *op, *comm);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_reduce_scatter_c__(void *sendbuf, void *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_reduce_scatter_c_);
+void mpi_reduce_scatter_c_(void *sendbuf, void *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_reduce_scatter_c_);
+void mpi_reduce_scatter_c__(void *sendbuf, void *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_reduce_scatter_c_);
+void CR_F_EXPORT pmpi_reduce_scatter_f08ts_large_(void *sendbuf, void *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    pmpi_reduce_scatter_c_(cr_f_desc(sendbuf), cr_f_desc(recvbuf), recvcounts, datatype, op, comm, ierror);
+}
+void mpi_reduce_scatter_f08ts_large_(void *sendbuf, void *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_reduce_scatter_f08ts_large_);
+
+void CR_F_EXPORT pmpi_reduce_scatter_init_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Reduce_scatter_init(cr_f_buf(sendbuf), cr_f_buf(recvbuf), (int*)recvcounts, *datatype, *op, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_reduce_scatter_init__(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_reduce_scatter_init_);
+void mpi_reduce_scatter_init_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_reduce_scatter_init_);
+void mpi_reduce_scatter_init__(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_reduce_scatter_init_);
+void CR_F_EXPORT pmpi_reduce_scatter_init_f08ts_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_reduce_scatter_init_(cr_f_desc(sendbuf), cr_f_desc(recvbuf), recvcounts, datatype, op, comm, info, request, ierror);
+}
+void mpi_reduce_scatter_init_f08ts_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_reduce_scatter_init_f08ts_);
+
+void CR_F_EXPORT pmpi_reduce_scatter_init_c_(void *sendbuf, void *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Reduce_scatter_init_c(cr_f_buf(sendbuf), cr_f_buf(recvbuf), (MPI_Count*)recvcounts, *datatype, *op, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_reduce_scatter_init_c__(void *sendbuf, void *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_reduce_scatter_init_c_);
+void mpi_reduce_scatter_init_c_(void *sendbuf, void *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_reduce_scatter_init_c_);
+void mpi_reduce_scatter_init_c__(void *sendbuf, void *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_reduce_scatter_init_c_);
+void CR_F_EXPORT pmpi_reduce_scatter_init_f08ts_large_(void *sendbuf, void *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_reduce_scatter_init_c_(cr_f_desc(sendbuf), cr_f_desc(recvbuf), recvcounts, datatype, op, comm, info, request, ierror);
+}
+void mpi_reduce_scatter_init_f08ts_large_(void *sendbuf, void *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_reduce_scatter_init_f08ts_large_);
+
 void CR_F_EXPORT pmpi_scan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Scan(cr_f_buf(sendbuf), cr_f_buf(recvbuf), *count, *datatype, *op, *comm);
@@ -716,6 +1707,48 @@ void CR_F_EXPORT pmpi_scan_f08ts_(void *sendbuf, void *recvbuf, MPI_Fint *count,
     pmpi_scan_(cr_f_desc(sendbuf), cr_f_desc(recvbuf), count, datatype, op, comm, ierror);
 }
 void mpi_scan_f08ts_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_scan_f08ts_);
+
+void CR_F_EXPORT pmpi_scan_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Scan_c(cr_f_buf(sendbuf), cr_f_buf(recvbuf), *count, *datatype, *op, *comm);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_scan_c__(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_scan_c_);
+void mpi_scan_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_scan_c_);
+void mpi_scan_c__(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_scan_c_);
+void CR_F_EXPORT pmpi_scan_f08ts_large_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    pmpi_scan_c_(cr_f_desc(sendbuf), cr_f_desc(recvbuf), count, datatype, op, comm, ierror);
+}
+void mpi_scan_f08ts_large_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_scan_f08ts_large_);
+
+void CR_F_EXPORT pmpi_scan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Scan_init(cr_f_buf(sendbuf), cr_f_buf(recvbuf), *count, *datatype, *op, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_scan_init__(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_scan_init_);
+void mpi_scan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_scan_init_);
+void mpi_scan_init__(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_scan_init_);
+void CR_F_EXPORT pmpi_scan_init_f08ts_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_scan_init_(cr_f_desc(sendbuf), cr_f_desc(recvbuf), count, datatype, op, comm, info, request, ierror);
+}
+void mpi_scan_init_f08ts_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_scan_init_f08ts_);
+
+void CR_F_EXPORT pmpi_scan_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Scan_init_c(cr_f_buf(sendbuf), cr_f_buf(recvbuf), *count, *datatype, *op, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_scan_init_c__(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_scan_init_c_);
+void mpi_scan_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_scan_init_c_);
+void mpi_scan_init_c__(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_scan_init_c_);
+void CR_F_EXPORT pmpi_scan_init_f08ts_large_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_scan_init_c_(cr_f_desc(sendbuf), cr_f_desc(recvbuf), count, datatype, op, comm, info, request, ierror);
+}
+void mpi_scan_init_f08ts_large_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_scan_init_f08ts_large_);
 
 void CR_F_EXPORT pmpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -745,6 +1778,34 @@ void CR_F_EXPORT pmpi_scatter_f08ts_large_(void *sendbuf, MPI_Count *sendcount, 
 }
 void mpi_scatter_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_scatter_f08ts_large_);
 
+void CR_F_EXPORT pmpi_scatter_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Scatter_init(cr_f_buf(sendbuf), *sendcount, *sendtype, cr_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_scatter_init__(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_scatter_init_);
+void mpi_scatter_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_scatter_init_);
+void mpi_scatter_init__(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_scatter_init_);
+void CR_F_EXPORT pmpi_scatter_init_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_scatter_init_(cr_f_desc(sendbuf), sendcount, sendtype, cr_f_desc(recvbuf), recvcount, recvtype, root, comm, info, request, ierror);
+}
+void mpi_scatter_init_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_scatter_init_f08ts_);
+
+void CR_F_EXPORT pmpi_scatter_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Scatter_init_c(cr_f_buf(sendbuf), *sendcount, *sendtype, cr_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_scatter_init_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_scatter_init_c_);
+void mpi_scatter_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_scatter_init_c_);
+void mpi_scatter_init_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_scatter_init_c_);
+void CR_F_EXPORT pmpi_scatter_init_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_scatter_init_c_(cr_f_desc(sendbuf), sendcount, sendtype, cr_f_desc(recvbuf), recvcount, recvtype, root, comm, info, request, ierror);
+}
+void mpi_scatter_init_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_scatter_init_f08ts_large_);
+
 void CR_F_EXPORT pmpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Scatterv(cr_f_buf(sendbuf), (int*)sendcounts, (int*)displs, *sendtype, cr_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm);
@@ -758,3 +1819,45 @@ void CR_F_EXPORT pmpi_scatterv_f08ts_(void *sendbuf, MPI_Fint *sendcounts, MPI_F
     pmpi_scatterv_(cr_f_desc(sendbuf), sendcounts, displs, sendtype, cr_f_desc(recvbuf), recvcount, recvtype, root, comm, ierror);
 }
 void mpi_scatterv_f08ts_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_scatterv_f08ts_);
+
+void CR_F_EXPORT pmpi_scatterv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Scatterv_c(cr_f_buf(sendbuf), (MPI_Count*)sendcounts, (MPI_Aint*)displs, *sendtype, cr_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_scatterv_c__(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_scatterv_c_);
+void mpi_scatterv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_scatterv_c_);
+void mpi_scatterv_c__(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_scatterv_c_);
+void CR_F_EXPORT pmpi_scatterv_f08ts_large_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    pmpi_scatterv_c_(cr_f_desc(sendbuf), sendcounts, displs, sendtype, cr_f_desc(recvbuf), recvcount, recvtype, root, comm, ierror);
+}
+void mpi_scatterv_f08ts_large_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_scatterv_f08ts_large_);
+
+void CR_F_EXPORT pmpi_scatterv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Scatterv_init(cr_f_buf(sendbuf), (int*)sendcounts, (int*)displs, *sendtype, cr_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_scatterv_init__(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_scatterv_init_);
+void mpi_scatterv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_scatterv_init_);
+void mpi_scatterv_init__(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_scatterv_init_);
+void CR_F_EXPORT pmpi_scatterv_init_f08ts_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_scatterv_init_(cr_f_desc(sendbuf), sendcounts, displs, sendtype, cr_f_desc(recvbuf), recvcount, recvtype, root, comm, info, request, ierror);
+}
+void mpi_scatterv_init_f08ts_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_scatterv_init_f08ts_);
+
+void CR_F_EXPORT pmpi_scatterv_init_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Scatterv_init_c(cr_f_buf(sendbuf), (MPI_Count*)sendcounts, (MPI_Aint*)displs, *sendtype, cr_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_scatterv_init_c__(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_scatterv_init_c_);
+void mpi_scatterv_init_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_scatterv_init_c_);
+void mpi_scatterv_init_c__(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_scatterv_init_c_);
+void CR_F_EXPORT pmpi_scatterv_init_f08ts_large_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_scatterv_init_c_(cr_f_desc(sendbuf), sendcounts, displs, sendtype, cr_f_desc(recvbuf), recvcount, recvtype, root, comm, info, request, ierror);
+}
+void mpi_scatterv_init_f08ts_large_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_scatterv_init_f08ts_large_);

@@ -216,6 +216,20 @@ void CR_F_EXPORT pmpi_imrecv_f08ts_(void *buf, MPI_Fint *count, MPI_Fint *dataty
 }
 void mpi_imrecv_f08ts_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_imrecv_f08ts_);
 
+void CR_F_EXPORT pmpi_imrecv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Imrecv_c(cr_f_buf(buf), *count, *datatype, (MPI_Message*)message, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_imrecv_c__(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_imrecv_c_);
+void mpi_imrecv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_imrecv_c_);
+void mpi_imrecv_c__(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_imrecv_c_);
+void CR_F_EXPORT pmpi_imrecv_f08ts_large_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_imrecv_c_(cr_f_desc(buf), count, datatype, message, request, ierror);
+}
+void mpi_imrecv_f08ts_large_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_imrecv_f08ts_large_);
+
 void CR_F_EXPORT pmpi_info_create_(MPI_Fint *info, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Info_create((MPI_Info*)info);

@@ -44,6 +44,20 @@ void CR_F_EXPORT pmpi_bsend_init_f08ts_(void *buf, MPI_Fint *count, MPI_Fint *da
 }
 void mpi_bsend_init_f08ts_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_bsend_init_f08ts_);
 
+void CR_F_EXPORT pmpi_bsend_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Bsend_init_c(cr_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_bsend_init_c__(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_bsend_init_c_);
+void mpi_bsend_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_bsend_init_c_);
+void mpi_bsend_init_c__(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_bsend_init_c_);
+void CR_F_EXPORT pmpi_bsend_init_f08ts_large_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_bsend_init_c_(cr_f_desc(buf), count, datatype, dest, tag, comm, request, ierror);
+}
+void mpi_bsend_init_f08ts_large_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_bsend_init_f08ts_large_);
+
 void CR_F_EXPORT pmpi_buffer_attach_(void *buffer, MPI_Fint *size, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Buffer_attach(cr_f_buf(buffer), *size);
@@ -57,6 +71,20 @@ void CR_F_EXPORT pmpi_buffer_attach_f08ts_(void *buffer, MPI_Fint *size, MPI_Fin
     pmpi_buffer_attach_(cr_f_desc(buffer), size, ierror);
 }
 void mpi_buffer_attach_f08ts_(void *buffer, MPI_Fint *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_buffer_attach_f08ts_);
+
+void CR_F_EXPORT pmpi_buffer_attach_c_(void *buffer, MPI_Count *size, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Buffer_attach_c(cr_f_buf(buffer), *size);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_buffer_attach_c__(void *buffer, MPI_Count *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_buffer_attach_c_);
+void mpi_buffer_attach_c_(void *buffer, MPI_Count *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_buffer_attach_c_);
+void mpi_buffer_attach_c__(void *buffer, MPI_Count *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_buffer_attach_c_);
+void CR_F_EXPORT pmpi_buffer_attach_f08ts_large_(void *buffer, MPI_Count *size, MPI_Fint *ierror)
+{
+    pmpi_buffer_attach_c_(cr_f_desc(buffer), size, ierror);
+}
+void mpi_buffer_attach_f08ts_large_(void *buffer, MPI_Count *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_buffer_attach_f08ts_large_);
 
 void CR_F_EXPORT pmpi_buffer_detach_(void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror)
 {
@@ -72,6 +100,21 @@ void CR_F_EXPORT pmpi_buffer_detach_f08ts_(void *buffer_addr, MPI_Fint *size, MP
     pmpi_buffer_detach_(cr_f_desc(buffer_addr), size, ierror);
 }
 void mpi_buffer_detach_f08ts_(void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_buffer_detach_f08ts_);
+
+void CR_F_EXPORT pmpi_buffer_detach_c_(void *buffer_addr, MPI_Count *size, MPI_Fint *ierror)
+{
+    void *cr_buffer_addr = NULL;
+    int cr_err = PMPI_Buffer_detach_c(&cr_buffer_addr, (MPI_Count*)size);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_buffer_detach_c__(void *buffer_addr, MPI_Count *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_buffer_detach_c_);
+void mpi_buffer_detach_c_(void *buffer_addr, MPI_Count *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_buffer_detach_c_);
+void mpi_buffer_detach_c__(void *buffer_addr, MPI_Count *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_buffer_detach_c_);
+void CR_F_EXPORT pmpi_buffer_detach_f08ts_large_(void *buffer_addr, MPI_Count *size, MPI_Fint *ierror)
+{
+    pmpi_buffer_detach_c_(cr_f_desc(buffer_addr), size, ierror);
+}
+void mpi_buffer_detach_f08ts_large_(void *buffer_addr, MPI_Count *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_buffer_detach_f08ts_large_);
 
 void CR_F_EXPORT pmpi_cancel_(MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -175,6 +218,62 @@ void CR_F_EXPORT pmpi_isend_f08ts_large_(void *buf, MPI_Count *count, MPI_Fint *
 }
 void mpi_isend_f08ts_large_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_isend_f08ts_large_);
 
+void CR_F_EXPORT pmpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Isendrecv(cr_f_buf(sendbuf), *sendcount, *sendtype, *dest, *sendtag, cr_f_buf(recvbuf), *recvcount, *recvtype, *source, *recvtag, *comm, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_isendrecv__(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_isendrecv_);
+void mpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_isendrecv_);
+void mpi_isendrecv__(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_isendrecv_);
+void CR_F_EXPORT pmpi_isendrecv_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_isendrecv_(cr_f_desc(sendbuf), sendcount, sendtype, dest, sendtag, cr_f_desc(recvbuf), recvcount, recvtype, source, recvtag, comm, request, ierror);
+}
+void mpi_isendrecv_f08ts_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_isendrecv_f08ts_);
+
+void CR_F_EXPORT pmpi_isendrecv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Isendrecv_c(cr_f_buf(sendbuf), *sendcount, *sendtype, *dest, *sendtag, cr_f_buf(recvbuf), *recvcount, *recvtype, *source, *recvtag, *comm, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_isendrecv_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_isendrecv_c_);
+void mpi_isendrecv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_isendrecv_c_);
+void mpi_isendrecv_c__(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_isendrecv_c_);
+void CR_F_EXPORT pmpi_isendrecv_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_isendrecv_c_(cr_f_desc(sendbuf), sendcount, sendtype, dest, sendtag, cr_f_desc(recvbuf), recvcount, recvtype, source, recvtag, comm, request, ierror);
+}
+void mpi_isendrecv_f08ts_large_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_isendrecv_f08ts_large_);
+
+void CR_F_EXPORT pmpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Isendrecv_replace(cr_f_buf(buf), *count, *datatype, *dest, *sendtag, *source, *recvtag, *comm, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_isendrecv_replace__(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_isendrecv_replace_);
+void mpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_isendrecv_replace_);
+void mpi_isendrecv_replace__(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_isendrecv_replace_);
+void CR_F_EXPORT pmpi_isendrecv_replace_f08ts_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_isendrecv_replace_(cr_f_desc(buf), count, datatype, dest, sendtag, source, recvtag, comm, request, ierror);
+}
+void mpi_isendrecv_replace_f08ts_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_isendrecv_replace_f08ts_);
+
+void CR_F_EXPORT pmpi_isendrecv_replace_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Isendrecv_replace_c(cr_f_buf(buf), *count, *datatype, *dest, *sendtag, *source, *recvtag, *comm, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_isendrecv_replace_c__(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_isendrecv_replace_c_);
+void mpi_isendrecv_replace_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_isendrecv_replace_c_);
+void mpi_isendrecv_replace_c__(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_isendrecv_replace_c_);
+void CR_F_EXPORT pmpi_isendrecv_replace_f08ts_large_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_isendrecv_replace_c_(cr_f_desc(buf), count, datatype, dest, sendtag, source, recvtag, comm, request, ierror);
+}
+void mpi_isendrecv_replace_f08ts_large_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_isendrecv_replace_f08ts_large_);
+
 void CR_F_EXPORT pmpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Mprobe(*source, *tag, *comm, (MPI_Message*)message, cr_f_status(status));
@@ -199,6 +298,20 @@ void CR_F_EXPORT pmpi_mrecv_f08ts_(void *buf, MPI_Fint *count, MPI_Fint *datatyp
     pmpi_mrecv_(cr_f_desc(buf), count, datatype, message, status, ierror);
 }
 void mpi_mrecv_f08ts_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror) CR_F_ALIAS(pmpi_mrecv_f08ts_);
+
+void CR_F_EXPORT pmpi_mrecv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Mrecv_c(cr_f_buf(buf), *count, *datatype, (MPI_Message*)message, cr_f_status(status));
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_mrecv_c__(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror) CR_F_ALIAS(pmpi_mrecv_c_);
+void mpi_mrecv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror) CR_F_ALIAS(pmpi_mrecv_c_);
+void mpi_mrecv_c__(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror) CR_F_ALIAS(pmpi_mrecv_c_);
+void CR_F_EXPORT pmpi_mrecv_f08ts_large_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
+{
+    pmpi_mrecv_c_(cr_f_desc(buf), count, datatype, message, status, ierror);
+}
+void mpi_mrecv_f08ts_large_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror) CR_F_ALIAS(pmpi_mrecv_f08ts_large_);
 
 void CR_F_EXPORT pmpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
 {
@@ -252,6 +365,20 @@ void CR_F_EXPORT pmpi_recv_init_f08ts_(void *buf, MPI_Fint *count, MPI_Fint *dat
     pmpi_recv_init_(cr_f_desc(buf), count, datatype, source, tag, comm, request, ierror);
 }
 void mpi_recv_init_f08ts_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_recv_init_f08ts_);
+
+void CR_F_EXPORT pmpi_recv_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Recv_init_c(cr_f_buf(buf), *count, *datatype, *source, *tag, *comm, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_recv_init_c__(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_recv_init_c_);
+void mpi_recv_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_recv_init_c_);
+void mpi_recv_init_c__(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_recv_init_c_);
+void CR_F_EXPORT pmpi_recv_init_f08ts_large_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_recv_init_c_(cr_f_desc(buf), count, datatype, source, tag, comm, request, ierror);
+}
+void mpi_recv_init_f08ts_large_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_recv_init_f08ts_large_);
 
 void CR_F_EXPORT pmpi_request_free_(MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -319,6 +446,20 @@ void CR_F_EXPORT pmpi_rsend_init_f08ts_(void *buf, MPI_Fint *count, MPI_Fint *da
 }
 void mpi_rsend_init_f08ts_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_rsend_init_f08ts_);
 
+void CR_F_EXPORT pmpi_rsend_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Rsend_init_c(cr_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_rsend_init_c__(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_rsend_init_c_);
+void mpi_rsend_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_rsend_init_c_);
+void mpi_rsend_init_c__(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_rsend_init_c_);
+void CR_F_EXPORT pmpi_rsend_init_f08ts_large_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_rsend_init_c_(cr_f_desc(buf), count, datatype, dest, tag, comm, request, ierror);
+}
+void mpi_rsend_init_f08ts_large_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_rsend_init_f08ts_large_);
+
 void CR_F_EXPORT pmpi_send_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Send(cr_f_buf(buf), *count, *datatype, *dest, *tag, *comm);
@@ -360,6 +501,20 @@ void CR_F_EXPORT pmpi_send_init_f08ts_(void *buf, MPI_Fint *count, MPI_Fint *dat
     pmpi_send_init_(cr_f_desc(buf), count, datatype, dest, tag, comm, request, ierror);
 }
 void mpi_send_init_f08ts_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_send_init_f08ts_);
+
+void CR_F_EXPORT pmpi_send_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Send_init_c(cr_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_send_init_c__(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_send_init_c_);
+void mpi_send_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_send_init_c_);
+void mpi_send_init_c__(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_send_init_c_);
+void CR_F_EXPORT pmpi_send_init_f08ts_large_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_send_init_c_(cr_f_desc(buf), count, datatype, dest, tag, comm, request, ierror);
+}
+void mpi_send_init_f08ts_large_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_send_init_f08ts_large_);
 
 void CR_F_EXPORT pmpi_sendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
 {
@@ -458,6 +613,20 @@ void CR_F_EXPORT pmpi_ssend_init_f08ts_(void *buf, MPI_Fint *count, MPI_Fint *da
     pmpi_ssend_init_(cr_f_desc(buf), count, datatype, dest, tag, comm, request, ierror);
 }
 void mpi_ssend_init_f08ts_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ssend_init_f08ts_);
+
+void CR_F_EXPORT pmpi_ssend_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Ssend_init_c(cr_f_buf(buf), *count, *datatype, *dest, *tag, *comm, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_ssend_init_c__(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ssend_init_c_);
+void mpi_ssend_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ssend_init_c_);
+void mpi_ssend_init_c__(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ssend_init_c_);
+void CR_F_EXPORT pmpi_ssend_init_f08ts_large_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_ssend_init_c_(cr_f_desc(buf), count, datatype, dest, tag, comm, request, ierror);
+}
+void mpi_ssend_init_f08ts_large_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_ssend_init_f08ts_large_);
 
 void CR_F_EXPORT pmpi_start_(MPI_Fint *request, MPI_Fint *ierror)
 {

@@ -814,6 +814,36 @@ MODULE mpi
       INTEGER :: comm
       INTEGER :: ierror
     END SUBROUTINE PMPI_ALLGATHER
+    SUBROUTINE MPI_ALLGATHER_INIT(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+          comm, info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER :: sendcount
+      INTEGER :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER :: recvcount
+      INTEGER :: recvtype
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_ALLGATHER_INIT
+    SUBROUTINE PMPI_ALLGATHER_INIT(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+          comm, info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER :: sendcount
+      INTEGER :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER :: recvcount
+      INTEGER :: recvtype
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_ALLGATHER_INIT
     SUBROUTINE MPI_ALLGATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
           recvtype, comm, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -842,6 +872,38 @@ MODULE mpi
       INTEGER :: comm
       INTEGER :: ierror
     END SUBROUTINE PMPI_ALLGATHERV
+    SUBROUTINE MPI_ALLGATHERV_INIT(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+          recvtype, comm, info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER :: sendcount
+      INTEGER :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER :: recvcounts(*)
+      INTEGER :: displs(*)
+      INTEGER :: recvtype
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_ALLGATHERV_INIT
+    SUBROUTINE PMPI_ALLGATHERV_INIT(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+          recvtype, comm, info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER :: sendcount
+      INTEGER :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER :: recvcounts(*)
+      INTEGER :: displs(*)
+      INTEGER :: recvtype
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_ALLGATHERV_INIT
     SUBROUTINE MPI_ALLOC_MEM(size, info, baseptr, ierror)
       IMPORT :: MPI_ADDRESS_KIND
       INTEGER(KIND=MPI_ADDRESS_KIND) :: size
@@ -878,6 +940,34 @@ MODULE mpi
       INTEGER :: comm
       INTEGER :: ierror
     END SUBROUTINE PMPI_ALLREDUCE
+    SUBROUTINE MPI_ALLREDUCE_INIT(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+          ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: op
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_ALLREDUCE_INIT
+    SUBROUTINE PMPI_ALLREDUCE_INIT(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+          ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: op
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_ALLREDUCE_INIT
     SUBROUTINE MPI_ALLTOALL(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
           ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -904,6 +994,36 @@ MODULE mpi
       INTEGER :: comm
       INTEGER :: ierror
     END SUBROUTINE PMPI_ALLTOALL
+    SUBROUTINE MPI_ALLTOALL_INIT(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+          comm, info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER :: sendcount
+      INTEGER :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER :: recvcount
+      INTEGER :: recvtype
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_ALLTOALL_INIT
+    SUBROUTINE PMPI_ALLTOALL_INIT(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+          comm, info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER :: sendcount
+      INTEGER :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER :: recvcount
+      INTEGER :: recvtype
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_ALLTOALL_INIT
     SUBROUTINE MPI_ALLTOALLV(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
           rdispls, recvtype, comm, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -934,6 +1054,40 @@ MODULE mpi
       INTEGER :: comm
       INTEGER :: ierror
     END SUBROUTINE PMPI_ALLTOALLV
+    SUBROUTINE MPI_ALLTOALLV_INIT(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+          rdispls, recvtype, comm, info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER :: sendcounts(*)
+      INTEGER :: sdispls(*)
+      INTEGER :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER :: recvcounts(*)
+      INTEGER :: rdispls(*)
+      INTEGER :: recvtype
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_ALLTOALLV_INIT
+    SUBROUTINE PMPI_ALLTOALLV_INIT(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+          rdispls, recvtype, comm, info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER :: sendcounts(*)
+      INTEGER :: sdispls(*)
+      INTEGER :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER :: recvcounts(*)
+      INTEGER :: rdispls(*)
+      INTEGER :: recvtype
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_ALLTOALLV_INIT
     SUBROUTINE MPI_ALLTOALLW(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
           rdispls, recvtypes, comm, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -964,6 +1118,40 @@ MODULE mpi
       INTEGER :: comm
       INTEGER :: ierror
     END SUBROUTINE PMPI_ALLTOALLW
+    SUBROUTINE MPI_ALLTOALLW_INIT(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+          rdispls, recvtypes, comm, info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER :: sendcounts(*)
+      INTEGER :: sdispls(*)
+      INTEGER :: sendtypes(*)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER :: recvcounts(*)
+      INTEGER :: rdispls(*)
+      INTEGER :: recvtypes(*)
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_ALLTOALLW_INIT
+    SUBROUTINE PMPI_ALLTOALLW_INIT(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+          rdispls, recvtypes, comm, info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER :: sendcounts(*)
+      INTEGER :: sdispls(*)
+      INTEGER :: sendtypes(*)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER :: recvcounts(*)
+      INTEGER :: rdispls(*)
+      INTEGER :: recvtypes(*)
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_ALLTOALLW_INIT
     SUBROUTINE MPI_ATTR_DELETE(comm, keyval, ierror)
       INTEGER :: comm
       INTEGER :: keyval
@@ -1008,6 +1196,18 @@ MODULE mpi
       INTEGER :: comm
       INTEGER :: ierror
     END SUBROUTINE PMPI_BARRIER
+    SUBROUTINE MPI_BARRIER_INIT(comm, info, request, ierror)
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_BARRIER_INIT
+    SUBROUTINE PMPI_BARRIER_INIT(comm, info, request, ierror)
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_BARRIER_INIT
     SUBROUTINE MPI_BCAST(buffer, count, datatype, root, comm, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
       TYPE(*), DIMENSION(*) :: buffer
@@ -1026,6 +1226,28 @@ MODULE mpi
       INTEGER :: comm
       INTEGER :: ierror
     END SUBROUTINE PMPI_BCAST
+    SUBROUTINE MPI_BCAST_INIT(buffer, count, datatype, root, comm, info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*) :: buffer
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: root
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_BCAST_INIT
+    SUBROUTINE PMPI_BCAST_INIT(buffer, count, datatype, root, comm, info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*) :: buffer
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: root
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_BCAST_INIT
     SUBROUTINE MPI_BSEND(buf, count, datatype, dest, tag, comm, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -1686,6 +1908,32 @@ MODULE mpi
       INTEGER :: comm
       INTEGER :: ierror
     END SUBROUTINE PMPI_EXSCAN
+    SUBROUTINE MPI_EXSCAN_INIT(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: op
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_EXSCAN_INIT
+    SUBROUTINE PMPI_EXSCAN_INIT(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: op
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_EXSCAN_INIT
     SUBROUTINE MPI_FINALIZE(ierror)
       INTEGER :: ierror
     END SUBROUTINE MPI_FINALIZE
@@ -1738,6 +1986,38 @@ MODULE mpi
       INTEGER :: comm
       INTEGER :: ierror
     END SUBROUTINE PMPI_GATHER
+    SUBROUTINE MPI_GATHER_INIT(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+          comm, info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER :: sendcount
+      INTEGER :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER :: recvcount
+      INTEGER :: recvtype
+      INTEGER :: root
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_GATHER_INIT
+    SUBROUTINE PMPI_GATHER_INIT(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+          comm, info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER :: sendcount
+      INTEGER :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER :: recvcount
+      INTEGER :: recvtype
+      INTEGER :: root
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_GATHER_INIT
     SUBROUTINE MPI_GATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
           root, comm, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -1768,6 +2048,40 @@ MODULE mpi
       INTEGER :: comm
       INTEGER :: ierror
     END SUBROUTINE PMPI_GATHERV
+    SUBROUTINE MPI_GATHERV_INIT(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+          recvtype, root, comm, info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER :: sendcount
+      INTEGER :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER :: recvcounts(*)
+      INTEGER :: displs(*)
+      INTEGER :: recvtype
+      INTEGER :: root
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_GATHERV_INIT
+    SUBROUTINE PMPI_GATHERV_INIT(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+          recvtype, root, comm, info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER :: sendcount
+      INTEGER :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER :: recvcounts(*)
+      INTEGER :: displs(*)
+      INTEGER :: recvtype
+      INTEGER :: root
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_GATHERV_INIT
     SUBROUTINE MPI_GET_ADDRESS(location, address, ierror)
       IMPORT :: MPI_ADDRESS_KIND
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: location
@@ -3030,6 +3344,70 @@ MODULE mpi
       INTEGER :: request
       INTEGER :: ierror
     END SUBROUTINE PMPI_ISEND
+    SUBROUTINE MPI_ISENDRECV(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+          recvtype, source, recvtag, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER :: sendcount
+      INTEGER :: sendtype
+      INTEGER :: dest
+      INTEGER :: sendtag
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER :: recvcount
+      INTEGER :: recvtype
+      INTEGER :: source
+      INTEGER :: recvtag
+      INTEGER :: comm
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_ISENDRECV
+    SUBROUTINE PMPI_ISENDRECV(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+          recvtype, source, recvtag, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER :: sendcount
+      INTEGER :: sendtype
+      INTEGER :: dest
+      INTEGER :: sendtag
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER :: recvcount
+      INTEGER :: recvtype
+      INTEGER :: source
+      INTEGER :: recvtag
+      INTEGER :: comm
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_ISENDRECV
+    SUBROUTINE MPI_ISENDRECV_REPLACE(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
+          request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: dest
+      INTEGER :: sendtag
+      INTEGER :: source
+      INTEGER :: recvtag
+      INTEGER :: comm
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_ISENDRECV_REPLACE
+    SUBROUTINE PMPI_ISENDRECV_REPLACE(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
+          request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: dest
+      INTEGER :: sendtag
+      INTEGER :: source
+      INTEGER :: recvtag
+      INTEGER :: comm
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_ISENDRECV_REPLACE
     SUBROUTINE MPI_ISSEND(buf, count, datatype, dest, tag, comm, request, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -3138,6 +3516,36 @@ MODULE mpi
       INTEGER :: comm
       INTEGER :: ierror
     END SUBROUTINE PMPI_NEIGHBOR_ALLGATHER
+    SUBROUTINE MPI_NEIGHBOR_ALLGATHER_INIT(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+          recvtype, comm, info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER :: sendcount
+      INTEGER :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER :: recvcount
+      INTEGER :: recvtype
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_NEIGHBOR_ALLGATHER_INIT
+    SUBROUTINE PMPI_NEIGHBOR_ALLGATHER_INIT(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+          recvtype, comm, info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER :: sendcount
+      INTEGER :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER :: recvcount
+      INTEGER :: recvtype
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_NEIGHBOR_ALLGATHER_INIT
     SUBROUTINE MPI_NEIGHBOR_ALLGATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
           recvtype, comm, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -3166,6 +3574,38 @@ MODULE mpi
       INTEGER :: comm
       INTEGER :: ierror
     END SUBROUTINE PMPI_NEIGHBOR_ALLGATHERV
+    SUBROUTINE MPI_NEIGHBOR_ALLGATHERV_INIT(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+          displs, recvtype, comm, info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER :: sendcount
+      INTEGER :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER :: recvcounts(*)
+      INTEGER :: displs(*)
+      INTEGER :: recvtype
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_NEIGHBOR_ALLGATHERV_INIT
+    SUBROUTINE PMPI_NEIGHBOR_ALLGATHERV_INIT(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+          displs, recvtype, comm, info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER :: sendcount
+      INTEGER :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER :: recvcounts(*)
+      INTEGER :: displs(*)
+      INTEGER :: recvtype
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_NEIGHBOR_ALLGATHERV_INIT
     SUBROUTINE MPI_NEIGHBOR_ALLTOALL(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
           comm, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -3192,6 +3632,36 @@ MODULE mpi
       INTEGER :: comm
       INTEGER :: ierror
     END SUBROUTINE PMPI_NEIGHBOR_ALLTOALL
+    SUBROUTINE MPI_NEIGHBOR_ALLTOALL_INIT(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+          recvtype, comm, info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER :: sendcount
+      INTEGER :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER :: recvcount
+      INTEGER :: recvtype
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_NEIGHBOR_ALLTOALL_INIT
+    SUBROUTINE PMPI_NEIGHBOR_ALLTOALL_INIT(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+          recvtype, comm, info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER :: sendcount
+      INTEGER :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER :: recvcount
+      INTEGER :: recvtype
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_NEIGHBOR_ALLTOALL_INIT
     SUBROUTINE MPI_NEIGHBOR_ALLTOALLV(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
           recvcounts, rdispls, recvtype, comm, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -3222,6 +3692,40 @@ MODULE mpi
       INTEGER :: comm
       INTEGER :: ierror
     END SUBROUTINE PMPI_NEIGHBOR_ALLTOALLV
+    SUBROUTINE MPI_NEIGHBOR_ALLTOALLV_INIT(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+          recvcounts, rdispls, recvtype, comm, info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER :: sendcounts(*)
+      INTEGER :: sdispls(*)
+      INTEGER :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER :: recvcounts(*)
+      INTEGER :: rdispls(*)
+      INTEGER :: recvtype
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_NEIGHBOR_ALLTOALLV_INIT
+    SUBROUTINE PMPI_NEIGHBOR_ALLTOALLV_INIT(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+          recvcounts, rdispls, recvtype, comm, info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER :: sendcounts(*)
+      INTEGER :: sdispls(*)
+      INTEGER :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER :: recvcounts(*)
+      INTEGER :: rdispls(*)
+      INTEGER :: recvtype
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_NEIGHBOR_ALLTOALLV_INIT
     SUBROUTINE MPI_NEIGHBOR_ALLTOALLW(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
           recvcounts, rdispls, recvtypes, comm, ierror)
       IMPORT :: MPI_ADDRESS_KIND
@@ -3254,6 +3758,42 @@ MODULE mpi
       INTEGER :: comm
       INTEGER :: ierror
     END SUBROUTINE PMPI_NEIGHBOR_ALLTOALLW
+    SUBROUTINE MPI_NEIGHBOR_ALLTOALLW_INIT(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+          recvcounts, rdispls, recvtypes, comm, info, request, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: sdispls(*)
+      INTEGER :: sendtypes(*)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: rdispls(*)
+      INTEGER :: recvtypes(*)
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_NEIGHBOR_ALLTOALLW_INIT
+    SUBROUTINE PMPI_NEIGHBOR_ALLTOALLW_INIT(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+          recvcounts, rdispls, recvtypes, comm, info, request, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: sdispls(*)
+      INTEGER :: sendtypes(*)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: rdispls(*)
+      INTEGER :: recvtypes(*)
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_NEIGHBOR_ALLTOALLW_INIT
     SUBROUTINE MPI_OP_COMMUTATIVE(op, commute, ierror)
       INTEGER :: op
       LOGICAL :: commute
@@ -3468,6 +4008,36 @@ MODULE mpi
       INTEGER :: comm
       INTEGER :: ierror
     END SUBROUTINE PMPI_REDUCE
+    SUBROUTINE MPI_REDUCE_INIT(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, &
+          ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: op
+      INTEGER :: root
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_REDUCE_INIT
+    SUBROUTINE PMPI_REDUCE_INIT(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, &
+          ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: op
+      INTEGER :: root
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_REDUCE_INIT
     SUBROUTINE MPI_REDUCE_LOCAL(inbuf, inoutbuf, count, datatype, op, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
       TYPE(*), DIMENSION(*) :: inbuf
@@ -3532,6 +4102,62 @@ MODULE mpi
       INTEGER :: comm
       INTEGER :: ierror
     END SUBROUTINE PMPI_REDUCE_SCATTER_BLOCK
+    SUBROUTINE MPI_REDUCE_SCATTER_BLOCK_INIT(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+          info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER :: recvcount
+      INTEGER :: datatype
+      INTEGER :: op
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_REDUCE_SCATTER_BLOCK_INIT
+    SUBROUTINE PMPI_REDUCE_SCATTER_BLOCK_INIT(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+          info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER :: recvcount
+      INTEGER :: datatype
+      INTEGER :: op
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_REDUCE_SCATTER_BLOCK_INIT
+    SUBROUTINE MPI_REDUCE_SCATTER_INIT(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, &
+          request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER :: recvcounts(*)
+      INTEGER :: datatype
+      INTEGER :: op
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_REDUCE_SCATTER_INIT
+    SUBROUTINE PMPI_REDUCE_SCATTER_INIT(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, &
+          request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER :: recvcounts(*)
+      INTEGER :: datatype
+      INTEGER :: op
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_REDUCE_SCATTER_INIT
     SUBROUTINE MPI_REQUEST_FREE(request, ierror)
       INTEGER :: request
       INTEGER :: ierror
@@ -3618,6 +4244,32 @@ MODULE mpi
       INTEGER :: comm
       INTEGER :: ierror
     END SUBROUTINE PMPI_SCAN
+    SUBROUTINE MPI_SCAN_INIT(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: op
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_SCAN_INIT
+    SUBROUTINE PMPI_SCAN_INIT(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: op
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_SCAN_INIT
     SUBROUTINE MPI_SCATTER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
           comm, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -3646,6 +4298,38 @@ MODULE mpi
       INTEGER :: comm
       INTEGER :: ierror
     END SUBROUTINE PMPI_SCATTER
+    SUBROUTINE MPI_SCATTER_INIT(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+          comm, info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER :: sendcount
+      INTEGER :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER :: recvcount
+      INTEGER :: recvtype
+      INTEGER :: root
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_SCATTER_INIT
+    SUBROUTINE PMPI_SCATTER_INIT(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+          root, comm, info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER :: sendcount
+      INTEGER :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER :: recvcount
+      INTEGER :: recvtype
+      INTEGER :: root
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_SCATTER_INIT
     SUBROUTINE MPI_SCATTERV(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
           root, comm, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -3676,6 +4360,40 @@ MODULE mpi
       INTEGER :: comm
       INTEGER :: ierror
     END SUBROUTINE PMPI_SCATTERV
+    SUBROUTINE MPI_SCATTERV_INIT(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+          recvtype, root, comm, info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER :: sendcounts(*)
+      INTEGER :: displs(*)
+      INTEGER :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER :: recvcount
+      INTEGER :: recvtype
+      INTEGER :: root
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_SCATTERV_INIT
+    SUBROUTINE PMPI_SCATTERV_INIT(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+          recvtype, root, comm, info, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER :: sendcounts(*)
+      INTEGER :: displs(*)
+      INTEGER :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER :: recvcount
+      INTEGER :: recvtype
+      INTEGER :: root
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_SCATTERV_INIT
     SUBROUTINE MPI_SEND(buf, count, datatype, dest, tag, comm, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf

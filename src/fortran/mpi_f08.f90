@@ -726,6 +726,78 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Allgather_c
   END INTERFACE PMPI_Allgather
+  INTERFACE MPI_Allgather_init
+    SUBROUTINE MPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+          comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Allgather_init
+    SUBROUTINE MPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+          comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Allgather_init_c
+  END INTERFACE MPI_Allgather_init
+  INTERFACE PMPI_Allgather_init
+    SUBROUTINE PMPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+          comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Allgather_init
+    SUBROUTINE PMPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+          comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Allgather_init_c
+  END INTERFACE PMPI_Allgather_init
   INTERFACE MPI_Allgatherv
     SUBROUTINE MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
           recvtype, comm, ierror)
@@ -743,6 +815,22 @@ MODULE mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Allgatherv
+    SUBROUTINE MPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+          recvtype, comm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Allgatherv_c
   END INTERFACE MPI_Allgatherv
   INTERFACE PMPI_Allgatherv
     SUBROUTINE PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
@@ -761,7 +849,99 @@ MODULE mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Allgatherv
+    SUBROUTINE PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+          recvtype, comm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Allgatherv_c
   END INTERFACE PMPI_Allgatherv
+  INTERFACE MPI_Allgatherv_init
+    SUBROUTINE MPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+          recvtype, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcounts(*)
+      INTEGER, INTENT(IN) :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Allgatherv_init
+    SUBROUTINE MPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+          recvtype, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Allgatherv_init_c
+  END INTERFACE MPI_Allgatherv_init
+  INTERFACE PMPI_Allgatherv_init
+    SUBROUTINE PMPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+          recvtype, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcounts(*)
+      INTEGER, INTENT(IN) :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Allgatherv_init
+    SUBROUTINE PMPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+          recvtype, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Allgatherv_init_c
+  END INTERFACE PMPI_Allgatherv_init
   INTERFACE MPI_Alloc_mem
     SUBROUTINE MPI_Alloc_mem(size, info, baseptr, ierror)
       IMPORT
@@ -838,6 +1018,74 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Allreduce_c
   END INTERFACE PMPI_Allreduce
+  INTERFACE MPI_Allreduce_init
+    SUBROUTINE MPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+          ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Allreduce_init
+    SUBROUTINE MPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+          ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Allreduce_init_c
+  END INTERFACE MPI_Allreduce_init
+  INTERFACE PMPI_Allreduce_init
+    SUBROUTINE PMPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+          ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Allreduce_init
+    SUBROUTINE PMPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+          ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Allreduce_init_c
+  END INTERFACE PMPI_Allreduce_init
   INTERFACE MPI_Alltoall
     SUBROUTINE MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
           ierror)
@@ -902,6 +1150,78 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Alltoall_c
   END INTERFACE PMPI_Alltoall
+  INTERFACE MPI_Alltoall_init
+    SUBROUTINE MPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+          comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Alltoall_init
+    SUBROUTINE MPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+          comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Alltoall_init_c
+  END INTERFACE MPI_Alltoall_init
+  INTERFACE PMPI_Alltoall_init
+    SUBROUTINE PMPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+          comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Alltoall_init
+    SUBROUTINE PMPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+          comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Alltoall_init_c
+  END INTERFACE PMPI_Alltoall_init
   INTERFACE MPI_Alltoallv
     SUBROUTINE MPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
           rdispls, recvtype, comm, ierror)
@@ -920,6 +1240,23 @@ MODULE mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Alltoallv
+    SUBROUTINE MPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+          rdispls, recvtype, comm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Alltoallv_c
   END INTERFACE MPI_Alltoallv
   INTERFACE PMPI_Alltoallv
     SUBROUTINE PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
@@ -939,7 +1276,104 @@ MODULE mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Alltoallv
+    SUBROUTINE PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+          rdispls, recvtype, comm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Alltoallv_c
   END INTERFACE PMPI_Alltoallv
+  INTERFACE MPI_Alltoallv_init
+    SUBROUTINE MPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+          rdispls, recvtype, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcounts(*)
+      INTEGER, INTENT(IN) :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcounts(*)
+      INTEGER, INTENT(IN) :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Alltoallv_init
+    SUBROUTINE MPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+          rdispls, recvtype, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Alltoallv_init_c
+  END INTERFACE MPI_Alltoallv_init
+  INTERFACE PMPI_Alltoallv_init
+    SUBROUTINE PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+          rdispls, recvtype, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcounts(*)
+      INTEGER, INTENT(IN) :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcounts(*)
+      INTEGER, INTENT(IN) :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Alltoallv_init
+    SUBROUTINE PMPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+          rdispls, recvtype, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Alltoallv_init_c
+  END INTERFACE PMPI_Alltoallv_init
   INTERFACE MPI_Alltoallw
     SUBROUTINE MPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
           rdispls, recvtypes, comm, ierror)
@@ -958,6 +1392,23 @@ MODULE mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Alltoallw
+    SUBROUTINE MPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+          rdispls, recvtypes, comm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Alltoallw_c
   END INTERFACE MPI_Alltoallw
   INTERFACE PMPI_Alltoallw
     SUBROUTINE PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
@@ -977,7 +1428,104 @@ MODULE mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Alltoallw
+    SUBROUTINE PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+          rdispls, recvtypes, comm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Alltoallw_c
   END INTERFACE PMPI_Alltoallw
+  INTERFACE MPI_Alltoallw_init
+    SUBROUTINE MPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+          rdispls, recvtypes, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcounts(*)
+      INTEGER, INTENT(IN) :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcounts(*)
+      INTEGER, INTENT(IN) :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Alltoallw_init
+    SUBROUTINE MPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+          rdispls, recvtypes, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Alltoallw_init_c
+  END INTERFACE MPI_Alltoallw_init
+  INTERFACE PMPI_Alltoallw_init
+    SUBROUTINE PMPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+          rdispls, recvtypes, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcounts(*)
+      INTEGER, INTENT(IN) :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcounts(*)
+      INTEGER, INTENT(IN) :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Alltoallw_init
+    SUBROUTINE PMPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+          recvcounts, rdispls, recvtypes, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Alltoallw_init_c
+  END INTERFACE PMPI_Alltoallw_init
   INTERFACE MPI_Attr_delete
     SUBROUTINE MPI_Attr_delete(comm, keyval, ierror)
       IMPORT
@@ -1054,6 +1602,26 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Barrier
   END INTERFACE PMPI_Barrier
+  INTERFACE MPI_Barrier_init
+    SUBROUTINE MPI_Barrier_init(comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Barrier_init
+  END INTERFACE MPI_Barrier_init
+  INTERFACE PMPI_Barrier_init
+    SUBROUTINE PMPI_Barrier_init(comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Barrier_init
+  END INTERFACE PMPI_Barrier_init
   INTERFACE MPI_Bcast
     SUBROUTINE MPI_Bcast(buffer, count, datatype, root, comm, ierror)
       IMPORT
@@ -1102,6 +1670,62 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Bcast_c
   END INTERFACE PMPI_Bcast
+  INTERFACE MPI_Bcast_init
+    SUBROUTINE MPI_Bcast_init(buffer, count, datatype, root, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*) :: buffer
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Bcast_init
+    SUBROUTINE MPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*) :: buffer
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Bcast_init_c
+  END INTERFACE MPI_Bcast_init
+  INTERFACE PMPI_Bcast_init
+    SUBROUTINE PMPI_Bcast_init(buffer, count, datatype, root, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*) :: buffer
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Bcast_init
+    SUBROUTINE PMPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*) :: buffer
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Bcast_init_c
+  END INTERFACE PMPI_Bcast_init
   INTERFACE MPI_Bsend
     SUBROUTINE MPI_Bsend(buf, count, datatype, dest, tag, comm, ierror)
       IMPORT
@@ -1168,6 +1792,19 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Bsend_init
+    SUBROUTINE MPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Bsend_init_c
   END INTERFACE MPI_Bsend_init
   INTERFACE PMPI_Bsend_init
     SUBROUTINE PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request, ierror)
@@ -1183,6 +1820,19 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Bsend_init
+    SUBROUTINE PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Bsend_init_c
   END INTERFACE PMPI_Bsend_init
   INTERFACE MPI_Buffer_attach
     SUBROUTINE MPI_Buffer_attach(buffer, size, ierror)
@@ -1193,6 +1843,14 @@ MODULE mpi_f08
       INTEGER, INTENT(IN) :: size
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Buffer_attach
+    SUBROUTINE MPI_Buffer_attach_c(buffer, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*) :: buffer
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Buffer_attach_c
   END INTERFACE MPI_Buffer_attach
   INTERFACE PMPI_Buffer_attach
     SUBROUTINE PMPI_Buffer_attach(buffer, size, ierror)
@@ -1203,6 +1861,14 @@ MODULE mpi_f08
       INTEGER, INTENT(IN) :: size
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Buffer_attach
+    SUBROUTINE PMPI_Buffer_attach_c(buffer, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*) :: buffer
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Buffer_attach_c
   END INTERFACE PMPI_Buffer_attach
   INTERFACE MPI_Buffer_detach
     SUBROUTINE MPI_Buffer_detach(buffer_addr, size, ierror)
@@ -1213,6 +1879,14 @@ MODULE mpi_f08
       INTEGER, INTENT(OUT) :: size
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Buffer_detach
+    SUBROUTINE MPI_Buffer_detach_c(buffer_addr, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+      TYPE(*), DIMENSION(*) :: buffer_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Buffer_detach_c
   END INTERFACE MPI_Buffer_detach
   INTERFACE PMPI_Buffer_detach
     SUBROUTINE PMPI_Buffer_detach(buffer_addr, size, ierror)
@@ -1223,6 +1897,14 @@ MODULE mpi_f08
       INTEGER, INTENT(OUT) :: size
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Buffer_detach
+    SUBROUTINE PMPI_Buffer_detach_c(buffer_addr, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+      TYPE(*), DIMENSION(*) :: buffer_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Buffer_detach_c
   END INTERFACE PMPI_Buffer_detach
   INTERFACE MPI_Cancel
     SUBROUTINE MPI_Cancel(request, ierror)
@@ -2164,6 +2846,19 @@ MODULE mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Exscan
+    SUBROUTINE MPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Exscan_c
   END INTERFACE MPI_Exscan
   INTERFACE PMPI_Exscan
     SUBROUTINE PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm, ierror)
@@ -2179,7 +2874,85 @@ MODULE mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Exscan
+    SUBROUTINE PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Exscan_c
   END INTERFACE PMPI_Exscan
+  INTERFACE MPI_Exscan_init
+    SUBROUTINE MPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Exscan_init
+    SUBROUTINE MPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Exscan_init_c
+  END INTERFACE MPI_Exscan_init
+  INTERFACE PMPI_Exscan_init
+    SUBROUTINE PMPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Exscan_init
+    SUBROUTINE PMPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+          ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Exscan_init_c
+  END INTERFACE PMPI_Exscan_init
   INTERFACE MPI_Finalize
     SUBROUTINE MPI_Finalize(ierror)
       IMPORT
@@ -2296,6 +3069,82 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Gather_c
   END INTERFACE PMPI_Gather
+  INTERFACE MPI_Gather_init
+    SUBROUTINE MPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+          comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Gather_init
+    SUBROUTINE MPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+          root, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Gather_init_c
+  END INTERFACE MPI_Gather_init
+  INTERFACE PMPI_Gather_init
+    SUBROUTINE PMPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+          comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Gather_init
+    SUBROUTINE PMPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+          root, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Gather_init_c
+  END INTERFACE PMPI_Gather_init
   INTERFACE MPI_Gatherv
     SUBROUTINE MPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
           root, comm, ierror)
@@ -2314,6 +3163,23 @@ MODULE mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Gatherv
+    SUBROUTINE MPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+          root, comm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Gatherv_c
   END INTERFACE MPI_Gatherv
   INTERFACE PMPI_Gatherv
     SUBROUTINE PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
@@ -2333,7 +3199,104 @@ MODULE mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Gatherv
+    SUBROUTINE PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+          recvtype, root, comm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Gatherv_c
   END INTERFACE PMPI_Gatherv
+  INTERFACE MPI_Gatherv_init
+    SUBROUTINE MPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+          recvtype, root, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcounts(*)
+      INTEGER, INTENT(IN) :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Gatherv_init
+    SUBROUTINE MPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+          recvtype, root, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Gatherv_init_c
+  END INTERFACE MPI_Gatherv_init
+  INTERFACE PMPI_Gatherv_init
+    SUBROUTINE PMPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+          recvtype, root, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcounts(*)
+      INTEGER, INTENT(IN) :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Gatherv_init
+    SUBROUTINE PMPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+          recvtype, root, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Gatherv_init_c
+  END INTERFACE PMPI_Gatherv_init
   INTERFACE MPI_Get_address
     SUBROUTINE MPI_Get_address(location, address, ierror)
       IMPORT
@@ -2897,6 +3860,22 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Iallgather
+    SUBROUTINE MPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+          request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Iallgather_c
   END INTERFACE MPI_Iallgather
   INTERFACE PMPI_Iallgather
     SUBROUTINE PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
@@ -2915,6 +3894,22 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Iallgather
+    SUBROUTINE PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+          comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Iallgather_c
   END INTERFACE PMPI_Iallgather
   INTERFACE MPI_Iallgatherv
     SUBROUTINE MPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
@@ -2934,6 +3929,23 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Iallgatherv
+    SUBROUTINE MPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+          recvtype, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Iallgatherv_c
   END INTERFACE MPI_Iallgatherv
   INTERFACE PMPI_Iallgatherv
     SUBROUTINE PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
@@ -2953,6 +3965,23 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Iallgatherv
+    SUBROUTINE PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+          recvtype, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Iallgatherv_c
   END INTERFACE PMPI_Iallgatherv
   INTERFACE MPI_Iallreduce
     SUBROUTINE MPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
@@ -2969,6 +3998,20 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Iallreduce
+    SUBROUTINE MPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Iallreduce_c
   END INTERFACE MPI_Iallreduce
   INTERFACE PMPI_Iallreduce
     SUBROUTINE PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
@@ -2985,6 +4028,20 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Iallreduce
+    SUBROUTINE PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Iallreduce_c
   END INTERFACE PMPI_Iallreduce
   INTERFACE MPI_Ialltoall
     SUBROUTINE MPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
@@ -3003,6 +4060,22 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Ialltoall
+    SUBROUTINE MPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+          request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Ialltoall_c
   END INTERFACE MPI_Ialltoall
   INTERFACE PMPI_Ialltoall
     SUBROUTINE PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
@@ -3021,6 +4094,22 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Ialltoall
+    SUBROUTINE PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+          request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Ialltoall_c
   END INTERFACE PMPI_Ialltoall
   INTERFACE MPI_Ialltoallv
     SUBROUTINE MPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
@@ -3041,6 +4130,24 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Ialltoallv
+    SUBROUTINE MPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+          rdispls, recvtype, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Ialltoallv_c
   END INTERFACE MPI_Ialltoallv
   INTERFACE PMPI_Ialltoallv
     SUBROUTINE PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
@@ -3061,6 +4168,24 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Ialltoallv
+    SUBROUTINE PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+          rdispls, recvtype, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Ialltoallv_c
   END INTERFACE PMPI_Ialltoallv
   INTERFACE MPI_Ialltoallw
     SUBROUTINE MPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
@@ -3081,6 +4206,24 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Ialltoallw
+    SUBROUTINE MPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+          rdispls, recvtypes, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Ialltoallw_c
   END INTERFACE MPI_Ialltoallw
   INTERFACE PMPI_Ialltoallw
     SUBROUTINE PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
@@ -3101,6 +4244,24 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Ialltoallw
+    SUBROUTINE PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+          rdispls, recvtypes, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Ialltoallw_c
   END INTERFACE PMPI_Ialltoallw
   INTERFACE MPI_Ibarrier
     SUBROUTINE MPI_Ibarrier(comm, request, ierror)
@@ -3133,6 +4294,18 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Ibcast
+    SUBROUTINE MPI_Ibcast_c(buffer, count, datatype, root, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*) :: buffer
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Ibcast_c
   END INTERFACE MPI_Ibcast
   INTERFACE PMPI_Ibcast
     SUBROUTINE PMPI_Ibcast(buffer, count, datatype, root, comm, request, ierror)
@@ -3147,6 +4320,18 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Ibcast
+    SUBROUTINE PMPI_Ibcast_c(buffer, count, datatype, root, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*) :: buffer
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Ibcast_c
   END INTERFACE PMPI_Ibcast
   INTERFACE MPI_Ibsend
     SUBROUTINE MPI_Ibsend(buf, count, datatype, dest, tag, comm, request, ierror)
@@ -3219,6 +4404,20 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Iexscan
+    SUBROUTINE MPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Iexscan_c
   END INTERFACE MPI_Iexscan
   INTERFACE PMPI_Iexscan
     SUBROUTINE PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
@@ -3235,6 +4434,20 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Iexscan
+    SUBROUTINE PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Iexscan_c
   END INTERFACE PMPI_Iexscan
   INTERFACE MPI_Igather
     SUBROUTINE MPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
@@ -3254,6 +4467,23 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Igather
+    SUBROUTINE MPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+          comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Igather_c
   END INTERFACE MPI_Igather
   INTERFACE PMPI_Igather
     SUBROUTINE PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
@@ -3273,6 +4503,23 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Igather
+    SUBROUTINE PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+          comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Igather_c
   END INTERFACE PMPI_Igather
   INTERFACE MPI_Igatherv
     SUBROUTINE MPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
@@ -3293,6 +4540,24 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Igatherv
+    SUBROUTINE MPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+          recvtype, root, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Igatherv_c
   END INTERFACE MPI_Igatherv
   INTERFACE PMPI_Igatherv
     SUBROUTINE PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
@@ -3313,6 +4578,24 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Igatherv
+    SUBROUTINE PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+          recvtype, root, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Igatherv_c
   END INTERFACE PMPI_Igatherv
   INTERFACE MPI_Improbe
     SUBROUTINE MPI_Improbe(source, tag, comm, flag, message, status, ierror)
@@ -3352,6 +4635,17 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Imrecv
+    SUBROUTINE MPI_Imrecv_c(buf, count, datatype, message, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Message), INTENT(INOUT) :: message
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Imrecv_c
   END INTERFACE MPI_Imrecv
   INTERFACE PMPI_Imrecv
     SUBROUTINE PMPI_Imrecv(buf, count, datatype, message, request, ierror)
@@ -3365,6 +4659,17 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Imrecv
+    SUBROUTINE PMPI_Imrecv_c(buf, count, datatype, message, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Message), INTENT(INOUT) :: message
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Imrecv_c
   END INTERFACE PMPI_Imrecv
   INTERFACE MPI_Ineighbor_allgather
     SUBROUTINE MPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
@@ -3383,6 +4688,22 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Ineighbor_allgather
+    SUBROUTINE MPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+          recvtype, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Ineighbor_allgather_c
   END INTERFACE MPI_Ineighbor_allgather
   INTERFACE PMPI_Ineighbor_allgather
     SUBROUTINE PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
@@ -3401,6 +4722,22 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Ineighbor_allgather
+    SUBROUTINE PMPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+          recvtype, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Ineighbor_allgather_c
   END INTERFACE PMPI_Ineighbor_allgather
   INTERFACE MPI_Ineighbor_allgatherv
     SUBROUTINE MPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
@@ -3420,6 +4757,23 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Ineighbor_allgatherv
+    SUBROUTINE MPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+          displs, recvtype, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Ineighbor_allgatherv_c
   END INTERFACE MPI_Ineighbor_allgatherv
   INTERFACE PMPI_Ineighbor_allgatherv
     SUBROUTINE PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
@@ -3439,6 +4793,23 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Ineighbor_allgatherv
+    SUBROUTINE PMPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+          displs, recvtype, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Ineighbor_allgatherv_c
   END INTERFACE PMPI_Ineighbor_allgatherv
   INTERFACE MPI_Ineighbor_alltoall
     SUBROUTINE MPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
@@ -3457,6 +4828,22 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Ineighbor_alltoall
+    SUBROUTINE MPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+          recvtype, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Ineighbor_alltoall_c
   END INTERFACE MPI_Ineighbor_alltoall
   INTERFACE PMPI_Ineighbor_alltoall
     SUBROUTINE PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
@@ -3475,6 +4862,22 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Ineighbor_alltoall
+    SUBROUTINE PMPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+          recvtype, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Ineighbor_alltoall_c
   END INTERFACE PMPI_Ineighbor_alltoall
   INTERFACE MPI_Ineighbor_alltoallv
     SUBROUTINE MPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
@@ -3495,6 +4898,24 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Ineighbor_alltoallv
+    SUBROUTINE MPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+          recvcounts, rdispls, recvtype, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Ineighbor_alltoallv_c
   END INTERFACE MPI_Ineighbor_alltoallv
   INTERFACE PMPI_Ineighbor_alltoallv
     SUBROUTINE PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
@@ -3515,6 +4936,24 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Ineighbor_alltoallv
+    SUBROUTINE PMPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+          recvcounts, rdispls, recvtype, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Ineighbor_alltoallv_c
   END INTERFACE PMPI_Ineighbor_alltoallv
   INTERFACE MPI_Ineighbor_alltoallw
     SUBROUTINE MPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
@@ -3535,6 +4974,24 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Ineighbor_alltoallw
+    SUBROUTINE MPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+          recvcounts, rdispls, recvtypes, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Ineighbor_alltoallw_c
   END INTERFACE MPI_Ineighbor_alltoallw
   INTERFACE PMPI_Ineighbor_alltoallw
     SUBROUTINE PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
@@ -3555,6 +5012,24 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Ineighbor_alltoallw
+    SUBROUTINE PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+          recvcounts, rdispls, recvtypes, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Ineighbor_alltoallw_c
   END INTERFACE PMPI_Ineighbor_alltoallw
   INTERFACE MPI_Info_create
     SUBROUTINE MPI_Info_create(info, ierror)
@@ -3960,6 +5435,21 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Ireduce
+    SUBROUTINE MPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Ireduce_c
   END INTERFACE MPI_Ireduce
   INTERFACE PMPI_Ireduce
     SUBROUTINE PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
@@ -3977,6 +5467,21 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Ireduce
+    SUBROUTINE PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Ireduce_c
   END INTERFACE PMPI_Ireduce
   INTERFACE MPI_Ireduce_scatter
     SUBROUTINE MPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, &
@@ -3994,6 +5499,21 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Ireduce_scatter
+    SUBROUTINE MPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, &
+          ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Ireduce_scatter_c
   END INTERFACE MPI_Ireduce_scatter
   INTERFACE PMPI_Ireduce_scatter
     SUBROUTINE PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, &
@@ -4011,6 +5531,21 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Ireduce_scatter
+    SUBROUTINE PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, &
+          ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Ireduce_scatter_c
   END INTERFACE PMPI_Ireduce_scatter
   INTERFACE MPI_Ireduce_scatter_block
     SUBROUTINE MPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, &
@@ -4028,6 +5563,21 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Ireduce_scatter_block
+    SUBROUTINE MPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+          request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Ireduce_scatter_block_c
   END INTERFACE MPI_Ireduce_scatter_block
   INTERFACE PMPI_Ireduce_scatter_block
     SUBROUTINE PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, &
@@ -4045,6 +5595,21 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Ireduce_scatter_block
+    SUBROUTINE PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+          request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Ireduce_scatter_block_c
   END INTERFACE PMPI_Ireduce_scatter_block
   INTERFACE MPI_Irsend
     SUBROUTINE MPI_Irsend(buf, count, datatype, dest, tag, comm, request, ierror)
@@ -4133,6 +5698,20 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Iscan
+    SUBROUTINE MPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Iscan_c
   END INTERFACE MPI_Iscan
   INTERFACE PMPI_Iscan
     SUBROUTINE PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
@@ -4149,6 +5728,20 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Iscan
+    SUBROUTINE PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Iscan_c
   END INTERFACE PMPI_Iscan
   INTERFACE MPI_Iscatter
     SUBROUTINE MPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
@@ -4168,6 +5761,23 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Iscatter
+    SUBROUTINE MPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+          comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Iscatter_c
   END INTERFACE MPI_Iscatter
   INTERFACE PMPI_Iscatter
     SUBROUTINE PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
@@ -4187,6 +5797,23 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Iscatter
+    SUBROUTINE PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+          comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Iscatter_c
   END INTERFACE PMPI_Iscatter
   INTERFACE MPI_Iscatterv
     SUBROUTINE MPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
@@ -4207,6 +5834,24 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Iscatterv
+    SUBROUTINE MPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+          recvtype, root, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Iscatterv_c
   END INTERFACE MPI_Iscatterv
   INTERFACE PMPI_Iscatterv
     SUBROUTINE PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
@@ -4227,6 +5872,24 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Iscatterv
+    SUBROUTINE PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+          recvtype, root, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Iscatterv_c
   END INTERFACE PMPI_Iscatterv
   INTERFACE MPI_Isend
     SUBROUTINE MPI_Isend(buf, count, datatype, dest, tag, comm, request, ierror)
@@ -4284,6 +5947,158 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Isend_c
   END INTERFACE PMPI_Isend
+  INTERFACE MPI_Isendrecv
+    SUBROUTINE MPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+          recvtype, source, recvtag, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: sendtag
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: source
+      INTEGER, INTENT(IN) :: recvtag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Isendrecv
+    SUBROUTINE MPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+          recvtype, source, recvtag, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: sendtag
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: source
+      INTEGER, INTENT(IN) :: recvtag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Isendrecv_c
+  END INTERFACE MPI_Isendrecv
+  INTERFACE PMPI_Isendrecv
+    SUBROUTINE PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+          recvtype, source, recvtag, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: sendtag
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: source
+      INTEGER, INTENT(IN) :: recvtag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Isendrecv
+    SUBROUTINE PMPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+          recvtype, source, recvtag, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: sendtag
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: source
+      INTEGER, INTENT(IN) :: recvtag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Isendrecv_c
+  END INTERFACE PMPI_Isendrecv
+  INTERFACE MPI_Isendrecv_replace
+    SUBROUTINE MPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
+          request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: sendtag
+      INTEGER, INTENT(IN) :: source
+      INTEGER, INTENT(IN) :: recvtag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Isendrecv_replace
+    SUBROUTINE MPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, &
+          comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: sendtag
+      INTEGER, INTENT(IN) :: source
+      INTEGER, INTENT(IN) :: recvtag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Isendrecv_replace_c
+  END INTERFACE MPI_Isendrecv_replace
+  INTERFACE PMPI_Isendrecv_replace
+    SUBROUTINE PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
+          request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: sendtag
+      INTEGER, INTENT(IN) :: source
+      INTEGER, INTENT(IN) :: recvtag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Isendrecv_replace
+    SUBROUTINE PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, &
+          comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: sendtag
+      INTEGER, INTENT(IN) :: source
+      INTEGER, INTENT(IN) :: recvtag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Isendrecv_replace_c
+  END INTERFACE PMPI_Isendrecv_replace
   INTERFACE MPI_Issend
     SUBROUTINE MPI_Issend(buf, count, datatype, dest, tag, comm, request, ierror)
       IMPORT
@@ -4414,6 +6229,17 @@ MODULE mpi_f08
       TYPE(MPI_Status) :: status
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Mrecv
+    SUBROUTINE MPI_Mrecv_c(buf, count, datatype, message, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Message), INTENT(INOUT) :: message
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Mrecv_c
   END INTERFACE MPI_Mrecv
   INTERFACE PMPI_Mrecv
     SUBROUTINE PMPI_Mrecv(buf, count, datatype, message, status, ierror)
@@ -4427,6 +6253,17 @@ MODULE mpi_f08
       TYPE(MPI_Status) :: status
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Mrecv
+    SUBROUTINE PMPI_Mrecv_c(buf, count, datatype, message, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Message), INTENT(INOUT) :: message
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Mrecv_c
   END INTERFACE PMPI_Mrecv
   INTERFACE MPI_Neighbor_allgather
     SUBROUTINE MPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
@@ -4444,6 +6281,21 @@ MODULE mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Neighbor_allgather
+    SUBROUTINE MPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+          recvtype, comm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Neighbor_allgather_c
   END INTERFACE MPI_Neighbor_allgather
   INTERFACE PMPI_Neighbor_allgather
     SUBROUTINE PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
@@ -4461,7 +6313,94 @@ MODULE mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Neighbor_allgather
+    SUBROUTINE PMPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+          recvtype, comm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Neighbor_allgather_c
   END INTERFACE PMPI_Neighbor_allgather
+  INTERFACE MPI_Neighbor_allgather_init
+    SUBROUTINE MPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+          recvtype, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Neighbor_allgather_init
+    SUBROUTINE MPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+          recvtype, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Neighbor_allgather_init_c
+  END INTERFACE MPI_Neighbor_allgather_init
+  INTERFACE PMPI_Neighbor_allgather_init
+    SUBROUTINE PMPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+          recvtype, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Neighbor_allgather_init
+    SUBROUTINE PMPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+          recvtype, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Neighbor_allgather_init_c
+  END INTERFACE PMPI_Neighbor_allgather_init
   INTERFACE MPI_Neighbor_allgatherv
     SUBROUTINE MPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
           recvtype, comm, ierror)
@@ -4479,6 +6418,22 @@ MODULE mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Neighbor_allgatherv
+    SUBROUTINE MPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+          displs, recvtype, comm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Neighbor_allgatherv_c
   END INTERFACE MPI_Neighbor_allgatherv
   INTERFACE PMPI_Neighbor_allgatherv
     SUBROUTINE PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
@@ -4497,7 +6452,99 @@ MODULE mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Neighbor_allgatherv
+    SUBROUTINE PMPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+          displs, recvtype, comm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Neighbor_allgatherv_c
   END INTERFACE PMPI_Neighbor_allgatherv
+  INTERFACE MPI_Neighbor_allgatherv_init
+    SUBROUTINE MPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+          displs, recvtype, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcounts(*)
+      INTEGER, INTENT(IN) :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Neighbor_allgatherv_init
+    SUBROUTINE MPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+          displs, recvtype, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Neighbor_allgatherv_init_c
+  END INTERFACE MPI_Neighbor_allgatherv_init
+  INTERFACE PMPI_Neighbor_allgatherv_init
+    SUBROUTINE PMPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+          displs, recvtype, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcounts(*)
+      INTEGER, INTENT(IN) :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Neighbor_allgatherv_init
+    SUBROUTINE PMPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+          displs, recvtype, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Neighbor_allgatherv_init_c
+  END INTERFACE PMPI_Neighbor_allgatherv_init
   INTERFACE MPI_Neighbor_alltoall
     SUBROUTINE MPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
           comm, ierror)
@@ -4514,6 +6561,21 @@ MODULE mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Neighbor_alltoall
+    SUBROUTINE MPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+          recvtype, comm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Neighbor_alltoall_c
   END INTERFACE MPI_Neighbor_alltoall
   INTERFACE PMPI_Neighbor_alltoall
     SUBROUTINE PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
@@ -4531,7 +6593,94 @@ MODULE mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Neighbor_alltoall
+    SUBROUTINE PMPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+          recvtype, comm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Neighbor_alltoall_c
   END INTERFACE PMPI_Neighbor_alltoall
+  INTERFACE MPI_Neighbor_alltoall_init
+    SUBROUTINE MPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+          recvtype, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Neighbor_alltoall_init
+    SUBROUTINE MPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+          recvtype, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Neighbor_alltoall_init_c
+  END INTERFACE MPI_Neighbor_alltoall_init
+  INTERFACE PMPI_Neighbor_alltoall_init
+    SUBROUTINE PMPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+          recvtype, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Neighbor_alltoall_init
+    SUBROUTINE PMPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+          recvtype, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Neighbor_alltoall_init_c
+  END INTERFACE PMPI_Neighbor_alltoall_init
   INTERFACE MPI_Neighbor_alltoallv
     SUBROUTINE MPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
           recvcounts, rdispls, recvtype, comm, ierror)
@@ -4550,6 +6699,23 @@ MODULE mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Neighbor_alltoallv
+    SUBROUTINE MPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+          recvcounts, rdispls, recvtype, comm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Neighbor_alltoallv_c
   END INTERFACE MPI_Neighbor_alltoallv
   INTERFACE PMPI_Neighbor_alltoallv
     SUBROUTINE PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
@@ -4569,7 +6735,104 @@ MODULE mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Neighbor_alltoallv
+    SUBROUTINE PMPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+          recvcounts, rdispls, recvtype, comm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Neighbor_alltoallv_c
   END INTERFACE PMPI_Neighbor_alltoallv
+  INTERFACE MPI_Neighbor_alltoallv_init
+    SUBROUTINE MPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+          recvcounts, rdispls, recvtype, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcounts(*)
+      INTEGER, INTENT(IN) :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcounts(*)
+      INTEGER, INTENT(IN) :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Neighbor_alltoallv_init
+    SUBROUTINE MPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+          recvcounts, rdispls, recvtype, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Neighbor_alltoallv_init_c
+  END INTERFACE MPI_Neighbor_alltoallv_init
+  INTERFACE PMPI_Neighbor_alltoallv_init
+    SUBROUTINE PMPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+          recvcounts, rdispls, recvtype, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcounts(*)
+      INTEGER, INTENT(IN) :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcounts(*)
+      INTEGER, INTENT(IN) :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Neighbor_alltoallv_init
+    SUBROUTINE PMPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+          recvcounts, rdispls, recvtype, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Neighbor_alltoallv_init_c
+  END INTERFACE PMPI_Neighbor_alltoallv_init
   INTERFACE MPI_Neighbor_alltoallw
     SUBROUTINE MPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
           recvcounts, rdispls, recvtypes, comm, ierror)
@@ -4588,6 +6851,23 @@ MODULE mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Neighbor_alltoallw
+    SUBROUTINE MPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+          recvcounts, rdispls, recvtypes, comm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Neighbor_alltoallw_c
   END INTERFACE MPI_Neighbor_alltoallw
   INTERFACE PMPI_Neighbor_alltoallw
     SUBROUTINE PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
@@ -4607,7 +6887,104 @@ MODULE mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Neighbor_alltoallw
+    SUBROUTINE PMPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+          recvcounts, rdispls, recvtypes, comm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Neighbor_alltoallw_c
   END INTERFACE PMPI_Neighbor_alltoallw
+  INTERFACE MPI_Neighbor_alltoallw_init
+    SUBROUTINE MPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+          recvcounts, rdispls, recvtypes, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Neighbor_alltoallw_init
+    SUBROUTINE MPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+          recvcounts, rdispls, recvtypes, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Neighbor_alltoallw_init_c
+  END INTERFACE MPI_Neighbor_alltoallw_init
+  INTERFACE PMPI_Neighbor_alltoallw_init
+    SUBROUTINE PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+          recvcounts, rdispls, recvtypes, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Neighbor_alltoallw_init
+    SUBROUTINE PMPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+          recvcounts, rdispls, recvtypes, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Neighbor_alltoallw_init_c
+  END INTERFACE PMPI_Neighbor_alltoallw_init
   INTERFACE MPI_Op_commutative
     SUBROUTINE MPI_Op_commutative(op, commute, ierror)
       IMPORT
@@ -4990,6 +7367,19 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Recv_init
+    SUBROUTINE MPI_Recv_init_c(buf, count, datatype, source, tag, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: source
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Recv_init_c
   END INTERFACE MPI_Recv_init
   INTERFACE PMPI_Recv_init
     SUBROUTINE PMPI_Recv_init(buf, count, datatype, source, tag, comm, request, ierror)
@@ -5005,6 +7395,19 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Recv_init
+    SUBROUTINE PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: source
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Recv_init_c
   END INTERFACE PMPI_Recv_init
   INTERFACE MPI_Reduce
     SUBROUTINE MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
@@ -5066,6 +7469,78 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Reduce_c
   END INTERFACE PMPI_Reduce
+  INTERFACE MPI_Reduce_init
+    SUBROUTINE MPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, &
+          ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Reduce_init
+    SUBROUTINE MPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, &
+          request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Reduce_init_c
+  END INTERFACE MPI_Reduce_init
+  INTERFACE PMPI_Reduce_init
+    SUBROUTINE PMPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, &
+          ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Reduce_init
+    SUBROUTINE PMPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, &
+          request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Reduce_init_c
+  END INTERFACE PMPI_Reduce_init
   INTERFACE MPI_Reduce_local
     SUBROUTINE MPI_Reduce_local(inbuf, inoutbuf, count, datatype, op, ierror)
       IMPORT
@@ -5079,6 +7554,18 @@ MODULE mpi_f08
       TYPE(MPI_Op), INTENT(IN) :: op
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Reduce_local
+    SUBROUTINE MPI_Reduce_local_c(inbuf, inoutbuf, count, datatype, op, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+      TYPE(*), DIMENSION(*) :: inbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inoutbuf
+      TYPE(*), DIMENSION(*) :: inoutbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Reduce_local_c
   END INTERFACE MPI_Reduce_local
   INTERFACE PMPI_Reduce_local
     SUBROUTINE PMPI_Reduce_local(inbuf, inoutbuf, count, datatype, op, ierror)
@@ -5093,6 +7580,18 @@ MODULE mpi_f08
       TYPE(MPI_Op), INTENT(IN) :: op
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Reduce_local
+    SUBROUTINE PMPI_Reduce_local_c(inbuf, inoutbuf, count, datatype, op, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+      TYPE(*), DIMENSION(*) :: inbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inoutbuf
+      TYPE(*), DIMENSION(*) :: inoutbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Reduce_local_c
   END INTERFACE PMPI_Reduce_local
   INTERFACE MPI_Reduce_scatter
     SUBROUTINE MPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
@@ -5108,6 +7607,19 @@ MODULE mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Reduce_scatter
+    SUBROUTINE MPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Reduce_scatter_c
   END INTERFACE MPI_Reduce_scatter
   INTERFACE PMPI_Reduce_scatter
     SUBROUTINE PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
@@ -5123,6 +7635,19 @@ MODULE mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Reduce_scatter
+    SUBROUTINE PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Reduce_scatter_c
   END INTERFACE PMPI_Reduce_scatter
   INTERFACE MPI_Reduce_scatter_block
     SUBROUTINE MPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
@@ -5138,6 +7663,19 @@ MODULE mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Reduce_scatter_block
+    SUBROUTINE MPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Reduce_scatter_block_c
   END INTERFACE MPI_Reduce_scatter_block
   INTERFACE PMPI_Reduce_scatter_block
     SUBROUTINE PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
@@ -5153,7 +7691,156 @@ MODULE mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Reduce_scatter_block
+    SUBROUTINE PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Reduce_scatter_block_c
   END INTERFACE PMPI_Reduce_scatter_block
+  INTERFACE MPI_Reduce_scatter_block_init
+    SUBROUTINE MPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+          info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Reduce_scatter_block_init
+    SUBROUTINE MPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+          info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Reduce_scatter_block_init_c
+  END INTERFACE MPI_Reduce_scatter_block_init
+  INTERFACE PMPI_Reduce_scatter_block_init
+    SUBROUTINE PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+          info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Reduce_scatter_block_init
+    SUBROUTINE PMPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+          info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Reduce_scatter_block_init_c
+  END INTERFACE PMPI_Reduce_scatter_block_init
+  INTERFACE MPI_Reduce_scatter_init
+    SUBROUTINE MPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, &
+          request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcounts(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Reduce_scatter_init
+    SUBROUTINE MPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, &
+          request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Reduce_scatter_init_c
+  END INTERFACE MPI_Reduce_scatter_init
+  INTERFACE PMPI_Reduce_scatter_init
+    SUBROUTINE PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, &
+          request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcounts(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Reduce_scatter_init
+    SUBROUTINE PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, &
+          request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Reduce_scatter_init_c
+  END INTERFACE PMPI_Reduce_scatter_init
   INTERFACE MPI_Request_free
     SUBROUTINE MPI_Request_free(request, ierror)
       IMPORT
@@ -5256,6 +7943,19 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Rsend_init
+    SUBROUTINE MPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Rsend_init_c
   END INTERFACE MPI_Rsend_init
   INTERFACE PMPI_Rsend_init
     SUBROUTINE PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request, ierror)
@@ -5271,6 +7971,19 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Rsend_init
+    SUBROUTINE PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Rsend_init_c
   END INTERFACE PMPI_Rsend_init
   INTERFACE MPI_Scan
     SUBROUTINE MPI_Scan(sendbuf, recvbuf, count, datatype, op, comm, ierror)
@@ -5286,6 +7999,19 @@ MODULE mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Scan
+    SUBROUTINE MPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Scan_c
   END INTERFACE MPI_Scan
   INTERFACE PMPI_Scan
     SUBROUTINE PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm, ierror)
@@ -5301,7 +8027,84 @@ MODULE mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Scan
+    SUBROUTINE PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Scan_c
   END INTERFACE PMPI_Scan
+  INTERFACE MPI_Scan_init
+    SUBROUTINE MPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Scan_init
+    SUBROUTINE MPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Scan_init_c
+  END INTERFACE MPI_Scan_init
+  INTERFACE PMPI_Scan_init
+    SUBROUTINE PMPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Scan_init
+    SUBROUTINE PMPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Scan_init_c
+  END INTERFACE PMPI_Scan_init
   INTERFACE MPI_Scatter
     SUBROUTINE MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
           comm, ierror)
@@ -5370,6 +8173,82 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Scatter_c
   END INTERFACE PMPI_Scatter
+  INTERFACE MPI_Scatter_init
+    SUBROUTINE MPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+          comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Scatter_init
+    SUBROUTINE MPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+          root, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Scatter_init_c
+  END INTERFACE MPI_Scatter_init
+  INTERFACE PMPI_Scatter_init
+    SUBROUTINE PMPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+          root, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Scatter_init
+    SUBROUTINE PMPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+          root, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Scatter_init_c
+  END INTERFACE PMPI_Scatter_init
   INTERFACE MPI_Scatterv
     SUBROUTINE MPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
           root, comm, ierror)
@@ -5388,6 +8267,23 @@ MODULE mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Scatterv
+    SUBROUTINE MPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+          recvtype, root, comm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Scatterv_c
   END INTERFACE MPI_Scatterv
   INTERFACE PMPI_Scatterv
     SUBROUTINE PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
@@ -5407,7 +8303,104 @@ MODULE mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Scatterv
+    SUBROUTINE PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+          recvtype, root, comm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Scatterv_c
   END INTERFACE PMPI_Scatterv
+  INTERFACE MPI_Scatterv_init
+    SUBROUTINE MPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+          recvtype, root, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcounts(*)
+      INTEGER, INTENT(IN) :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Scatterv_init
+    SUBROUTINE MPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+          recvtype, root, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Scatterv_init_c
+  END INTERFACE MPI_Scatterv_init
+  INTERFACE PMPI_Scatterv_init
+    SUBROUTINE PMPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+          recvtype, root, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcounts(*)
+      INTEGER, INTENT(IN) :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Scatterv_init
+    SUBROUTINE PMPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+          recvtype, root, comm, info, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Scatterv_init_c
+  END INTERFACE PMPI_Scatterv_init
   INTERFACE MPI_Send
     SUBROUTINE MPI_Send(buf, count, datatype, dest, tag, comm, ierror)
       IMPORT
@@ -5474,6 +8467,19 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Send_init
+    SUBROUTINE MPI_Send_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Send_init_c
   END INTERFACE MPI_Send_init
   INTERFACE PMPI_Send_init
     SUBROUTINE PMPI_Send_init(buf, count, datatype, dest, tag, comm, request, ierror)
@@ -5489,6 +8495,19 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Send_init
+    SUBROUTINE PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Send_init_c
   END INTERFACE PMPI_Send_init
   INTERFACE MPI_Sendrecv
     SUBROUTINE MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
@@ -5708,6 +8727,19 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Ssend_init
+    SUBROUTINE MPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Ssend_init_c
   END INTERFACE MPI_Ssend_init
   INTERFACE PMPI_Ssend_init
     SUBROUTINE PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request, ierror)
@@ -5723,6 +8755,19 @@ MODULE mpi_f08
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Ssend_init
+    SUBROUTINE PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Ssend_init_c
   END INTERFACE PMPI_Ssend_init
   INTERFACE MPI_Start
     SUBROUTINE MPI_Start(request, ierror)

@@ -9,7 +9,8 @@
 #include <unistd.h>
 #include "core/core.h"
 #include "core/errh.h"
-#include "binding/core_api.h"
+#include "core/api.h"
+#include "binding/core_legacy.h" /* transition: entries not yet in an api.h */
 #include "util/settings.h"
 
 /* Stand-ins for the parts of the library error.c uses. */

@@ -13,12 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/core.h"
-
-int core_op_create(MPI_User_function *user_fn, int commute, MPI_Op *op);
-int core_op_free(MPI_Op *op);
-int core_op_commutative(MPI_Op op, int *commute);
-int core_reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
-                      MPI_Op op);
+#include "core/api.h"
 
 static int failures, checks;
 #define CHECK(cond, ...)                                                  \
@@ -494,14 +489,14 @@ static void matmul(void *in, void *inout, int *len, MPI_Datatype *dt)
 static void test_user(void)
 {
     MPI_Op op;
-    CHECK(core_op_create(matmul, 0, &op) == MPI_SUCCESS, "MPI_Op_create");
+    CHECK(core_op_create(matmul, NULL, 0, &op) == MPI_SUCCESS, "MPI_Op_create");
     CHECK(CR_H_STORAGE(op) == CR_ST_USER && CR_H_KIND(op) == CR_K_OP, "user op handle 0x%x",
           (unsigned)op);
     int c = -1;
-    CHECK(core_op_commutative(op, &c) == MPI_SUCCESS && c == 0, "non-commutative");
-    int cs = -1;
-    CHECK(core_op_commutative(MPI_SUM, &cs) == MPI_SUCCESS && cs == 1, "SUM commutative");
     cr_op_t *o = cr_op_ptr(op);
+    CHECK(core_op_commutative(o, &c) == MPI_SUCCESS && c == 0, "non-commutative");
+    int cs = -1;
+    CHECK(core_op_commutative(cr_op_ptr(MPI_SUM), &cs) == MPI_SUCCESS && cs == 1, "SUM commutative");
     CHECK(o && !o->builtin && o->user_fn == matmul, "user op object");
     /* A = [1 1; 0 1], B = [1 0; 1 1]: A*B = [2 1; 1 1], B*A = [1 1; 1 2] */
     mat_t a[2] = { { { 1, 1, 0, 1 } }, { { 1, 0, 1, 1 } } };
@@ -509,7 +504,9 @@ static void test_user(void)
     /* reduce_local: inout = in op inout, i.e. a[k]*b[k]; the user function gets
      * the datatype handle and the count as given (2 ints as 8 "elements") */
     calls = 0;
-    CHECK(core_reduce_local(a, b, 8, MPI_INT, op) == MPI_SUCCESS, "reduce_local");
+    cr_datatype_t dint = mkdt(CR_B_INT, sizeof(int));
+    dint.handle = MPI_INT;
+    CHECK(core_reduce_local(a, b, 8, &dint, o) == MPI_SUCCESS, "reduce_local");
     CHECK(calls == 1 && seen_type == MPI_INT && seen_len == 8, "user fn args %d 0x%x %d", calls,
           (unsigned)seen_type, seen_len);
     CHECK(b[0].m[0] == 2 && b[0].m[1] == 1 && b[0].m[2] == 1 && b[0].m[3] == 1 &&
@@ -531,13 +528,17 @@ static void test_user(void)
     cr_datatype_t s = mkdt(CR_B_NONE, 12);
     CHECK(cr_op_check(o, &s) == MPI_SUCCESS, "user op on a struct type");
     MPI_Op op2;
-    CHECK(core_op_create(matmul, 1, &op2) == MPI_SUCCESS && op2 != op, "second op");
-    CHECK(core_op_commutative(op2, &c) == MPI_SUCCESS && c == 1, "commutative user op");
-    CHECK(core_op_free(&op) == MPI_SUCCESS && op == MPI_OP_NULL, "MPI_Op_free");
+    CHECK(core_op_create(matmul, NULL, 1, &op2) == MPI_SUCCESS && op2 != op, "second op");
+    CHECK(core_op_commutative(cr_op_ptr(op2), &c) == MPI_SUCCESS && c == 1, "commutative user op");
+    CHECK(core_op_free(o) == MPI_SUCCESS && cr_op_ptr(op) == NULL, "MPI_Op_free");
     CHECK(cr_op_ptr(CR_H_MAKE(CR_ST_USER, CR_K_OP, CR_H_INDEX(op2))) != NULL, "op2 alive");
-    MPI_Op builtin = MPI_SUM;
-    CHECK(core_op_free(&builtin) == MPI_ERR_OP, "freeing MPI_SUM is an error");
-    CHECK(core_op_free(&op2) == MPI_SUCCESS, "free op2");
+    CHECK(core_op_free(cr_op_ptr(MPI_SUM)) == MPI_ERR_OP, "freeing MPI_SUM is an error");
+    /* a reference held by a pending operation keeps a freed op alive */
+    cr_op_t *o2 = cr_op_ptr(op2);
+    cr_op_retain(o2);
+    CHECK(core_op_free(o2) == MPI_SUCCESS && cr_op_ptr(op2) == o2, "op2 alive while held");
+    cr_op_release(o2);
+    CHECK(cr_op_ptr(op2) == NULL, "op2 gone after the last release");
 }
 
 /* A long vector, so the vectorised loop bodies and their tails both run. */
