@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* courier_info: the version, every tunable setting and the MPI API coverage.
- *   courier_info                 version and settings
+/* courier_info: the version, every tunable setting, the network providers and
+ * the MPI API coverage.
+ *   courier_info                 version, network providers and settings
  *   courier_info --settings-md   the settings as a Markdown table (docs/settings.md)
  *   courier_info --api           implemented / total procedures and the missing ones
  */
@@ -9,6 +10,7 @@
 #include "mpi.h"
 #include "util/settings.h"
 #include "binding/api_table.h"
+#include "transport/ofi/ofi.h"
 
 #ifndef COURIER_VERSION
 #define COURIER_VERSION "unknown"
@@ -80,6 +82,9 @@ int main(int argc, char **argv)
     } else {
         printf("Courier %s: MPI %d.%d, MPICH ABI (libmpi.so.12)\n\n", COURIER_VERSION,
                MPI_VERSION, MPI_SUBVERSION);
+        printf("Network transport (between nodes): ");
+        ofi_print_providers(stdout);
+        printf("\n");
         print_settings();
     }
     return rc;

@@ -8,16 +8,39 @@
 
 ut_settings_t ut_settings = {
 #define CR_SETTING(field, type, def, doc) .field = (def),
+#define CR_SETTING_ALIAS(field, name)
 #include "util/settings_table.h"
+#undef CR_SETTING_ALIAS
 #undef CR_SETTING
 };
 
 const ut_setting_desc_t ut_setting_descs[] = {
 #define CR_SETTING(field, type, def, doc) \
     { #field, UT_SET_##type, (def), doc, offsetof(ut_settings_t, field) },
+#define CR_SETTING_ALIAS(field, name)
 #include "util/settings_table.h"
+#undef CR_SETTING_ALIAS
 #undef CR_SETTING
 };
+
+/* Other MPIs' names for settings: (field, variable) pairs from the table. */
+static const struct {
+    const char *field, *env;
+} setting_aliases[] = {
+#define CR_SETTING(field, type, def, doc)
+#define CR_SETTING_ALIAS(field, name) { #field, name },
+#include "util/settings_table.h"
+#undef CR_SETTING_ALIAS
+#undef CR_SETTING
+    { NULL, NULL }
+};
+
+static const char *alias_of(const char *field)
+{
+    for (int i = 0; setting_aliases[i].field; i++)
+        if (!strcmp(setting_aliases[i].field, field)) return setting_aliases[i].env;
+    return NULL;
+}
 const int ut_setting_count = sizeof(ut_setting_descs) / sizeof(ut_setting_descs[0]);
 
 const char *ut_setting_type_name(ut_setting_type_t t)
@@ -71,6 +94,9 @@ int ut_settings_load(void)
         char env[96];
         ut_setting_env(d, env, sizeof env);
         const char *s = getenv(env);
+        const char *alias = alias_of(d->name);
+        if ((!s || !*s) && alias && (s = getenv(alias)) != NULL)
+            snprintf(env, sizeof env, "%s", alias);
         long v = d->def;
         if (s && *s && parse_value(d, s, &v) != 0) {
             fprintf(stderr, "courier: cannot parse %s=\"%s\" (expected %s); using default %ld\n",

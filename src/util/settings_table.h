@@ -5,17 +5,18 @@
  * and `-genv` set it like any other variable.  `courier_info` prints this
  * table and docs/settings.md is generated from it (`courier_info --settings-md`).
  * TYPE is one of INT, SIZE (bytes, accepts k/m/g suffixes), BOOL, STRING.
+ * CR_SETTING_ALIAS(field, "NAME") makes the environment variable NAME (another
+ * MPI's name for the same thing) set field when COURIER_<FIELD> is not set.
  * No other file may hold a tunable number.
  */
 CR_SETTING(eager_limit,        SIZE, 8192,   "Largest message, in bytes, sent eagerly through the shared-memory cells; larger ones use rendezvous")
 CR_SETTING(shm_ring_bytes,     SIZE, 262144, "Bytes of cells in each ordered pair's shared-memory ring (rounded to a power of two)")
 CR_SETTING(shm_ring_budget,    SIZE, 2097152,"Most bytes of inbound rings per rank: with many local ranks the rings shrink to fit (0: no limit)")
-CR_SETTING(shm_chunk_bytes,    SIZE, 65536,  "Size of each chunk of the pipelined rendezvous copy through shared buffers")
-CR_SETTING(shm_chunks,         INT,  4,      "Number of pipelined rendezvous chunks per ordered pair of local ranks")
 CR_SETTING(cma_min,            SIZE, 4096,   "Smallest rendezvous message copied once with process_vm_readv, where the kernel allows it (0: always the chunk pipeline)")
 CR_SETTING(cma_split_min,      SIZE, 32768,  "Smallest single-copy message split between receiver (readv) and sender (writev) so two cores copy (0 never)")
-CR_SETTING(spin_count,         INT,  50,     "Polls of the progress engine before an idle wait yields the core (when oversubscribed)")
-CR_SETTING(oversubscribed,     INT,  -1,     "Force the waiting policy: 1 yield (oversubscribed), 0 spin, -1 decide from ranks vs. cores")
+CR_SETTING(spin_count,         INT,  1000,   "Idle polls of the progress engine before a blocking call yields the core (also read from MPIR_CVAR_POLLS_BEFORE_YIELD)")
+CR_SETTING_ALIAS(spin_count, "MPIR_CVAR_POLLS_BEFORE_YIELD")
+CR_SETTING(oversubscribed,     INT,  -1,     "Oversubscribed waiting (COURIER_SPIN_COUNT_OVERSUBSCRIBED polls, no split copies): 1 on, 0 off, -1 when ranks outnumber cores")
 CR_SETTING(coll_barrier_alg,   INT,  0,      "Force the MPI_Barrier algorithm: 0 automatic, 1 dissemination")
 CR_SETTING(coll_bcast_alg,     INT,  0,      "Force the MPI_Bcast algorithm: 0 automatic, 1 binomial tree, 2 scatter + ring allgather")
 CR_SETTING(coll_reduce_alg,    INT,  0,      "Force the MPI_Reduce algorithm: 0 automatic, 1 binomial tree")
@@ -35,3 +36,12 @@ CR_SETTING(coll_alltoall_bruck_min_ranks, INT, 8, "Smallest communicator on whic
 CR_SETTING(coll_reduce_scatter_ring_min_bytes, SIZE, 8192, "Smallest MPI_Reduce_scatter vector, in bytes, that goes around the ring (commutative ops; smaller: reduce + scatterv)")
 CR_SETTING(debug,              INT,  0,      "Debug log level (0 off, 1 errors, 2 protocol events, 3 every packet)")
 CR_SETTING(abort_timeout_ms,   INT,  1000,   "Milliseconds mpiexec waits after SIGTERM before SIGKILL when tearing a failed job down")
+/* transports and the progress engine (issues 12 and 18) */
+CR_SETTING(rndv_chunk_bytes,   SIZE, 65536,  "Bytes per message of the pipelined rendezvous (peers whose memory cannot be read directly), at most the transport's largest message")
+CR_SETTING(spin_count_oversubscribed, INT, 50, "Idle polls before a blocking call yields the core when ranks outnumber cores")
+CR_SETTING(wait_sleep_us,      INT,  1000,   "Microseconds a blocking call yields before it sleeps until a peer's message wakes it (-1: never sleep)")
+CR_SETTING(wait_sleep_max_us,  INT,  100000, "Longest single sleep of a blocking call, in microseconds; it then polls and sleeps again")
+CR_SETTING(ofi_rx_bytes,       SIZE, 65536,  "Size of each receive buffer of the libfabric transport: its largest active message (eager messages to other nodes are at most this)")
+CR_SETTING(ofi_rx_count,       INT,  64,     "Receive buffers the libfabric transport keeps posted")
+CR_SETTING(node_id,            INT,  -1,     "This process's node: ranks with the same number share memory, others use the network (-1: ranks on the same host share a node)")
+CR_SETTING(node_size,          INT,  0,      "Testing: pretend that every N consecutive ranks form a node of their own (0: off), so one host runs a multi-node job over the network transport")
