@@ -35,3 +35,7 @@ CR_SETTING(coll_alltoall_bruck_min_ranks, INT, 8, "Smallest communicator on whic
 CR_SETTING(coll_reduce_scatter_ring_min_bytes, SIZE, 8192, "Smallest MPI_Reduce_scatter vector, in bytes, that goes around the ring (commutative ops; smaller: reduce + scatterv)")
 CR_SETTING(debug,              INT,  0,      "Debug log level (0 off, 1 errors, 2 protocol events, 3 every packet)")
 CR_SETTING(abort_timeout_ms,   INT,  1000,   "Milliseconds mpiexec waits after SIGTERM before SIGKILL when tearing a failed job down")
+/* launcher (mpiexec and courier_proxy) */
+CR_SETTING(launch_fanout,      INT,  32,     "Proxies that mpiexec and each proxy start on other hosts (a tree: start-up takes about log_F(hosts) launch round trips)")
+CR_SETTING(launch_timeout_ms,  INT,  30000,  "Milliseconds a proxy on another host has to start, connect back to mpiexec and prove the job's secret")
+CR_SETTING(pmi_batch,          INT,  16,     "PMI requests the launcher serves per rank per round of its loop (a rank flooding PMI delays only itself)")

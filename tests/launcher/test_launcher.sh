@@ -102,7 +102,7 @@ t_kvs() {
     for n in 1 2 3 4; do
         run 10 -n $n "$PMI_TEST" kvs "$MARK"
         expect_rc 0
-        expect_out "^PASS size $n kvs kvs_[0-9]+_0$"
+        expect_out "^PASS size $n kvs kvs_[0-9]+_0_[0-9a-f]{16}$"
     done
     # -n after other options, -np, --, and the mpirun link
     run 10 -prefix-output -np 3 -- "$PMI_TEST" kvs "$MARK"
@@ -159,7 +159,7 @@ t_env() {
     run 10 -n 1 -genvnone "$PMI_TEST" env COURIER_TEST_PASSED "$MARK"
     expect_out "^COURIER_TEST_PASSED unset$"
     run 10 -n 1 "$PMI_TEST" env COURIER_JOBID "$MARK"
-    expect_out "^COURIER_JOBID=kvs_[0-9]+_0$"
+    expect_out "^COURIER_JOBID=kvs_[0-9]+_0_[0-9a-f]{16}$"
     # -env overrides the inherited value
     run 10 -n 1 -env COURIER_TEST_PASSED new "$PMI_TEST" env COURIER_TEST_PASSED "$MARK"
     expect_out "^COURIER_TEST_PASSED=new$"
@@ -207,7 +207,7 @@ t_partial() {
 t_exitcode() {
     run 10 -n 3 "$PMI_TEST" exit 1 7 "$MARK"
     expect_rc 7
-    expect_err "^mpiexec: rank 1 \(pid [0-9]+\) exited with status 7; terminating the job$"
+    expect_err "^mpiexec: rank 1 \(pid [0-9]+ on [^)]+\) exited with status 7; terminating the job$"
     [ "$(grep -c '^mpiexec:' <<<"$ERR")" = 1 ] && ok "one message" || fail "messages: $ERR"
     expect_fast 2000
     expect_no_leftovers
@@ -217,7 +217,7 @@ t_exitcode() {
 t_segv() {
     run 10 -n 3 "$PMI_TEST" segv 2 "$MARK"
     expect_rc 139
-    expect_err "^mpiexec: rank 2 \(pid [0-9]+\) was killed by signal 11 \(Segmentation fault\); terminating the job$"
+    expect_err "^mpiexec: rank 2 \(pid [0-9]+ on [^)]+\) was killed by signal 11 \(Segmentation fault\); terminating the job$"
     expect_fast 2000
     expect_no_leftovers
 }
@@ -225,7 +225,7 @@ t_segv() {
 t_abort() {
     run 10 -n 4 "$PMI_TEST" abort 1 5 "boom now" "$MARK"
     expect_rc 5
-    expect_err "^mpiexec: rank 1 \(pid [0-9]+\) called MPI_Abort\(MPI_COMM_WORLD, 5\): boom now; terminating the job$"
+    expect_err "^mpiexec: rank 1 \(pid [0-9]+ on [^)]+\) called MPI_Abort\(MPI_COMM_WORLD, 5\): boom now; terminating the job$"
     expect_fast 2000
     expect_no_leftovers
 }
@@ -233,7 +233,7 @@ t_abort() {
 t_nofinalize() {
     run 10 -n 2 "$PMI_TEST" nofinalize "$MARK"
     expect_rc 1
-    expect_err "^mpiexec: rank [01] \(pid [0-9]+\) exited without calling MPI_Finalize"
+    expect_err "^mpiexec: rank [01] \(pid [0-9]+ on [^)]+\) exited without calling MPI_Finalize"
     expect_no_leftovers
 }
 
@@ -250,7 +250,7 @@ t_kill_rank() {
     kill -9 "$(rank_pid 1)"
     wait_bg
     expect_rc 137
-    expect_err "^mpiexec: rank 1 \(pid [0-9]+\) was killed by signal 9 \(Killed\); terminating the job$"
+    expect_err "^mpiexec: rank 1 \(pid [0-9]+ on [^)]+\) was killed by signal 9 \(Killed\); terminating the job$"
     expect_fast 2000
     expect_no_leftovers "$KVS"
 }
@@ -284,10 +284,10 @@ t_ignoreterm() {
     export COURIER_ABORT_TIMEOUT_MS=300
     run 10 -n 3 "$PMI_TEST" ignoreterm 0 3 "$MARK"
     expect_rc 3
-    expect_err "rank 0 \(pid [0-9]+\) exited with status 3"
+    expect_err "rank 0 \(pid [0-9]+ on [^)]+\) exited with status 3"
     expect_fast 1500
     [ "$MS" -ge 300 ] && ok "waited the abort timeout" || fail "SIGKILL came before the timeout ($MS ms)"
-    local kvs; kvs=$(grep -o 'kvs_[0-9]*_0' "$TMP/out" | head -1)
+    local kvs; kvs=$(grep -o 'kvs_[0-9]*_0_[0-9a-f]*' "$TMP/out" | head -1)
     expect_no_leftovers "${kvs:-none}"
     unset COURIER_ABORT_TIMEOUT_MS
 }
