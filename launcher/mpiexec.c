@@ -1287,8 +1287,10 @@ static void peer_name(int fd, char *buf, size_t len)
     struct sockaddr_storage ss;
     socklen_t sl = sizeof ss;
     snprintf(buf, len, "?");
-    if (getpeername(fd, (struct sockaddr *)&ss, &sl) == 0)
-        getnameinfo((struct sockaddr *)&ss, sl, buf, (socklen_t)len, NULL, 0, NI_NUMERICHOST);
+    if (getpeername(fd, (struct sockaddr *)&ss, &sl) == 0 &&
+        getnameinfo((struct sockaddr *)&ss, sl, buf, (socklen_t)len, NULL, 0, NI_NUMERICHOST) == 0 &&
+        !strncmp(buf, "::ffff:", 7))
+        memmove(buf, buf + 7, strlen(buf + 7) + 1);   /* an IPv4 address */
 }
 
 static void on_pending(void *obj, int i, int fd, short rev)

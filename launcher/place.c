@@ -55,6 +55,10 @@ static int host_token(la_hostlist_t *hl, const char *s, size_t len, const char *
         snprintf(err, errlen, "%s: empty host name in \"%.*s\"", where, (int)len, s);
         return -1;
     }
+    if (s[0] == '-') {   /* it would reach ssh as an option */
+        snprintf(err, errlen, "%s: bad host name \"%.*s\"", where, (int)nlen, s);
+        return -1;
+    }
     for (size_t i = 0; i < nlen; i++)
         if (isspace((unsigned char)s[i]) || s[i] == ',') {
             snprintf(err, errlen, "%s: bad host name \"%.*s\"", where, (int)nlen, s);

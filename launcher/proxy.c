@@ -66,7 +66,6 @@ static struct {
     char *job_host;      /* our name in mpiexec's host list */
     int stopping;        /* told to end: start no more ranks */
     int bye;
-    int nexited;         /* ranks reported done */
 
     /* the proxies we started (the launch tree) */
     la_started_t *kids;
@@ -194,7 +193,6 @@ static void on_rank_exited(void *ctx, int i, int st)
     char s[32];
     int n = snprintf(s, sizeof s, "%d", st);
     la_conn_send(&px.conn, LA_F_EXIT, 0, px.rs.r[i].rank, s, (size_t)n);
-    px.nexited++;
 }
 
 static void on_stdin_drained(void *ctx)
@@ -227,13 +225,12 @@ static void rank_failed_to_start(int i, int code, const char *msg)
 {
     la_conn_send(&px.conn, LA_F_SPAWNERR, code, px.rs.r[i].rank, msg, strlen(msg));
     px.rs.r[i].alive = 0;
-    px.nexited++;
 }
 
 static void start_job(const la_frame_t *f)
 {
     const char *pos = f->p, *end = f->p + f->len, *key, *val;
-    int *ranks = NULL, nranks = 0, size = 0, want_stdin = 0, pmi_batch = 16;
+    int *ranks = NULL, nranks = 0, size = 0, want_stdin = 0, pmi_batch = (int)ut_settings.pmi_batch;
     const char *wdir = NULL, *cwd = NULL, *launcher = "ssh", *lexec = NULL, *proxy = NULL;
     char **kids = NULL;
     int nk = 0;

@@ -2,6 +2,7 @@
 /* The ranks of a job on one host (see ranks.h). */
 #define _GNU_SOURCE
 #include "ranks.h"
+#include "util/settings.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,7 +21,8 @@
 
 void la_ranks_init(la_ranks_t *rs, int n, const int *ranks)
 {
-    *rs = (la_ranks_t){ .n = n, .stdin_w = -1, .stdin_fd = -1, .devnull = -1, .pmi_batch = 16 };
+    *rs = (la_ranks_t){ .n = n, .stdin_w = -1, .stdin_fd = -1, .devnull = -1,
+                       .pmi_batch = (int)ut_settings.pmi_batch };
     rs->r = la_calloc((size_t)(n > 0 ? n : 1), sizeof *rs->r);
     sigemptyset(&rs->child_mask);
     for (int i = 0; i < n; i++) {
@@ -59,13 +61,11 @@ int la_resolve_program(const char *prog, const char *path, char **out, char *err
         return 0;
     }
     if (!path) path = "/usr/local/bin:/usr/bin:/bin";
-    size_t plen = strlen(prog);
     int found_noexec = 0;
     for (const char *p = path;;) {
         const char *e = strchr(p, ':');
         size_t dlen = e ? (size_t)(e - p) : strlen(p);
         char *cand = dlen ? la_asprintf("%.*s/%s", (int)dlen, p, prog) : la_asprintf("./%s", prog);
-        (void)plen;
         if (stat(cand, &st) == 0 && S_ISREG(st.st_mode)) {
             if (access(cand, X_OK) == 0) {
                 *out = cand;
