@@ -3,9 +3,12 @@
 #define _GNU_SOURCE
 #include "common.h"
 
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,10 +227,31 @@ char *la_shell_quote(const char *s)
     return q;
 }
 
+/* Is h (a numeric address) one of this machine's interface addresses? */
+static int is_local_address(const char *h)
+{
+    struct in_addr a4;
+    struct in6_addr a6;
+    int fam = inet_pton(AF_INET, h, &a4) == 1 ? AF_INET : inet_pton(AF_INET6, h, &a6) == 1 ? AF_INET6 : 0;
+    struct ifaddrs *ifs, *i;
+    int found = 0;
+    if (!fam || getifaddrs(&ifs) < 0) return 0;
+    for (i = ifs; i && !found; i = i->ifa_next) {
+        if (!i->ifa_addr || i->ifa_addr->sa_family != fam) continue;
+        if (fam == AF_INET)
+            found = !memcmp(&((struct sockaddr_in *)i->ifa_addr)->sin_addr, &a4, sizeof a4);
+        else
+            found = !memcmp(&((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr, &a6, sizeof a6);
+    }
+    freeifaddrs(ifs);
+    return found;
+}
+
 int la_is_local_host(const char *h)
 {
     char me[256];
     if (!strcmp(h, "localhost") || !strncmp(h, "127.", 4) || !strcmp(h, "::1")) return 1;
+    if (is_local_address(h)) return 1;
     if (gethostname(me, sizeof me) == 0) {
         me[sizeof me - 1] = '\0';
         if (!strcmp(h, me)) return 1;

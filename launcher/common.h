@@ -64,8 +64,8 @@ void la_poll_free(la_poll_t *p);
 /* s quoted for a POSIX shell ('...'), malloc'ed. */
 char *la_shell_quote(const char *s);
 
-/* Is h this machine: localhost, a loopback address, or our host name (short
- * or full)? */
+/* Is h this machine: localhost, a loopback address, an address of one of our
+ * interfaces, or our host name (short or full)? */
 int la_is_local_host(const char *h);
 
 /* Is environment entry "NAME=value" one the launcher sets for each rank

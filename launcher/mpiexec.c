@@ -1537,15 +1537,25 @@ static void finish(la_poll_t *P)
         la_poll_run(P);
         serve_proxies();
     }
+    /* launchers still there (an ssh that does not end): SIGTERM, then SIGKILL */
     for (int k = 0; k < job.npx; k++) {
         proxy_t *p = &job.px[k];
         if (p->conn.fd >= 0) la_conn_close(&p->conn);
+        if (p->l.pid > 0) kill(-p->l.pid, SIGTERM);
+        if (p->l.stdin_w >= 0) close(p->l.stdin_w);
+        p->l.stdin_w = -1;
+    }
+    for (int k = 0; k < job.npx; k++) {
+        proxy_t *p = &job.px[k];
+        for (int i = 0; p->l.pid > 0 && i < PROXY_EXIT_WAIT_MS / 10; i++) {
+            if (waitpid(p->l.pid, NULL, WNOHANG) == p->l.pid) p->l.pid = -1;
+            else poll(NULL, 0, 10);
+        }
         if (p->l.pid > 0) {
-            kill(-p->l.pid, SIGTERM);
+            kill(-p->l.pid, SIGKILL);
             waitpid(p->l.pid, NULL, 0);
             p->l.pid = -1;
         }
-        if (p->l.stdin_w >= 0) close(p->l.stdin_w);
     }
     for (int r = 0; r < job.n; r++)
         for (int s = 0; s < 2; s++) stream_flush_partial(r, &job.r[r].out[s]);

@@ -39,6 +39,9 @@
 
 extern char **environ;
 
+/* Bytes waiting for mpiexec beyond which the ranks' output is left in their
+ * pipes (so a slow reader slows the writers instead of filling our memory). */
+#define OUT_BACKLOG (4 << 20)
 /* After BYE: how long started proxies (our children in the tree) get to end. */
 #define CHILD_EXIT_WAIT_MS 3000
 
@@ -519,7 +522,10 @@ int main(int argc, char **argv)
         la_poll_add(&P, px.sigfd, POLLIN, on_signal, NULL, 0);
         if (!conn_eof)
             la_poll_add(&P, px.conn.fd, POLLIN | (la_conn_want_write(&px.conn) ? POLLOUT : 0), on_conn, NULL, 0);
-        if (px.have_job) la_ranks_poll(&px.rs, &P);
+        if (px.have_job) {
+            px.rs.hold_output = la_buf_pending(&px.conn.out) > OUT_BACKLOG;
+            la_ranks_poll(&px.rs, &P);
+        }
         if (la_poll_run(&P) < 0) la_die(255, "poll: %s", strerror(errno));
         if (px.have_job) la_ranks_serve(&px.rs);
         la_frame_t f;

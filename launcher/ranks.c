@@ -273,7 +273,7 @@ static void pmi_lines(la_ranks_t *rs, int i, int max)
     size_t start = 0;
     int done = 0;
     char *nl;
-    while ((max < 0 || (done < max && can_serve(rs, rk))) &&
+    while ((max < 0 || (done < max && can_serve(rs, rk))) && start < rk->inlen &&
            (nl = memchr(rk->in + start, '\n', rk->inlen - start))) {
         *nl = '\0';
         rk->outstanding++;
@@ -387,7 +387,7 @@ void la_ranks_poll(la_ranks_t *rs, la_poll_t *p)
             }
             if (ev) la_poll_add(p, rk->pmi_fd, ev, on_pmi, rs, i);
         }
-        for (int s = 0; s < 2; s++)
+        for (int s = 0; s < 2 && !rs->hold_output; s++)
             if (rk->out_fd[s] >= 0) la_poll_add(p, rk->out_fd[s], POLLIN, on_out, rs, 2 * i + s);
     }
     if (rs->stdin_w >= 0 && (la_buf_pending(&rs->stdin_buf) || rs->stdin_eof))

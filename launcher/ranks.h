@@ -68,6 +68,7 @@ typedef struct {
     sigset_t child_mask;      /* signal mask the ranks start with */
     int pmi_batch;            /* requests served per rank per round */
     int max_outstanding;      /* unanswered requests per rank (0: no limit) */
+    int hold_output;          /* do not read the ranks' output now (backpressure) */
     la_ranks_ops_t ops;
     void *ctx;
     /* state */

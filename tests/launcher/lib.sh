@@ -109,6 +109,25 @@ wait_bg() {
 rank_pid() { awk -v r="$1" '$1 == "ready" && $2 == r {print $3}' "$TMP/out"; }
 
 
+# expect_lines N K: $TMP/out holds N*K lines of pmi_test lines (with -l), each
+# whole, prefixed with its own rank, in order per rank.
+expect_lines() {
+    local total; total=$(wc -l <"$TMP/out")
+    [ "$total" = $(($1 * $2)) ] && ok "$total lines" || fail "$total lines, expected $(($1 * $2))"
+    if awk '
+        { if (!match($0, /^\[[0-9]+\] rank [0-9]+ line [0-9]+ x+$/)) { print "bad line: " $0; bad=1; exit }
+          r = substr($1, 2, length($1) - 2)
+          if ($3 != r) { print "rank mismatch: " $0; bad=1; exit }
+          if (length($6) != 100) { print "broken line: " $0; bad=1; exit }
+          if ($5 != next_[r] + 0) { print "out of order: " $0; bad=1; exit }
+          next_[r]++ }
+        END { exit bad }' "$TMP/out"; then
+        ok "no interleaving, prefixes right, order kept per rank"
+    else
+        fail "line check"
+    fi
+}
+
 # Run test function t_NAME; exit 0 pass, 1 fail (77 skip comes from the test).
 run_test() {
     local name=${1:?test name}

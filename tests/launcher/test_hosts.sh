@@ -6,7 +6,7 @@
 # -launcher-exec pointing at an ssh that uses the test's keys, and takes the
 # hosts down again.  Needs root; skips (77) with a message where the machine
 # cannot make namespaces.
-# Environment: MPIEXEC, PMI_TEST, MPI_PROG (an MPI test program).
+# Environment: MPIEXEC, PMI_TEST, MPI_TEST_DIR (where tests/mpi programs are built).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cluster.sh"
 
@@ -62,14 +62,7 @@ t_stdio() {
     local n=4 k=200
     run 60 -l "${SSH_OPTS[@]}" -hosts cn1,cn2,cn3 -n $n "$PMI_TEST" lines $k "$MARK"
     expect_rc 0
-    [ "$(wc -l <"$TMP/out")" = $((n * k)) ] && ok "$((n * k)) lines" || fail "$(wc -l <"$TMP/out") lines"
-    if awk '{ if (!match($0, /^\[[0-9]+\] rank [0-9]+ line [0-9]+ x+$/)) { bad=1; exit }
-              r = substr($1, 2, length($1) - 2); if ($3 != r || length($6) != 100 || $5 != next_[r] + 0) { bad=1; exit }
-              next_[r]++ } END { exit bad }' "$TMP/out"; then
-        ok "lines whole, prefixed and in order across hosts"
-    else
-        fail "line check"
-    fi
+    expect_lines $n $k
     # stderr too, and the environment travels
     run 60 "${SSH_OPTS[@]}" -hosts cn2,cn3 -n 2 -genv COURIER_TEST_X across sh -c 'echo "$(hostname) $COURIER_TEST_X" >&2' "$MARK"
     expect_rc 0; expect_err "^cn2 across$"; expect_err "^cn3 across$"
@@ -156,16 +149,19 @@ t_bind() {
 
 t_mpi() {
     up; ssh_opts
-    : "${MPI_PROG:?set MPI_PROG}"
-    local n
-    for n in 2 3 4; do
-        run 120 "${SSH_OPTS[@]}" -hosts cn1,cn2,cn3 -n $n "$MPI_PROG" "$MARK"
-        if grep -q "spans several hosts" <<<"$ERR"; then
-            echo "SKIP: the MPI library refuses jobs across hosts (no network transport yet: \"$(grep -o 'the job spans[^;]*' <<<"$ERR" | head -1)\"); launching across hosts is tested at the PMI level by launcher.hosts_*"
-            cluster_down
-            exit 77
-        fi
-        expect_rc 0; expect_out "^PASS"
+    : "${MPI_TEST_DIR:?set MPI_TEST_DIR}"
+    # point-to-point and collective tests of tests/mpi across the hosts
+    local n p
+    for p in p2p_ring p2p_sendrecv p2p_nonblocking coll_barrier coll_bcast coll_reduce coll_allgather coll_alltoall; do
+        for n in 2 3 4; do
+            run 120 "${SSH_OPTS[@]}" -hosts cn1,cn2,cn3 -n $n "$MPI_TEST_DIR/$p" "$MARK"
+            if grep -q "spans several hosts" <<<"$ERR"; then
+                echo "SKIP: the MPI library refuses jobs across hosts (no network transport yet: \"$(grep -o 'the job spans[^;]*' <<<"$ERR" | head -1)\"); launching across hosts is tested at the PMI level by launcher.hosts_*"
+                cluster_down
+                exit 77
+            fi
+            expect_rc 0; expect_out "^PASS"
+        done
     done
     cluster_down
     expect_no_leftovers

@@ -82,21 +82,7 @@ t_lines() {
     local n=4 k=400
     run 20 -l -n $n "$PMI_TEST" lines $k "$MARK"
     expect_rc 0
-    local total; total=$(wc -l <"$TMP/out")
-    [ "$total" = $((n * k)) ] && ok "$total lines" || fail "$total lines, expected $((n * k))"
-    # every line whole, prefixed with its own rank, in order per rank
-    if awk -v k=$k '
-        { if (!match($0, /^\[[0-9]+\] rank [0-9]+ line [0-9]+ x+$/)) { print "bad line: " $0; bad=1; exit }
-          r = substr($1, 2, length($1) - 2)
-          if ($3 != r) { print "rank mismatch: " $0; bad=1; exit }
-          if (length($6) != 100) { print "broken line: " $0; bad=1; exit }
-          if ($5 != next_[r] + 0) { print "out of order: " $0; bad=1; exit }
-          next_[r]++ }
-        END { exit bad }' "$TMP/out"; then
-        ok "no interleaving, prefixes right, order kept per rank"
-    else
-        fail "line check"
-    fi
+    expect_lines $n $k
     # without -l: the same lines, no prefixes
     run 20 -n 2 "$PMI_TEST" lines 50 "$MARK"
     expect_rc 0
@@ -303,14 +289,7 @@ t_fork_stdio() {
     local n=4 k=300
     run 30 -l -launcher fork -hosts a,b -n $n "$PMI_TEST" lines $k "$MARK"
     expect_rc 0
-    [ "$(wc -l <"$TMP/out")" = $((n * k)) ] && ok "$((n * k)) lines" || fail "$(wc -l <"$TMP/out") lines"
-    if awk '{ if (!match($0, /^\[[0-9]+\] rank [0-9]+ line [0-9]+ x+$/)) { bad=1; exit }
-              r = substr($1, 2, length($1) - 2); if ($3 != r || length($6) != 100 || $5 != next_[r] + 0) { bad=1; exit }
-              next_[r]++ } END { exit bad }' "$TMP/out"; then
-        ok "lines whole, prefixed and in order across proxies"
-    else
-        fail "line check"
-    fi
+    expect_lines $n $k
     run 10 -l -launcher fork -hosts a,b -n 2 "$PMI_TEST" partial "$MARK"
     expect_out "\[0\] no newline"; expect_out "\[1\] no newline"
 }
@@ -383,11 +362,14 @@ t_fork_tree() {
 }
 
 t_fork_mpi() {
-    # an MPI program through proxies (every "host" is this machine, so shared memory works)
-    : "${MPI_PROG:?set MPI_PROG}"
-    for n in 2 3 4; do
-        run 60 -launcher fork -hosts a,b -n $n "$MPI_PROG" "$MARK"
-        expect_rc 0; expect_out "^PASS"
+    # MPI programs through proxies (every "host" is this machine, so shared memory works)
+    : "${MPI_TEST_DIR:?set MPI_TEST_DIR}"
+    local n p
+    for p in p2p_ring coll_allgather; do
+        for n in 2 3 4; do
+            run 60 -launcher fork -hosts a,b -n $n "$MPI_TEST_DIR/$p" "$MARK"
+            expect_rc 0; expect_out "^PASS"
+        done
     done
     expect_no_leftovers
 }
