@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-char la_prog[128] = "mpiexec";
+char la_prog[320] = "mpiexec";
 
 static void vmsg(const char *fmt, va_list ap)
 {

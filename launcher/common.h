@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 /* Name that prefixes every message ("mpiexec", "courier_proxy@h2"). */
-extern char la_prog[128];
+extern char la_prog[320];
 
 /* Print "<prog>: <message>" on stderr and exit with code. */
 void la_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));

@@ -119,6 +119,18 @@ int la_hosts_parse_file(la_hostlist_t *hl, const char *path, char *err, size_t e
         size_t len = strcspn(s, " \t\r\n");
         if (len == 0) continue;
         snprintf(where, sizeof where, "%s:%d", path, lineno);
+        /* Open MPI's "host slots=N" as well as Hydra's "host:N" */
+        char *slots = strstr(s + len, "slots=");
+        if (slots && (slots[-1] == ' ' || slots[-1] == '\t') && !memchr(s, ':', len)) {
+            char tok[300];
+            long v = strtol(slots + 6, NULL, 10);
+            snprintf(tok, sizeof tok, "%.*s:%ld", (int)(len < 256 ? len : 256), s, v);
+            if (host_token(hl, tok, strlen(tok), where, err, errlen) < 0) {
+                rc = -1;
+                break;
+            }
+            continue;
+        }
         if (host_token(hl, s, len, where, err, errlen) < 0) {
             rc = -1;
             break;

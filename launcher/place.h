@@ -25,7 +25,8 @@ typedef struct {
 /* Add "h1,h2:2,..." (a host named twice keeps its first place, slots add up).
  * Returns 0, or -1 with a message in err. */
 int la_hosts_parse_list(la_hostlist_t *hl, const char *list, char *err, size_t errlen);
-/* Add the hosts of a Hydra host file: one "host[:n]" per line, '#' comments. */
+/* Add the hosts of a host file: one "host[:n]" per line (Hydra's), or
+ * "host slots=n" (Open MPI's), '#' comments. */
 int la_hosts_parse_file(la_hostlist_t *hl, const char *path, char *err, size_t errlen);
 /* Add the hosts of the Slurm allocation we run in (SLURM_JOB_NODELIST with
  * SLURM_TASKS_PER_NODE for the slots).  Returns 0, or -1 with a message. */

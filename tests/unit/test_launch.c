@@ -235,11 +235,11 @@ static void test_hosts(void)
     }
     char path[] = "/tmp/courier-hostfile.XXXXXX";
     int fd = mkstemp(path);
-    const char *text = "# nodes\n  n1:2\n\nn2   # one slot\nn1:1\n";
+    const char *text = "# nodes\n  n1:2\n\nn2   # one slot\nn1:1\nn3 slots=4\n";
     CHECK(write(fd, text, strlen(text)) == (ssize_t)strlen(text), "write");
     close(fd);
     CHECK(la_hosts_parse_file(&hl, path, err, sizeof err) == 0, "%s", err);
-    CHECK(!strcmp(names_of(&hl), "n1:3,n2:1"), "%s", names_of(&hl));
+    CHECK(!strcmp(names_of(&hl), "n1:3,n2:1,n3:4"), "%s", names_of(&hl));
     la_hosts_free(&hl);
     fd = open(path, O_WRONLY | O_TRUNC);
     CHECK(write(fd, "# none\n", 7) == 7, "write");
