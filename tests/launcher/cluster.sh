@@ -145,6 +145,7 @@ on() {
 }
 
 cluster_down() {
+    [ -n "$CL_DIR" ] || return 0
     local p
     for p in "${CL_UNSHARE[@]}"; do kill -9 "$p" 2>/dev/null; done
     for p in "${CL_UNSHARE[@]}"; do wait "$p" 2>/dev/null; done
@@ -154,6 +155,10 @@ cluster_down() {
         pgrep -f "$CL_DIR" >/dev/null || break
         sleep 0.05
     done
+    if [ -n "$CL_DIR" ] && pgrep -f "$CL_DIR" >/dev/null; then
+        echo "FAIL: left behind: $(pgrep -af "$CL_DIR")"
+        FAILED=1
+    fi
     CL_UNSHARE=()
     [ -n "$CL_DIR" ] && rm -rf "$CL_DIR"
 }
