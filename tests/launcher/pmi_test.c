@@ -30,11 +30,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <sys/socket.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
