@@ -45,3 +45,7 @@ CR_SETTING(ofi_rx_bytes,       SIZE, 65536,  "Size of each receive buffer of the
 CR_SETTING(ofi_rx_count,       INT,  64,     "Receive buffers the libfabric transport keeps posted")
 CR_SETTING(node_id,            INT,  -1,     "This process's node: ranks with the same number share memory, others use the network (-1: ranks on the same host share a node)")
 CR_SETTING(node_size,          INT,  0,      "Testing: pretend that every N consecutive ranks form a node of their own (0: off), so one host runs a multi-node job over the network transport")
+/* launcher (mpiexec and courier_proxy) */
+CR_SETTING(launch_fanout,      INT,  32,     "Proxies that mpiexec and each proxy start on other hosts (a tree: start-up takes about log_F(hosts) launch round trips)")
+CR_SETTING(launch_timeout_ms,  INT,  30000,  "Milliseconds a proxy on another host has to start, connect back to mpiexec and prove the job's secret")
+CR_SETTING(pmi_batch,          INT,  16,     "PMI requests the launcher serves per rank per round of its loop (a rank flooding PMI delays only itself)")
