@@ -35,3 +35,6 @@ CR_SETTING(coll_alltoall_bruck_min_ranks, INT, 8, "Smallest communicator on whic
 CR_SETTING(coll_reduce_scatter_ring_min_bytes, SIZE, 8192, "Smallest MPI_Reduce_scatter vector, in bytes, that goes around the ring (commutative ops; smaller: reduce + scatterv)")
 CR_SETTING(debug,              INT,  0,      "Debug log level (0 off, 1 errors, 2 protocol events, 3 every packet)")
 CR_SETTING(abort_timeout_ms,   INT,  1000,   "Milliseconds mpiexec waits after SIGTERM before SIGKILL when tearing a failed job down")
+/* debugging one rank (src/core/debug.c, src/util/backtrace.c) */
+CR_SETTING(attach,             INT,  -1,     "World rank that waits at the end of MPI_Init for a debugger to attach (prints its pid and host; -1: none)")
+CR_SETTING(backtrace,          BOOL, 1,      "On SIGSEGV, SIGBUS, SIGFPE, SIGILL or SIGABRT print a backtrace with function names before dying")
