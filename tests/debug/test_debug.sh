@@ -6,7 +6,10 @@
 #   test_debug.sh attach NP      COURIER_ATTACH=R: rank R prints its pid and host
 #                                and waits; gdb attaches, clears
 #                                courier_debug_wait, and the job completes
-# Environment: MPIEXEC, DEBUG_PROG.  Exit 0 pass, 1 fail, 77 skip.
+#   test_debug.sh valgrind NP PROG  every rank of the MPI test PROG runs under
+#                                memcheck (with tools/courier.supp and every leak
+#                                kind counted as an error) and reports 0 errors
+# Environment: MPIEXEC, DEBUG_PROG (and SUPP for valgrind).  Exit 0 pass, 1 fail, 77 skip.
 set -u
 : "${MPIEXEC:?}" "${DEBUG_PROG:?}"
 what=$1 np=$2
@@ -69,5 +72,19 @@ attach)
     grep -q "^PASS debug_prog work (np=$np)" "$tmp/out" || fail "no PASS"
     grep -q "rank $last: debugger attached, going on" "$tmp/err" || fail "rank $last did not say it went on"
     echo "PASS attach np=$np" ;;
+valgrind)
+    prog=$3
+    command -v valgrind >/dev/null || { echo "valgrind is not installed; skipped"; exit 77; }
+    timeout -k 5 600 "$MPIEXEC" -n "$np" -env COURIER_OVERSUBSCRIBED 1 \
+        valgrind --tool=memcheck --error-exitcode=99 --leak-check=full --show-leak-kinds=all \
+        --errors-for-leak-kinds=all --suppressions="$SUPP" "$prog" >"$tmp/out" 2>"$tmp/err" </dev/null
+    rc=$?
+    cat "$tmp/out"
+    [ $rc -eq 0 ] || fail "exit status $rc (99: memcheck found errors)"
+    n=$(grep -c "ERROR SUMMARY: 0 errors from 0 contexts" "$tmp/err")
+    [ "$n" -eq "$np" ] || fail "$n of $np ranks report 0 memcheck errors"
+    grep -q "^PASS " "$tmp/out" || fail "the test did not pass under valgrind"
+    grep -h "suppressed:" "$tmp/err" | head -1
+    echo "PASS valgrind $(basename "$prog") np=$np" ;;
 *) echo "unknown test $what"; exit 2 ;;
 esac
