@@ -237,14 +237,25 @@ meson)
     pypi*)
         dir=${COURIER_MESON_PYPI:-/opt/courier-ci/meson-pypi}
         [ -d "$dir/mesonbuild" ] || skip "no meson from PyPI in $dir (.ci/run installs it with pip --target)"
-        meson=(env PYTHONPATH="$dir" python3 -m mesonbuild.mesonmain) ;;
+        export PYTHONPATH=$dir  # ninja runs meson again (Fortran module scanning)
+        meson=(python3 -m mesonbuild.mesonmain) ;;
     *) fail "meson variant debian-path, debian-env, pypi-path or pypi-env" ;;
     esac
     command -v ninja >/dev/null || skip "ninja is not installed"
     mv=$("${meson[@]}" --version) || fail "meson --version"
     case $variant in
     *-path) export PATH=$PREFIX/bin:$PATH ;;
-    *-env) export MPICC=$PREFIX/bin/mpicc MPICXX=$PREFIX/bin/mpicxx MPIFC=$PREFIX/bin/mpifort ;;
+    *-env)
+        export MPICC=$PREFIX/bin/mpicc MPICXX=$PREFIX/bin/mpicxx MPIFC=$PREFIX/bin/mpifort
+        # meson >= 1.3 runs $MPICC and every mpicc on PATH and takes the one
+        # with the highest version (MPICH's 4.x beats Courier's 0.x): hide
+        # other MPIs' wrappers, so the test shows that meson reads MPICC
+        mkdir "$tmp/hide"
+        for w in mpicc mpicxx mpic++ mpiCC mpifort mpif90 mpif77; do
+            printf '#!/bin/sh\nexit 127\n' >"$tmp/hide/$w"
+            chmod +x "$tmp/hide/$w"
+        done
+        export PATH=$tmp/hide:$PATH ;;
     esac
     if [[ "$mv" == 0.* || "$mv" == 1.[012].* ]] && pkg-config --exists ompi-c 2>/dev/null; then
         # meson < 1.3 asks pkg-config for Open MPI's ompi-c before it runs
