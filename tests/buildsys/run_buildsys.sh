@@ -40,7 +40,7 @@ run_mpi() { timeout -k 5 60 "$PREFIX/bin/mpiexec" "$@" </dev/null; }
 run_check() {
     local prog=$1 lang=$2 np out
     [ -x "$prog" ] || fail "$prog was not built"
-    ldd "$prog" | grep -q "libmpi.so.12 => $PREFIX/lib/libmpi.so.12" \
+    grep -q "libmpi.so.12 => $PREFIX/lib/libmpi.so.12" <<<"$(ldd "$prog")" \
         || fail "$prog does not load $PREFIX/lib/libmpi.so.12: $(ldd "$prog" | grep -i mpi)"
     for np in 1 2 3; do
         out=$(run_mpi -n $np "$prog" 2>&1) || fail "$prog at $np ranks: $out"
@@ -70,7 +70,7 @@ wrappers)
     cd "$tmp" || exit 1
     # -v and --version: the wrapper's line and the compiler's, exit 0, nothing linked
     out=$("$cc" -v 2>&1) || fail "mpicc -v exited $?: $out"
-    head -1 <<<"$out" | grep -qx "mpicc for Courier $version" || fail "mpicc -v first line: $out"
+    grep -qx "mpicc for Courier $version" <<<"$(head -1 <<<"$out")" || fail "mpicc -v first line: $out"
     grep -q "gcc version\|clang version" <<<"$out" || fail "mpicc -v does not show the compiler's version: $out"
     grep -q "undefined reference" <<<"$out" && fail "mpicc -v tried to link: $out"
     [ -e a.out ] && fail "mpicc -v wrote a.out"
@@ -78,7 +78,7 @@ wrappers)
     grep -q "^mpicc for Courier $version" <<<"$out" || fail "mpicc --version: $out"
     for w in mpicxx mpic++ mpiCC mpifort mpif90 mpif77; do
         out=$("$PREFIX/bin/$w" -v 2>&1) || fail "$w -v exited $?: $out"
-        head -1 <<<"$out" | grep -qx "$w for Courier $version" || fail "$w -v: $out"
+        grep -qx "$w for Courier $version" <<<"$(head -1 <<<"$out")" || fail "$w -v: $out"
     done
     ok "-v and --version exit 0 without linking, every wrapper"
 
@@ -139,7 +139,7 @@ wrappers)
     "$cc" -M hello.c >deps || fail "mpicc -M"
     grep -q "$PREFIX/include/mpi.h" deps || fail "mpicc -M does not list mpi.h: $(cat deps)"
     "$cc" -fPIC -shared -o libhello.so hello.c || fail "mpicc -fPIC -shared"
-    readelf -d libhello.so | grep -q "NEEDED.*libmpi.so.12" || fail "libhello.so does not need libmpi.so.12"
+    grep -q "NEEDED.*libmpi.so.12" <<<"$(readelf -d libhello.so)" || fail "libhello.so does not need libmpi.so.12"
     out=$("$cc" 2>&1) && fail "mpicc without input files exited 0"
     grep -q "no input files" <<<"$out" || fail "mpicc without input files: $out"
     grep -q "undefined reference" <<<"$out" && fail "mpicc without input files tried to link: $out"
@@ -158,7 +158,7 @@ wrappers)
 
     # installed programs find libmpi through their runpath
     "$cc" -o hello_c hello.c || fail "mpicc hello.c"
-    readelf -d hello_c | grep -q "RUNPATH.*\[$PREFIX/lib\]" || fail "no runpath: $(readelf -d hello_c | grep -i path)"
+    grep -q "RUNPATH.*\[$PREFIX/lib\]" <<<"$(readelf -d hello_c)" || fail "no runpath: $(readelf -d hello_c | grep -i path)"
     run_check ./hello_c c
     "$PREFIX/bin/mpic++" -o hello_cxx hello.cpp || fail "mpic++ hello.cpp"
     run_check ./hello_cxx cxx
@@ -192,7 +192,7 @@ EOF
     COURIER_PROFILE_PATH=$tmp/profiles "$cc" -profile=count -o hello_prof hello.c || fail "-profile=count"
     out=$(run_mpi -n 2 ./hello_prof) || fail "hello_prof: $out"
     grep -q "profile: rank 1 made 1 MPI_Allreduce calls" <<<"$out" || fail "the profile library was not linked: $out"
-    COURIER_PROFILE_PATH=$tmp/profiles MPICC_PROFILE=count "$cc" -show | grep -q -- "-lcount" || fail "MPICC_PROFILE"
+    grep -q -- "-lcount" <<<"$(COURIER_PROFILE_PATH=$tmp/profiles MPICC_PROFILE=count "$cc" -show)" || fail "MPICC_PROFILE"
     out=$("$cc" -profile=nosuch -show 2>&1) && fail "-profile=nosuch exits 0"
     grep -q "nosuch" <<<"$out" || fail "-profile=nosuch: $out"
     ok "-profile=NAME, MPICC_PROFILE"
@@ -202,7 +202,7 @@ EOF
         out=$("$cc" -static-mpi -o x hello.c 2>&1) && fail "-static-mpi without libmpi.a exited 0"
         grep -q "static-mpi.*libmpi.a" <<<"$out" || fail "-static-mpi: $out"
     fi
-    "$cc" -help | grep -q -- "--showme:compile" || fail "mpicc -help"
+    grep -q -- "--showme:compile" <<<"$("$cc" -help)" || fail "mpicc -help"
     echo "PASS wrappers" ;;
 
 pkgconfig)
@@ -210,8 +210,8 @@ pkgconfig)
     export PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig
     for m in mpi mpich mpi-c mpi-cxx mpi-fort courier ompi-c ompi-cxx ompi-fort; do
         [ "$(pkg-config --modversion $m)" = "$version" ] || fail "pkg-config --modversion $m"
-        pkg-config --cflags $m | grep -q -- "-I$PREFIX/include" || fail "pkg-config --cflags $m"
-        pkg-config --libs $m | grep -q -- "-L$PREFIX/lib .*-lmpi" || fail "pkg-config --libs $m: $(pkg-config --libs $m)"
+        grep -q -- "-I$PREFIX/include" <<<"$(pkg-config --cflags $m)" || fail "pkg-config --cflags $m"
+        grep -q -- "-L$PREFIX/lib .*-lmpi" <<<"$(pkg-config --libs $m)" || fail "pkg-config --libs $m: $(pkg-config --libs $m)"
     done
     ok "mpi mpich mpi-c mpi-cxx mpi-fort courier ompi-c ompi-cxx ompi-fort: version $version, prefix $PREFIX"
     cd "$tmp" || exit 1

@@ -55,9 +55,9 @@ export PYTHONPATH=$site
 
 ext=$(ls "$site"/mpi4py/MPI.*.so 2>/dev/null | head -1)
 [ -n "$ext" ] || fail "no mpi4py/MPI.*.so in $site"
-ldd "$ext" | grep -q "libmpi.so.12 => $PREFIX/lib/libmpi.so.12" || fail "mpi4py does not load Courier's libmpi: $(ldd "$ext" | grep mpi)"
+grep -q "libmpi.so.12 => $PREFIX/lib/libmpi.so.12" <<<"$(ldd "$ext")" || fail "mpi4py does not load Courier's libmpi: $(ldd "$ext" | grep mpi)"
 # Courier's mpicc links with a runpath to its lib/: proof that it built the extension
-readelf -d "$ext" | grep -q "RUNPATH.*$PREFIX/lib" || fail "MPI.so was not linked by Courier's mpicc (no runpath)"
+grep -q "RUNPATH.*$PREFIX/lib" <<<"$(readelf -d "$ext")" || fail "MPI.so was not linked by Courier's mpicc (no runpath)"
 echo "ok: mpi4py $MPI4PY_VERSION built with $PREFIX/bin/mpicc, loads $PREFIX/lib/libmpi.so.12"
 
 run_mpi() { timeout -k 5 "$1" "$PREFIX/bin/mpiexec" -n "$2" -env COURIER_OVERSUBSCRIBED 1 "${@:3}" </dev/null; }
