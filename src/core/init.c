@@ -8,6 +8,7 @@
 #include "core/attr.h"
 #include "core/errh.h"
 #include "core/progress.h"
+#include "core/debug.h"
 #include "core/pt2pt.h"
 #include "pmi/pmi.h"
 #include "transport/ofi/ofi.h"
@@ -193,6 +194,7 @@ static int init_common(int required, int *provided)
     cr_proc.thread_level = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
     if (provided) *provided = cr_proc.thread_level;
     cr_proc.state = CR_STATE_INIT;
+    core_debug_init(cr_proc.world_rank, cr_proc.hostname);
     return MPI_SUCCESS;
 }
 

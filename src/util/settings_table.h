@@ -49,3 +49,6 @@ CR_SETTING(node_size,          INT,  0,      "Testing: pretend that every N cons
 CR_SETTING(launch_fanout,      INT,  32,     "Proxies that mpiexec and each proxy start on other hosts (a tree: start-up takes about log_F(hosts) launch round trips)")
 CR_SETTING(launch_timeout_ms,  INT,  30000,  "Milliseconds a proxy on another host has to start, connect back to mpiexec and prove the job's secret")
 CR_SETTING(pmi_batch,          INT,  16,     "PMI requests the launcher serves per rank per round of its loop (a rank flooding PMI delays only itself)")
+/* debugging one rank (src/core/debug.c, src/util/backtrace.c) */
+CR_SETTING(attach,             INT,  -1,     "World rank that waits at the end of MPI_Init for a debugger to attach (prints its pid and host; -1: none)")
+CR_SETTING(backtrace,          BOOL, 1,      "On SIGSEGV, SIGBUS, SIGFPE, SIGILL or SIGABRT print a backtrace with function names before dying")
