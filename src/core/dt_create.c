@@ -434,6 +434,7 @@ static int type_blocks(int combiner, MPI_Count count, cr_vec_t bl, MPI_Count one
                        MPI_Datatype *newtype, int large)
 {
     bool block = combiner == MPI_COMBINER_INDEXED_BLOCK || combiner == MPI_COMBINER_HINDEXED_BLOCK;
+    bool is_struct = combiner == MPI_COMBINER_STRUCT;   /* types[] (NULL when count is 0) */
     if (count > 0 && !block && !bl.p)
         return cr_error(MPI_ERR_ARG, "array_of_blocklengths=NULL: null array for count=%lld",
                         (long long)count);
@@ -452,18 +453,18 @@ static int type_blocks(int combiner, MPI_Count count, cr_vec_t bl, MPI_Count one
                            (long long)k, (long long)blv[k]);
             break;
         }
-        MPI_Aint ext = types ? types[k]->extent : o->extent;
+        MPI_Aint ext = is_struct ? types[k]->extent : o->extent;
         dv[k] = (MPI_Aint)cr_vec_get(disp, (MPI_Aint)k) * (disp_unit == DISP_ELEMS ? ext : 1);
     }
     cr_datatype_t *d = NULL;
     if (!err)
-        err = mk_blocks((MPI_Aint)count, blv, dv, types, o, combiner == MPI_COMBINER_STRUCT, &d);
+        err = mk_blocks((MPI_Aint)count, blv, dv, types, o, is_struct, &d);
     free(blv);
     free(dv);
     if (err) return err;
     /* record the arguments as MPI_Type_get_contents returns them */
     MPI_Count nbl = block ? 1 : count;
-    MPI_Count nd = types ? count : 1;
+    MPI_Count nd = is_struct ? count : 1;
     bool disp_is_int = disp_unit == DISP_ELEMS;
     if (large)
         err = env_alloc(d, combiner, 0, 0, 1 + nbl + count, nd);
@@ -479,7 +480,7 @@ static int type_blocks(int combiner, MPI_Count count, cr_vec_t bl, MPI_Count one
             else if (k <= nbl || disp_is_int) e->ints[k] = (int)v;
             else e->aints[k - 1 - nbl] = (MPI_Aint)v;
         }
-        for (MPI_Count k = 0; k < nd; k++) env_type(d, (int)k, types ? types[k] : o);
+        for (MPI_Count k = 0; k < nd; k++) env_type(d, (int)k, is_struct ? types[k] : o);
     }
     return dt_publish(d, err, newtype);
 }

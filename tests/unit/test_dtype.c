@@ -329,6 +329,15 @@ static void test_struct_nested_resized(void)
     mkstruct(1, one, d8, tub, &t);
     check_bounds(t, "struct{UB@8}", 0, 8, 0, 0);
     tfree(&t);
+    /* an empty struct, NULL arrays allowed (MPICH's struct_zero_count) */
+    CHECK(core_type_create_struct(0, CR_VEC_NONE, CR_VEC_NONE, NULL, &t, 0) == 0,
+          "struct of count 0");
+    check_bounds(t, "struct{}", 0, 0, 0, 0);
+    MPI_Count ni, na, nd;
+    int comb;
+    core_type_get_envelope(O(t), &ni, &na, NULL, &nd, &comb);
+    CHECK(comb == MPI_COMBINER_STRUCT && ni == 1 && na == 0 && nd == 0, "empty struct envelope");
+    tfree(&t);
     mkstruct(2, one, d10, tlb, &t);   /* {LB@10, int@0}: ub from the int */
     check_bounds(t, "struct{LB@10,int@0}", 10, -6, 0, 4);
     tfree(&t);
