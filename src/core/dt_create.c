@@ -648,31 +648,28 @@ int core_type_create_subarray(int ndims, cr_vec_t array_of_sizes, cr_vec_t array
 /* The runs of one darray dimension for process coordinate c of p. */
 static int darray_runs(int dim, MPI_Aint g, int distrib, int darg, int p, int c, runs_t *r)
 {
-    static const char fname[] = "MPI_Type_create_darray";
     MPI_Aint b;
     switch (distrib) {
     case MPI_DISTRIBUTE_NONE:
         if (p != 1)
-            return cr_error(MPI_ERR_ARG, "%s: dimension %d: MPI_DISTRIBUTE_NONE needs "
-                            "psize 1, not %d", fname, dim, p);
+            return cr_error(MPI_ERR_ARG, "dimension %d: MPI_DISTRIBUTE_NONE needs "
+                            "psize 1, not %d", dim, p);
         b = g;
         break;
     case MPI_DISTRIBUTE_BLOCK:
         b = darg == MPI_DISTRIBUTE_DFLT_DARG ? (g + p - 1) / p : darg;
         if (b <= 0 || b * p < g)
-            return cr_error(MPI_ERR_ARG, "%s: dimension %d: block size %lld x %d processes "
-                            "does not cover %lld elements", fname, dim, (long long)b, p,
+            return cr_error(MPI_ERR_ARG, "dimension %d: block size %lld x %d processes "
+                            "does not cover %lld elements", dim, (long long)b, p,
                             (long long)g);
         break;
     case MPI_DISTRIBUTE_CYCLIC:
         b = darg == MPI_DISTRIBUTE_DFLT_DARG ? 1 : darg;
         if (b <= 0)
-            return cr_error(MPI_ERR_ARG, "%s: dimension %d: darg=%d: must be positive", fname,
-                            dim, darg);
+            return cr_error(MPI_ERR_ARG, "dimension %d: darg=%d: must be positive", dim, darg);
         break;
     default:
-        return cr_error(MPI_ERR_ARG, "%s: dimension %d: distrib=%d: not a distribution", fname,
-                        dim, distrib);
+        return cr_error(MPI_ERR_ARG, "dimension %d: distrib=%d: not a distribution", dim, distrib);
     }
     /* cyclic(b) over p processes; block and none are its one-round cases */
     MPI_Aint round = b * p, n = 0;
