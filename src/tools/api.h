@@ -11,8 +11,9 @@
  *    (src/util/settings_table.h), named by its environment variable;
  *    settings of the collective selection (COURIER_COLL_*) can be written at
  *    any time (scope MPI_T_SCOPE_ALL_EQ: every rank must write the same value),
- *    every other one only before MPI_Init (then it overrides the environment)
- *    and MPI_T_ERR_CVAR_SET_NOT_NOW afterwards;
+ *    every other one only before MPI_Init (then it overrides the environment;
+ *    scope MPI_T_SCOPE_LOCAL), and from MPI_Init on its scope is
+ *    MPI_T_SCOPE_READONLY and a write answers MPI_T_ERR_CVAR_SET_NOT_NOW;
  *  - performance variables: queue lengths, messages and bytes sent per
  *    transport and protocol, and the algorithm each collective chose last
  *    (listed in mpit.c's table);

@@ -71,6 +71,15 @@ static MPI_Datatype cvar_type(int i)
     return ut_setting_descs[i].type == UT_SET_SIZE ? MPI_UNSIGNED_LONG : MPI_INT;
 }
 
+/* Collective settings are read at every call: writable any time, the same on
+ * every rank.  The rest are read by MPI_Init: writable until then, read-only
+ * afterwards (they may still differ between ranks). */
+static int cvar_scope(int i)
+{
+    if (cvar_is_coll(i)) return MPI_T_SCOPE_ALL_EQ;
+    return cr_proc.state == CR_STATE_PRE_INIT ? MPI_T_SCOPE_LOCAL : MPI_T_SCOPE_READONLY;
+}
+
 struct courier_t_cvar_handle {
     int index;
 };
@@ -244,7 +253,7 @@ int core_t_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosi
     if (enumtype) *enumtype = MPI_T_ENUM_NULL;
     put_str(ut_setting_descs[cvar_index].doc, desc, desc_len);
     put_int(bind, MPI_T_BIND_NO_OBJECT);
-    put_int(scope, cvar_is_coll(cvar_index) ? MPI_T_SCOPE_ALL_EQ : MPI_T_SCOPE_LOCAL);
+    put_int(scope, cvar_scope(cvar_index));
     return MPI_SUCCESS;
 }
 

@@ -356,6 +356,13 @@ int main(int argc, char **argv)
     if (eager >= 0) {
         CHECK_INT(read_size_cvar(eager), 4096);
         CHECK_INT(write_size_cvar(eager, 8192), MPI_T_ERR_CVAR_SET_NOT_NOW);
+        int verb, bind, scope;
+        MPI_Datatype dt;
+        MPI_T_enum en;
+        CHECK_MPI(MPI_T_cvar_get_info(eager, NULL, NULL, &verb, &dt, &en, NULL, NULL, &bind,
+                                      &scope));
+        CHECK_INT(scope, MPI_T_SCOPE_READONLY);
+        CHECK(dt == MPI_UNSIGNED_LONG, "COURIER_EAGER_LIMIT is not MPI_UNSIGNED_LONG");
         check_pvars();
         check_coll_alg();
     }
