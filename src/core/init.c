@@ -74,7 +74,7 @@ static int find_local_ranks(void)
             strcpy(val, cr_proc.hostname);
         } else {
             snprintf(key, sizeof key, "courier-host-%d", r);
-            if (crpmi_get(key, val, sizeof val)) return -1;
+            if (crpmi_get(r, key, val, sizeof val)) return -1;
         }
         if (strcmp(val, cr_proc.hostname) == 0) {
             if (r == cr_proc.world_rank) cr_proc.local_rank = nlocal;

@@ -58,11 +58,11 @@ static int mode_kvs(void)
         for (int r = 0; r < info.size; r++) {
             snprintf(key, sizeof key, "key-%d-%d", round, r);
             make_value(want, 600 + r % 3, r, round);
-            if (crpmi_get(key, got, sizeof got) < 0) fail("get");
+            if (crpmi_get(r, key, got, sizeof got) < 0) fail("get");
             if (strcmp(got, want)) fail("value differs");
         }
     }
-    if (crpmi_get("no-such-key", got, sizeof got) == 0) fail("get of a missing key succeeded");
+    if (crpmi_get(0, "no-such-key", got, sizeof got) == 0) fail("get of a missing key succeeded");
     if (crpmi_barrier() < 0) fail("last barrier");
     if (info.rank == 0) printf("PASS size %d kvs %s\n", info.size, info.kvsname);
     return 0;
