@@ -6,6 +6,7 @@
 #include "core/datatype.h"
 #include "core/attr.h"
 #include "core/errh.h"
+#include "core/liveness.h"
 #include "core/pt2pt.h"
 #include "pmi/pmi.h"
 #include "transport/shm/shm.h"
@@ -100,6 +101,7 @@ static int init_common(int required, int *provided)
     cr_proc.world_size = pmi.size;
     cr_proc.appnum = pmi.appnum;
     gethostname(cr_proc.hostname, sizeof cr_proc.hostname - 1);
+    cr_liveness_init();
     if (find_local_ranks() != 0)
         return cr_error(MPI_ERR_OTHER, "cannot exchange host names through PMI");
     if (cr_proc.local_size != cr_proc.world_size)
@@ -151,6 +153,7 @@ int core_finalize(void)
 {
     /* Everyone reaches here before anyone leaves, and every packet this rank owes
      * its peers (acknowledgements, chunks) goes out while waiting. */
+    cr_liveness_finalizing();
     int err = cr_attr_finalize();   /* first: MPI_COMM_SELF's attribute delete callbacks ("user functions at process termination") */
     if (!err) err = cr_barrier_internal(&cr_comm_world);
     if (err) return err;

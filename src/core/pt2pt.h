@@ -3,6 +3,7 @@
 #ifndef COURIER_CORE_PT2PT_H
 #define COURIER_CORE_PT2PT_H
 #include "core/core.h"
+#include "core/liveness.h"
 #include "util/settings.h"
 #include <sched.h>
 
@@ -45,6 +46,7 @@ int cr_pt2pt_progress(void);
  * away after spin_count polls that found nothing. */
 static inline void cr_idle_poll(long *spins)
 {
+    cr_liveness_poll();
     if (cr_proc.oversubscribed && ++*spins >= ut_settings.spin_count) {
         sched_yield();
         *spins = 0;

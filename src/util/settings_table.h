@@ -35,5 +35,7 @@ CR_SETTING(coll_alltoall_bruck_min_ranks, INT, 8, "Smallest communicator on whic
 CR_SETTING(coll_reduce_scatter_ring_min_bytes, SIZE, 8192, "Smallest MPI_Reduce_scatter vector, in bytes, that goes around the ring (commutative ops; smaller: reduce + scatterv)")
 CR_SETTING(debug,              INT,  0,      "Debug log level (0 off, 1 errors, 2 protocol events, 3 every packet)")
 CR_SETTING(abort_timeout_ms,   INT,  1000,   "Milliseconds mpiexec waits after SIGTERM before SIGKILL when tearing a failed job down")
-/* process manager (src/pmi) */
+/* process manager and liveness (src/pmi, src/core/liveness.c) */
 CR_SETTING(pmi,                INT,  0,      "Process-manager protocol: 0 automatic (PMIx when PMIX_RANK is set without PMI_FD/PMI_PORT, PMI-2 when PMI_JOBID is set as srun --mpi=pmi2 does, else PMI-1), 1 PMI-1, 2 PMI-2, 3 PMIx")
+CR_SETTING(liveness_ms,        INT,  100,    "While a wait is idle, check this often (milliseconds) that the ranks on this node and the launcher are alive; abort the job when one is gone (0 never)")
+CR_SETTING(crash_report,       BOOL, 1,      "Print a line naming the rank and the signal when a rank crashes (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT with no other handler)")
