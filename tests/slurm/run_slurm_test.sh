@@ -308,6 +308,16 @@ t_pmix() {
         ok "libmpi.so does not depend on libpmix (it is loaded with dlopen)"
     fi
     mpi_programs srun --mpi=pmix --overcommit
+    # Without a loadable libpmix (here: files that are not libraries first in
+    # the search path) MPI_Init must stop with a message that says so.
+    mkdir -p "$TMP/nopmix"
+    echo "not a library" >"$TMP/nopmix/libpmix.so.2"
+    cp "$TMP/nopmix/libpmix.so.2" "$TMP/nopmix/libpmix.so"
+    local prog; prog=$(awk '{print $1}' <<<"$MPI_PROGS")
+    run 60 srun --mpi=pmix --overcommit -n 2 --export="ALL,LD_LIBRARY_PATH=$TMP/nopmix" "$prog"
+    [ "$RC" != 0 ] && grep -q "libpmix cannot be loaded" <<<"$ERR" &&
+        ok "no usable libpmix: MPI_Init fails with a clear message" ||
+        fail "no usable libpmix: status $RC, stderr $(tail -3 <<<"$ERR")"
     local n
     for n in 1 2 3 4; do
         run 60 srun --mpi=pmix --overcommit -n "$n" "$PROBE" PMIx; expect_pass "pmi_probe PMIx at $n ranks"
