@@ -52,3 +52,6 @@ CR_SETTING(pmi_batch,          INT,  16,     "PMI requests the launcher serves p
 /* debugging one rank (src/core/debug.c, src/util/backtrace.c) */
 CR_SETTING(attach,             INT,  -1,     "World rank that waits at the end of MPI_Init for a debugger to attach (prints its pid and host; -1: none)")
 CR_SETTING(backtrace,          BOOL, 1,      "On SIGSEGV, SIGBUS, SIGFPE, SIGILL or SIGABRT print a backtrace with function names before dying")
+/* process manager and liveness (src/pmi, src/core/liveness.c) */
+CR_SETTING(pmi,                INT,  0,      "Process-manager protocol: 0 automatic (PMIx when PMIX_RANK is set without PMI_FD/PMI_PORT, PMI-2 when PMI_JOBID is set as srun --mpi=pmi2 does, else PMI-1), 1 PMI-1, 2 PMI-2, 3 PMIx")
+CR_SETTING(liveness_ms,        INT,  100,    "While a wait is idle, check this often (milliseconds) that the ranks on this node and the launcher are alive; abort the job when one is gone (0 never)")

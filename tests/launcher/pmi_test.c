@@ -69,11 +69,11 @@ static int mode_kvs(void)
         for (int r = 0; r < info.size; r++) {
             snprintf(key, sizeof key, "key-%d-%d", round, r);
             make_value(want, 600 + r % 3, r, round);
-            if (crpmi_get(key, got, sizeof got) < 0) fail("get");
+            if (crpmi_get(r, key, got, sizeof got) < 0) fail("get");
             if (strcmp(got, want)) fail("value differs");
         }
     }
-    if (crpmi_get("no-such-key", got, sizeof got) == 0) fail("get of a missing key succeeded");
+    if (crpmi_get(0, "no-such-key", got, sizeof got) == 0) fail("get of a missing key succeeded");
     if (crpmi_barrier() < 0) fail("last barrier");
     if (info.rank == 0) printf("PASS size %d kvs %s\n", info.size, info.kvsname);
     return 0;
@@ -104,7 +104,7 @@ static int mode_where(void)
         for (int r = 0; r < info.size; r++) {
             char got[512], h[256], l[32], n[32], c[256];
             snprintf(key, sizeof key, "where-%d", r);
-            if (crpmi_get(key, got, sizeof got) < 0) fail("get");
+            if (crpmi_get(r, key, got, sizeof got) < 0) fail("get");
             if (sscanf(got, "%255[^,],%31[^,],%31[^,],%255s", h, l, n, c) != 4) fail("value");
             printf("rank %d host %s local %s of %s cpus %s\n", r, h, l, n, c);
         }
@@ -169,7 +169,7 @@ static int mode_flood(int who, int ms, int limit)
         snprintf(key, sizeof key, "flood-%d", (info.rank + 1) % info.size);
         while (now_ms() < end) {
             long long t0 = now_ms();
-            if (crpmi_get(key, got, sizeof got) < 0) fail("get during the flood");
+            if (crpmi_get((info.rank + 1) % info.size, key, got, sizeof got) < 0) fail("get during the flood");
             long long dt = now_ms() - t0;
             if (dt > worst) worst = dt;
             count++;

@@ -106,7 +106,7 @@ static tr_status_t ofi_connect(tr_iface_t *tr, int peer, uint64_t *addr)
     unsigned char name[512];
     if (peer == boot.rank) return TR_ERR_UNREACHABLE;
     key_of(peer, key, sizeof key);
-    if (boot.get(key, hex, sizeof hex) != 0) {
+    if (boot.get(peer, key, hex, sizeof hex) != 0) {
         fprintf(stderr, "courier: no network address of peer %d (PMI key %s)\n", peer, key);
         return TR_ERR_UNREACHABLE;
     }
