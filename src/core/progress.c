@@ -36,7 +36,7 @@ cr_wait_stats_t cr_wait_stats;
 void cr_progress_register(cr_poller_t *p)
 {
     if (p->registered) return;
-    if (npollers == CR_MAX_POLLERS) cr_abort_job(1, "courier: too many progress pollers");
+    if (npollers == CR_MAX_POLLERS) cr_abort_job(1, "too many progress pollers");
     pollers[npollers++] = p;
     p->registered = 1;
     if (p->active) cr_progress_nactive++;

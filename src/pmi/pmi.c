@@ -191,7 +191,7 @@ int crpmi_barrier(void)
 void crpmi_abort(int code, const char *msg)
 {
     if (!pmi.initialized || !pmi.ops || pmi.finalized) {
-        if (msg && *msg) fprintf(stderr, "%s\n", msg);
+        if (msg && *msg) fprintf(stderr, "[courier] %s\n", msg);
         fflush(stderr);
         _exit(code);
     }

@@ -40,7 +40,9 @@ int crpmi_get(int rank, const char *key, char *val, int len);
 /* Collective over all ranks of the job; also commits puts. */
 int crpmi_barrier(void);
 /* Ask the launcher to end the whole job with the given exit code; does not
- * return (falls back to _exit(code) when the launcher does not act). */
+ * return (falls back to _exit(code) when the launcher does not act).  msg
+ * reaches stderr once: through Courier's mpiexec, which prints it with the
+ * rank and host, or printed here as "[courier] msg" under other launchers. */
 void crpmi_abort(int code, const char *msg) __attribute__((noreturn));
 int crpmi_finalize(void);
 /* The ranks of the job on this node as the process manager knows them

@@ -466,11 +466,11 @@ static void wire_abort(int code, const char *msg)
     snprintf(m, sizeof m, "%s", msg);
     for (char *p = m; *p; p++)
         if (*p == '\n' || *p == '\r' || (w.version == 2 && *p == ';')) *p = ' ';
-    if (w.courier) {
-        w_send("cmd=abort exitcode=%d message=%s\n", code, m);
+    if (w.courier && w_send("cmd=abort exitcode=%d message=%s\n", code, m) == 0) {
+        /* Courier's mpiexec prints the message, naming rank and host */
     } else {
         if (*m) {
-            fprintf(stderr, "[rank %d] %s\n", w.rank, m);
+            fprintf(stderr, "[courier] %s\n", m);
             fflush(stderr);
             /* The launcher may kill us before it forwards our stderr: give
              * it a moment to read the message first. */

@@ -164,7 +164,7 @@ static int pmix_fence(void)
 static void pmix_abort(int code, const char *msg)
 {
     if (*msg) {
-        fprintf(stderr, "[rank %u] %s\n", px.me.rank, msg);
+        fprintf(stderr, "[courier] %s\n", msg);
         fflush(stderr);
         poll(NULL, 0, PMIX_ABORT_MSG_DELAY_MS);
     }
