@@ -154,13 +154,56 @@ static int singleton_put(const char *key, const char *value)
     return 0;
 }
 
-int crpmi_put(const char *key, const char *value)
+/* One key=value within the launcher's limits. */
+static int put_one(const char *key, const char *value)
 {
-    if (!pmi_ready("crpmi_put")) return -1;
     if (pmi_check_token("key", key, pmi.info.max_key) < 0) return -1;
     if (*value && pmi_check_token("value", value, pmi.info.max_val) < 0) return -1;
     if (!pmi.ops) return singleton_put(key, value);
     return pmi.ops->put(key, value);
+}
+
+/* A value longer than the launcher takes (PMI-2: 1024 bytes) is stored in
+ * parts: key holds PMI_PARTS_TAG and the number of parts, key:0, key:1, ...
+ * hold the pieces; crpmi_get() puts them together again.  A piece is at most
+ * PMI_PART_MAX bytes, whatever vallen_max says: Slurm's PMI-1 reader takes a
+ * whole request (command, job name, key and value) in one read of 1024. */
+#define PMI_PARTS_TAG "%parts:"
+#define PMI_PART_MAX 512
+
+int crpmi_put(const char *key, const char *value)
+{
+    if (!pmi_ready("crpmi_put")) return -1;
+    size_t len = strlen(value), piece = pmi.info.max_val > 1 ? (size_t)pmi.info.max_val - 1 : 1;
+    if (len <= piece) return put_one(key, value);
+    if (strpbrk(value, " \t\r\n;")) return pmi_check_token("value", value, (int)len + 1);
+    if (piece > PMI_PART_MAX) piece = PMI_PART_MAX;
+    size_t nparts = (len + piece - 1) / piece;
+    char head[64], part[256], *buf = malloc(piece + 1);
+    if (!buf) return -1;
+    int rc = 0;
+    for (size_t i = 0; i < nparts && rc == 0; i++) {
+        size_t off = i * piece, n = len - off < piece ? len - off : piece;
+        memcpy(buf, value + off, n);
+        buf[n] = '\0';
+        snprintf(part, sizeof part, "%s:%zu", key, i);
+        rc = put_one(part, buf);
+    }
+    free(buf);
+    snprintf(head, sizeof head, "%s%zu", PMI_PARTS_TAG, nparts);
+    return rc ? rc : put_one(key, head);
+}
+
+/* One key as the launcher (or the singleton's list) has it: 0, or -1. */
+static int get_one(int rank, const char *key, char *val, int len)
+{
+    if (pmi.ops) return pmi.ops->get(rank, key, val, len) == 0 ? 0 : -1;
+    for (pmi_kv_t *kv = pmi.local; kv; kv = kv->next)
+        if (!strcmp(kv->key, key)) {
+            snprintf(val, (size_t)len, "%s", kv->val);
+            return 0;
+        }
+    return -1;
 }
 
 int crpmi_get(int rank, const char *key, char *val, int len)
@@ -171,15 +214,23 @@ int crpmi_get(int rank, const char *key, char *val, int len)
                   pmi.info.size);
         return -1;
     }
-    if (!pmi.ops) {
-        for (pmi_kv_t *kv = pmi.local; kv; kv = kv->next)
-            if (!strcmp(kv->key, key)) {
-                snprintf(val, (size_t)len, "%s", kv->val);
-                return 0;
-            }
-        return -1;
+    if (get_one(rank, key, val, len) != 0) return -1;
+    if (strncmp(val, PMI_PARTS_TAG, sizeof PMI_PARTS_TAG - 1)) return 0;
+    /* a value stored in parts (crpmi_put) */
+    long nparts = strtol(val + sizeof PMI_PARTS_TAG - 1, NULL, 10);
+    int off = 0;
+    char part[256];
+    for (long i = 0; i < nparts; i++) {
+        snprintf(part, sizeof part, "%s:%ld", key, i);
+        if (off >= len - 1 || get_one(rank, part, val + off, len - off) != 0) {
+            crpmi_err("crpmi_get of key %s from rank %d: part %ld of %ld %s", key, rank, i,
+                      nparts, off >= len - 1 ? "does not fit the buffer" : "is missing");
+            val[0] = '\0';
+            return -1;
+        }
+        off += (int)strlen(val + off);
     }
-    return pmi.ops->get(rank, key, val, len) == 0 ? 0 : -1;
+    return 0;
 }
 
 int crpmi_barrier(void)

@@ -29,7 +29,11 @@ typedef struct {
 
 int crpmi_init(crpmi_info_t *info);
 /* Publish key=value in the job's KVS; visible to others after crpmi_barrier().
- * Keys and values are printable text without white space or ';'. */
+ * Keys and values are printable text without white space or ';'.  A value
+ * longer than the launcher takes (max_val: 1024 bytes under PMI-2) is stored
+ * in parts, under key (which then holds "%parts:N") and key:0 .. key:N-1;
+ * crpmi_get() joins them, so callers see one value of any length.  Values
+ * of callers must not start with "%parts:". */
 int crpmi_put(const char *key, const char *value);
 /* Look up a key that rank `rank` published before the last barrier (PMIx
  * keeps keys per rank; the PMI wire protocols have one space for the job and

@@ -4,7 +4,9 @@
  * (arguments starting with --marker are ignored: the scripts use them to find
  * their processes with pgrep -f).  Modes:
  *   kvs                 every rank puts a long value, barrier, checks every
- *                       other rank's value; twice; prints "PASS size N" on rank 0
+ *                       other rank's value; twice, then with 8000-byte values
+ *                       (longer than PMI allows: stored in parts); prints
+ *                       "PASS size N" on rank 0
  *   exit R CODE         rank R exits with CODE after a barrier; the others sleep
  *   segv R              rank R raises SIGSEGV after a barrier; the others wait in
  *                       a barrier that never completes
@@ -60,15 +62,19 @@ static void sleep_forever(void)
 
 static int mode_kvs(void)
 {
-    char key[64], val[700], want[700], got[700];
-    for (int round = 0; round < 2; round++) {
+    /* rounds 0 and 1: values every launcher takes whole; round 2: longer
+     * than any launcher's limit (stored in parts by crpmi_put) */
+    static char val[9000], want[9000], got[9000];
+    char key[64];
+    for (int round = 0; round < 3; round++) {
+        int base = round < 2 ? 600 : 8000;
         snprintf(key, sizeof key, "key-%d-%d", round, info.rank);
-        make_value(val, 600 + info.rank % 3, info.rank, round);
+        make_value(val, base + info.rank % 3, info.rank, round);
         if (crpmi_put(key, val) < 0) fail("put");
         if (crpmi_barrier() < 0) fail("barrier");
         for (int r = 0; r < info.size; r++) {
             snprintf(key, sizeof key, "key-%d-%d", round, r);
-            make_value(want, 600 + r % 3, r, round);
+            make_value(want, base + r % 3, r, round);
             if (crpmi_get(r, key, got, sizeof got) < 0) fail("get");
             if (strcmp(got, want)) fail("value differs");
         }

@@ -5,7 +5,8 @@
  * Every rank checks what crpmi_init found (the protocol must be FLAVOUR,
  * "PMI-1", "PMI-2" or "PMIx"; rank and size within bounds and equal to what
  * the launcher's environment says), exchanges a value of every rank through
- * the key-value space twice (long values, each rank's own content),
+ * the key-value space twice (long values, each rank's own content), then
+ * once with values three times as long (stored in parts: over PMI-2's 1024),
  * checks that a missing key is reported as missing, that every rank of the
  * job is on this node (crpmi_local_ranks, where the launcher says), that the
  * universe is at least the job and that crpmi_check() is happy; rank 0 prints
@@ -77,15 +78,19 @@ int main(int argc, char **argv)
         fail("universe size %d below the job's %d", info.universe_size, info.size);
     if (!info.kvsname[0]) fail("empty job name");
 
-    char key[64], val[PROBE_VALLEN], want[PROBE_VALLEN], got[PROBE_VALLEN + 8];
-    for (int round = 0; round < 2; round++) {
+    /* rounds 0 and 1 at the launcher's limit; round 2 three times longer
+     * (crpmi_put stores it in parts, crpmi_get joins them) */
+    static char val[3 * PROBE_VALLEN], want[3 * PROBE_VALLEN], got[3 * PROBE_VALLEN + 8];
+    char key[64];
+    for (int round = 0; round < 3; round++) {
+        int base = round < 2 ? PROBE_VALLEN : 3 * PROBE_VALLEN;
         snprintf(key, sizeof key, "probe-%d-%d", round, info.rank);
-        make_value(val, PROBE_VALLEN - info.rank % 5, info.rank, round);
+        make_value(val, base - info.rank % 5, info.rank, round);
         if (crpmi_put(key, val) < 0) fail("put in round %d", round);
         if (crpmi_barrier() < 0) fail("barrier in round %d", round);
         for (int r = 0; r < info.size; r++) {
             snprintf(key, sizeof key, "probe-%d-%d", round, r);
-            make_value(want, PROBE_VALLEN - r % 5, r, round);
+            make_value(want, base - r % 5, r, round);
             if (crpmi_get(r, key, got, sizeof got) < 0)
                 fail("get of %s failed (round %d)", key, round);
             else if (strcmp(got, want))

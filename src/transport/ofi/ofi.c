@@ -102,8 +102,8 @@ static void key_of(int peer, char *key, size_t n)
 static tr_status_t ofi_connect(tr_iface_t *tr, int peer, uint64_t *addr)
 {
     (void)tr;
-    char key[64], hex[1024];
     unsigned char name[512];
+    char key[64], hex[2 * sizeof name + 1];
     if (peer == boot.rank) return TR_ERR_UNREACHABLE;
     key_of(peer, key, sizeof key);
     if (boot.get(peer, key, hex, sizeof hex) != 0) {
