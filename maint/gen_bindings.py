@@ -31,8 +31,12 @@ path): every `src/<layer>/api.h` (or api_<area>.h) holds prototypes
     int[] / MPI_Aint[] / MPI_Count[] -> cr_vec_t (CR_VEC: either width)
     MPI_Datatype[] -> cr_datatype_t *const [] (each element checked)
   A core parameter the procedure does not have receives: `how` its variant,
-  `fname` the procedure's name, a member's fixed value (MEMBERS), or
-  MPI_STATUS_IGNORE / NULL / CR_VEC_NONE for a status, pointer or vector.
+  `fname` the procedure's name, or MPI_STATUS_IGNORE / NULL / CR_VEC_NONE
+  for a status, pointer or vector.  A member's fixed arguments (MEMBERS: a
+  constant, or the name of one of the procedure's own arguments) come first.
+- Members.  maint/notes.py MEMBERS also binds procedures to an entry of
+  another name outside families: deprecated names (MPI_Attr_get ->
+  core_comm_get_attr with comm_keyval = keyval), MPI_Init -> core_init_thread.
   MPI_Request and MPI_Message pointers and arrays stay handles: the core
   completes them in place.
 
@@ -154,9 +158,14 @@ def legacy_definitions(root):
 LEGACY_DEFINED = legacy_definitions(ROOT)
 
 
+def stem(name):
+    """MPI_Comm_rank -> Comm_rank; MPIX_Delete_error_class -> Delete_error_class."""
+    return name.split("_", 1)[1]
+
+
 def resolve(name):
     """(core entry, how, fixed arguments) for an MPI procedure, or (None, ...)."""
-    b = name[4:]
+    b = stem(name)
     if b.endswith("_c"):
         b = b[:-2]
     cands = []
@@ -173,16 +182,22 @@ def resolve(name):
     e = ENTRIES.get("core_" + b.lower())
     if e and not e.family:
         return e, None, {}
+    # a procedure bound to another procedure's entry (deprecated names)
+    entry, fixed = notes.MEMBERS.get(b, (None, {}))
+    e = ENTRIES.get(entry)
+    if e and not e.family:
+        return e, None, fixed
     return None, None, {}
 
 
 class Proc:
     def __init__(self, proto, parseset=None):
         proto = proto.replace("\\ldots", "...")
-        for wrong, right in notes.PROTO_FIXES.get(re.search(r"\b(MPI_\w+)\(", proto).group(1), ()):
+        for wrong, right in notes.PROTO_FIXES.get(re.search(r"\b(MPIX?_\w+)\(", proto).group(1), ()):
             proto = proto.replace(wrong, right)
-        m = re.match(r"(.*?)\b(MPI_\w+)\((.*)\)$", proto)
+        m = re.match(r"(.*?)\b(MPIX?_\w+)\((.*)\)$", proto)
         self.ret, self.name, plist = m.group(1).strip(), m.group(2), m.group(3)
+        self.mpix = self.name.startswith("MPIX_")     # an MPICH extension (maint/notes.py LEGACY)
         meta = {p["name"]: p for p in (parseset or {}).get("parameters", [])}
         texts = [] if plist.strip() in ("", "void") else [t for t in plist.split(", ")]
         self.varargs = "..." in texts
@@ -190,8 +205,8 @@ class Proc:
         self.entry, self.how, self.fixed = resolve(self.name)
         self.legacy = None
         if self.entry is None and self.name in notes.IMPLEMENTED and \
-                "core_" + self.name[4:].lower() in LEGACY_DEFINED:
-            self.legacy = "core_" + self.name[4:].lower()
+                "core_" + stem(self.name).lower() in LEGACY_DEFINED:
+            self.legacy = "core_" + stem(self.name).lower()
         self.implemented = self.entry is not None or self.legacy is not None
 
     def legacy_decl(self):
@@ -199,7 +214,9 @@ class Proc:
 
     def decl(self, prefix="MPI_"):
         ps = [p.text for p in self.params] + (["..."] if self.varargs else [])
-        return "%s %s%s(%s)" % (self.ret, prefix, self.name[4:], ", ".join(ps) or "void")
+        if self.mpix:
+            prefix = prefix[:-1] + "X_"
+        return "%s %s%s(%s)" % (self.ret, prefix, stem(self.name), ", ".join(ps) or "void")
 
     def anytime(self):
         return self.name in notes.ANYTIME or ("MPI_T_*" in notes.ANYTIME and self.name.startswith("MPI_T_"))
@@ -386,14 +403,15 @@ def core_args(p, b):
     args = []
     for c in p.entry.params:
         a = by.get(c.name)
+        if c.name in p.fixed:             # a member's fixed value or argument (MEMBERS)
+            args.append(p.fixed[c.name])
+            continue
         if re.search(r"_function(_c)?\*$", c.ctype):        # callbacks: by type
             args.append(fptrs[c.ctype].name if c.ctype in fptrs else "NULL")
             continue
         if a is None:
             if c.name == "how" and c.ctype == "cr_how_t":
                 args.append(HOW[p.how])
-            elif c.name in p.fixed:
-                args.append(p.fixed[c.name])
             elif c.name == "fname":
                 args.append("cr_fname")
             elif c.ctype == "MPI_Status*":

@@ -4,6 +4,8 @@
 #include "core/check.h"
 #include "coll/api.h"
 #include "core/api.h"
+#include "core/api_comm.h"
+#include "core/api_session.h"
 #include "binding/core_legacy.h"
 
 #pragma weak MPI_Bsend = PMPI_Bsend
@@ -1164,7 +1166,8 @@ int __attribute__((visibility("default"))) PMPI_Status_c2f(const MPI_Status* c_s
 {
     static const char cr_fname[] = "MPI_Status_c2f";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Status_c2f is not implemented in Courier yet");
+    cr_err = core_status_c2f(c_status, f_status);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -1173,7 +1176,8 @@ int __attribute__((visibility("default"))) PMPI_Status_c2f08(const MPI_Status* c
 {
     static const char cr_fname[] = "MPI_Status_c2f08";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Status_c2f08 is not implemented in Courier yet");
+    cr_err = core_status_c2f08(c_status, f08_status);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -1182,7 +1186,8 @@ int __attribute__((visibility("default"))) PMPI_Status_f082c(const MPI_F08_statu
 {
     static const char cr_fname[] = "MPI_Status_f082c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Status_f082c is not implemented in Courier yet");
+    cr_err = core_status_f082c(f08_status, c_status);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -1191,7 +1196,8 @@ int __attribute__((visibility("default"))) PMPI_Status_f082f(const MPI_F08_statu
 {
     static const char cr_fname[] = "MPI_Status_f082f";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Status_f082f is not implemented in Courier yet");
+    cr_err = core_status_f082f(f08_status, f_status);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -1200,7 +1206,8 @@ int __attribute__((visibility("default"))) PMPI_Status_f2c(const MPI_Fint* f_sta
 {
     static const char cr_fname[] = "MPI_Status_f2c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Status_f2c is not implemented in Courier yet");
+    cr_err = core_status_f2c(f_status, c_status);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -1209,7 +1216,8 @@ int __attribute__((visibility("default"))) PMPI_Status_f2f08(const MPI_Fint* f_s
 {
     static const char cr_fname[] = "MPI_Status_f2f08";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Status_f2f08 is not implemented in Courier yet");
+    cr_err = core_status_f2f08(f_status, f08_status);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
     return cr_raise_none(cr_err, cr_fname);
 }
 

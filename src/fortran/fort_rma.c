@@ -13,18 +13,6 @@ void mpi_win_create_keyval__(void (*win_copy_attr_fn)(void), void (*win_delete_a
 void pmpi_win_create_keyval_f08_(void (*win_copy_attr_fn)(void), void (*win_delete_attr_fn)(void), MPI_Fint *win_keyval, MPI_Aint *extra_state, MPI_Fint *ierror) CR_F_ALIAS(pmpi_win_create_keyval_);
 void mpi_win_create_keyval_f08_(void (*win_copy_attr_fn)(void), void (*win_delete_attr_fn)(void), MPI_Fint *win_keyval, MPI_Aint *extra_state, MPI_Fint *ierror) CR_F_ALIAS(pmpi_win_create_keyval_);
 
-void CR_F_EXPORT pmpi_win_delete_attr_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Fint *ierror)
-{
-    int cr_win_keyval = cr_f_keyval(*win_keyval);
-    int cr_err = PMPI_Win_delete_attr(*win, cr_win_keyval);
-    if (ierror) *ierror = cr_err;
-}
-void pmpi_win_delete_attr__(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Fint *ierror) CR_F_ALIAS(pmpi_win_delete_attr_);
-void mpi_win_delete_attr_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Fint *ierror) CR_F_ALIAS(pmpi_win_delete_attr_);
-void mpi_win_delete_attr__(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Fint *ierror) CR_F_ALIAS(pmpi_win_delete_attr_);
-void pmpi_win_delete_attr_f08_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Fint *ierror) CR_F_ALIAS(pmpi_win_delete_attr_);
-void mpi_win_delete_attr_f08_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Fint *ierror) CR_F_ALIAS(pmpi_win_delete_attr_);
-
 void CR_F_EXPORT pmpi_win_free_keyval_(MPI_Fint *win_keyval, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Win_free_keyval((int*)win_keyval);
@@ -35,31 +23,3 @@ void mpi_win_free_keyval_(MPI_Fint *win_keyval, MPI_Fint *ierror) CR_F_ALIAS(pmp
 void mpi_win_free_keyval__(MPI_Fint *win_keyval, MPI_Fint *ierror) CR_F_ALIAS(pmpi_win_free_keyval_);
 void pmpi_win_free_keyval_f08_(MPI_Fint *win_keyval, MPI_Fint *ierror) CR_F_ALIAS(pmpi_win_free_keyval_);
 void mpi_win_free_keyval_f08_(MPI_Fint *win_keyval, MPI_Fint *ierror) CR_F_ALIAS(pmpi_win_free_keyval_);
-
-void CR_F_EXPORT pmpi_win_get_attr_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Aint *attribute_val, MPI_Fint *flag, MPI_Fint *ierror)
-{
-    int cr_win_keyval = cr_f_keyval(*win_keyval);
-    void *cr_attribute_val = NULL;
-    int cr_flag = 0;
-    int cr_err = PMPI_Win_get_attr(*win, cr_win_keyval, &cr_attribute_val, &cr_flag);
-    if (cr_err == MPI_SUCCESS && cr_flag) *attribute_val = (MPI_Aint)cr_f_attr_value(cr_win_keyval, cr_attribute_val);
-    *flag = cr_flag ? CR_F_TRUE : CR_F_FALSE;
-    if (ierror) *ierror = cr_err;
-}
-void pmpi_win_get_attr__(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Aint *attribute_val, MPI_Fint *flag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_win_get_attr_);
-void mpi_win_get_attr_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Aint *attribute_val, MPI_Fint *flag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_win_get_attr_);
-void mpi_win_get_attr__(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Aint *attribute_val, MPI_Fint *flag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_win_get_attr_);
-void pmpi_win_get_attr_f08_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Aint *attribute_val, MPI_Fint *flag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_win_get_attr_);
-void mpi_win_get_attr_f08_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Aint *attribute_val, MPI_Fint *flag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_win_get_attr_);
-
-void CR_F_EXPORT pmpi_win_set_attr_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror)
-{
-    int cr_win_keyval = cr_f_keyval(*win_keyval);
-    int cr_err = PMPI_Win_set_attr(*win, cr_win_keyval, (void *)(MPI_Aint)*attribute_val);
-    if (ierror) *ierror = cr_err;
-}
-void pmpi_win_set_attr__(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror) CR_F_ALIAS(pmpi_win_set_attr_);
-void mpi_win_set_attr_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror) CR_F_ALIAS(pmpi_win_set_attr_);
-void mpi_win_set_attr__(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror) CR_F_ALIAS(pmpi_win_set_attr_);
-void pmpi_win_set_attr_f08_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror) CR_F_ALIAS(pmpi_win_set_attr_);
-void mpi_win_set_attr_f08_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror) CR_F_ALIAS(pmpi_win_set_attr_);
