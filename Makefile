@@ -5,7 +5,9 @@
 #   make check        build, run every test (ctest), check generated bindings
 #   make check-asan   build with ASan+UBSan into build-asan/, run unit and 1-2 rank MPI tests
 #   make install PREFIX=/opt/courier
-#   make bindings     regenerate src/binding from the MPI standard (maint/gen_bindings.py)
+#   make bindings     regenerate src/binding from the MPI standard (maint/gen_bindings.py),
+#                     and the man pages (maint/gen_man.py)
+#   make man          regenerate the MPI procedures' man pages (man/man3) only
 #   make settings-doc regenerate docs/settings.md from the settings table (courier_info)
 #   make clean        remove build/ and build-asan/
 BUILD      ?= build
@@ -18,7 +20,7 @@ BUILD_TYPE ?= RelWithDebInfo
 CMAKE      ?= cmake
 CTEST      ?= ctest
 
-.PHONY: all build configure demo check check-asan install bindings settings-doc clean
+.PHONY: all build configure demo check check-asan install bindings man settings-doc clean
 
 all: build
 
@@ -56,6 +58,10 @@ install: build
 
 bindings:
 	python3 maint/gen_bindings.py
+	python3 maint/gen_man.py
+
+man:
+	python3 maint/gen_man.py
 
 settings-doc: build
 	{ sed '/^| Variable |/,$$d' docs/settings.md 2>/dev/null || true; } > docs/settings.md.new

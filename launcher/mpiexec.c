@@ -1,46 +1,66 @@
 /* SPDX-License-Identifier: MIT */
-/* mpiexec: start N ranks of a program on this machine and serve them PMI-1.
+/* mpiexec: start N ranks of a program on this machine and on other hosts, and
+ * serve them PMI-1.
  *
- * One process, one poll loop over: a signalfd (SIGCHLD, SIGINT, SIGTERM,
- * SIGHUP, SIGQUIT), each rank's PMI socket, each rank's stdout and stderr
- * pipes, and (when stdin is a terminal) the stdin forwarding pipe of rank 0.
+ * Ranks on this host are forked here (ranks.c); every other host runs a
+ * courier_proxy, started through ssh, rsh, fork or srun (start.c), that forks
+ * the ranks there and relays their PMI requests, output and exit statuses over
+ * one authenticated TCP connection (wire.c).  Which rank runs where is
+ * place.c's (Hydra's spreading over hosts, hwloc binding on each host).
  *
- * Ranks run in one process group of their own, with PR_SET_PDEATHSIG=SIGKILL,
- * so that the whole job can be signalled at once and dies with mpiexec.  A
- * small watcher process (a fork of mpiexec that does nothing else) notices
- * when mpiexec dies without cleaning up (kill -9): it then kills the job's
- * process group (grandchildren included) and removes the job's shared-memory
- * files.
+ * One process, one poll loop over: a signalfd (SIGCHLD; SIGINT, SIGTERM,
+ * SIGHUP, SIGQUIT end the job; SIGUSR1 and SIGUSR2 are passed on), the local
+ * ranks' PMI sockets and output pipes, the listening socket and the proxies'
+ * connections, and stdin when it goes to rank 0 through us.
+ *
+ * The PMI server (a key-value space and a barrier) lives here for all ranks.
+ * It is fair: each round serves at most COURIER_PMI_BATCH requests per rank
+ * (per proxy: that many per rank it holds), and a rank that does not read its
+ * replies is not read from, so a rank flooding PMI delays only itself.
  *
  * The first rank that fails (non-zero exit, signal, MPI_Abort, or exit after
  * PMI init without PMI finalize) decides mpiexec's exit status and makes
- * mpiexec print one line and tear the job down: SIGTERM, then SIGKILL after
- * the abort_timeout_ms setting. */
+ * mpiexec print one line naming the rank, its host and why, and tear the job
+ * down everywhere: SIGTERM, then SIGKILL after COURIER_ABORT_TIMEOUT_MS.  A
+ * small watcher process (a fork of mpiexec that does nothing else) ends the
+ * local ranks and removes the job's shared-memory files when mpiexec dies
+ * without cleaning up (kill -9); proxies end theirs when their connection to
+ * mpiexec closes. */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
-#include <sched.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "auth.h"
+#include "common.h"
+#include "place.h"
+#include "ranks.h"
+#include "start.h"
 #include "util/settings.h"
+#include "wire.h"
 
 #ifndef COURIER_VERSION
 #define COURIER_VERSION "unknown"
+#endif
+#ifndef COURIER_BUILD_INFO
+#define COURIER_BUILD_INFO "unknown"
+#endif
+#ifndef COURIER_TRANSPORTS
+#define COURIER_TRANSPORTS "self shm"
 #endif
 
 extern char **environ;
@@ -49,32 +69,55 @@ extern char **environ;
 #define KVSNAME_MAX 256
 #define KEYLEN_MAX 256
 #define VALLEN_MAX 4096
-/* Largest PMI request line we accept. */
-#define PMI_LINE_MAX (KEYLEN_MAX + VALLEN_MAX + KVSNAME_MAX + 256)
 /* Output buffering per stream: a line longer than this is passed on in pieces. */
 #define OUT_CHUNK 65536
 /* A partial line waits this long for its end before it is passed on. */
 #define PARTIAL_FLUSH_MS 200
+/* Bytes of stdin in flight to a remote rank 0 (one chunk, then an ack). */
+#define STDIN_CHUNK 65536
+/* After the last rank: how long proxies and launchers get to finish. */
+#define PROXY_EXIT_WAIT_MS 3000
+/* Random bytes in the KVS name, which names the shared-memory segments:
+ * another user cannot guess it to pre-create them. */
+#define KVS_SECRET_BYTES 8
 
 /* ---- the job ---------------------------------------------------------------- */
 
 typedef struct {
-    int fd;              /* read end of the rank's pipe, -1 once closed */
     int dest;            /* 1 or 2 */
+    int open;            /* 0 once at end of file */
     char *buf;           /* bytes of an unfinished line */
     size_t len;
     int at_bol;          /* the next byte we print starts a line (for the prefix) */
 } stream_t;
 
+enum { R_PENDING, R_RUNNING, R_DONE };
+
 typedef struct {
-    pid_t pid;
-    int alive;
-    int pmi_fd;          /* our end of the PMI socket, -1 once closed */
-    char *in;            /* received PMI bytes not yet parsed */
-    size_t inlen, incap;
+    int host;            /* index into job.hosts */
+    int li;              /* index among its host's ranks */
+    int state;
+    int pid;
     int pmi_init, pmi_finalized, in_barrier;
     stream_t out[2];
-} rank_t;
+} grank_t;
+
+enum { PX_WAIT, PX_CONNECTED, PX_RUNNING, PX_GONE };
+
+typedef struct {
+    int host;            /* index into job.hosts */
+    int state;
+    la_conn_t conn;
+    la_started_t l;      /* its launcher process when we started it (pid -1 otherwise) */
+    int pid;             /* the proxy's pid on its host */
+    int hello;           /* sent HELLO */
+} proxy_t;
+
+typedef struct {
+    la_conn_t conn;
+    uint8_t nonce[LA_NONCE_BYTES];
+    long long deadline;
+} pending_t;
 
 typedef struct kv {
     struct kv *next;
@@ -87,7 +130,6 @@ static struct {
     /* options */
     int n;
     int prefix;
-    int bind_core;
     int envnone;
     char **envlist;      /* -genvlist names, NULL = all */
     int nenvlist;
@@ -95,161 +137,164 @@ static struct {
     int nsetenv;
     const char *wdir;
     char **argv;         /* the program and its arguments */
-    char *path;          /* the resolved program */
+    char *path;          /* the resolved program (when this host runs ranks) */
+    la_hostlist_t hl;
+    int hosts_given;
+    la_place_t place;
+    la_launcher_t launcher;
+    int launcher_given;
+    const char *launcher_exec;
+    const char *iface;
+    int verbose;
 
-    /* state */
-    char kvsname[64];
-    rank_t *ranks;
-    int nalive;
-    pid_t pgid;
+    /* hosts and ranks */
+    int *host_local;     /* per host: 1 when it is this machine */
+    int *host_proxy;     /* per host: proxy index, -1 for local hosts */
+    int **host_ranks;    /* per host: its global ranks, ascending */
+    int *host_nranks;
+    grank_t *r;
+    int ndone;           /* ranks in R_DONE */
+    la_ranks_t lr;       /* the ranks on this machine */
+    int local_host;      /* host index of this machine's ranks, -1 when none */
+    char myname[256];
+
+    /* proxies */
+    proxy_t *px;
+    int npx;
+    pending_t *pend;
+    int npend;
+    int listen_fd;
+    int port;
+    char *addrs;
+    char *proxy_path;
+    uint8_t secret[LA_SECRET_BYTES];
+    char secret_hex[2 * LA_SECRET_BYTES + 1];
+    long long launch_deadline;
+
+    /* PMI */
+    char kvsname[96];
+    kv_t *kvs[KVS_BUCKETS];
+    int nbarrier;
+
+    /* teardown */
+    int failed;
+    int exit_code;
+    int killed_hard;
+    long long kill_at_ms;
+    int stdout_broken;
     pid_t watcher;
     int watcher_fd;
     int sigfd;
     sigset_t orig_mask;
-    int devnull;
-    kv_t *kvs[KVS_BUCKETS];
-    int nbarrier;
-    int failed;          /* the job is being torn down */
-    int exit_code;
-    int killed_hard;     /* SIGKILL sent */
-    long long kill_at_ms;
-    int stdout_broken;
-    /* stdin forwarding to rank 0 (only when stdin is a terminal) */
-    int stdin_w;         /* write end of rank 0's stdin pipe, -1 when none */
+
+    /* stdin: to a local rank 0 through a pipe (terminal), or to a remote one */
+    int stdin_to;        /* 0 none, 1 local pipe, 2 remote */
     int stdin_eof;
-    char stdin_buf[4096];
-    size_t stdin_len;
-    /* spawn error reported by the vfork child */
-    volatile int spawn_errno;
-} job = { .watcher = -1, .watcher_fd = -1, .stdin_w = -1, .devnull = -1 };
-
-static void die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
-static void die(int code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("mpiexec: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(code);
-}
-
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (!p) die(1, "out of memory");
-    return p;
-}
-
-static void *xrealloc(void *p, size_t n)
-{
-    p = realloc(p, n ? n : 1);
-    if (!p) die(1, "out of memory");
-    return p;
-}
-
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void set_nonblock(int fd)
-{
-    int fl = fcntl(fd, F_GETFL);
-    if (fl >= 0) fcntl(fd, F_SETFL, fl | O_NONBLOCK);
-}
-
-/* Write everything (blocking even on a non-blocking fd).  Returns -1 on error. */
-static int write_all(int fd, const char *p, size_t len, int use_send)
-{
-    while (len > 0) {
-        ssize_t n = use_send ? send(fd, p, len, MSG_NOSIGNAL) : write(fd, p, len);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            if (errno == EAGAIN || errno == EWOULDBLOCK) {
-                struct pollfd pf = { .fd = fd, .events = POLLOUT };
-                /* A peer that never reads must not hang us forever. */
-                if (poll(&pf, 1, use_send ? 5000 : -1) == 0) return -1;
-                continue;
-            }
-            return -1;
-        }
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
+    int stdin_inflight;
+} job = { .watcher = -1, .watcher_fd = -1, .listen_fd = -1, .local_host = -1 };
 
 /* ---- options ------------------------------------------------------------------ */
 
 static void usage(FILE *f)
 {
     fprintf(f,
-        "Usage: mpiexec [options] [-n N] program [args...]\n"
-        "Start N processes of program on this machine (Courier %s).\n"
+        "Usage: mpiexec [options] program [args...]\n"
+        "Start processes of program on this machine and on other hosts (Courier %s).\n"
         "\n"
-        "  -n N, -np N             number of processes (default 1)\n"
-        "  -env NAME VALUE         set an environment variable in every process\n"
-        "  -genv NAME VALUE        the same (every option is global here)\n"
-        "  -x NAME[=VALUE]         pass NAME (with VALUE, or mpiexec's own value)\n"
-        "  -genvall, -envall       pass mpiexec's whole environment (the default)\n"
-        "  -genvnone, -envnone     pass no environment but the variables set above\n"
-        "  -genvlist A,B,...       pass only these variables of mpiexec's environment\n"
-        "  -prefix-output, -l      prefix each line of output with \"[rank] \"\n"
-        "  -bind-to none|core      bind rank r to the r-th allowed core (modulo their number)\n"
-        "  -map-by WHAT            accepted, ignored\n"
-        "  -host H, -hosts H       only localhost (and this machine's name) for now\n"
-        "  -wdir DIR               working directory of the processes\n"
-        "  -h, --help              this text\n"
-        "  -version, --version     print the version\n"
+        "Processes and hosts:\n"
+        "  -n N, -np N               number of processes (default 1, or the hosts' slots\n"
+        "                            with -f or inside a Slurm allocation)\n"
+        "  -hosts H1,H2:2,...        hosts to run on, each with a process count (slots,\n"
+        "                            default 1); also -host\n"
+        "  -f FILE, -hostfile FILE, -machinefile FILE\n"
+        "                            hosts from a file: one \"host[:n]\" per line, # comments\n"
+        "  -ppn N                    N consecutive processes per host (instead of the slots)\n"
+        "  -npernode N               the same (Open MPI's spelling)\n"
+        "  Processes go to the hosts in blocks of each host's slots (or -ppn), round and\n"
+        "  round, as with MPICH's Hydra.  Inside a Slurm allocation (SLURM_JOB_ID) the\n"
+        "  allocation's nodes are the default hosts.\n"
+        "\n"
+        "Launching on other hosts:\n"
+        "  -launcher ssh|rsh|fork|slurm\n"
+        "                            how courier_proxy is started on the other hosts\n"
+        "                            (default: slurm inside a Slurm allocation, else ssh);\n"
+        "                            also -bootstrap\n"
+        "  -launcher-exec PATH       the launcher program (default ssh, rsh or srun);\n"
+        "                            also -bootstrap-exec\n"
+        "  -iface NAME               the network interface proxies use to reach mpiexec\n"
+        "  -verbose, -v              print the launch commands\n"
+        "\n"
+        "Binding (hwloc; nothing is bound unless asked):\n"
+        "  -bind-to none|hwthread|core|socket|numa   (core:N, hwthread:N: N per process)\n"
+        "  -map-by core|hwthread|socket|numa|node|slot[:PE=n], ppr:N:node\n"
+        "                            how processes are spread over a host (node: one\n"
+        "                            per host in turn); PE=n gives each n cores\n"
+        "  --report-bindings, -print-bindings\n"
+        "                            print each process's binding as Open MPI does\n"
+        "  With OMP_NUM_THREADS=t and binding, each process gets t cores and\n"
+        "  OMP_PLACES / OMP_PROC_BIND are set for it unless already set.  When the\n"
+        "  cores do not suffice, binding is turned off with a warning.\n"
+        "\n"
+        "Environment:\n"
+        "  -env NAME VALUE, -genv NAME VALUE   set a variable in every process\n"
+        "  -x NAME[=VALUE]           pass NAME (with VALUE, or mpiexec's own value)\n"
+        "  -genvall, -envall         pass mpiexec's whole environment (the default)\n"
+        "  -genvnone, -envnone       pass none of it, only the variables set above\n"
+        "  -genvlist A,B,...         pass only these variables (also -envlist)\n"
+        "\n"
+        "Other:\n"
+        "  -prefix-output, -l        prefix each line of output with \"[rank] \"\n"
+        "                            (also -label, -tag-output, -prepend-rank)\n"
+        "  -wdir DIR                 working directory of the processes (default: the\n"
+        "                            current one, on every host)\n"
+        "  -info                     build details: version, launchers, binding, transports\n"
+        "  -h, --help                this text\n"
+        "  -version, --version       print the version\n"
+        "  Accepted and ignored: -rmk X, -disable-x, -enable-x, -oversubscribe.\n"
         "\n"
         "Exit status: 0 when every process exits 0; otherwise the status of the first\n"
-        "process that failed (128+N for signal N), and the others are terminated.\n"
-        "COURIER_ABORT_TIMEOUT_MS: time between SIGTERM and SIGKILL at teardown.\n",
+        "process that failed (128+N for signal N; 255 when a host could not be reached),\n"
+        "and every other process is terminated.  Ctrl-C ends the whole job; SIGUSR1 and\n"
+        "SIGUSR2 are passed on to every process.\n"
+        "Settings: COURIER_ABORT_TIMEOUT_MS (SIGTERM to SIGKILL at teardown),\n"
+        "COURIER_LAUNCH_FANOUT, COURIER_LAUNCH_TIMEOUT_MS, COURIER_PMI_BATCH (courier_info).\n",
         COURIER_VERSION);
 }
 
-static int is_local_host(const char *h)
+static void print_info(void)
 {
-    char me[256];
-    if (!strcmp(h, "localhost") || !strcmp(h, "127.0.0.1") || !strcmp(h, "::1")) return 1;
-    if (gethostname(me, sizeof me) == 0) {
-        me[sizeof me - 1] = '\0';
-        if (!strcmp(h, me)) return 1;
-        char *dot = strchr(me, '.');
-        if (dot && !strncmp(h, me, (size_t)(dot - me)) && h[dot - me] == '\0') return 1;
-    }
-    return 0;
-}
-
-static void check_hosts(const char *list)
-{
-    char *copy = strdup(list), *save = NULL;
-    if (!copy) die(1, "out of memory");
-    for (char *h = strtok_r(copy, ",", &save); h; h = strtok_r(NULL, ",", &save)) {
-        char *colon = strchr(h, ':');
-        if (colon) *colon = '\0';
-        if (*h && !is_local_host(h))
-            die(2, "host \"%s\": only this machine can run processes for now", h);
-    }
-    free(copy);
+    char ver[32];
+    printf("Courier mpiexec build details:\n"
+           "    Version:                 %s\n"
+           "    Build:                   %s\n"
+           "    Process manager:         PMI-1 wire protocol (PMI_FD), proxies over TCP\n"
+           "                             authenticated with a per-job secret\n"
+           "    Launchers available:     ssh rsh fork slurm\n"
+           "    Topology library:        hwloc %s\n"
+           "    Binding levels:          none hwthread core socket numa\n"
+           "    Mapping levels:          core hwthread socket numa node slot ppr:N:node (:PE=n)\n"
+           "    Transports:              %s\n",
+           COURIER_VERSION, COURIER_BUILD_INFO, la_topo_lib_version(ver, sizeof ver), COURIER_TRANSPORTS);
 }
 
 static void add_setenv(const char *name, const char *value)
 {
-    size_t len = strlen(name) + strlen(value) + 2;
-    char *s = xmalloc(len);
-    snprintf(s, len, "%s=%s", name, value);
-    job.setenv = xrealloc(job.setenv, sizeof(char *) * (size_t)(job.nsetenv + 1));
-    job.setenv[job.nsetenv++] = s;
+    job.setenv = la_realloc(job.setenv, sizeof(char *) * (size_t)(job.nsetenv + 1));
+    job.setenv[job.nsetenv++] = la_asprintf("%s=%s", name, value);
+}
+
+static int parse_int_arg(const char *opt, const char *s, int lo, int hi)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || v < lo || v > hi) la_die(2, "bad value \"%s\" for %s (expected %d to %d)", s, opt, lo, hi);
+    return (int)v;
 }
 
 static void parse_args(int argc, char **argv)
 {
     int i = 1;
+    char err[512];
     job.n = -1;
     while (i < argc) {
         const char *a = argv[i];
@@ -259,20 +304,18 @@ static void parse_args(int argc, char **argv)
             break;
         }
         const char *o = (a[1] == '-') ? a + 1 : a;   /* --opt == -opt */
-#define NEED(k) do { if (i + (k) >= argc) die(2, "option %s needs %s", a, (k) == 1 ? "an argument" : "two arguments"); } while (0)
-        if (!strcmp(o, "-n") || !strcmp(o, "-np") || !strcmp(o, "-c")) {
+#define NEED(k) do { if (i + (k) >= argc) la_die(2, "option %s needs %s", a, (k) == 1 ? "an argument" : "two arguments"); } while (0)
+#define IS(s) (!strcmp(o, s))
+        if (IS("-n") || IS("-np") || IS("-c")) {
             NEED(1);
-            char *end;
-            long v = strtol(argv[i + 1], &end, 10);
-            if (*end || v < 1 || v > 1000000) die(2, "bad number of processes \"%s\"", argv[i + 1]);
-            job.n = (int)v;
+            job.n = parse_int_arg(a, argv[i + 1], 1, 1000000);
             i += 2;
-        } else if (!strcmp(o, "-env") || !strcmp(o, "-genv")) {
+        } else if (IS("-env") || IS("-genv")) {
             NEED(2);
-            if (!*argv[i + 1] || strchr(argv[i + 1], '=')) die(2, "bad variable name \"%s\" for %s", argv[i + 1], a);
+            if (!*argv[i + 1] || strchr(argv[i + 1], '=')) la_die(2, "bad variable name \"%s\" for %s", argv[i + 1], a);
             add_setenv(argv[i + 1], argv[i + 2]);
             i += 3;
-        } else if (!strcmp(o, "-x")) {
+        } else if (IS("-x")) {
             NEED(1);
             const char *eq = strchr(argv[i + 1], '=');
             if (eq) {
@@ -283,58 +326,88 @@ static void parse_args(int argc, char **argv)
                 add_setenv(argv[i + 1], getenv(argv[i + 1]));
             }
             i += 2;
-        } else if (!strcmp(o, "-genvall") || !strcmp(o, "-envall")) {
+        } else if (IS("-genvall") || IS("-envall")) {
             job.envnone = 0;
             job.envlist = NULL;
             i++;
-        } else if (!strcmp(o, "-genvnone") || !strcmp(o, "-envnone")) {
+        } else if (IS("-genvnone") || IS("-envnone")) {
             job.envnone = 1;
             i++;
-        } else if (!strcmp(o, "-genvlist") || !strcmp(o, "-envlist")) {
+        } else if (IS("-genvlist") || IS("-envlist")) {
             NEED(1);
-            char *copy = strdup(argv[i + 1]), *save = NULL;
+            char *copy = la_strdup(argv[i + 1]), *save = NULL;
             for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-                job.envlist = xrealloc(job.envlist, sizeof(char *) * (size_t)(job.nenvlist + 1));
+                job.envlist = la_realloc(job.envlist, sizeof(char *) * (size_t)(job.nenvlist + 1));
                 job.envlist[job.nenvlist++] = t;
             }
             i += 2;
-        } else if (!strcmp(o, "-prefix-output") || !strcmp(o, "-l") || !strcmp(o, "-label") ||
-                   !strcmp(o, "-tag-output")) {
+        } else if (IS("-prefix-output") || IS("-l") || IS("-label") || IS("-tag-output") || IS("-prepend-rank")) {
             job.prefix = 1;
             i++;
-        } else if (!strcmp(o, "-h") || !strcmp(o, "-help")) {
+        } else if (IS("-h") || IS("-help")) {
             usage(stdout);
             exit(0);
-        } else if (!strcmp(o, "-version") || !strcmp(o, "-V")) {
+        } else if (IS("-version") || IS("-V")) {
             printf("mpiexec (Courier) %s\n", COURIER_VERSION);
             exit(0);
-        } else if (!strcmp(o, "-bind-to") || !strcmp(o, "-binding")) {
+        } else if (IS("-info")) {
+            print_info();
+            exit(0);
+        } else if (IS("-bind-to") || IS("-binding")) {
             NEED(1);
-            const char *b = argv[i + 1];
-            if (!strcmp(b, "none")) job.bind_core = 0;
-            else if (!strcmp(b, "core") || !strcmp(b, "hwthread") || !strcmp(b, "cpu")) job.bind_core = 1;
-            else if (!strcmp(b, "socket") || !strcmp(b, "numa") || !strcmp(b, "board") || !strcmp(b, "l3cache"))
-                job.bind_core = 0;   /* accepted; no binding at that level yet */
-            else die(2, "unknown binding \"%s\" (none or core)", b);
+            if (la_place_parse_bind(&job.place, argv[i + 1], err, sizeof err) < 0) la_die(2, "%s: %s", a, err);
             i += 2;
-        } else if (!strcmp(o, "-map-by") || !strcmp(o, "-ppn") || !strcmp(o, "-rr") ||
-                   !strcmp(o, "-launcher") || !strcmp(o, "-bootstrap") || !strcmp(o, "-rmk")) {
-            if (!strcmp(o, "-rr")) i++;
-            else { NEED(1); i += 2; }
-        } else if (!strcmp(o, "-host") || !strcmp(o, "-hosts")) {
+        } else if (IS("-map-by")) {
             NEED(1);
-            check_hosts(argv[i + 1]);
+            if (la_place_parse_map(&job.place, argv[i + 1], err, sizeof err) < 0) la_die(2, "%s: %s", a, err);
             i += 2;
-        } else if (!strcmp(o, "-wdir") || !strcmp(o, "-dir")) {
+        } else if (IS("-report-bindings") || IS("-print-bindings")) {
+            job.place.report = 1;
+            i++;
+        } else if (IS("-ppn") || IS("-npernode") || IS("-perhost")) {
+            NEED(1);
+            job.place.ppn = parse_int_arg(a, argv[i + 1], 1, 1000000);
+            i += 2;
+        } else if (IS("-host") || IS("-hosts")) {
+            NEED(1);
+            if (la_hosts_parse_list(&job.hl, argv[i + 1], err, sizeof err) < 0) la_die(2, "%s: %s", a, err);
+            job.hosts_given = 1;
+            i += 2;
+        } else if (IS("-f") || IS("-hostfile") || IS("-machinefile")) {
+            NEED(1);
+            if (la_hosts_parse_file(&job.hl, argv[i + 1], err, sizeof err) < 0) la_die(2, "%s", err);
+            job.hosts_given = 1;
+            i += 2;
+        } else if (IS("-launcher") || IS("-bootstrap")) {
+            NEED(1);
+            if (la_launcher_parse(argv[i + 1], &job.launcher) < 0)
+                la_die(2, "unknown launcher \"%s\" (ssh, rsh, fork or slurm)", argv[i + 1]);
+            job.launcher_given = 1;
+            i += 2;
+        } else if (IS("-launcher-exec") || IS("-bootstrap-exec")) {
+            NEED(1);
+            job.launcher_exec = argv[i + 1];
+            i += 2;
+        } else if (IS("-iface")) {
+            NEED(1);
+            job.iface = argv[i + 1];
+            i += 2;
+        } else if (IS("-rmk")) {
+            NEED(1);
+            i += 2;
+        } else if (IS("-wdir") || IS("-dir")) {
             NEED(1);
             job.wdir = argv[i + 1];
             i += 2;
-        } else if (!strcmp(o, "-v") || !strcmp(o, "-verbose") || !strcmp(o, "-oversubscribe") ||
-                   !strcmp(o, "-disable-x")) {
+        } else if (IS("-v") || IS("-verbose")) {
+            job.verbose = 1;
+            i++;
+        } else if (IS("-oversubscribe") || IS("-disable-x") || IS("-enable-x") || IS("-rr")) {
             i++;
         } else {
-            die(2, "unknown option \"%s\" (see mpiexec -h)", a);
+            la_die(2, "unknown option \"%s\" (see mpiexec -h)", a);
         }
+#undef IS
 #undef NEED
     }
     if (i >= argc) {
@@ -343,310 +416,104 @@ static void parse_args(int argc, char **argv)
     }
     job.argv = argv + i;
     for (int k = i; k < argc; k++)
-        if (!strcmp(argv[k], ":") && k > i)
-            die(2, "several programs (\":\") are not supported yet");
-    if (job.n < 0) job.n = 1;
+        if (!strcmp(argv[k], ":") && k > i) la_die(2, "several programs (\":\") are not supported yet");
 }
 
-/* Find the program the way the shell would; exit 127 (126) when we cannot. */
-static void resolve_program(void)
-{
-    const char *prog = job.argv[0];
-    struct stat st;
-    if (strchr(prog, '/')) {
-        if (stat(prog, &st) < 0) die(127, "cannot execute \"%s\": %s", prog, strerror(errno));
-        if (S_ISDIR(st.st_mode)) die(126, "cannot execute \"%s\": Is a directory", prog);
-        if (access(prog, X_OK) < 0) die(126, "cannot execute \"%s\": %s", prog, strerror(errno));
-        job.path = (char *)prog;
-        return;
-    }
-    const char *path = getenv("PATH");
-    if (!path) path = "/usr/local/bin:/usr/bin:/bin";
-    size_t plen = strlen(prog);
-    int found_noexec = 0;
-    for (const char *p = path;;) {
-        const char *e = strchr(p, ':');
-        size_t dlen = e ? (size_t)(e - p) : strlen(p);
-        char *cand = xmalloc(dlen + plen + 3);
-        if (dlen == 0) snprintf(cand, plen + 3, "./%s", prog);
-        else snprintf(cand, dlen + plen + 2, "%.*s/%s", (int)dlen, p, prog);
-        if (stat(cand, &st) == 0 && S_ISREG(st.st_mode)) {
-            if (access(cand, X_OK) == 0) {
-                job.path = cand;
-                return;
-            }
-            found_noexec = 1;
-        }
-        free(cand);
-        if (!e) break;
-        p = e + 1;
-    }
-    if (found_noexec) die(126, "cannot execute \"%s\": Permission denied", prog);
-    die(127, "cannot execute \"%s\": command not found (not in PATH)", prog);
-}
-
-/* ---- environment of the ranks --------------------------------------------------- */
-
-static int env_name_eq(const char *entry, const char *name)
+/* The value the ranks will see for NAME (an -env setting, else ours if passed). */
+static const char *rank_env_value(const char *name)
 {
     size_t n = strlen(name);
-    return !strncmp(entry, name, n) && entry[n] == '=';
+    for (int k = job.nsetenv - 1; k >= 0; k--)
+        if (!strncmp(job.setenv[k], name, n) && job.setenv[k][n] == '=') return job.setenv[k] + n + 1;
+    if (job.envnone) return NULL;
+    if (job.envlist) {
+        int listed = 0;
+        for (int k = 0; k < job.nenvlist; k++) listed |= !strcmp(job.envlist[k], name);
+        if (!listed) return NULL;
+    }
+    return getenv(name);
 }
 
-static const char *const reserved_env[] = {
-    "PMI_FD", "PMI_RANK", "PMI_SIZE", "PMI_PORT", "PMI_ID", "PMI_SPAWNED", "COURIER_JOBID",
-    "MPI_LOCALRANKID", "MPI_LOCALNRANKS", NULL
-};
+/* ---- hosts and ranks ----------------------------------------------------------- */
 
-/* The environment: inherited part, then -env variables, then ours.  The
- * per-rank entries are the last three; their buffers are rewritten per rank. */
-static char **envp;
-static char env_fd[32], env_rank[32], env_localrank[48];
-
-static void build_env(void)
+static void plan_job(void)
 {
-    int cap = 16 + job.nsetenv, n = 0;
-    for (char **e = environ; *e; e++) cap++;
-    envp = xmalloc(sizeof(char *) * (size_t)cap);
-    if (!job.envnone) {
-        for (char **e = environ; *e; e++) {
-            int skip = 0;
-            for (int k = 0; reserved_env[k] && !skip; k++) skip = env_name_eq(*e, reserved_env[k]);
-            for (int k = 0; k < job.nsetenv && !skip; k++) {
-                size_t nl = strcspn(job.setenv[k], "=");
-                skip = !strncmp(*e, job.setenv[k], nl + 1);
-            }
-            if (!skip && job.envlist) {
-                skip = 1;
-                for (int k = 0; k < job.nenvlist && skip; k++) skip = !env_name_eq(*e, job.envlist[k]);
-            }
-            if (!skip) envp[n++] = *e;
+    char err[512];
+    if (!job.hosts_given && getenv("SLURM_JOB_ID")) {
+        if (la_hosts_from_slurm(&job.hl, err, sizeof err) < 0) la_die(2, "%s", err);
+        job.hosts_given = 1;
+    }
+    if (!job.launcher_given) job.launcher = getenv("SLURM_JOB_ID") ? LA_LAUNCH_SLURM : LA_LAUNCH_SSH;
+    if (job.n < 0) job.n = job.hosts_given ? la_hosts_total_slots(&job.hl) : 1;
+    if (job.hl.n == 0) la_hosts_parse_list(&job.hl, "localhost", err, sizeof err);
+    la_place_finish(&job.place, rank_env_value("OMP_NUM_THREADS"));
+
+    int nh = job.hl.n;
+    int *host_of = la_malloc(sizeof(int) * (size_t)job.n);
+    la_hosts_map(&job.hl, job.n, job.place.ppn, job.place.by_node, host_of);
+    job.host_local = la_calloc((size_t)nh, sizeof(int));
+    job.host_proxy = la_malloc(sizeof(int) * (size_t)nh);
+    job.host_nranks = la_calloc((size_t)nh, sizeof(int));
+    job.host_ranks = la_calloc((size_t)nh, sizeof(int *));
+    job.r = la_calloc((size_t)job.n, sizeof(grank_t));
+    for (int r = 0; r < job.n; r++) job.host_nranks[host_of[r]]++;
+    for (int h = 0; h < nh; h++) {
+        job.host_ranks[h] = la_malloc(sizeof(int) * (size_t)(job.host_nranks[h] + 1));
+        job.host_nranks[h] = 0;
+        job.host_proxy[h] = -1;
+    }
+    for (int r = 0; r < job.n; r++) {
+        int h = host_of[r];
+        job.r[r].host = h;
+        job.r[r].li = job.host_nranks[h];
+        job.host_ranks[h][job.host_nranks[h]++] = r;
+        for (int s = 0; s < 2; s++) job.r[r].out[s] = (stream_t){ .dest = s + 1, .open = 1, .at_bol = 1 };
+    }
+    free(host_of);
+    /* This machine's ranks are forked here; several names of this machine
+     * in the list would make several hosts of one: refuse. */
+    for (int h = 0; h < nh; h++) {
+        if (!job.host_nranks[h]) continue;
+        job.host_local[h] = la_is_local_host(job.hl.h[h].name);
+        if (job.host_local[h]) {
+            if (job.local_host >= 0)
+                la_die(2, "hosts \"%s\" and \"%s\" are both this machine; name it once",
+                       job.hl.h[job.local_host].name, job.hl.h[h].name);
+            job.local_host = h;
+        } else {
+            job.host_proxy[h] = job.npx++;
         }
     }
-    for (int k = 0; k < job.nsetenv; k++) envp[n++] = job.setenv[k];
-    static char size[32], jobid[96], nlocal[48];
-    snprintf(size, sizeof size, "PMI_SIZE=%d", job.n);
-    snprintf(jobid, sizeof jobid, "COURIER_JOBID=%s", job.kvsname);
-    snprintf(nlocal, sizeof nlocal, "MPI_LOCALNRANKS=%d", job.n);
-    envp[n++] = size;
-    envp[n++] = jobid;
-    envp[n++] = nlocal;
-    envp[n++] = env_fd;
-    envp[n++] = env_rank;
-    envp[n++] = env_localrank;
-    envp[n] = NULL;
-}
-
-/* ---- shared-memory cleanup ------------------------------------------------------- */
-
-static void shm_cleanup(const char *kvsname)
-{
-    char prefix[128];
-    int plen = snprintf(prefix, sizeof prefix, "courier.%s.", kvsname);
-    DIR *d = opendir("/dev/shm");
-    if (!d) return;
-    struct dirent *de;
-    while ((de = readdir(d))) {
-        if (!strncmp(de->d_name, prefix, (size_t)plen)) unlinkat(dirfd(d), de->d_name, 0);
-    }
-    closedir(d);
-}
-
-/* ---- spawning ---------------------------------------------------------------- */
-
-static cpu_set_t allowed_cpus;
-static int nallowed;
-
-static int cpu_for_rank(int r)
-{
-    int want = r % nallowed, k = 0;
-    for (int c = 0; c < CPU_SETSIZE; c++)
-        if (CPU_ISSET(c, &allowed_cpus) && k++ == want) return c;
-    return -1;
-}
-
-struct child_args {
-    pid_t parent, pgid;
-    int pmi_fd, in_fd, out_fd, err_fd, bind;
-    const cpu_set_t *cpus;
-};
-
-/* vfork and exec; the child runs only system calls until execve and reports
- * an error in job.spawn_errno (vfork shares our memory).  Kept apart so that
- * no local variable of the caller lives across vfork. */
-static pid_t __attribute__((noinline)) spawn_child(const struct child_args *a)
-{
-    job.spawn_errno = 0;
-    pid_t pid = vfork();
-    if (pid == 0) {
-        setpgid(0, a->pgid);
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != a->parent) _exit(127);
-        fcntl(a->pmi_fd, F_SETFD, 0);
-        if (a->in_fd >= 0) dup2(a->in_fd, 0);
-        dup2(a->out_fd, 1);
-        dup2(a->err_fd, 2);
-        if (a->bind) sched_setaffinity(0, sizeof *a->cpus, a->cpus);
-        if (job.wdir && chdir(job.wdir) < 0) {
-            job.spawn_errno = errno;
-            _exit(127);
+    job.px = la_calloc((size_t)(job.npx ? job.npx : 1), sizeof(proxy_t));
+    for (int h = 0; h < nh; h++)
+        if (job.host_proxy[h] >= 0) {
+            proxy_t *p = &job.px[job.host_proxy[h]];
+            p->host = h;
+            p->state = PX_WAIT;
+            p->conn.fd = -1;
+            p->l.pid = -1;
+            p->l.stdin_w = -1;
         }
-        sigprocmask(SIG_SETMASK, &job.orig_mask, NULL);
-        execve(job.path, job.argv, envp);
-        job.spawn_errno = errno;
-        _exit(127);
-    }
-    return pid;
+    if (gethostname(job.myname, sizeof job.myname - 1) < 0) strcpy(job.myname, "localhost");
 }
 
-static void spawn_rank(int r, int stdin_r)
+static const char *host_name(int h)
 {
-    rank_t *rk = &job.ranks[r];
-    int sv[2], po[2], pe[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0 || pipe2(po, O_CLOEXEC) < 0 ||
-        pipe2(pe, O_CLOEXEC) < 0) {
-        fprintf(stderr, "mpiexec: cannot start rank %d: %s\n", r, strerror(errno));
-        rk->pid = -1;
-        return;
-    }
-    snprintf(env_fd, sizeof env_fd, "PMI_FD=%d", sv[1]);
-    snprintf(env_rank, sizeof env_rank, "PMI_RANK=%d", r);
-    snprintf(env_localrank, sizeof env_localrank, "MPI_LOCALRANKID=%d", r);
-    cpu_set_t cpus;
-    int bind = 0;
-    if (job.bind_core && nallowed > 0) {
-        int c = cpu_for_rank(r);
-        if (c >= 0) {
-            CPU_ZERO(&cpus);
-            CPU_SET(c, &cpus);
-            bind = 1;
-        }
-    }
-    struct child_args a = {
-        .parent = getpid(), .pgid = job.pgid, .pmi_fd = sv[1],
-        .in_fd = r == 0 ? stdin_r : job.devnull, .out_fd = po[1], .err_fd = pe[1],
-        .bind = bind, .cpus = &cpus,
-    };
-    pid_t pid = spawn_child(&a);
-    close(sv[1]);
-    close(po[1]);
-    close(pe[1]);
-    if (pid < 0 || job.spawn_errno) {
-        int e = pid < 0 ? errno : job.spawn_errno;
-        fprintf(stderr, "mpiexec: cannot start rank %d (%s%s%s): %s\n", r, job.path,
-                job.wdir ? " in " : "", job.wdir ? job.wdir : "", strerror(e));
-        close(sv[0]);
-        close(po[0]);
-        close(pe[0]);
-        if (pid > 0) {
-            waitpid(pid, NULL, 0);
-            if (!job.pgid) job.pgid = pid;   /* the group lives on while others are in it */
-        }
-        rk->pid = -1;
-        return;
-    }
-    if (!job.pgid) job.pgid = pid;
-    rk->pid = pid;
-    rk->alive = 1;
-    job.nalive++;
-    rk->pmi_fd = sv[0];
-    set_nonblock(sv[0]);
-    for (int s = 0; s < 2; s++) {
-        rk->out[s].fd = s ? pe[0] : po[0];
-        rk->out[s].dest = s ? 2 : 1;
-        rk->out[s].at_bol = 1;
-        set_nonblock(rk->out[s].fd);
-    }
+    return job.host_local[h] ? job.myname : job.hl.h[h].name;
 }
 
-/* Is process pid dead (gone, or a zombie nobody reaps yet)? */
-static int pid_gone(pid_t pid)
-{
-    if (kill(pid, 0) < 0 && errno == ESRCH) return 1;
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 1;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0) return 1;
-    buf[n] = '\0';
-    char *p = strrchr(buf, ')');
-    return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
-}
+/* ---- output ------------------------------------------------------------------------ */
 
-/* Are all ranks dead?  (For the watcher, after mpiexec died.) */
-static int job_gone(void)
-{
-    for (int r = 0; r < job.n; r++)
-        if (job.ranks[r].pid > 0 && !pid_gone(job.ranks[r].pid)) return 0;
-    return 1;
-}
-
-/* The watcher: a fork that waits for mpiexec's end.  A byte means "all is
- * done"; end of file means mpiexec died, and the watcher cleans up. */
-static void start_watcher(void)
-{
-    int p[2];
-    if (pipe2(p, O_CLOEXEC) < 0) return;
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(p[0]);
-        close(p[1]);
-        return;
-    }
-    if (pid == 0) {
-        int keep = p[0];
-        if (keep > 0) close_range(0, (unsigned)keep - 1, 0);
-        close_range((unsigned)keep + 1, ~0U, 0);
-        sigset_t all;
-        sigfillset(&all);
-        sigprocmask(SIG_SETMASK, &all, NULL);
-        char c;
-        ssize_t n;
-        do n = read(keep, &c, 1); while (n < 0 && errno == EINTR);
-        if (n == 1) _exit(0);
-        /* mpiexec is gone: end the job and clean up. */
-        if (job.pgid > 0) kill(-job.pgid, SIGKILL);
-        shm_cleanup(job.kvsname);
-        for (int i = 0; i < 200 && !job_gone(); i++) {
-            kill(-job.pgid, SIGKILL);
-            struct timespec ts = { 0, 5 * 1000000 };
-            nanosleep(&ts, NULL);
-        }
-        shm_cleanup(job.kvsname);
-        _exit(0);
-    }
-    close(p[0]);
-    job.watcher = pid;
-    job.watcher_fd = p[1];
-}
-
-static void stop_watcher(void)
-{
-    if (job.watcher <= 0) return;
-    write_all(job.watcher_fd, "x", 1, 0);
-    close(job.watcher_fd);
-    int st;
-    while (waitpid(job.watcher, &st, 0) < 0 && errno == EINTR) {}
-    job.watcher = -1;
-}
-
-/* ---- output forwarding ------------------------------------------------------------ */
+static void close_output_everywhere(int dest);
 
 static void out_write(int dest, const char *p, size_t len)
 {
     if (job.stdout_broken & dest) return;
-    if (write_all(dest, p, len, 0) < 0) {
+    if (la_write_all(dest, p, len) < 0) {
         /* Our reader is gone (mpiexec ... | head): close the ranks' pipes
          * too, so that they get SIGPIPE as in any shell pipeline. */
         job.stdout_broken |= dest;
-        for (int r = 0; r < job.n; r++) {
-            stream_t *s = &job.ranks[r].out[dest - 1];
-            if (s->fd >= 0) close(s->fd);
-            s->fd = -1;
-            s->len = 0;
-        }
+        close_output_everywhere(dest);
     }
 }
 
@@ -663,7 +530,7 @@ static void emit(int r, stream_t *s, const char *p, size_t len)
     /* Build one buffer so that one write carries whole lines. */
     size_t nl = 0;
     for (size_t i = 0; i < len; i++) nl += p[i] == '\n';
-    char *b = xmalloc(len + (nl + 1) * (size_t)plen);
+    char *b = la_malloc(len + (nl + 1) * (size_t)plen);
     size_t o = 0;
     for (size_t i = 0; i < len; i++) {
         if (s->at_bol) {
@@ -684,68 +551,96 @@ static void stream_flush_partial(int r, stream_t *s)
     s->len = 0;
 }
 
-static void stream_close(int r, stream_t *s)
+/* Bytes of rank r's stream (1 or 2); pass on whole lines.  len 0: end of file. */
+static void stream_data(int r, int stream, const char *p, size_t n)
 {
-    stream_flush_partial(r, s);
-    if (s->fd >= 0) close(s->fd);
-    s->fd = -1;
-    free(s->buf);
-    s->buf = NULL;
-}
-
-/* Read what is there; pass on whole lines.  Returns 1 when data was read. */
-static int stream_read(int r, stream_t *s)
-{
-    char tmp[OUT_CHUNK];
-    int got = 0;
-    while (s->fd >= 0) {
-        ssize_t n = read(s->fd, tmp, sizeof tmp);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            if (errno != EAGAIN && errno != EWOULDBLOCK) stream_close(r, s);
-            return got;
-        }
-        if (n == 0) {
-            stream_close(r, s);
-            return got;
-        }
-        got = 1;
-        /* Complete lines: the pending part plus tmp up to the last '\n'. */
-        char *last = memrchr(tmp, '\n', (size_t)n);
-        if (last) {
-            size_t head = (size_t)(last - tmp) + 1;
-            if (s->len) {
-                s->buf = xrealloc(s->buf, s->len + head);
-                memcpy(s->buf + s->len, tmp, head);
-                emit(r, s, s->buf, s->len + head);
-                s->len = 0;
-            } else {
-                emit(r, s, tmp, head);
-            }
-            size_t rest = (size_t)n - head;
-            if (rest) {
-                s->buf = xrealloc(s->buf, rest);
-                memcpy(s->buf, tmp + head, rest);
-                s->len = rest;
-            }
-        } else {
-            s->buf = xrealloc(s->buf, s->len + (size_t)n);
-            memcpy(s->buf + s->len, tmp, (size_t)n);
-            s->len += (size_t)n;
-            if (s->len >= OUT_CHUNK) stream_flush_partial(r, s);
-        }
-        if (n < (ssize_t)sizeof tmp) return got;
+    stream_t *s = &job.r[r].out[stream - 1];
+    if (n == 0) {
+        stream_flush_partial(r, s);
+        s->open = 0;
+        free(s->buf);
+        s->buf = NULL;
+        return;
     }
-    return got;
+    const char *last = memrchr(p, '\n', n);
+    if (last) {
+        size_t head = (size_t)(last - p) + 1;
+        if (s->len) {
+            s->buf = la_realloc(s->buf, s->len + head);
+            memcpy(s->buf + s->len, p, head);
+            emit(r, s, s->buf, s->len + head);
+            s->len = 0;
+        } else {
+            emit(r, s, p, head);
+        }
+        size_t rest = n - head;
+        if (rest) {
+            s->buf = la_realloc(s->buf, rest);
+            memcpy(s->buf, p + head, rest);
+            s->len = rest;
+        }
+    } else {
+        s->buf = la_realloc(s->buf, s->len + n);
+        memcpy(s->buf + s->len, p, n);
+        s->len += n;
+        if (s->len >= OUT_CHUNK) stream_flush_partial(r, s);
+    }
 }
 
 /* ---- teardown ------------------------------------------------------------------- */
 
-static void signal_job(int sig)
+static void px_send(proxy_t *p, int type, int arg, int rank, const void *d, size_t len)
 {
-    if (job.pgid > 0) kill(-job.pgid, sig);
-    for (int r = 0; r < job.n; r++)
-        if (job.ranks[r].alive) kill(job.ranks[r].pid, sig);
+    if (p->state == PX_CONNECTED || p->state == PX_RUNNING) la_conn_send(&p->conn, type, arg, rank, d, len);
+}
+
+/* Send sig to every rank; kill: the job is ending (SIGTERM, SIGKILL), else
+ * only passed on (SIGUSR1, SIGUSR2). */
+static void signal_job(int sig, int ending)
+{
+    la_ranks_signal(&job.lr, sig);
+    for (int k = 0; k < job.npx; k++) px_send(&job.px[k], ending ? LA_F_KILL : LA_F_SIGNAL, sig, 0, NULL, 0);
+}
+
+static void close_output_everywhere(int dest)
+{
+    la_ranks_close_output(&job.lr, dest);
+    for (int r = 0; r < job.n; r++) {
+        stream_t *s = &job.r[r].out[dest - 1];
+        s->len = 0;
+    }
+    for (int k = 0; k < job.npx; k++) px_send(&job.px[k], LA_F_CLOSE_OUT, dest, 0, NULL, 0);
+}
+
+static void rank_done(int r)
+{
+    if (job.r[r].state == R_DONE) return;
+    if (job.r[r].in_barrier) {
+        job.r[r].in_barrier = 0;
+        job.nbarrier--;
+    }
+    job.r[r].state = R_DONE;
+    job.ndone++;
+}
+
+/* Ranks of proxies that have not got the job yet will never run: send those
+ * proxies away and count their ranks done. */
+static void give_up_unstarted(void)
+{
+    for (int k = 0; k < job.npx; k++) {
+        proxy_t *p = &job.px[k];
+        if (p->state == PX_CONNECTED) {
+            la_conn_send(&p->conn, LA_F_BYE, 0, 0, NULL, 0);
+            la_conn_flush_wait(&p->conn, PROXY_EXIT_WAIT_MS);
+            la_conn_close(&p->conn);
+        } else if (p->state != PX_WAIT) {
+            continue;
+        }
+        p->state = PX_GONE;
+        if (p->l.pid > 0 && job.launcher != LA_LAUNCH_SLURM) kill(-p->l.pid, SIGTERM);
+        int h = p->host;
+        for (int j = 0; j < job.host_nranks[h]; j++) rank_done(job.host_ranks[h][j]);
+    }
 }
 
 /* The first failure: remember the exit code, say why, end the job. */
@@ -760,15 +655,41 @@ static void job_fail(int r, int code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
-    int others = job.nalive - (r >= 0 && job.ranks[r].alive ? 1 : 0);
+    int others = 0;
+    for (int k = 0; k < job.n; k++) others += k != r && job.r[k].state != R_DONE;
     if (r >= 0)
-        fprintf(stderr, "mpiexec: rank %d (pid %d) %s%s\n", r, (int)job.ranks[r].pid, why,
-                others > 0 ? "; terminating the job" : "");
+        fprintf(stderr, "mpiexec: rank %d (pid %d on %s) %s%s\n", r, job.r[r].pid, host_name(job.r[r].host),
+                why, others > 0 ? "; terminating the job" : "");
     else
         fprintf(stderr, "mpiexec: %s%s\n", why, others > 0 ? "; terminating the job" : "");
     fflush(stderr);
-    signal_job(SIGTERM);
-    job.kill_at_ms = now_ms() + ut_settings.abort_timeout_ms;
+    give_up_unstarted();
+    signal_job(SIGTERM, 1);
+    job.kill_at_ms = la_now_ms() + ut_settings.abort_timeout_ms;
+}
+
+/* Rank r ended with wait status st (its output and PMI requests are in). */
+static void rank_exited(int r, int st)
+{
+    grank_t *g = &job.r[r];
+    if (g->state == R_DONE) return;
+    rank_done(r);
+    if (job.failed) return;
+    if (WIFSIGNALED(st) && WTERMSIG(st) == SIGPIPE && (job.stdout_broken & 1)) {
+        /* mpiexec ... | head: the end of a pipeline, not an error to report. */
+        job.failed = 1;
+        job.exit_code = 128 + SIGPIPE;
+        give_up_unstarted();
+        signal_job(SIGTERM, 1);
+        job.kill_at_ms = la_now_ms() + ut_settings.abort_timeout_ms;
+    } else if (WIFSIGNALED(st)) {
+        int sig = WTERMSIG(st);
+        job_fail(r, 128 + sig, "was killed by signal %d (%s)", sig, strsignal(sig));
+    } else if (WIFEXITED(st) && WEXITSTATUS(st) != 0) {
+        job_fail(r, WEXITSTATUS(st), "exited with status %d", WEXITSTATUS(st));
+    } else if (g->pmi_init && !g->pmi_finalized) {
+        job_fail(r, 1, "exited without calling MPI_Finalize");
+    }
 }
 
 /* ---- PMI server ---------------------------------------------------------------- */
@@ -786,13 +707,12 @@ static void kvs_put(const char *key, const char *val)
     for (kv_t *kv = job.kvs[h]; kv; kv = kv->next)
         if (!strcmp(kv->key, key)) {
             free(kv->val);
-            kv->val = strdup(val);
+            kv->val = la_strdup(val);
             return;
         }
-    kv_t *kv = xmalloc(sizeof *kv);
-    kv->key = strdup(key);
-    kv->val = strdup(val);
-    if (!kv->key || !kv->val) die(1, "out of memory");
+    kv_t *kv = la_malloc(sizeof *kv);
+    kv->key = la_strdup(key);
+    kv->val = la_strdup(val);
     kv->next = job.kvs[h];
     job.kvs[h] = kv;
 }
@@ -804,18 +724,23 @@ static const char *kvs_get(const char *key)
     return NULL;
 }
 
+static void send_to_rank(int r, const char *buf, size_t n)
+{
+    grank_t *g = &job.r[r];
+    if (job.host_local[g->host]) la_ranks_reply(&job.lr, g->li, buf, n);
+    else px_send(&job.px[job.host_proxy[g->host]], LA_F_REPLY, 0, r, buf, n);
+}
+
 static void pmi_reply(int r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void pmi_reply(int r, const char *fmt, ...)
 {
-    rank_t *rk = &job.ranks[r];
-    if (rk->pmi_fd < 0) return;
     char buf[VALLEN_MAX + KEYLEN_MAX + 256];
     va_list ap;
     va_start(ap, fmt);
     int n = vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     if (n < 0 || (size_t)n >= sizeof buf) return;
-    write_all(rk->pmi_fd, buf, (size_t)n, 1);
+    send_to_rank(r, buf, (size_t)n);
 }
 
 /* Copy the value of key in a request (a token up to the next blank) into out.
@@ -841,18 +766,24 @@ static int field(const char *line, const char *key, char *out, size_t outlen)
 
 static void barrier_check(void)
 {
-    if (job.nbarrier < job.n) return;
+    int live = job.n - job.ndone;
+    if (job.nbarrier < live || live == 0) return;
+    static const char out[] = "cmd=barrier_out rc=0\n";
     for (int r = 0; r < job.n; r++) {
-        job.ranks[r].in_barrier = 0;
-        pmi_reply(r, "cmd=barrier_out rc=0\n");
+        if (!job.r[r].in_barrier) continue;
+        job.r[r].in_barrier = 0;
+        if (job.host_local[job.r[r].host]) send_to_rank(r, out, sizeof out - 1);
     }
+    /* one reply per proxy for all its ranks */
+    for (int k = 0; k < job.npx; k++) px_send(&job.px[k], LA_F_REPLY, 0, -1, out, sizeof out - 1);
     job.nbarrier = 0;
 }
 
 static void pmi_handle(int r, char *line)
 {
-    rank_t *rk = &job.ranks[r];
+    grank_t *g = &job.r[r];
     char cmd[64], key[KEYLEN_MAX + 1], val[VALLEN_MAX + 1];
+    if (g->state == R_DONE && g->pmi_finalized) return;
     if (field(line, "cmd", cmd, sizeof cmd) < 0) {
         if (!strncmp(line, "mcmd=", 5))
             fprintf(stderr, "mpiexec: rank %d: PMI spawn (mcmd) is not supported\n", r);
@@ -861,7 +792,7 @@ static void pmi_handle(int r, char *line)
         return;
     }
     if (!strcmp(cmd, "init")) {
-        rk->pmi_init = 1;
+        g->pmi_init = 1;
         pmi_reply(r, "cmd=response_to_init rc=0 pmi_version=1 pmi_subversion=1 launcher=courier\n");
     } else if (!strcmp(cmd, "get_maxes")) {
         pmi_reply(r, "cmd=maxes rc=0 kvsname_max=%d keylen_max=%d vallen_max=%d\n",
@@ -892,13 +823,13 @@ static void pmi_handle(int r, char *line)
         if (v) pmi_reply(r, "cmd=get_result rc=0 msg=success value=%s\n", v);
         else pmi_reply(r, "cmd=get_result rc=-1 msg=key_not_found\n");
     } else if (!strcmp(cmd, "barrier_in")) {
-        if (!rk->in_barrier) {
-            rk->in_barrier = 1;
+        if (!g->in_barrier && g->state != R_DONE) {
+            g->in_barrier = 1;
             job.nbarrier++;
         }
         barrier_check();
     } else if (!strcmp(cmd, "finalize")) {
-        rk->pmi_finalized = 1;
+        g->pmi_finalized = 1;
         pmi_reply(r, "cmd=finalize_ack rc=0\n");
     } else if (!strcmp(cmd, "abort")) {
         int code = 1;
@@ -912,83 +843,586 @@ static void pmi_handle(int r, char *line)
     }
 }
 
-static void pmi_close(int r)
+/* ---- local ranks (callbacks of ranks.c) ------------------------------------------- */
+
+static int local_rank(int li) { return job.host_ranks[job.local_host][li]; }
+
+static void lr_pmi(void *ctx, int li, char *line) { pmi_handle(local_rank(li), line); }
+
+static void lr_output(void *ctx, int li, int stream, const char *p, size_t len)
 {
-    rank_t *rk = &job.ranks[r];
-    if (rk->pmi_fd >= 0) close(rk->pmi_fd);
-    rk->pmi_fd = -1;
-    free(rk->in);
-    rk->in = NULL;
-    rk->inlen = rk->incap = 0;
+    stream_data(local_rank(li), stream, p, len);
 }
 
-static void pmi_read(int r)
+static void lr_exited(void *ctx, int li, int st)
 {
-    rank_t *rk = &job.ranks[r];
-    while (rk->pmi_fd >= 0) {
-        if (rk->incap - rk->inlen < 4096) {
-            rk->incap = rk->incap ? rk->incap * 2 : 8192;
-            rk->in = xrealloc(rk->in, rk->incap);
+    rank_exited(local_rank(li), st);
+    barrier_check();
+}
+
+/* Build the base environment of local ranks (or, remote: what proxies get). */
+static char **build_env(int remote, int nlocal)
+{
+    int cap = 8 + job.nsetenv, n = 0;
+    for (char **e = environ; *e; e++) cap++;
+    char **envp = la_malloc(sizeof(char *) * (size_t)cap);
+    if (!job.envnone) {
+        for (char **e = environ; *e; e++) {
+            int skip = la_env_reserved(*e) || (remote && la_env_host_specific(*e));
+            for (int k = 0; k < job.nsetenv && !skip; k++) {
+                size_t nl = strcspn(job.setenv[k], "=");
+                skip = !strncmp(*e, job.setenv[k], nl + 1);
+            }
+            if (!skip && job.envlist) {
+                skip = 1;
+                size_t el = strcspn(*e, "=");
+                for (int k = 0; k < job.nenvlist && skip; k++)
+                    skip = !(strlen(job.envlist[k]) == el && !strncmp(*e, job.envlist[k], el));
+            }
+            if (!skip) envp[n++] = *e;
         }
-        ssize_t n = read(rk->pmi_fd, rk->in + rk->inlen, rk->incap - rk->inlen - 1);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            if (errno == EAGAIN || errno == EWOULDBLOCK) return;
-            pmi_close(r);
-            return;
+    }
+    for (int k = 0; k < job.nsetenv; k++) envp[n++] = job.setenv[k];
+    if (!remote) {
+        envp[n++] = la_asprintf("PMI_SIZE=%d", job.n);
+        envp[n++] = la_asprintf("COURIER_JOBID=%s", job.kvsname);
+        envp[n++] = la_asprintf("MPI_LOCALNRANKS=%d", nlocal);
+    }
+    envp[n] = NULL;
+    return envp;
+}
+
+/* Bindings of nlocal ranks on this machine: 1 when bound. */
+static int bind_local(la_lrank_t *lr, int nlocal, la_topo_t **topo)
+{
+    if (job.place.bind == LA_LVL_NONE) return 0;
+    char err[512], why[512];
+    *topo = la_topo_load(err, sizeof err);
+    if (!*topo) {
+        la_warn("warning: %s; not binding", err);
+        return 0;
+    }
+    la_binding_t *b = la_calloc((size_t)nlocal, sizeof *b);
+    int bound = la_topo_place(*topo, &job.place, nlocal, b, why, sizeof why);
+    if (!bound && why[0]) la_warn("warning: host %s: %s", job.myname, why);
+    for (int i = 0; i < nlocal; i++) lr[i].bind = b[i];
+    free(b);
+    return bound;
+}
+
+static void start_local_ranks(int stdin_r)
+{
+    int h = job.local_host;
+    la_ranks_t *rs = &job.lr;
+    la_ranks_init(rs, job.host_nranks[h], job.host_ranks[h]);
+    rs->size = job.n;
+    rs->kvsname = job.kvsname;
+    rs->path = job.path;
+    rs->argv = job.argv;
+    rs->wdir = job.wdir;
+    rs->env = build_env(0, job.host_nranks[h]);
+    rs->child_mask = job.orig_mask;
+    rs->pmi_batch = (int)ut_settings.pmi_batch;
+    rs->ops = (la_ranks_ops_t){ lr_pmi, lr_output, lr_exited, NULL };
+    if (job.r[0].host == h) {
+        rs->stdin_mode = stdin_r >= 0 ? LA_STDIN_PIPE : LA_STDIN_INHERIT;
+        rs->stdin_fd = 0;
+    }
+    la_topo_t *topo = NULL;
+    bind_local(rs->r, rs->n, &topo);
+    char err[1024];
+    for (int i = 0; i < rs->n && !job.failed; i++) {
+        int r = rs->r[i].rank;
+        int code = la_ranks_spawn(rs, i, err, sizeof err);
+        if (code) {
+            fprintf(stderr, "mpiexec: %s\n", err);
+            for (int k = i; k < rs->n; k++) rank_done(rs->r[k].rank);
+            job_fail(-1, code, "could not start every process");
+            break;
         }
-        if (n == 0) {
-            pmi_close(r);
-            return;
+        job.r[r].pid = rs->r[i].pid;
+        job.r[r].state = R_RUNNING;
+        if (job.place.report) {
+            char line[2048];
+            la_binding_report(topo, &rs->r[i].bind, job.myname, rs->r[i].pid, r, line, sizeof line);
+            fprintf(stderr, "%s\n", line);
         }
-        rk->inlen += (size_t)n;
-        char *start = rk->in, *nl;
-        while ((nl = memchr(start, '\n', rk->inlen - (size_t)(start - rk->in)))) {
-            *nl = '\0';
-            if (nl > start && nl[-1] == '\r') nl[-1] = '\0';
-            pmi_handle(r, start);
-            start = nl + 1;
-            if (rk->pmi_fd < 0) return;
+    }
+    fflush(stderr);
+    la_topo_free(topo);
+}
+
+/* ---- the watcher --------------------------------------------------------------------- */
+
+/* Is process pid dead (gone, or a zombie nobody reaps yet)? */
+static int pid_gone(pid_t pid)
+{
+    if (kill(pid, 0) < 0 && errno == ESRCH) return 1;
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return 1;
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')');
+    return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+}
+
+static int local_ranks_gone(void)
+{
+    for (int i = 0; i < job.lr.n; i++)
+        if (job.lr.r[i].pid > 0 && !pid_gone(job.lr.r[i].pid)) return 0;
+    return 1;
+}
+
+/* The watcher: a fork that waits for mpiexec's end.  A byte means "all is
+ * done"; end of file means mpiexec died, and the watcher cleans up. */
+static void start_watcher(void)
+{
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) < 0) return;
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(p[0]);
+        close(p[1]);
+        return;
+    }
+    if (pid == 0) {
+        int keep = p[0];
+        if (keep > 0) close_range(0, (unsigned)keep - 1, 0);
+        close_range((unsigned)keep + 1, ~0U, 0);
+        sigset_t all;
+        sigfillset(&all);
+        sigprocmask(SIG_SETMASK, &all, NULL);
+        char c;
+        ssize_t n;
+        do n = read(keep, &c, 1); while (n < 0 && errno == EINTR);
+        if (n == 1) _exit(0);
+        /* mpiexec is gone: end the job and clean up. */
+        pid_t pg = job.lr.pgid;
+        if (pg > 0) kill(-pg, SIGKILL);
+        la_shm_cleanup(job.kvsname);
+        for (int i = 0; i < 200 && pg > 0 && !local_ranks_gone(); i++) {
+            kill(-pg, SIGKILL);
+            struct timespec ts = { 0, 5 * 1000000 };
+            nanosleep(&ts, NULL);
         }
-        rk->inlen -= (size_t)(start - rk->in);
-        memmove(rk->in, start, rk->inlen);
-        if (rk->inlen > PMI_LINE_MAX) {
-            fprintf(stderr, "mpiexec: rank %d: PMI request longer than %d bytes\n", r, PMI_LINE_MAX);
-            pmi_close(r);
-            return;
-        }
+        la_shm_cleanup(job.kvsname);
+        _exit(0);
+    }
+    close(p[0]);
+    job.watcher = pid;
+    job.watcher_fd = p[1];
+}
+
+static void stop_watcher(void)
+{
+    if (job.watcher <= 0) return;
+    la_write_all(job.watcher_fd, "x", 1);
+    close(job.watcher_fd);
+    int st;
+    while (waitpid(job.watcher, &st, 0) < 0 && errno == EINTR) {}
+    job.watcher = -1;
+}
+
+/* ---- proxies ------------------------------------------------------------------------- */
+
+static la_launch_t launch_params(void)
+{
+    return (la_launch_t){
+        .kind = job.launcher, .exec = job.launcher_exec, .proxy = job.proxy_path,
+        .port = job.port, .addrs = job.addrs, .verbose = job.verbose,
+    };
+}
+
+/* Proxies mpiexec starts itself: the first F (a tree below them), or every
+ * one with srun (Slurm's own launch is a tree). */
+static int direct_children(void)
+{
+    if (job.launcher == LA_LAUNCH_SLURM) return job.npx;
+    int f = (int)ut_settings.launch_fanout;
+    if (f < 1) f = 1;
+    return f < job.npx ? f : job.npx;
+}
+
+static void start_proxies(void)
+{
+    if (job.npx == 0) return;
+    char err[512];
+    if (la_random(job.secret, sizeof job.secret) < 0) la_die(1, "no random bytes for the job's secret: %s", strerror(errno));
+    la_hex(job.secret, sizeof job.secret, job.secret_hex);
+    job.listen_fd = la_listen_any(&job.port);
+    if (job.listen_fd < 0) la_die(1, "cannot listen for proxies: %s", strerror(errno));
+    la_set_nonblock(job.listen_fd);
+    job.addrs = la_local_addrs(job.iface, err, sizeof err);
+    if (!job.addrs) la_die(2, "%s", err);
+    /* courier_proxy lives next to mpiexec, at the same path on every host */
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) la_die(1, "cannot find mpiexec's own path: %s", strerror(errno));
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    *slash = '\0';
+    job.proxy_path = la_asprintf("%s/courier_proxy", self);
+    if (job.launcher == LA_LAUNCH_FORK && access(job.proxy_path, X_OK) < 0)
+        la_die(1, "cannot run %s: %s", job.proxy_path, strerror(errno));
+    job.launch_deadline = la_now_ms() + ut_settings.launch_timeout_ms;
+
+    int nd = direct_children();
+    const char **hosts = la_malloc(sizeof(char *) * (size_t)nd);
+    for (int k = 0; k < nd; k++) hosts[k] = job.hl.h[job.px[k].host].name;
+    la_started_t *st = la_malloc(sizeof *st * (size_t)nd);
+    la_launch_t l = launch_params();
+    int got = la_launch_start(&l, hosts, nd, 0, 1, job.secret_hex, &job.orig_mask, st, err, sizeof err);
+    if (got < 0) la_die(255, "cannot start the proxies: %s", err);
+    if (job.launcher == LA_LAUNCH_SLURM) {
+        job.px[0].l = st[0];   /* the srun, for all of them */
+    } else {
+        for (int k = 0; k < got; k++) job.px[k].l = st[k];
+    }
+    free(st);
+    free(hosts);
+}
+
+/* The children proxy k starts (ssh/rsh/fork trees). */
+static void add_children(la_buf_t *b, int k)
+{
+    if (job.launcher == LA_LAUNCH_SLURM) return;
+    int f = (int)ut_settings.launch_fanout;
+    if (f < 1) f = 1;
+    for (int j = 0; j < f; j++) {
+        int c = f + k * f + j;
+        if (c >= job.npx) break;
+        la_kv_addf(b, "child", "%d %s", c, job.hl.h[job.px[c].host].name);
     }
 }
 
-/* ---- children and signals ------------------------------------------------------ */
-
-static void rank_exited(int r, int st)
+static void send_job(int k)
 {
-    rank_t *rk = &job.ranks[r];
-    /* Take what it left in its pipes and socket before judging. */
-    pmi_read(r);
-    for (int s = 0; s < 2; s++)
-        if (rk->out[s].fd >= 0) stream_read(r, &rk->out[s]);
-    rk->alive = 0;
-    job.nalive--;
-    if (rk->in_barrier) {
-        rk->in_barrier = 0;
-        job.nbarrier--;
+    proxy_t *p = &job.px[k];
+    int h = p->host;
+    la_buf_t b = { 0 };
+    la_kv_add(&b, "kvsname", job.kvsname);
+    la_kv_addf(&b, "size", "%d", job.n);
+    la_kv_add(&b, "host", job.hl.h[h].name);
+    char ranks[64];
+    for (int j = 0; j < job.host_nranks[h]; j++) {
+        snprintf(ranks, sizeof ranks, "%d", job.host_ranks[h][j]);
+        la_kv_add(&b, "rank", ranks);
     }
-    if (job.failed) return;
-    if (WIFSIGNALED(st) && WTERMSIG(st) == SIGPIPE && (job.stdout_broken & 1)) {
-        /* mpiexec ... | head: the end of a pipeline, not an error to report. */
-        job.failed = 1;
-        job.exit_code = 128 + SIGPIPE;
-        signal_job(SIGTERM);
-        job.kill_at_ms = now_ms() + ut_settings.abort_timeout_ms;
-    } else if (WIFSIGNALED(st)) {
-        int sig = WTERMSIG(st);
-        job_fail(r, 128 + sig, "was killed by signal %d (%s)", sig, strsignal(sig));
-    } else if (WIFEXITED(st) && WEXITSTATUS(st) != 0) {
-        job_fail(r, WEXITSTATUS(st), "exited with status %d", WEXITSTATUS(st));
-    } else if (rk->pmi_init && !rk->pmi_finalized) {
-        job_fail(r, 1, "exited without calling MPI_Finalize");
+    for (char **a = job.argv; *a; a++) la_kv_add(&b, "arg", *a);
+    if (job.wdir) {
+        la_kv_add(&b, "wdir", job.wdir);
+    } else {
+        char cwd[PATH_MAX];
+        if (getcwd(cwd, sizeof cwd)) la_kv_add(&b, "cwd", cwd);
+    }
+    char **env = build_env(1, 0);
+    for (char **e = env; *e; e++) la_kv_add(&b, "env", *e);
+    free(env);
+    la_kv_add(&b, "bind", la_level_name(job.place.bind));
+    la_kv_add(&b, "map", la_level_name(job.place.map));
+    la_kv_addf(&b, "pe", "%d", job.place.pe);
+    la_kv_addf(&b, "pe_from_omp", "%d", job.place.pe_from_omp);
+    la_kv_addf(&b, "report", "%d", job.place.report);
+    la_kv_addf(&b, "pmi_batch", "%ld", ut_settings.pmi_batch);
+    la_kv_addf(&b, "stdin", "%d", job.r[0].host == h);
+    /* for its children */
+    la_kv_add(&b, "launcher", la_launcher_name(job.launcher));
+    if (job.launcher_exec) la_kv_add(&b, "launcher_exec", job.launcher_exec);
+    la_kv_add(&b, "proxy", job.proxy_path);
+    la_kv_addf(&b, "verbose", "%d", job.verbose);
+    add_children(&b, k);
+    la_conn_send(&p->conn, LA_F_JOB, 0, 0, b.p, b.len);
+    la_buf_free(&b);
+    p->state = PX_RUNNING;
+    for (int j = 0; j < job.host_nranks[h]; j++) job.r[job.host_ranks[h][j]].state = R_RUNNING;
+}
+
+/* Lost proxy k (its connection closed or broke). */
+static void proxy_lost(int k, const char *why)
+{
+    proxy_t *p = &job.px[k];
+    int h = p->host, running = 0;
+    for (int j = 0; j < job.host_nranks[h]; j++) running += job.r[job.host_ranks[h][j]].state != R_DONE;
+    la_conn_close(&p->conn);
+    p->state = PX_GONE;
+    if (running && !job.failed)
+        job_fail(-1, 255, "lost the proxy on host %s (%s) with %d rank%s running", job.hl.h[h].name, why,
+                 running, running == 1 ? "" : "s");
+    for (int j = 0; j < job.host_nranks[h]; j++) rank_done(job.host_ranks[h][j]);
+    barrier_check();
+}
+
+/* HELLO from proxy k: under srun the proxies come in Slurm's node order;
+ * give k the host it reports. */
+static void proxy_hello(int k, const la_frame_t *f)
+{
+    proxy_t *p = &job.px[k];
+    const char *pos = f->p, *end = f->p + f->len, *key, *val, *node = NULL;
+    while (la_kv_next(&pos, end, &key, &val) == 1) {
+        if (!strcmp(key, "pid")) p->pid = atoi(val);
+        else if (!strcmp(key, "node")) node = val;
+    }
+    if (job.launcher == LA_LAUNCH_SLURM && node && strcmp(job.hl.h[p->host].name, node)) {
+        for (int j = 0; j < job.npx; j++) {
+            proxy_t *q = &job.px[j];
+            if (j == k || q->hello || strcmp(job.hl.h[q->host].name, node)) continue;
+            int t = p->host;
+            p->host = q->host;
+            q->host = t;
+            job.host_proxy[p->host] = k;
+            job.host_proxy[q->host] = j;
+            break;
+        }
+    }
+    p->hello = 1;
+    if (job.failed) {
+        la_conn_send(&p->conn, LA_F_BYE, 0, 0, NULL, 0);
+        return;
+    }
+    send_job(k);
+}
+
+static void on_stdin_ack(void);
+
+/* The decimal number a frame carries (payloads are not NUL-terminated). */
+static int frame_int(const la_frame_t *f)
+{
+    char s[32];
+    size_t n = f->len < sizeof s - 1 ? f->len : sizeof s - 1;
+    memcpy(s, f->p, n);
+    s[n] = '\0';
+    return atoi(s);
+}
+
+static int frame_rank_ok(int k, const la_frame_t *f)
+{
+    return f->rank >= 0 && f->rank < job.n && job.r[f->rank].host == job.px[k].host;
+}
+
+static void proxy_frame(int k, const la_frame_t *f)
+{
+    proxy_t *p = &job.px[k];
+    switch (f->type) {
+    case LA_F_HELLO:
+        if (!p->hello) proxy_hello(k, f);
+        break;
+    case LA_F_STARTED:
+        if (frame_rank_ok(k, f)) job.r[f->rank].pid = frame_int(f);
+        break;
+    case LA_F_PMI:
+        if (frame_rank_ok(k, f)) {
+            char *line = la_malloc(f->len + 1);
+            memcpy(line, f->p, f->len);
+            line[f->len] = '\0';
+            pmi_handle(f->rank, line);
+            free(line);
+        }
+        break;
+    case LA_F_OUT:
+        if (frame_rank_ok(k, f) && (f->arg == 1 || f->arg == 2)) stream_data(f->rank, f->arg, f->p, f->len);
+        break;
+    case LA_F_EXIT:
+        if (frame_rank_ok(k, f)) {
+            rank_exited(f->rank, frame_int(f));
+            barrier_check();
+        }
+        break;
+    case LA_F_SPAWNERR:
+        if (frame_rank_ok(k, f)) {
+            if (!job.failed) fprintf(stderr, "mpiexec: host %s: %.*s\n", job.hl.h[p->host].name, (int)f->len, f->p);
+            rank_done(f->rank);
+            job_fail(-1, f->arg ? f->arg : 127, "could not start every process");
+            barrier_check();
+        }
+        break;
+    case LA_F_MSG:
+        fprintf(stderr, "%.*s\n", (int)f->len, f->p);
+        break;
+    case LA_F_STDIN_ACK:
+        on_stdin_ack();
+        break;
+    case LA_F_CHILD_FAIL:
+        if (f->rank >= 0 && f->rank < job.npx && job.px[f->rank].state == PX_WAIT && !job.failed)
+            job_fail(-1, 255, "cannot start the proxy on host %s: %.*s", job.hl.h[job.px[f->rank].host].name,
+                     (int)f->len, f->p);
+        break;
+    default:
+        break;
+    }
+}
+
+/* ---- connections ------------------------------------------------------------------------ */
+
+static void on_accept(void *obj, int idx, int fd, short rev)
+{
+    for (;;) {
+        int c = accept4(job.listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (c < 0) return;
+        if (job.failed) {
+            close(c);
+            continue;
+        }
+        int on = 1;
+        setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
+        job.pend = la_realloc(job.pend, sizeof *job.pend * (size_t)(job.npend + 1));
+        pending_t *p = &job.pend[job.npend++];
+        la_conn_init(&p->conn, c);
+        p->deadline = la_now_ms() + ut_settings.launch_timeout_ms;
+        if (la_auth_challenge(&p->conn, p->nonce) < 0) la_conn_close(&p->conn);
+    }
+}
+
+static void pending_drop(int i)
+{
+    la_conn_close(&job.pend[i].conn);
+    job.pend[i] = job.pend[--job.npend];
+}
+
+static void peer_name(int fd, char *buf, size_t len)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    snprintf(buf, len, "?");
+    if (getpeername(fd, (struct sockaddr *)&ss, &sl) == 0 &&
+        getnameinfo((struct sockaddr *)&ss, sl, buf, (socklen_t)len, NULL, 0, NI_NUMERICHOST) == 0 &&
+        !strncmp(buf, "::ffff:", 7))
+        memmove(buf, buf + 7, strlen(buf + 7) + 1);   /* an IPv4 address */
+}
+
+static void on_pending(void *obj, int i, int fd, short rev)
+{
+    if (i >= job.npend || job.pend[i].conn.fd != fd) return;
+    pending_t *p = &job.pend[i];
+    if (rev & POLLOUT) la_conn_flush(&p->conn);
+    if (!(rev & (POLLIN | POLLHUP | POLLERR))) return;
+    int eof = la_conn_fill(&p->conn) < 0;
+    la_frame_t f;
+    int got = la_conn_next(&p->conn, &f, LA_FRAME_MAX_UNAUTH);
+    if (got == 0 && !eof) return;
+    int id = -1;
+    char who[128];
+    peer_name(fd, who, sizeof who);
+    if (got != 1 || la_auth_accept(&p->conn, job.secret, p->nonce, &f, &id) < 0) {
+        if (got != 0) la_warn("refused a connection from %s: it does not know the job's secret", who);
+        pending_drop(i);
+        return;
+    }
+    if (id >= job.npx || job.px[id].state != PX_WAIT) {
+        la_warn("refused proxy %d from %s: %s", id, who, id >= job.npx ? "no such proxy" : "already connected");
+        pending_drop(i);
+        return;
+    }
+    job.px[id].conn = p->conn;   /* keeps what arrived after the response */
+    job.px[id].state = PX_CONNECTED;
+    job.pend[i] = job.pend[--job.npend];
+}
+
+static int *px_eof;   /* per proxy: its connection reached end of file */
+
+static void on_proxy(void *obj, int k, int fd, short rev)
+{
+    proxy_t *p = &job.px[k];
+    if (p->conn.fd != fd) return;
+    if ((rev & POLLOUT) && la_conn_flush(&p->conn) < 0) px_eof[k] = 1;
+    if ((rev & (POLLIN | POLLHUP | POLLERR)) && la_conn_fill(&p->conn) < 0) px_eof[k] = 1;
+}
+
+/* Handle the frames that came from proxies, a bounded number per proxy
+ * (fairness).  Returns 1 when some are left for the next round. */
+static int serve_proxies(void)
+{
+    int more = 0;
+    for (int k = 0; k < job.npx; k++) {
+        proxy_t *p = &job.px[k];
+        if (p->state != PX_CONNECTED && p->state != PX_RUNNING) continue;
+        long budget = ut_settings.pmi_batch * (job.host_nranks[p->host] + 1) + 1;
+        la_frame_t f;
+        int got = 0;
+        while (budget-- > 0 && p->conn.fd >= 0 && (got = la_conn_next(&p->conn, &f, LA_FRAME_MAX)) == 1)
+            proxy_frame(k, &f);
+        if (got < 0) {
+            proxy_lost(k, "a malformed message");
+            continue;
+        }
+        if (p->conn.fd < 0 || (p->state != PX_CONNECTED && p->state != PX_RUNNING)) continue;
+        if (got == 1 && budget < 0) {
+            more = 1;
+        } else if (px_eof[k]) {
+            int running = 0, h = p->host;
+            for (int j = 0; j < job.host_nranks[h]; j++) running += job.r[job.host_ranks[h][j]].state != R_DONE;
+            if (running) proxy_lost(k, "its connection closed");
+            else {
+                la_conn_close(&p->conn);
+                p->state = PX_GONE;
+            }
+        }
+    }
+    return more;
+}
+
+/* ---- stdin --------------------------------------------------------------------------------- */
+
+static int rank0_proxy(void)
+{
+    return job.host_proxy[job.r[0].host];
+}
+
+static void on_stdin_ack(void)
+{
+    job.stdin_inflight = 0;
+}
+
+static void on_stdin(void *obj, int idx, int fd, short rev)
+{
+    char buf[STDIN_CHUNK];
+    ssize_t n = read(0, buf, sizeof buf);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+    if (n <= 0) job.stdin_eof = 1;
+    if (job.stdin_to == 1) {
+        if (n > 0) la_ranks_stdin_write(&job.lr, buf, (size_t)n);
+        else la_ranks_stdin_close(&job.lr);
+    } else {
+        proxy_t *p = &job.px[rank0_proxy()];
+        px_send(p, LA_F_STDIN, 0, 0, buf, n > 0 ? (size_t)n : 0);
+        job.stdin_inflight = n > 0;
+    }
+}
+
+static int stdin_wanted(void)
+{
+    if (job.stdin_eof || job.r[0].state == R_DONE) return 0;
+    if (job.stdin_to == 1) return job.lr.stdin_w >= 0 && la_ranks_stdin_pending(&job.lr) == 0;
+    if (job.stdin_to == 2) return job.px[rank0_proxy()].state == PX_RUNNING && !job.stdin_inflight;
+    return 0;
+}
+
+/* ---- children and signals ------------------------------------------------------------ */
+
+static void launcher_exited(pid_t pid, int st)
+{
+    for (int k = 0; k < job.npx; k++) {
+        proxy_t *p = &job.px[k];
+        if (p->l.pid != pid) continue;
+        p->l.pid = -1;
+        if (p->l.stdin_w >= 0) close(p->l.stdin_w);
+        p->l.stdin_w = -1;
+        /* under srun one launcher serves every proxy */
+        for (int j = 0; j < job.npx && !job.failed; j++) {
+            proxy_t *q = &job.px[j];
+            if (q->state != PX_WAIT || (job.launcher != LA_LAUNCH_SLURM && j != k)) continue;
+            char how[64];
+            if (WIFSIGNALED(st)) snprintf(how, sizeof how, "was killed by signal %d", WTERMSIG(st));
+            else snprintf(how, sizeof how, "exited with status %d", WEXITSTATUS(st));
+            job_fail(-1, 255, "cannot start the proxy on host %s: %s %s%s", job.hl.h[q->host].name,
+                     job.launcher_exec ? job.launcher_exec : job.launcher == LA_LAUNCH_SLURM ? "srun"
+                     : job.launcher == LA_LAUNCH_FORK ? "courier_proxy" : la_launcher_name(job.launcher),
+                     how, WIFEXITED(st) && WEXITSTATUS(st) ? " (see its message above)" : "");
+        }
+        return;
     }
 }
 
@@ -1002,15 +1436,12 @@ static void reap(void)
             job.watcher = -1;
             continue;
         }
-        for (int r = 0; r < job.n; r++)
-            if (job.ranks[r].pid == pid && job.ranks[r].alive) {
-                rank_exited(r, st);
-                break;
-            }
+        if (job.local_host >= 0 && la_ranks_reaped(&job.lr, pid, st)) continue;
+        launcher_exited(pid, st);
     }
 }
 
-static void handle_signals(void)
+static void on_signal(void *obj, int idx, int fd, short rev)
 {
     struct signalfd_siginfo si[8];
     ssize_t n;
@@ -1018,11 +1449,13 @@ static void handle_signals(void)
         for (size_t k = 0; k < (size_t)n / sizeof si[0]; k++) {
             int sig = (int)si[k].ssi_signo;
             if (sig == SIGCHLD) continue;
-            if (!job.failed) {
+            if (sig == SIGUSR1 || sig == SIGUSR2) {
+                signal_job(sig, 0);
+            } else if (!job.failed) {
                 job_fail(-1, 128 + sig, "received signal %d (%s)", sig, strsignal(sig));
-                signal_job(sig);   /* forward it, too */
+                signal_job(sig, 1);   /* forward it, too */
             } else if (!job.killed_hard) {
-                signal_job(SIGKILL);   /* a second signal: no more patience */
+                signal_job(SIGKILL, 1);   /* a second signal: no more patience */
                 job.killed_hard = 1;
             }
         }
@@ -1030,74 +1463,138 @@ static void handle_signals(void)
     reap();
 }
 
-/* ---- stdin forwarding (terminal only) ---------------------------------------------- */
+/* ---- main ---------------------------------------------------------------------------- */
 
-static void stdin_close(void)
+static void poll_proxies(la_poll_t *P)
 {
-    if (job.stdin_w >= 0) close(job.stdin_w);
-    job.stdin_w = -1;
-    job.stdin_len = 0;
+    for (int i = 0; i < job.npend; i++) {
+        short ev = POLLIN | (la_conn_want_write(&job.pend[i].conn) ? POLLOUT : 0);
+        la_poll_add(P, job.pend[i].conn.fd, ev, on_pending, NULL, i);
+        la_poll_within(P, job.pend[i].deadline - la_now_ms());
+    }
+    int waiting = 0;
+    for (int k = 0; k < job.npx; k++) {
+        proxy_t *p = &job.px[k];
+        waiting |= p->state == PX_WAIT;
+        if ((p->state != PX_CONNECTED && p->state != PX_RUNNING) || px_eof[k]) continue;
+        la_poll_add(P, p->conn.fd, POLLIN | (la_conn_want_write(&p->conn) ? POLLOUT : 0), on_proxy, NULL, k);
+    }
+    if (waiting && !job.failed) la_poll_within(P, job.launch_deadline - la_now_ms());
 }
 
-static void stdin_pump(short rev_in, short rev_out)
+/* After a round: connections past their deadline. */
+static void check_deadlines(void)
 {
-    if (rev_in && job.stdin_len == 0) {
-        ssize_t n = read(0, job.stdin_buf, sizeof job.stdin_buf);
-        if (n > 0) job.stdin_len = (size_t)n;
-        else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
-            job.stdin_eof = 1;
-            stdin_close();
+    long long now = la_now_ms();
+    for (int i = 0; i < job.npend; i++)
+        if (now >= job.pend[i].deadline) pending_drop(i--);
+    if (job.failed || now < job.launch_deadline) return;
+    for (int k = 0; k < job.npx; k++)
+        if (job.px[k].state == PX_WAIT) {
+            job_fail(-1, 255, "no proxy from host %s connected within %ld ms (COURIER_LAUNCH_TIMEOUT_MS)",
+                     job.hl.h[job.px[k].host].name, ut_settings.launch_timeout_ms);
+            break;
         }
-    }
-    if ((rev_out || rev_in) && job.stdin_len > 0 && job.stdin_w >= 0) {
-        ssize_t n = write(job.stdin_w, job.stdin_buf, job.stdin_len);
-        if (n > 0) {
-            memmove(job.stdin_buf, job.stdin_buf + n, job.stdin_len - (size_t)n);
-            job.stdin_len -= (size_t)n;
-        } else if (n < 0 && errno != EAGAIN && errno != EINTR) {
-            stdin_close();
-        }
-    }
 }
 
-/* ---- main ------------------------------------------------------------------------ */
+/* Partial lines older than PARTIAL_FLUSH_MS go out; returns ms to the next one, or -1. */
+static long long partial_lines(void)
+{
+    static long long since = -1;
+    int any = 0;
+    for (int r = 0; r < job.n; r++) any |= job.r[r].out[0].len || job.r[r].out[1].len;
+    if (!any) {
+        since = -1;
+        return -1;
+    }
+    long long now = la_now_ms();
+    if (since < 0) since = now;
+    if (now - since < PARTIAL_FLUSH_MS) return PARTIAL_FLUSH_MS - (now - since);
+    for (int r = 0; r < job.n; r++)
+        for (int s = 0; s < 2; s++) stream_flush_partial(r, &job.r[r].out[s]);
+    since = -1;
+    return -1;
+}
+
+/* Every rank is done: pass on the last output, let the proxies go, and wait
+ * (a little) for them and their launchers to end. */
+static void finish(la_poll_t *P)
+{
+    if (job.local_host >= 0) la_ranks_finish_output(&job.lr);
+    for (int k = 0; k < job.npx; k++) px_send(&job.px[k], LA_F_BYE, 0, 0, NULL, 0);
+    long long end = la_now_ms() + PROXY_EXIT_WAIT_MS;
+    for (;;) {
+        int open = 0, launchers = 0;
+        for (int k = 0; k < job.npx; k++) {
+            open += job.px[k].state == PX_CONNECTED || job.px[k].state == PX_RUNNING;
+            launchers += job.px[k].l.pid > 0;
+        }
+        if ((!open && !launchers) || la_now_ms() >= end) break;
+        la_poll_begin(P);
+        la_poll_add(P, job.sigfd, POLLIN, on_signal, NULL, 0);
+        poll_proxies(P);
+        la_poll_within(P, end - la_now_ms());
+        la_poll_run(P);
+        serve_proxies();
+    }
+    /* launchers still there (an ssh that does not end): SIGTERM, then SIGKILL */
+    for (int k = 0; k < job.npx; k++) {
+        proxy_t *p = &job.px[k];
+        if (p->conn.fd >= 0) la_conn_close(&p->conn);
+        if (p->l.pid > 0) kill(-p->l.pid, SIGTERM);
+        if (p->l.stdin_w >= 0) close(p->l.stdin_w);
+        p->l.stdin_w = -1;
+    }
+    for (int k = 0; k < job.npx; k++) {
+        proxy_t *p = &job.px[k];
+        for (int i = 0; p->l.pid > 0 && i < PROXY_EXIT_WAIT_MS / 10; i++) {
+            if (waitpid(p->l.pid, NULL, WNOHANG) == p->l.pid) p->l.pid = -1;
+            else poll(NULL, 0, 10);
+        }
+        if (p->l.pid > 0) {
+            kill(-p->l.pid, SIGKILL);
+            waitpid(p->l.pid, NULL, 0);
+            p->l.pid = -1;
+        }
+    }
+    for (int r = 0; r < job.n; r++)
+        for (int s = 0; s < 2; s++) stream_flush_partial(r, &job.r[r].out[s]);
+}
 
 int main(int argc, char **argv)
 {
     parse_args(argc, argv);
     ut_settings_load();
     if (ut_settings.abort_timeout_ms < 0) ut_settings.abort_timeout_ms = 0;
-    resolve_program();
-
-    snprintf(job.kvsname, sizeof job.kvsname, "kvs_%d_0", (int)getpid());
-    job.ranks = calloc((size_t)job.n, sizeof(rank_t));
-    if (!job.ranks) die(1, "out of memory");
-    for (int r = 0; r < job.n; r++) {
-        job.ranks[r].pmi_fd = -1;
-        job.ranks[r].out[0].fd = job.ranks[r].out[1].fd = -1;
+    plan_job();
+    char err[1024];
+    if (job.local_host >= 0) {
+        int code = la_resolve_program(job.argv[0], getenv("PATH"), &job.path, err, sizeof err);
+        if (code) la_die(code, "%s", err);
     }
 
-    /* Three descriptors per rank, plus a few. */
+    /* The KVS name carries a random part: it names the shared-memory
+     * segments, which another user must not be able to create first. */
+    uint8_t rnd[KVS_SECRET_BYTES];
+    char rhex[2 * KVS_SECRET_BYTES + 1];
+    if (la_random(rnd, sizeof rnd) < 0) la_die(1, "no random bytes: %s", strerror(errno));
+    la_hex(rnd, sizeof rnd, rhex);
+    snprintf(job.kvsname, sizeof job.kvsname, "kvs_%d_0_%s", (int)getpid(), rhex);
+
+    /* Three descriptors per local rank and one per proxy, plus a few. */
     struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)job.n * 3 + 64) {
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)job.n * 3 + (rlim_t)job.npx * 2 + 64) {
         rl.rlim_cur = rl.rlim_max;
         setrlimit(RLIMIT_NOFILE, &rl);
-    }
-    if (job.bind_core) {
-        if (sched_getaffinity(0, sizeof allowed_cpus, &allowed_cpus) == 0)
-            nallowed = CPU_COUNT(&allowed_cpus);
     }
 
     sigset_t mask;
     sigemptyset(&mask);
-    sigaddset(&mask, SIGCHLD);
-    sigaddset(&mask, SIGINT);
-    sigaddset(&mask, SIGTERM);
-    sigaddset(&mask, SIGHUP);
-    sigaddset(&mask, SIGQUIT);
+    int sigs[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
+    for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++) sigaddset(&mask, sigs[k]);
     sigprocmask(SIG_BLOCK, &mask, &job.orig_mask);
     job.sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-    if (job.sigfd < 0) die(1, "signalfd: %s", strerror(errno));
+    if (job.sigfd < 0) la_die(1, "signalfd: %s", strerror(errno));
     /* A closed stdout must not kill us: block SIGPIPE (the ranks get the
      * original mask back) and handle EPIPE. */
     sigset_t pipe_mask;
@@ -1105,111 +1602,43 @@ int main(int argc, char **argv)
     sigaddset(&pipe_mask, SIGPIPE);
     sigprocmask(SIG_BLOCK, &pipe_mask, NULL);
 
-    job.devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    int stdin_r = -1;
-    if (isatty(0)) {
-        /* Ranks run in their own process group: reading the terminal would
-         * stop them (SIGTTIN), so rank 0 reads a pipe that we feed. */
-        int p[2];
-        if (pipe2(p, O_CLOEXEC) == 0) {
-            stdin_r = p[0];
-            job.stdin_w = p[1];
-            set_nonblock(p[1]);
-        }
-    } else {
-        stdin_r = -1;   /* rank 0 inherits our stdin as it is */
-    }
+    /* stdin goes to rank 0: inherited when it runs here (through a pipe we
+     * feed when stdin is a terminal: ranks run in a process group of their
+     * own, and reading the terminal would stop them), else sent to its proxy. */
+    if (job.r[0].host == job.local_host) job.stdin_to = isatty(0) ? 1 : 0;
+    else job.stdin_to = 2;
 
-    build_env();
-    for (int r = 0; r < job.n && !job.failed; r++) {
-        spawn_rank(r, stdin_r);
-        if (job.ranks[r].pid < 0) {
-            job_fail(-1, 127, "could not start every process");
-            for (int k = r + 1; k < job.n; k++) job.ranks[k].pid = -1;
-            break;
-        }
-    }
-    if (stdin_r >= 0) close(stdin_r);
+    px_eof = la_calloc((size_t)(job.npx + 1), sizeof(int));
+    start_proxies();
+    if (job.local_host >= 0) start_local_ranks(job.stdin_to == 1 ? 0 : -1);
     start_watcher();
 
-    struct pollfd *pfd = xmalloc(sizeof(struct pollfd) * (size_t)(job.n * 3 + 3));
-    int *owner = xmalloc(sizeof(int) * (size_t)(job.n * 3 + 3));
-    for (;;) {
-        int np = 0;
-        int pending_partial = 0;
-        pfd[np] = (struct pollfd){ .fd = job.sigfd, .events = POLLIN };
-        owner[np++] = -1;
-        if (job.stdin_w >= 0) {
-            if (job.stdin_len == 0 && !job.stdin_eof) {
-                pfd[np] = (struct pollfd){ .fd = 0, .events = POLLIN };
-                owner[np++] = -2;
-            } else if (job.stdin_len > 0) {
-                pfd[np] = (struct pollfd){ .fd = job.stdin_w, .events = POLLOUT };
-                owner[np++] = -3;
-            }
-        }
-        for (int r = 0; r < job.n; r++) {
-            rank_t *rk = &job.ranks[r];
-            if (rk->pmi_fd >= 0) {
-                pfd[np] = (struct pollfd){ .fd = rk->pmi_fd, .events = POLLIN };
-                owner[np++] = r * 3;
-            }
-            for (int s = 0; s < 2; s++)
-                if (rk->out[s].fd >= 0) {
-                    pfd[np] = (struct pollfd){ .fd = rk->out[s].fd, .events = POLLIN };
-                    owner[np++] = r * 3 + 1 + s;
-                    pending_partial |= rk->out[s].len > 0;
-                }
-        }
-        if (job.nalive == 0) {
-            /* Everyone is gone: take what is left in the pipes (a grandchild
-             * may hold them open, so do not wait for end of file). */
-            for (int r = 0; r < job.n; r++)
-                for (int s = 0; s < 2; s++)
-                    if (job.ranks[r].out[s].fd >= 0) {
-                        stream_read(r, &job.ranks[r].out[s]);
-                        stream_close(r, &job.ranks[r].out[s]);
-                    }
-            break;
-        }
-        int timeout = -1;
-        if (job.failed && !job.killed_hard) {
-            long long left = job.kill_at_ms - now_ms();
-            timeout = left > 0 ? (int)left : 0;
-        }
-        if (pending_partial && (timeout < 0 || timeout > PARTIAL_FLUSH_MS)) timeout = PARTIAL_FLUSH_MS;
-        int rc = poll(pfd, (nfds_t)np, timeout);
-        if (rc < 0 && errno != EINTR) die(1, "poll: %s", strerror(errno));
-        if (job.failed && !job.killed_hard && now_ms() >= job.kill_at_ms) {
-            signal_job(SIGKILL);
+    la_poll_t P = { 0 };
+    int more = 0;
+    while (job.ndone < job.n) {
+        la_poll_begin(&P);
+        if (more) la_poll_within(&P, 0);
+        la_poll_add(&P, job.sigfd, POLLIN, on_signal, NULL, 0);
+        if (job.local_host >= 0) la_ranks_poll(&job.lr, &P);
+        if (job.listen_fd >= 0 && !job.failed) la_poll_add(&P, job.listen_fd, POLLIN, on_accept, NULL, 0);
+        poll_proxies(&P);
+        if (stdin_wanted()) la_poll_add(&P, 0, POLLIN, on_stdin, NULL, 0);
+        long long partial = partial_lines();
+        if (partial >= 0) la_poll_within(&P, partial);
+        if (job.failed && !job.killed_hard) la_poll_within(&P, job.kill_at_ms - la_now_ms());
+        if (la_poll_run(&P) < 0) la_die(1, "poll: %s", strerror(errno));
+        if (job.failed && !job.killed_hard && la_now_ms() >= job.kill_at_ms) {
+            signal_job(SIGKILL, 1);
             job.killed_hard = 1;
         }
-        if (rc == 0 && pending_partial) {
-            for (int r = 0; r < job.n; r++)
-                for (int s = 0; s < 2; s++) stream_flush_partial(r, &job.ranks[r].out[s]);
-        }
-        if (rc <= 0) continue;
-        int sigready = 0;
-        for (int k = 0; k < np; k++) {
-            if (!pfd[k].revents) continue;
-            int o = owner[k];
-            if (o == -1) sigready = 1;
-            else if (o == -2) stdin_pump(1, 0);
-            else if (o == -3) stdin_pump(0, 1);
-            else {
-                int r = o / 3, w = o % 3;
-                if (w == 0) pmi_read(r);
-                else if (job.ranks[r].out[w - 1].fd >= 0) stream_read(r, &job.ranks[r].out[w - 1]);
-            }
-        }
-        /* Children last, so that their final output and PMI messages are in. */
-        if (sigready) handle_signals();
-        if (job.stdin_w >= 0 && !job.ranks[0].alive) stdin_close();
+        if (job.local_host >= 0) la_ranks_serve(&job.lr);
+        more = serve_proxies();
+        check_deadlines();
+        if (job.stdin_to == 1 && job.r[0].state == R_DONE && job.lr.stdin_w >= 0) la_ranks_stdin_close(&job.lr);
     }
-
-    free(pfd);
-    free(owner);
+    finish(&P);
+    la_poll_free(&P);
     stop_watcher();
-    shm_cleanup(job.kvsname);
+    la_shm_cleanup(job.kvsname);
     return job.exit_code;
 }

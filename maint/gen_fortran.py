@@ -48,7 +48,9 @@ INDEX_OUT = {"index", "array_of_indices"}
 C_ONLY = {"argc": "NULL", "argv": "NULL"}
 # The standard's callback-typed functions whose Fortran callback has the C
 # calling convention (everything by reference), so the pointer passes through.
-CALLBACK_OK = {"MPI_User_function*", "MPI_Comm_errhandler_function*"}
+# (MPI_File's error handler is not: the C handle is a pointer, Fortran's an INTEGER.)
+CALLBACK_OK = {"MPI_User_function*", "MPI_Comm_errhandler_function*",
+               "MPI_Session_errhandler_function*", "MPI_Win_errhandler_function*"}
 # The attribute-keyval creators: their Fortran callbacks have a convention of
 # their own (attribute values and extra_state are INTEGER(KIND=MPI_ADDRESS_KIND),
 # or INTEGER for MPI_KEYVAL_CREATE, the flag a LOGICAL, the error code an

@@ -5,16 +5,16 @@
  * Each call builds its schedule at once (so the user's count and
  * displacement arrays are read during the call and may change afterwards),
  * starts the first round and returns a CR_REQ_COLL request.  Every started
- * schedule sits on one list; cr_progress() calls coll_nbc_progress() through
- * the cr_progress_coll hook, which moves every listed schedule on as far as
- * its messages allow and completes its request at the end.  Advancing all of
+ * schedule sits on one list; coll_nbc_progress() is a poller of the progress
+ * engine (registered when the first schedule starts, active while the list
+ * is not empty), which moves every listed schedule on as far as its messages
+ * allow and completes its request at the end.  Advancing all of
  * them, not only the one being waited for, is what lets several outstanding
  * collectives finish in any order (rank 0 may wait for A then B while rank 1
  * waits for B then A) and lets a blocking pt2pt wait drive them too.
  *
  * The request has no poll function: MPI_Wait then waits on its complete flag
- * with the usual waiting policy (yielding the core when oversubscribed),
- * and MPI_Test's cr_progress() call advances it.
+ * with the waiting policy, and MPI_Test's cr_progress() call advances it.
  *
  * Messages of different outstanding collectives never match: each call has
  * its own tag from the communicator's collective sequence number (coll.c).
@@ -40,6 +40,8 @@ typedef struct coll_nbc {
 
 static coll_nbc_t *active;   /* started, not yet complete */
 static int busy;             /* guards against re-entry through cr_progress() */
+static int coll_nbc_progress(void *arg);
+static cr_poller_t nbc_poller = { .name = "coll", .poll = coll_nbc_progress };
 
 static void unlink_nbc(coll_nbc_t *nb)
 {
@@ -49,6 +51,7 @@ static void unlink_nbc(coll_nbc_t *nb)
     if (nb->next) nb->next->prev = nb->prev;
     nb->next = nb->prev = NULL;
     nb->listed = 0;
+    if (!active) cr_poller_set_active(&nbc_poller, 0);
 }
 
 static void nbc_destroy(coll_nbc_t *nb)
@@ -73,8 +76,9 @@ static int advance(coll_nbc_t *nb)
     return 1;
 }
 
-static int coll_nbc_progress(void)
+static int coll_nbc_progress(void *arg)
 {
+    (void)arg;
     if (busy || !active) return 0;
     busy = 1;
     int events = 0;
@@ -97,7 +101,8 @@ static int run(coll_nbc_t *nb, cr_request_t *r)
     nb->s.err = MPI_SUCCESS;      /* a persistent schedule was built without error */
     int e = coll_sched_start(&nb->s);
     if (e) return e;
-    cr_progress_coll = coll_nbc_progress;
+    cr_progress_register(&nbc_poller);
+    cr_poller_set_active(&nbc_poller, 1);
     nb->next = active;
     if (active) active->prev = nb;
     active = nb;

@@ -20,9 +20,9 @@
  *
  * Each step waits for its own messages only (internal requests on the
  * parent's collective context, tags CR_TAG_IDUP_BASE + 8 * (sequence number)
- * + step); the request's poll function and the progress hook advance every
- * outstanding idup, so several idups on overlapping communicators complete in
- * any order. */
+ * + step); the request's poll function and a poller of the progress engine
+ * advance every outstanding idup, so several idups on overlapping
+ * communicators complete in any order, and blocking calls drive them too. */
 #include "core/core.h"
 #include "core/comm_priv.h"
 #include "core/errh.h"
@@ -64,21 +64,13 @@ typedef struct idup {
 } idup_t;
 
 static idup_t *pending;
-static int (*chained)(void);     /* the progress hook that was there before ours */
-static int idup_progress(void);
+static int idup_progress(void *arg);
+/* The progress engine's poller of the outstanding idups. */
+static cr_poller_t idup_poller = { .name = "comm_idup", .poll = idup_progress };
 
 static int tag_of(const idup_t *d, int step)
 {
     return CR_TAG_IDUP_BASE + 8 * (int)(d->seq % CR_IDUP_TAGS) + step;
-}
-
-/* Keep our hook in cr_progress_coll, calling whatever else was there. */
-static void hook_install(void)
-{
-    if (cr_progress_coll != idup_progress) {
-        chained = cr_progress_coll;
-        cr_progress_coll = idup_progress;
-    }
 }
 
 static int post(idup_t *d, int send, int *buf, int peer, cr_comm_t *c, int step)
@@ -260,6 +252,7 @@ static void unlist(idup_t *d)
     else return;                 /* not listed */
     if (d->next) d->next->prev = d->prev;
     d->next = d->prev = NULL;
+    if (!pending) cr_poller_set_active(&idup_poller, 0);
 }
 
 static int idup_poll(cr_request_t *r)
@@ -283,12 +276,12 @@ static void idup_free(cr_request_t *r)
     r->sched = NULL;
 }
 
-/* The progress hook: every outstanding idup moves on, then whatever hook was
- * installed before. */
-static int idup_progress(void)
+/* The poller: every outstanding idup moves on. */
+static int idup_progress(void *arg)
 {
     static int inside;           /* a send made from advance() may make progress */
-    int events = chained ? chained() : 0;
+    int events = 0;
+    (void)arg;
     if (inside) return events;
     inside = 1;
     for (idup_t *d = pending, *next; d; d = next) {
@@ -351,7 +344,8 @@ static int comm_idup(cr_comm_t *comm, const cr_info_t *info, MPI_Comm *newcomm,
     d->next = pending;
     if (pending) pending->prev = d;
     pending = d;
-    hook_install();
+    cr_progress_register(&idup_poller);
+    cr_poller_set_active(&idup_poller, 1);
     if (advance(d)) cr_req_complete(r);
     *newcomm = n->handle;
     *request = r->handle;

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "mpi.h"
+#include "transport/transport.h"
 
 #define CR_LIKELY(x) __builtin_expect_with_probability(!!(x), 1, 0.9999)
 #define CR_UNLIKELY(x) __builtin_expect_with_probability(!!(x), 0, 0.9999)
@@ -316,12 +317,15 @@ struct cr_request {
     void *proto;               /* MPROBE: the cr_unexp_t; persistent: unused */
     size_t done_bytes;         /* rendezvous: bytes moved so far */
     size_t msg_bytes;          /* receive: size of the matched message */
-    int local;                 /* local (node) index of the peer, -1 for self */
+    int vpeer;                 /* peer number the protocol talks to, -1 before it knows */
     int detached;              /* free on completion (buffered sends, Request_free) */
     int err;                   /* error code to report at completion */
+    int pending;               /* protocol steps still to finish (acks, transfers) */
+    int pad_;                  /* (keeps the size a multiple of 16: request.c) */
     uint64_t remote_req;       /* the peer's request (rendezvous, sync ack) */
-    uint64_t remote_addr;      /* sender's buffer, for a single-copy receive */
-    int remote_pid, remote_contig;
+    tr_rkey_t remote_key;      /* rendezvous: the peer's buffer */
+    struct cr_chan *chan;      /* the channel that carries it */
+    tr_comp_t comp;            /* completion of its transport operations */
     cr_request_t *child;       /* persistent: the operation started by MPI_Start */
     cr_request_t *next, *prev; /* queue links */
     /* collective schedule for CR_REQ_COLL (owned by src/coll) */
@@ -382,14 +386,76 @@ cr_request_t *cr_isend_fast(const void *data, size_t bytes, int dest, int tag, c
 int cr_recv_fast(void *dst, size_t cap, int src, int tag, cr_comm_t *comm, MPI_Status *status);
 
 /* ---- progress (src/core/progress.c) --------------------------------------- */
-/* Poll every transport once and advance pending protocols; returns how many
- * events it handled. */
+/* A poller: something the progress engine advances on every cr_progress()
+ * (a channel and its transports, the non-blocking collectives; later RMA and
+ * I/O).  poll returns how many events it handled (0: nothing happened).
+ * can_sleep (may be NULL: always yes) says whether the process may sleep
+ * until a peer's message wakes it, i.e. whether nothing in this poller moves
+ * on without such a message.  active (set by its owner) says that the poller
+ * has work under way; the MPI_Recv fast path only runs when no poller but
+ * the channel's is active. */
+typedef struct cr_poller {
+    const char *name;
+    int (*poll)(void *arg);
+    int (*can_sleep)(void *arg);
+    void *arg;
+    int active;
+    int registered;
+} cr_poller_t;
+/* Add p to the engine (once; again is a no-op) / take it out. */
+void cr_progress_register(cr_poller_t *p);
+void cr_progress_unregister(cr_poller_t *p);
+/* Set p->active and keep the engine's count of active pollers. */
+void cr_poller_set_active(cr_poller_t *p, int active);
+/* Pollers other than the channels' with work under way (see active). */
+extern int cr_progress_nactive;
+/* Poll every poller once; returns how many events they handled. */
 int cr_progress(void);
-/* Advances the non-blocking collectives; src/coll sets it (NULL until then).
- * cr_progress() calls it after polling the transports. */
-extern int (*cr_progress_coll)(void);
-/* Make progress until *flag becomes non-zero, using the waiting policy
- * (spin, or yield when ranks outnumber cores). */
+
+/* The waiting policy, one for every blocking loop in the library: spin for
+ * COURIER_SPIN_COUNT idle polls (COURIER_SPIN_COUNT_OVERSUBSCRIBED when ranks
+ * outnumber cores), then yield the core on every idle poll, and once idle for
+ * COURIER_WAIT_SLEEP_US, sleep until a peer's message rings this process's
+ * doorbell (where the transports can wake it and nothing else is pending).
+ * A blocking loop keeps a cr_wait_t (CR_WAIT_INIT) and calls cr_wait_poll()
+ * (progress, then the policy when nothing happened) until its condition holds. */
+typedef struct {
+    unsigned polls;          /* idle polls since the last event */
+    int yielding;            /* past the spin phase */
+    uint64_t idle_since_ns;  /* when the yield phase began */
+} cr_wait_t;
+#define CR_WAIT_INIT { 0, 0, 0 }
+extern unsigned cr_wait_spin_limit;     /* polls before yielding (set at init) */
+/* The slow part of cr_wait_idle: yield or sleep.  Returns the events a
+ * last poll before sleeping found (0 when it yielded or slept). */
+int cr_wait_idle_slow(cr_wait_t *w);
+/* Call after a poll that found nothing; returns events found by the policy's
+ * own poll (only when it considered sleeping; the caller then re-checks). */
+static inline int cr_wait_idle(cr_wait_t *w)
+{
+    if (CR_LIKELY(++w->polls < cr_wait_spin_limit)) return 0;
+    return cr_wait_idle_slow(w);
+}
+/* Call after a poll that did something: back to spinning. */
+static inline void cr_wait_busy(cr_wait_t *w)
+{
+    w->polls = 0;
+    w->yielding = 0;
+}
+/* One round of a blocking loop: progress, and the policy when it found nothing. */
+static inline void cr_wait_poll(cr_wait_t *w)
+{
+    if (cr_progress() > 0 || cr_wait_idle(w) > 0) cr_wait_busy(w);
+}
+/* Events all cr_progress() calls handled so far. */
+extern unsigned long cr_progress_events;
+/* A blocking loop whose poll happens inside another call (MPI_Testany,
+ * MPI_Iprobe): before is cr_progress_events read before that call. */
+static inline void cr_wait_after(cr_wait_t *w, unsigned long before)
+{
+    if (cr_progress_events != before || cr_wait_idle(w) > 0) cr_wait_busy(w);
+}
+/* Make progress until *flag becomes non-zero, with the waiting policy. */
 void cr_progress_wait(volatile int *flag);
 
 /* ---- process state (src/core/init.c) -------------------------------------- */

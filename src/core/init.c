@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The runtime and the world model: bootstrap through PMI, find the ranks on
- * this node, set up shared memory and the predefined communicators (once per
- * process, for MPI_Init or the first MPI_Session_init, see session.h);
- * MPI_Init_thread, MPI_Finalize, MPI_Abort. */
+ * this node, start the transports (self, shared memory, the network), the
+ * point-to-point channel and the progress engine, and set up the predefined
+ * communicators (once per process, for MPI_Init or the first
+ * MPI_Session_init, see session.h); MPI_Init_thread, MPI_Finalize, MPI_Abort. */
 #define _GNU_SOURCE
 #include "core/core.h"
 #include "core/datatype.h"
@@ -10,9 +11,13 @@
 #include "core/errh.h"
 #include "core/comm_priv.h"
 #include "core/session.h"
+#include "core/progress.h"
+#include "core/debug.h"
 #include "core/pt2pt.h"
 #include "core/api_comm.h"
 #include "pmi/pmi.h"
+#include "transport/ofi/ofi.h"
+#include "transport/self/self.h"
 #include "transport/shm/shm.h"
 #include "util/log.h"
 #include "util/settings.h"
@@ -28,6 +33,8 @@ cr_comm_t cr_comm_world, cr_comm_self;
 cr_objtab_t cr_comm_tab;
 cr_group_t *cr_group_world, *cr_group_self;
 static crpmi_info_t pmi;
+static tr_iface_t *transports[CR_CHAN_MAX_TR];
+static int ntransports;
 
 static uint32_t hash_str(const char *s)
 {
@@ -57,11 +64,25 @@ static void comm_builtin(cr_comm_t *c, MPI_Comm h, cr_group_t *g, uint32_t ctx, 
     snprintf(c->name, sizeof c->name, "%s", name);
 }
 
-/* Learn which world ranks share this node: every rank publishes its host name. */
-static int find_local_ranks(void)
+/* This process's node, as a string: its host name, or the node number
+ * COURIER_NODE_ID / COURIER_NODE_SIZE give. */
+static void node_key(char *buf, size_t n)
 {
-    char key[64], val[MPI_MAX_PROCESSOR_NAME + 1];
+    if (ut_settings.node_size > 0)
+        snprintf(buf, n, "%s/block-%ld", cr_proc.hostname,
+                 (long)cr_proc.world_rank / ut_settings.node_size);
+    else if (ut_settings.node_id >= 0)
+        snprintf(buf, n, "node-%ld", ut_settings.node_id);
+    else
+        snprintf(buf, n, "%s", cr_proc.hostname);
+}
+
+/* Learn which world ranks share this node: every rank publishes its node. */
+static int find_local_ranks(char *mine, size_t mine_len)
+{
+    char key[64], val[MPI_MAX_PROCESSOR_NAME + 64];
     int n = cr_proc.world_size;
+    node_key(mine, mine_len);
     cr_proc.local_of_world = malloc((size_t)n * sizeof(int));
     if (!cr_proc.local_of_world) return -1;
     if (n == 1) {
@@ -71,16 +92,16 @@ static int find_local_ranks(void)
         return 0;
     }
     snprintf(key, sizeof key, "courier-host-%d", cr_proc.world_rank);
-    if (crpmi_put(key, cr_proc.hostname) || crpmi_barrier()) return -1;
+    if (crpmi_put(key, mine) || crpmi_barrier()) return -1;
     int nlocal = 0;
     for (int r = 0; r < n; r++) {
         if (r == cr_proc.world_rank) {
-            strcpy(val, cr_proc.hostname);
+            snprintf(val, sizeof val, "%s", mine);
         } else {
             snprintf(key, sizeof key, "courier-host-%d", r);
             if (crpmi_get(key, val, sizeof val)) return -1;
         }
-        if (strcmp(val, cr_proc.hostname) == 0) {
+        if (strcmp(val, mine) == 0) {
             if (r == cr_proc.world_rank) cr_proc.local_rank = nlocal;
             cr_proc.local_of_world[r] = nlocal++;
         } else {
@@ -89,6 +110,50 @@ static int find_local_ranks(void)
     }
     cr_proc.local_size = nlocal;
     return 0;
+}
+
+static int boot_get(const char *key, char *val, size_t len)
+{
+    return crpmi_get(key, val, (int)len);
+}
+
+/* The transports, in the order a peer is tried: self, shared memory, and the
+ * network when the job spans nodes (every rank sees the same: all start it or
+ * none); then the channel over them and the progress engine with shm's
+ * doorbell.  Returns 0, or an MPI error code. */
+static int start_transports(const char *node)
+{
+    tr_boot_t boot = { .rank = cr_proc.world_rank, .size = cr_proc.world_size,
+                       .put = crpmi_put, .get = boot_get, .barrier = crpmi_barrier };
+    char name[512];
+    tr_iface_t *shm;
+    snprintf(name, sizeof name, "/courier.%s.%08x", pmi.kvsname, hash_str(node));
+    ntransports = 0;
+    transports[ntransports++] = self_init(cr_proc.world_rank);
+    if (shm_init(&shm, cr_proc.local_rank, cr_proc.local_size, cr_proc.local_of_world,
+                 cr_proc.world_size, name, &boot) != 0)
+        return cr_error(MPI_ERR_OTHER, "cannot set up shared memory");
+    transports[ntransports++] = shm;
+    if (cr_proc.local_size != cr_proc.world_size) {
+        tr_iface_t *net = ofi_init(&boot);
+        if (!net)
+            return cr_error(MPI_ERR_OTHER, "the job spans several nodes (%d of its %d ranks "
+                            "share this one) and no network transport works (libfabric)",
+                            cr_proc.local_size, cr_proc.world_size);
+        transports[ntransports++] = net;
+    }
+    cr_progress_init(cr_proc.oversubscribed, shm);
+    if (cr_pt2pt_init(transports, ntransports) != 0)
+        return cr_error(MPI_ERR_NO_MEM, "no memory for the point-to-point channel");
+    return MPI_SUCCESS;
+}
+
+static void stop_transports(void)
+{
+    cr_pt2pt_fini();
+    cr_progress_fini();
+    for (int i = ntransports - 1; i >= 0; i--) tr_finalize(transports[i]);
+    ntransports = 0;
 }
 
 /* A program that ends without MPI_Finalize while the runtime is up for its
@@ -121,20 +186,15 @@ int cr_runtime_start(void)
     cr_proc.appnum = pmi.appnum;
     ut_log_init(pmi.rank);
     gethostname(cr_proc.hostname, sizeof cr_proc.hostname - 1);
-    if (find_local_ranks() != 0)
+    char node[MPI_MAX_PROCESSOR_NAME + 64];
+    if (find_local_ranks(node, sizeof node) != 0)
         return cr_error(MPI_ERR_OTHER, "cannot exchange host names through PMI");
-    if (cr_proc.local_size != cr_proc.world_size)
-        return cr_error(MPI_ERR_OTHER, "the job spans several hosts; this Courier build "
-                        "supports one node only");
     cr_proc.oversubscribed = ut_settings.oversubscribed >= 0
                                  ? (int)ut_settings.oversubscribed
                                  : cr_proc.local_size > count_cores();
 
-    char name[512];
-    snprintf(name, sizeof name, "/courier.%s.%08x", pmi.kvsname, hash_str(cr_proc.hostname));
-    if (shm_init(cr_proc.local_rank, cr_proc.local_size, name, crpmi_barrier) != 0)
-        return cr_error(MPI_ERR_OTHER, "cannot set up shared memory");
-    cr_pt2pt_init();
+    int err = start_transports(node);
+    if (err) return err;
 
     int n = cr_proc.world_size;
     cr_group_world = cr_group_new(n);
@@ -152,15 +212,16 @@ int cr_runtime_start(void)
     cr_proc.next_ctx = CR_CTX_FROM_GROUP + CR_CTX_STRIDE;
     cr_proc.state = CR_STATE_INIT;
     on_exit(runtime_exit_hook, NULL);
+    core_debug_init(cr_proc.world_rank, cr_proc.hostname);
     ut_log(UT_LOG_EVENTS, "init", "runtime up: %d ranks, %d on this node, %s", n,
-           cr_proc.local_size, cr_proc.oversubscribed ? "oversubscribed (yield)" : "spin");
+           cr_proc.local_size, cr_proc.oversubscribed ? "oversubscribed" : "not oversubscribed");
     return MPI_SUCCESS;
 }
 
 void cr_runtime_stop(void)
 {
+    stop_transports();      /* the network transport's last barrier uses PMI */
     crpmi_finalize();
-    shm_finalize();
     cr_proc.state = CR_STATE_FINALIZED;
     ut_log(UT_LOG_EVENTS, "init", "runtime stopped");
 }

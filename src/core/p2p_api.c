@@ -241,7 +241,8 @@ int core_buffer_attach(void *buffer, MPI_Count size)
 
 int core_buffer_detach(void *buffer_addr, MPI_Count *size)
 {
-    while (bsend_used) cr_progress();
+    cr_wait_t w = CR_WAIT_INIT;
+    while (bsend_used) cr_wait_poll(&w);
     *(void **)buffer_addr = bsend_buf;
     *size = (MPI_Count)bsend_size;
     bsend_buf = NULL;
@@ -355,7 +356,8 @@ int core_wait(MPI_Request *request, MPI_Status *status)
         return MPI_SUCCESS;
     }
     if (r->poll) {
-        while (!poll_req(r)) cr_progress();
+        cr_wait_t w = CR_WAIT_INIT;
+        while (!poll_req(r)) cr_wait_poll(&w);
     } else {
         cr_progress_wait(done_flag(r));
     }
@@ -443,9 +445,12 @@ int core_testany(int count, MPI_Request array_of_requests[], int *index, int *fl
 
 int core_waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
 {
+    cr_wait_t w = CR_WAIT_INIT;
     for (;;) {
+        unsigned long before = cr_progress_events;
         int flag, err = core_testany(count, array_of_requests, index, &flag, status);
         if (err || flag) return err;
+        cr_wait_after(&w, before);
     }
 }
 
@@ -472,10 +477,13 @@ int core_testsome(int incount, MPI_Request array_of_requests[], int *outcount,
 int core_waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
                   int array_of_indices[], MPI_Status array_of_statuses[])
 {
+    cr_wait_t w = CR_WAIT_INIT;
     for (;;) {
+        unsigned long before = cr_progress_events;
         int err = core_testsome(incount, array_of_requests, outcount, array_of_indices,
                                 array_of_statuses);
         if (err || *outcount != 0) return err;
+        cr_wait_after(&w, before);
     }
 }
 
@@ -550,11 +558,12 @@ int core_probe(int source, int tag, cr_comm_t *comm, int *flag, MPI_Status *stat
     } else if (how == CR_NONBLOCKING) {
         cr_iprobe(source, tag, comm, &found, status, 0, NULL);
     } else {
-        long spins = 0;
+        cr_wait_t w = CR_WAIT_INIT;
         for (;;) {
+            unsigned long before = cr_progress_events;
             cr_iprobe(source, tag, comm, &found, status, 0, NULL);
             if (found) break;
-            cr_idle_poll(&spins);
+            cr_wait_after(&w, before);
         }
     }
     if (flag) *flag = found;
@@ -575,11 +584,12 @@ int core_mprobe(int source, int tag, cr_comm_t *comm, int *flag, MPI_Message *me
         return MPI_SUCCESS;
     }
     cr_unexp_t *u = NULL;
-    long spins = 0;
+    cr_wait_t w = CR_WAIT_INIT;
     for (;;) {
+        unsigned long before = cr_progress_events;
         cr_iprobe(source, tag, comm, &found, status, 1, &u);
         if (found || how == CR_NONBLOCKING) break;
-        cr_idle_poll(&spins);
+        cr_wait_after(&w, before);
     }
     if (found) {
         cr_request_t *m = cr_request_new(CR_REQ_MPROBE, 1);

@@ -1,71 +1,55 @@
 /* SPDX-License-Identifier: MIT */
 /* Point-to-point: matching (posted and unexpected queues, MPI ordering) and the
- * protocols over the shared-memory transport and to self.
+ * protocols, written once over the transport interface (transport.h), with
+ * every piece of state in a channel (cr_chan_t).
  *
- *  eager:        message <= eager_limit: header + data through the cell ring.
+ *  eager:        message <= the peer transport's eager_max: header + data in
+ *                one active message; the send completes when the transport
+ *                has the data.
  *  eager sync:   same, and the receiver acknowledges the match (Ssend).
- *  rendezvous:   RTS -> (match), then one of
- *    single copy (message >= cma_min and the kernel allows it): the receiver
- *                reads the sender's buffer with process_vm_readv and sends FIN;
- *    split copy  (>= cma_split_min, not oversubscribed): the receiver sends CTS
- *                asking the sender to write the second half with
- *                process_vm_writev while it reads the first; WDONE, then FIN;
- *    pipeline    (otherwise): CTS -> the sender streams chunks through the
- *                pair's chunk buffers -> the receiver copies out.
- * Messages from one sender are handled in ring order, the queues are FIFO, so
- * the non-overtaking rule holds. */
+ *  rendezvous:   RTS (the sender's remote key) -> (match), then one of
+ *    single copy (message >= cma_min and the transport can get from this
+ *                peer): the receiver gets the sender's bytes and sends FIN;
+ *    split copy  (>= cma_split_min, not oversubscribed, get from this peer has
+ *                worked before): the receiver sends CTS asking the sender to
+ *                put the second half while it gets the first; WDONE, then FIN;
+ *    pipeline    (the peer refused get, or cma_min is 0): CTS, then the sender
+ *                streams CR_AM_DATA messages which the receiver copies out.
+ * A peer whose get is refused (TR_ERR_REFUSED: a non-dumpable process, ptrace
+ * policy) is remembered, and only that peer's messages use the pipeline.
+ * Transports deliver one peer's messages in order and the queues are FIFO,
+ * so MPI's non-overtaking rule holds.
+ *
+ * Shared memory is the one transport the core calls directly, on the fast
+ * paths of the blocking calls (MPI_Send, MPI_Isend, MPI_Recv): one visible
+ * branch on the peer's kind, which LTO inlines. */
 #define _GNU_SOURCE
 #include "core/pt2pt.h"
 #include "core/datatype.h"
+#include "transport/self/self.h"
 #include "transport/shm/shm.h"
 #include "util/settings.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
-#include <unistd.h>
 
-/* ---- queues --------------------------------------------------------------- */
-static cr_request_t *posted_head, *posted_tail;
-static cr_unexp_t *ux_head, *ux_tail;
+cr_chan_t cr_chan0;
+static cr_poller_t chan0_poller;
 
-/* Per local peer: outgoing work in order (sends not yet injected, control
- * packets that found the ring full), the one rendezvous send streaming to it,
- * and the matched rendezvous receives from it (the head one pulls chunks). */
-typedef struct cr_ctrl {
-    struct cr_ctrl *next;
-    cr_request_t *req;      /* a send to (re)try, or NULL for a control packet */
-    int type;
-    uint64_t aux;
-    char payload[sizeof(shm_cts_t)];   /* the largest control payload */
+/* Outgoing work for one peer, in order: a send to (re)try, a control message
+ * that found the transport full, or a rendezvous send streaming its data. */
+enum { OUT_SEND = 1, OUT_CTRL, OUT_STREAM };
+struct cr_out {
+    struct cr_out *next;
+    int kind;
+    cr_request_t *req;      /* OUT_SEND, OUT_STREAM */
+    tr_am_hdr_t hdr;        /* OUT_CTRL */
     int len;
-} cr_out_t;
+    char payload[sizeof(cr_cts_t)];   /* the largest control payload */
+};
 
-typedef struct {
-    cr_out_t *out_head, *out_tail;
-    cr_request_t *stream;             /* rendezvous send in PS_STREAM */
-    cr_request_t *rndv_head, *rndv_tail; /* matched rendezvous receives, in order */
-} cr_peer_t;
-
-static cr_peer_t *peers;
-static int npeers;
-static int busy_peers;      /* peers with out/stream/rndv work: skip the scan when 0 */
-static int my_pid;
-
-void cr_pt2pt_init(void)
-{
-    npeers = cr_proc.local_size;
-    peers = calloc((size_t)npeers, sizeof(cr_peer_t));
-    my_pid = (int)getpid();
-}
-
-static inline size_t eager_limit(void)
-{
-    size_t lim = (size_t)ut_settings.eager_limit;
-    size_t max = shm_nlocal > 1 ? shm_max_payload() : lim;
-    return lim < max ? lim : max;
-}
-
+/* ---- helpers ------------------------------------------------------------------ */
 void cr_req_complete(cr_request_t *r)
 {
     if (r->tmp && r->kind == CR_REQ_SEND) {
@@ -90,6 +74,15 @@ static void status_set(cr_request_t *r, int src, int tag, size_t bytes)
     status_fill(&r->status, src, tag, bytes);
 }
 
+/* A transport failed in a way the protocol cannot recover from. */
+static void __attribute__((noreturn)) chan_fail(int peer, const char *what, tr_status_t st)
+{
+    char msg[160];
+    snprintf(msg, sizeof msg, "courier: %s with peer %d failed: %s", what, peer,
+             tr_status_str(st));
+    cr_abort_job(1, msg);
+}
+
 /* Record the matched message's size; on overflow note MPI_ERR_TRUNCATE and
  * return how many bytes fit. */
 static size_t recv_accept(cr_request_t *r, int src, int tag, size_t bytes)
@@ -105,6 +98,12 @@ static size_t recv_accept(cr_request_t *r, int src, int tag, size_t bytes)
     status_set(r, src, tag, n);
     r->status.MPI_ERROR = r->err;
     return n;
+}
+
+/* The bytes of the matched message that fit the receive. */
+static inline size_t recv_kept(const cr_request_t *r)
+{
+    return r->msg_bytes < r->bytes ? r->msg_bytes : r->bytes;
 }
 
 /* Where received packed bytes go: the user buffer itself or a staging copy. */
@@ -136,49 +135,68 @@ static const char *send_bytes(cr_request_t *r)
     return r->tmp;
 }
 
+/* One protocol step of a send finished; the last completes it. */
+static void send_step_done(cr_request_t *s)
+{
+    if (--s->pending == 0) cr_req_complete(s);
+}
+
+static inline cr_request_t *req_of_comp(tr_comp_t *c)
+{
+    return (cr_request_t *)(void *)((char *)c - offsetof(cr_request_t, comp));
+}
+
+static void send_comp_cb(tr_comp_t *c, tr_status_t st)
+{
+    cr_request_t *s = req_of_comp(c);
+    if (st != TR_OK) chan_fail(s->vpeer, "sending data", st);
+    send_step_done(s);
+}
+
+/* ---- matching queues ------------------------------------------------------------ */
 static inline int match(uint32_t ctx, int src, int tag, uint32_t mctx, int msrc, int mtag)
 {
     return ctx == mctx && (src == msrc || src == MPI_ANY_SOURCE) &&
            (tag == mtag || (tag == MPI_ANY_TAG && mtag >= 0));
 }
 
-static cr_request_t *posted_find(uint32_t ctx, int src, int tag)
+static cr_request_t *posted_find(cr_chan_t *ch, uint32_t ctx, int src, int tag)
 {
-    for (cr_request_t *r = posted_head; r; r = r->next)
+    for (cr_request_t *r = ch->posted_head; r; r = r->next)
         if (match(r->ctx, r->peer, r->tag, ctx, src, tag)) {
-            if (r->prev) r->prev->next = r->next; else posted_head = r->next;
-            if (r->next) r->next->prev = r->prev; else posted_tail = r->prev;
+            if (r->prev) r->prev->next = r->next; else ch->posted_head = r->next;
+            if (r->next) r->next->prev = r->prev; else ch->posted_tail = r->prev;
             r->next = r->prev = NULL;
             return r;
         }
     return NULL;
 }
 
-static void posted_add(cr_request_t *r)
+static void posted_add(cr_chan_t *ch, cr_request_t *r)
 {
     r->proto_state = PS_POSTED;
     r->next = NULL;
-    r->prev = posted_tail;
-    if (posted_tail) posted_tail->next = r; else posted_head = r;
-    posted_tail = r;
+    r->prev = ch->posted_tail;
+    if (ch->posted_tail) ch->posted_tail->next = r; else ch->posted_head = r;
+    ch->posted_tail = r;
 }
 
-static void ux_add(cr_unexp_t *u)
+static void ux_add(cr_chan_t *ch, cr_unexp_t *u)
 {
     u->next = NULL;
-    if (ux_tail) ux_tail->next = u; else ux_head = u;
-    ux_tail = u;
+    if (ch->ux_tail) ch->ux_tail->next = u; else ch->ux_head = u;
+    ch->ux_tail = u;
 }
 
 /* Find (and with remove, unlink) the first unexpected message matching. */
-static cr_unexp_t *ux_find(uint32_t ctx, int src, int tag, int remove)
+static cr_unexp_t *ux_find(cr_chan_t *ch, uint32_t ctx, int src, int tag, int remove)
 {
     cr_unexp_t *prev = NULL;
-    for (cr_unexp_t *u = ux_head; u; prev = u, u = u->next)
+    for (cr_unexp_t *u = ch->ux_head; u; prev = u, u = u->next)
         if (match(ctx, src, tag, u->ctx, u->src, u->tag)) {
             if (remove) {
-                if (prev) prev->next = u->next; else ux_head = u->next;
-                if (ux_tail == u) ux_tail = prev;
+                if (prev) prev->next = u->next; else ch->ux_head = u->next;
+                if (ch->ux_tail == u) ch->ux_tail = prev;
                 u->next = NULL;
             }
             return u;
@@ -186,105 +204,144 @@ static cr_unexp_t *ux_find(uint32_t ctx, int src, int tag, int remove)
     return NULL;
 }
 
-/* ---- outgoing work per peer ------------------------------------------------ */
-static void out_append(int to, cr_out_t *o)
+/* ---- connections ------------------------------------------------------------------ */
+static void vc_bind(cr_vc_t *v, tr_iface_t *tr, uint64_t addr)
 {
-    cr_peer_t *p = &peers[to];
-    if (!p->out_head && !p->stream && !p->rndv_head) busy_peers++;
+    v->tr = tr;
+    v->addr = addr;
+    v->eager_max = tr->caps.eager_max;
+    v->kind = tr == &self_iface ? CR_VC_SELF : tr == &shm_iface ? CR_VC_SHM : CR_VC_NET;
+}
+
+/* Connect the channel to a peer through the first transport that reaches it. */
+static cr_vc_t *vc_get(cr_chan_t *ch, int peer)
+{
+    cr_vc_t *v = &ch->vc[peer];
+    if (CR_LIKELY(v->kind != CR_VC_NONE)) return v;
+    for (int i = 0; i < ch->ntr; i++) {
+        uint64_t addr;
+        if (tr_connect(ch->tr[i], peer, &addr) == TR_OK) {
+            vc_bind(v, ch->tr[i], addr);
+            return v;
+        }
+    }
+    return NULL;
+}
+
+static void busy_add(cr_chan_t *ch, cr_vc_t *v)
+{
+    if (v->in_busy) return;
+    v->in_busy = 1;
+    v->busy_next = ch->busy;
+    ch->busy = v;
+}
+
+static void out_append(cr_chan_t *ch, cr_vc_t *v, cr_out_t *o)
+{
     o->next = NULL;
-    if (p->out_tail) p->out_tail->next = o; else p->out_head = o;
-    p->out_tail = o;
+    if (v->out_tail) v->out_tail->next = o; else v->out_head = o;
+    v->out_tail = o;
+    busy_add(ch, v);
 }
 
-static inline int peer_busy(const cr_peer_t *p)
+static cr_out_t *out_new(int kind, cr_request_t *req)
 {
-    return p->out_head || p->stream || p->rndv_head;
-}
-
-/* Send a control packet now, or queue it behind earlier work to that peer. */
-static void ctrl_send(int to, int type, uint64_t aux, const void *payload, int len)
-{
-    if (!peers[to].out_head && shm_send_pkt(to, type, 0, 0, 0, aux, payload, (size_t)len) == 0)
-        return;
     cr_out_t *o = calloc(1, sizeof *o);
-    o->type = type;
-    o->aux = aux;
-    memcpy(o->payload, payload, (size_t)len);
-    o->len = len;
-    out_append(to, o);
+    if (!o) cr_abort_job(1, "courier: out of memory queueing a message");
+    o->kind = kind;
+    o->req = req;
+    return o;
 }
 
-/* Try to put a send's first packet on the wire.  Returns 0 when done, 1 when
- * the ring is full. */
-static int send_inject(cr_request_t *r)
+/* An AM of at most max_short bytes: shm directly, others through their table. */
+static inline tr_status_t am_short(cr_vc_t *v, const tr_am_hdr_t *h, const void *p, size_t len)
 {
-    int to = r->local;
-    if (r->bytes <= eager_limit()) {
-        int type = r->mode == CR_MODE_SYNC ? SHM_PKT_EAGER_SYNC : SHM_PKT_EAGER;
-        if (shm_send_pkt(to, type, r->ctx, r->comm->rank, r->tag, (uint64_t)(uintptr_t)r,
-                         send_bytes(r), r->bytes))
-            return 1;
-        if (r->mode == CR_MODE_SYNC)
-            r->proto_state = PS_WAIT_ACK;
-        else
-            cr_req_complete(r);
+    if (v->kind == CR_VC_SHM)
+        return shm_send_pkt((int)v->addr, h, p, len) ? TR_ERR_NO_RESOURCE : TR_OK;
+    return tr_am_short(v->tr, v->addr, h, p, len);
+}
+
+static tr_status_t ctrl_try(cr_chan_t *ch, cr_vc_t *v, const tr_am_hdr_t *h,
+                            const void *payload, size_t len)
+{
+    tr_status_t st = am_short(v, h, payload, len);
+    if (st != TR_OK && st != TR_ERR_NO_RESOURCE)
+        chan_fail((int)(v - ch->vc), "sending a control message", st);
+    return st;
+}
+
+/* Send a control message now, or queue it behind earlier work to that peer. */
+static void ctrl_send(cr_chan_t *ch, int peer, int type, uint64_t aux, const void *payload,
+                      int len)
+{
+    cr_vc_t *v = &ch->vc[peer];
+    tr_am_hdr_t h = { .type = (uint16_t)type, .aux = aux };
+    if (!v->out_head && ctrl_try(ch, v, &h, payload, (size_t)len) == TR_OK) return;
+    cr_out_t *o = out_new(OUT_CTRL, NULL);
+    o->hdr = h;
+    if (len) memcpy(o->payload, payload, (size_t)len);
+    o->len = len;
+    out_append(ch, v, o);
+}
+
+/* ---- sending ----------------------------------------------------------------------- */
+/* Put a send's first message on the wire.  Returns 0 when done, 1 when the
+ * transport is full (try again later). */
+static int send_inject(cr_chan_t *ch, cr_request_t *r)
+{
+    cr_vc_t *v = &ch->vc[r->vpeer];
+    tr_am_hdr_t h = { .ctx = r->ctx, .src = r->comm->rank, .tag = r->tag,
+                      .aux = (uint64_t)(uintptr_t)r };
+    tr_status_t st;
+    if (r->bytes <= v->eager_max) {
+        h.type = r->mode == CR_MODE_SYNC ? CR_AM_EAGER_SYNC : CR_AM_EAGER;
+        if (r->bytes <= v->tr->caps.max_short) {
+            st = am_short(v, &h, send_bytes(r), r->bytes);
+        } else {
+            r->comp.cb = send_comp_cb;
+            st = tr_am_bulk(v->tr, v->addr, &h, send_bytes(r), r->bytes, &r->comp);
+        }
+        if (st == TR_ERR_NO_RESOURCE) return 1;
+        if (st != TR_OK && st != TR_INPROGRESS) chan_fail(r->vpeer, "an eager send", st);
+        r->pending = (st == TR_INPROGRESS) + (r->mode == CR_MODE_SYNC);
+        r->proto_state = r->mode == CR_MODE_SYNC ? PS_WAIT_ACK : PS_NONE;
+        if (r->pending == 0) cr_req_complete(r);
         return 0;
     }
-    shm_rts_t rts = { .bytes = r->bytes, .pid = my_pid, .contig = 1 };
-    rts.addr = (uint64_t)(uintptr_t)send_bytes(r);
-    if (shm_send_pkt(to, SHM_PKT_RTS, r->ctx, r->comm->rank, r->tag, (uint64_t)(uintptr_t)r,
-                     &rts, sizeof rts))
+    cr_rts_t rts = { .bytes = r->bytes };
+    st = tr_mem_key(v->tr, (void *)send_bytes(r), r->bytes, &rts.key);
+    if (st != TR_OK) chan_fail(r->vpeer, "describing a send buffer", st);
+    h.type = CR_AM_RTS;
+    st = am_short(v, &h, &rts, sizeof rts);
+    if (st == TR_ERR_NO_RESOURCE) {
+        tr_mem_release(v->tr, &rts.key);
         return 1;
+    }
+    if (st != TR_OK) chan_fail(r->vpeer, "a rendezvous request", st);
+    r->remote_key = rts.key;     /* a sender keeps its own key here, to release it */
     r->proto_state = PS_WAIT_CTS;
+    r->pending = 1;          /* FIN, or the last streamed data */
     return 0;
 }
 
-/* ---- self ------------------------------------------------------------------ */
-static void copy_self(cr_request_t *rr, const void *packed, size_t bytes, int src, int tag)
+/* A rendezvous send's data is with the receiver (FIN, or the last of the
+ * stream went): its buffer needs no key any more. */
+static void rndv_send_end(cr_request_t *s)
 {
-    size_t n = recv_accept(rr, src, tag, bytes);
-    char *dst = recv_target(rr, n);
-    if (n) memcpy(dst, packed, n);
-    recv_finish(rr, n);
+    cr_chan_t *ch = s->chan;
+    tr_mem_release(ch->vc[s->vpeer].tr, &s->remote_key);
+    send_step_done(s);
 }
 
-static void send_self(cr_request_t *s)
-{
-    const char *data = send_bytes(s);
-    cr_request_t *rr = posted_find(s->ctx, s->comm->rank, s->tag);
-    if (rr) {
-        copy_self(rr, data, s->bytes, s->comm->rank, s->tag);
-        cr_req_complete(s);
-        return;
-    }
-    cr_unexp_t *u = calloc(1, sizeof *u);
-    u->ctx = s->ctx;
-    u->src = s->comm->rank;
-    u->tag = s->tag;
-    u->bytes = s->bytes;
-    u->from = -1;
-    if (s->mode == CR_MODE_SYNC) {
-        u->kind = UX_SELF;            /* data stays with the sender until matched */
-        u->self_req = s;
-        s->proto_state = PS_WAIT_ACK;
-    } else {
-        u->kind = UX_EAGER;
-        u->data = malloc(s->bytes ? s->bytes : 1);
-        if (s->bytes) memcpy(u->data, data, s->bytes);
-        cr_req_complete(s);
-    }
-    ux_add(u);
-}
-
-/* ---- starting sends and receives ------------------------------------------- */
-int cr_isend(const void *buf, MPI_Aint count, cr_datatype_t *dt, int dest, int tag,
-             cr_comm_t *comm, int ctx_off, int mode, cr_request_t **req)
+int cr_chan_isend(cr_chan_t *ch, const void *buf, MPI_Aint count, cr_datatype_t *dt, int dest,
+                  int tag, cr_comm_t *comm, int ctx_off, int mode, cr_request_t **req)
 {
     cr_request_t *r = cr_request_new(CR_REQ_SEND, 0);
     if (!r) return cr_error(MPI_ERR_NO_MEM, "out of memory for a send request");
     *req = r;
     r->mode = mode;
     r->comm = comm;
+    r->chan = ch;
     r->ctx = comm->ctx + (uint32_t)ctx_off;
     r->peer = dest;
     r->tag = tag;
@@ -297,135 +354,121 @@ int cr_isend(const void *buf, MPI_Aint count, cr_datatype_t *dt, int dest, int t
         cr_req_complete(r);
         return MPI_SUCCESS;
     }
-    int wr = cr_comm_world_rank(comm, dest);
-    if (wr == cr_proc.world_rank) {
-        r->local = -1;
-        send_self(r);
-        return MPI_SUCCESS;
+    int peer = cr_comm_world_rank(comm, dest);
+    cr_vc_t *v = vc_get(ch, peer);
+    if (CR_UNLIKELY(!v)) {
+        cr_req_complete(r);
+        return cr_error(MPI_ERR_INTERN, "rank %d (world rank %d) cannot be reached: no "
+                        "transport connects to it", dest, peer);
     }
-    r->local = cr_proc.local_of_world[wr];
-    if (CR_UNLIKELY(r->local < 0))
-        return cr_error(MPI_ERR_INTERN, "rank %d is not on this node; Courier has no network "
-                        "transport yet", dest);
-    if (!peers[r->local].out_head && send_inject(r) == 0) return MPI_SUCCESS;
+    r->vpeer = peer;
+    if (!v->out_head && send_inject(ch, r) == 0) return MPI_SUCCESS;
     r->proto_state = PS_QUEUED;
-    cr_out_t *o = calloc(1, sizeof *o);
-    o->req = r;
-    out_append(r->local, o);
+    out_append(ch, v, out_new(OUT_SEND, r));
     return MPI_SUCCESS;
 }
 
-/* Copy n bytes between this process and process pid with process_vm_readv
- * (write = 0: from remote to local) or process_vm_writev.  Returns the bytes
- * moved: n, or less when the kernel refuses (ptrace policy, seccomp). */
-static size_t cma_copy(int pid, void *local, uint64_t remote, size_t n, int write)
+int cr_isend(const void *buf, MPI_Aint count, cr_datatype_t *dt, int dest, int tag,
+             cr_comm_t *comm, int ctx_off, int mode, cr_request_t **req)
 {
-    size_t done = 0;
-    while (done < n) {
-        struct iovec l = { (char *)local + done, n - done };
-        struct iovec rm = { (char *)(uintptr_t)remote + done, n - done };
-        ssize_t k = write ? process_vm_writev(pid, &l, 1, &rm, 1, 0)
-                          : process_vm_readv(pid, &l, 1, &rm, 1, 0);
-        if (k <= 0) break;
-        done += (size_t)k;
-    }
-    return done;
+    return cr_chan_isend(&cr_chan0, buf, count, dt, dest, tag, comm, ctx_off, mode, req);
 }
 
-/* Set once a single copy succeeded: only then is a copy split with the sender
- * (a refused split would leave half a message to recover). */
-static int cma_works;
+/* ---- rendezvous, receiving side ------------------------------------------------------- */
+static void rndv_recv_step_done(cr_request_t *r);
 
-/* A matched rendezvous receive: copy once (alone, or split with the sender),
- * or queue for the chunk pipeline. */
-static void rndv_start(cr_request_t *r)
+static void rndv_get_cb(tr_comp_t *c, tr_status_t st)
+{
+    cr_request_t *r = req_of_comp(c);
+    if (st != TR_OK) chan_fail(r->vpeer, "getting rendezvous data", st);
+    rndv_recv_step_done(r);
+}
+
+/* The receive's get (and, split, the sender's put) finished: FIN, done. */
+static void rndv_recv_step_done(cr_request_t *r)
+{
+    if (--r->pending) return;
+    cr_chan_t *ch = r->chan;
+    cr_vc_t *v = &ch->vc[r->vpeer];
+    if (v->get_state == CR_GET_UNTRIED) v->get_state = CR_GET_WORKS;
+    ctrl_send(ch, r->vpeer, CR_AM_FIN, r->remote_req, NULL, 0);
+    recv_finish(r, recv_kept(r));
+}
+
+/* A matched rendezvous receive: get the data (alone, or split with the
+ * sender), or ask for the pipeline. */
+static void rndv_start(cr_chan_t *ch, cr_request_t *r)
 {
     size_t n = recv_accept(r, r->status.MPI_SOURCE, r->status.MPI_TAG, r->msg_bytes);
-    long cma = ut_settings.cma_min;
-    if (cma > 0 && r->msg_bytes >= (size_t)cma && r->remote_contig) {
+    cr_vc_t *v = &ch->vc[r->vpeer];
+    long single_min = ut_settings.cma_min;
+    if ((v->tr->caps.flags & TR_CAP_GET) && v->get_state != CR_GET_REFUSED && single_min > 0 &&
+        r->msg_bytes >= (size_t)single_min) {
         char *dst = recv_target(r, n);
         size_t mine = n;
         long split_min = ut_settings.cma_split_min;
-        if (cma_works && split_min > 0 && n >= (size_t)split_min && !cr_proc.oversubscribed) {
-            /* The sender writes the second half (from a cache-line boundary)
-             * while this side reads the first. */
-            mine = (n / 2) & ~(size_t)(SHM_CELL - 1);
-            shm_cts_t cts = { .rreq = (uint64_t)(uintptr_t)r, .method = SHM_RNDV_SPLIT,
-                              .pid = my_pid, .addr = (uint64_t)(uintptr_t)dst, .off = mine,
-                              .len = n - mine };
-            ctrl_send(r->local, SHM_PKT_CTS, r->remote_req, &cts, sizeof cts);
-        }
-        size_t got = cma_copy(r->remote_pid, dst, r->remote_addr, mine, 0);
-        if (got == mine && mine < n) {
-            r->proto_state = PS_RNDV_SPLIT;     /* SHM_PKT_WDONE finishes it */
+        r->proto_state = PS_RNDV_GET;
+        r->pending = 1;
+        r->comp.cb = rndv_get_cb;
+        if (v->get_state == CR_GET_WORKS && (v->tr->caps.flags & TR_CAP_PUT) && split_min > 0 &&
+            n >= (size_t)split_min && !cr_proc.oversubscribed) {
+            /* The sender puts the second half (from a cache-line boundary)
+             * while this side gets the first. */
+            mine = (n / 2) & ~(size_t)63;
+            cr_cts_t cts = { .rreq = (uint64_t)(uintptr_t)r, .method = CR_RNDV_SPLIT,
+                             .off = mine, .len = n - mine };
+            tr_status_t ks = tr_mem_key(v->tr, dst, n, &cts.key);
+            if (ks != TR_OK) chan_fail(r->vpeer, "describing a receive buffer", ks);
+            r->pending = 2;                 /* our get, and WDONE */
             r->done_bytes = mine;
+            ctrl_send(ch, r->vpeer, CR_AM_CTS, r->remote_req, &cts, sizeof cts);
+        }
+        tr_status_t st = tr_get(v->tr, v->addr, dst, mine, &r->remote_key, 0, &r->comp);
+        if (st == TR_OK) {
+            rndv_recv_step_done(r);
             return;
         }
-        if (got == n) {
-            cma_works = 1;
-            ctrl_send(r->local, SHM_PKT_FIN, r->remote_req, NULL, 0);
-            recv_finish(r, n);
-            return;
-        }
-        if (mine < n)
-            cr_abort_job(1, "process_vm_readv failed after single copies had worked");
-        /* CMA not permitted here (ptrace scope, containers): fall back to the pipeline. */
-        ut_settings.cma_min = 0;
+        if (st == TR_INPROGRESS) return;
+        if (st != TR_ERR_REFUSED || r->pending != 1)
+            chan_fail(r->vpeer, "getting rendezvous data", st);
+        /* This peer's memory cannot be read (a non-dumpable process, ptrace
+         * policy): from now on its messages come through the pipeline. */
+        v->get_state = CR_GET_REFUSED;
     }
-    cr_peer_t *p = &peers[r->local];
-    int was_busy = peer_busy(p);
-    r->next = NULL;
+    cr_cts_t cts = { .rreq = (uint64_t)(uintptr_t)r, .method = CR_RNDV_PIPE };
+    r->proto_state = PS_RNDV_PULL;
     r->done_bytes = 0;
-    if (p->rndv_tail) p->rndv_tail->next = r; else p->rndv_head = r;
-    p->rndv_tail = r;
-    if (!was_busy) busy_peers++;
-    if (p->rndv_head == r) {
-        shm_cts_t cts = { .rreq = (uint64_t)(uintptr_t)r, .method = SHM_RNDV_PIPE };
-        r->proto_state = PS_RNDV_PULL;
-        ctrl_send(r->local, SHM_PKT_CTS, r->remote_req, &cts, sizeof cts);
-    } else {
-        r->proto_state = PS_RNDV_WAIT;
-    }
+    ctrl_send(ch, r->vpeer, CR_AM_CTS, r->remote_req, &cts, sizeof cts);
 }
 
+/* ---- receiving ------------------------------------------------------------------------- */
 /* Deliver an unexpected message to a receive. */
-static void ux_deliver(cr_request_t *r, cr_unexp_t *u)
+static void ux_deliver(cr_chan_t *ch, cr_request_t *r, cr_unexp_t *u)
 {
-    switch (u->kind) {
-    case UX_EAGER: {
+    if (u->kind == UX_EAGER) {
         size_t n = recv_accept(r, u->src, u->tag, u->bytes);
         char *dst = recv_target(r, n);
         if (n) memcpy(dst, u->data, n);
-        if (u->sync) ctrl_send(u->from, SHM_PKT_ACK, u->sreq, NULL, 0);
+        if (u->sync) ctrl_send(ch, u->peer, CR_AM_ACK, u->sreq, NULL, 0);
         recv_finish(r, n);
         free(u->data);
-        break;
-    }
-    case UX_SELF: {
-        cr_request_t *s = u->self_req;
-        copy_self(r, send_bytes(s), s->bytes, u->src, u->tag);
-        cr_req_complete(s);
-        break;
-    }
-    case UX_RTS:
-        r->local = u->from;
+    } else {
+        r->vpeer = u->peer;
         r->remote_req = u->sreq;
-        r->remote_addr = u->addr;
-        r->remote_pid = u->pid;
-        r->remote_contig = u->contig;
+        r->remote_key = u->key;
         r->msg_bytes = u->bytes;
         r->status.MPI_SOURCE = u->src;
         r->status.MPI_TAG = u->tag;
-        rndv_start(r);
-        break;
+        rndv_start(ch, r);
     }
     free(u);
 }
 
-static void recv_init(cr_request_t *r, void *buf, MPI_Aint count, cr_datatype_t *dt, int src,
-                      int tag, cr_comm_t *comm, int ctx_off)
+static void recv_init(cr_chan_t *ch, cr_request_t *r, void *buf, MPI_Aint count,
+                      cr_datatype_t *dt, int src, int tag, cr_comm_t *comm, int ctx_off)
 {
     r->comm = comm;
+    r->chan = ch;
     r->ctx = comm->ctx + (uint32_t)ctx_off;
     r->peer = src;
     r->tag = tag;
@@ -442,216 +485,340 @@ static void recv_proc_null(cr_request_t *r)
     cr_req_complete(r);
 }
 
-int cr_irecv(void *buf, MPI_Aint count, cr_datatype_t *dt, int src, int tag, cr_comm_t *comm,
-             int ctx_off, cr_request_t **req)
+int cr_chan_irecv(cr_chan_t *ch, void *buf, MPI_Aint count, cr_datatype_t *dt, int src, int tag,
+                  cr_comm_t *comm, int ctx_off, cr_request_t **req)
 {
     cr_request_t *r = cr_request_new(CR_REQ_RECV, 0);
     if (!r) return cr_error(MPI_ERR_NO_MEM, "out of memory for a receive request");
     *req = r;
-    recv_init(r, buf, count, dt, src, tag, comm, ctx_off);
+    recv_init(ch, r, buf, count, dt, src, tag, comm, ctx_off);
     if (src == MPI_PROC_NULL) {
         recv_proc_null(r);
         return MPI_SUCCESS;
     }
-    cr_unexp_t *u = ux_find(r->ctx, src, tag, 1);
+    cr_unexp_t *u = ux_find(ch, r->ctx, src, tag, 1);
     if (u)
-        ux_deliver(r, u);
+        ux_deliver(ch, r, u);
     else
-        posted_add(r);
+        posted_add(ch, r);
     return MPI_SUCCESS;
 }
 
-/* ---- incoming packets ------------------------------------------------------ */
-static void on_message(int from, const shm_hdr_t *h)
+int cr_irecv(void *buf, MPI_Aint count, cr_datatype_t *dt, int src, int tag, cr_comm_t *comm,
+             int ctx_off, cr_request_t **req)
 {
-    cr_request_t *r = posted_find(h->ctx, h->src, h->tag);
-    if (h->type == SHM_PKT_RTS) {
-        shm_rts_t rts;
-        shm_pkt_copy(from, h, 0, &rts, sizeof rts);
-        if (r) {
-            r->local = from;
-            r->remote_req = h->aux;
-            r->remote_addr = rts.addr;
-            r->remote_pid = rts.pid;
-            r->remote_contig = rts.contig;
-            r->msg_bytes = rts.bytes;
-            r->status.MPI_SOURCE = h->src;
-            r->status.MPI_TAG = h->tag;
-            rndv_start(r);
-            return;
-        }
-        cr_unexp_t *u = calloc(1, sizeof *u);
-        u->kind = UX_RTS;
-        u->ctx = h->ctx;
-        u->src = h->src;
-        u->tag = h->tag;
-        u->bytes = rts.bytes;
-        u->from = from;
-        u->sreq = h->aux;
-        u->addr = rts.addr;
-        u->pid = rts.pid;
-        u->contig = rts.contig;
-        ux_add(u);
+    return cr_chan_irecv(&cr_chan0, buf, count, dt, src, tag, comm, ctx_off, req);
+}
+
+/* ---- arriving messages ---------------------------------------------------------------------- */
+static void on_rts(cr_chan_t *ch, int peer, const tr_am_rx_t *m)
+{
+    const tr_am_hdr_t *h = &m->hdr;
+    cr_rts_t rts;
+    tr_am_copy(m, 0, &rts, sizeof rts);
+    cr_request_t *r = posted_find(ch, h->ctx, h->src, h->tag);
+    if (r) {
+        r->vpeer = peer;
+        r->remote_req = h->aux;
+        r->remote_key = rts.key;
+        r->msg_bytes = rts.bytes;
+        r->status.MPI_SOURCE = h->src;
+        r->status.MPI_TAG = h->tag;
+        rndv_start(ch, r);
         return;
     }
-    int sync = h->type == SHM_PKT_EAGER_SYNC;
+    cr_unexp_t *u = calloc(1, sizeof *u);
+    if (!u) cr_abort_job(1, "courier: out of memory for an unexpected message");
+    u->kind = UX_RTS;
+    u->ctx = h->ctx;
+    u->src = h->src;
+    u->tag = h->tag;
+    u->bytes = rts.bytes;
+    u->peer = peer;
+    u->sreq = h->aux;
+    u->key = rts.key;
+    ux_add(ch, u);
+}
+
+static void on_eager(cr_chan_t *ch, int peer, const tr_am_rx_t *m)
+{
+    const tr_am_hdr_t *h = &m->hdr;
+    int sync = h->type == CR_AM_EAGER_SYNC;
+    cr_request_t *r = posted_find(ch, h->ctx, h->src, h->tag);
     if (r) {
-        size_t n = recv_accept(r, h->src, h->tag, h->len);
-        if (n) shm_pkt_copy(from, h, 0, recv_target(r, n), n);
-        if (sync) ctrl_send(from, SHM_PKT_ACK, h->aux, NULL, 0);
+        size_t n = recv_accept(r, h->src, h->tag, m->len);
+        if (n) tr_am_copy(m, 0, recv_target(r, n), n);
+        if (sync) ctrl_send(ch, peer, CR_AM_ACK, h->aux, NULL, 0);
         recv_finish(r, n);
         return;
     }
     cr_unexp_t *u = malloc(sizeof *u);
+    void *data = malloc(m->len ? m->len : 1);
+    if (!u || !data) cr_abort_job(1, "courier: out of memory for an unexpected message");
     u->next = NULL;
     u->kind = UX_EAGER;
     u->ctx = h->ctx;
     u->src = h->src;
     u->tag = h->tag;
-    u->bytes = h->len;
-    u->from = from;
+    u->bytes = m->len;
+    u->peer = peer;
     u->sync = sync;
     u->sreq = h->aux;
-    u->data = malloc(h->len ? h->len : 1);
-    shm_pkt_copy(from, h, 0, u->data, h->len);
-    ux_add(u);
+    u->data = data;
+    tr_am_copy(m, 0, u->data, m->len);
+    ux_add(ch, u);
 }
 
-static void on_packet(int from, const shm_hdr_t *h)
+/* The sender's share of a split copy is in place (or could not be put: then
+ * get it here).  The sender's buffer is free after FIN. */
+static void on_wdone(cr_chan_t *ch, const tr_am_rx_t *m)
 {
-    switch (h->type) {
-    case SHM_PKT_EAGER:
-    case SHM_PKT_EAGER_SYNC:
-    case SHM_PKT_RTS:
-        on_message(from, h);
-        break;
-    case SHM_PKT_ACK:
-    case SHM_PKT_FIN:
-        cr_req_complete((cr_request_t *)(uintptr_t)h->aux);
-        break;
-    case SHM_PKT_WDONE: {
-        /* The sender's share of a split copy is in place (or could not be
-         * written: then read it here).  The sender's buffer is free after FIN. */
-        cr_request_t *r = (cr_request_t *)(uintptr_t)h->aux;
-        int32_t ok = 0;
-        shm_pkt_copy(from, h, 0, &ok, sizeof ok);
-        size_t n = r->msg_bytes < r->bytes ? r->msg_bytes : r->bytes;   /* as accepted */
-        char *dst = recv_target(r, n);
-        size_t mine = r->done_bytes;        /* this side's share, read at the start */
-        if (!ok && cma_copy(r->remote_pid, dst + mine, r->remote_addr + mine, n - mine, 0) != n - mine)
-            cr_abort_job(1, "process_vm_readv failed after single copies had worked");
-        ctrl_send(from, SHM_PKT_FIN, r->remote_req, NULL, 0);
-        recv_finish(r, n);
-        break;
+    cr_request_t *r = (cr_request_t *)(uintptr_t)m->hdr.aux;
+    int32_t ok = 0;
+    tr_am_copy(m, 0, &ok, sizeof ok);
+    if (!ok) {
+        cr_vc_t *v = &ch->vc[r->vpeer];
+        size_t n = recv_kept(r), mine = r->done_bytes;
+        r->pending++;
+        tr_status_t st = tr_get(v->tr, v->addr, recv_target(r, n) + mine, n - mine,
+                                &r->remote_key, mine, &r->comp);
+        if (st == TR_OK) rndv_recv_step_done(r);
+        else if (st != TR_INPROGRESS) chan_fail(r->vpeer, "getting rendezvous data", st);
     }
-    case SHM_PKT_CTS: {
-        cr_request_t *s = (cr_request_t *)(uintptr_t)h->aux;
-        shm_cts_t cts;
-        shm_pkt_copy(from, h, 0, &cts, sizeof cts);
-        if (cts.method == SHM_RNDV_SPLIT) {
-            int32_t ok = cma_copy(cts.pid, (char *)send_bytes(s) + cts.off, cts.addr + cts.off,
-                                  cts.len, 1) == cts.len;
-            s->proto_state = PS_WAIT_FIN;
-            ctrl_send(from, SHM_PKT_WDONE, cts.rreq, &ok, sizeof ok);
-            break;
-        }
-        cr_peer_t *p = &peers[from];
-        if (!peer_busy(p)) busy_peers++;
-        s->proto_state = PS_STREAM;
-        s->done_bytes = 0;
-        p->stream = s;
-        break;
+    rndv_recv_step_done(r);
+}
+
+static void on_data(const tr_am_rx_t *m)
+{
+    cr_request_t *r = (cr_request_t *)(uintptr_t)m->hdr.aux;
+    size_t n = recv_kept(r);
+    if (r->done_bytes < n) {
+        size_t k = n - r->done_bytes < m->len ? n - r->done_bytes : m->len;
+        tr_am_copy(m, 0, recv_target(r, n) + r->done_bytes, k);
     }
+    r->done_bytes += m->len;
+    if (r->done_bytes >= r->msg_bytes) recv_finish(r, n);
+}
+
+/* The sender's side of a split copy: put our share, then WDONE. */
+static void split_put_cb(tr_comp_t *c, tr_status_t st)
+{
+    cr_request_t *s = req_of_comp(c);
+    int32_t ok = st == TR_OK;
+    s->proto_state = PS_WAIT_FIN;
+    ctrl_send(s->chan, s->vpeer, CR_AM_WDONE, s->remote_req, &ok, sizeof ok);
+}
+
+static void on_cts(cr_chan_t *ch, int peer, const tr_am_rx_t *m)
+{
+    cr_request_t *s = (cr_request_t *)(uintptr_t)m->hdr.aux;
+    cr_cts_t cts;
+    tr_am_copy(m, 0, &cts, sizeof cts);
+    s->remote_req = cts.rreq;
+    cr_vc_t *v = &ch->vc[peer];
+    if (cts.method == CR_RNDV_SPLIT) {
+        s->comp.cb = split_put_cb;
+        tr_status_t st = tr_put(v->tr, v->addr, send_bytes(s) + cts.off, cts.len, &cts.key,
+                                cts.off, &s->comp);
+        if (st != TR_INPROGRESS) split_put_cb(&s->comp, st);
+        return;
+    }
+    s->proto_state = PS_STREAM;
+    s->done_bytes = 0;
+    out_append(ch, v, out_new(OUT_STREAM, s));
+}
+
+static void chan_am_handler(void *arg, int peer, const tr_am_rx_t *m)
+{
+    cr_chan_t *ch = arg;
+    /* a peer that reached us first (lazily connected transports) */
+    if (CR_UNLIKELY(ch->vc[peer].kind == CR_VC_NONE) && !vc_get(ch, peer))
+        chan_fail(peer, "answering a message", TR_ERR_UNREACHABLE);
+    switch (m->hdr.type) {
+    case CR_AM_EAGER:
+    case CR_AM_EAGER_SYNC:
+        on_eager(ch, peer, m);
+        break;
+    case CR_AM_RTS:
+        on_rts(ch, peer, m);
+        break;
+    case CR_AM_ACK:
+        send_step_done((cr_request_t *)(uintptr_t)m->hdr.aux);
+        break;
+    case CR_AM_FIN:
+        rndv_send_end((cr_request_t *)(uintptr_t)m->hdr.aux);
+        break;
+    case CR_AM_CTS:
+        on_cts(ch, peer, m);
+        break;
+    case CR_AM_WDONE:
+        on_wdone(ch, m);
+        break;
+    case CR_AM_DATA:
+        on_data(m);
+        break;
+    default:
+        cr_abort_job(1, "courier: a message of unknown type arrived (corrupt transport?)");
     }
 }
 
-/* Advance one peer's outgoing queue, stream and rendezvous receives. */
-static int peer_progress(int i)
+/* ---- queued work ------------------------------------------------------------------------------ */
+/* Push a streaming send's data; 0 when all of it went, 1 when the transport is full. */
+static int stream_push(cr_vc_t *v, cr_request_t *s)
 {
-    cr_peer_t *p = &peers[i];
+    size_t chunk = (size_t)ut_settings.rndv_chunk_bytes;
+    if (chunk > v->tr->caps.max_bulk) chunk = v->tr->caps.max_bulk;
+    if (chunk == 0) chunk = 1;
+    const char *src = send_bytes(s);
+    tr_am_hdr_t h = { .type = CR_AM_DATA, .aux = s->remote_req };
+    s->comp.cb = send_comp_cb;
+    while (s->done_bytes < s->bytes) {
+        size_t k = s->bytes - s->done_bytes < chunk ? s->bytes - s->done_bytes : chunk;
+        tr_status_t st = tr_am_bulk(v->tr, v->addr, &h, src + s->done_bytes, k, &s->comp);
+        if (st == TR_ERR_NO_RESOURCE) return 1;
+        if (st == TR_INPROGRESS) s->pending++;
+        else if (st != TR_OK) chan_fail(s->vpeer, "streaming rendezvous data", st);
+        s->done_bytes += k;
+    }
+    rndv_send_end(s);
+    return 0;
+}
+
+/* Advance one peer's out queue as far as its transport takes; returns events. */
+static int vc_progress(cr_chan_t *ch, cr_vc_t *v)
+{
     int n = 0;
-    while (p->out_head) {
-        cr_out_t *o = p->out_head;
-        if (o->req) {
-            if (send_inject(o->req)) break;
-        } else if (shm_send_pkt(i, o->type, 0, 0, 0, o->aux, o->payload, (size_t)o->len)) {
+    while (v->out_head) {
+        cr_out_t *o = v->out_head;
+        if (o->kind == OUT_SEND) {
+            if (send_inject(ch, o->req)) break;
+        } else if (o->kind == OUT_CTRL) {
+            if (ctrl_try(ch, v, &o->hdr, o->payload, (size_t)o->len) != TR_OK) break;
+        } else if (stream_push(v, o->req)) {
+            n++;
             break;
         }
-        p->out_head = o->next;
-        if (!p->out_head) p->out_tail = NULL;
+        v->out_head = o->next;
+        if (!v->out_head) v->out_tail = NULL;
         free(o);
         n++;
     }
-    if (p->stream) {
-        cr_request_t *s = p->stream;
-        const char *src = send_bytes(s);
-        size_t k;
-        while (s->done_bytes < s->bytes &&
-               (k = shm_chunk_put(i, src + s->done_bytes, s->bytes - s->done_bytes)) > 0) {
-            s->done_bytes += k;
-            n++;
-        }
-        if (s->done_bytes >= s->bytes) {
-            p->stream = NULL;
-            cr_req_complete(s);
-        }
-    }
-    while (p->rndv_head) {
-        cr_request_t *r = p->rndv_head;
-        size_t cap = r->bytes > r->done_bytes ? r->bytes - r->done_bytes : 0;
-        char *dst = recv_target(r, r->bytes < r->msg_bytes ? r->bytes : r->msg_bytes);
-        size_t k;
-        while (r->done_bytes < r->msg_bytes &&
-               (k = shm_chunk_get(i, dst ? dst + (r->done_bytes < r->bytes ? r->done_bytes : 0) : NULL,
-                                  dst ? cap : 0)) > 0) {
-            r->done_bytes += k;
-            cap = r->bytes > r->done_bytes ? r->bytes - r->done_bytes : 0;
-            n++;
-        }
-        if (r->done_bytes < r->msg_bytes) break;
-        p->rndv_head = r->next;
-        if (!p->rndv_head) p->rndv_tail = NULL;
-        r->next = NULL;
-        recv_finish(r, r->bytes < r->msg_bytes ? r->bytes : r->msg_bytes);
-        if (p->rndv_head) {
-            cr_request_t *nx = p->rndv_head;
-            shm_cts_t cts = { .rreq = (uint64_t)(uintptr_t)nx, .method = SHM_RNDV_PIPE };
-            nx->proto_state = PS_RNDV_PULL;
-            ctrl_send(i, SHM_PKT_CTS, nx->remote_req, &cts, sizeof cts);
-        }
-    }
-    if (!peer_busy(p)) busy_peers--;
     return n;
 }
 
-int cr_pt2pt_progress(void)
+int cr_chan_progress(cr_chan_t *ch)
 {
     int n = 0;
-    if (shm_nlocal <= 1) return 0;
-    int me = cr_proc.local_rank;
-    for (int i = 0; i < npeers; i++) {
-        if (i == me) continue;
-        const shm_hdr_t *h;
-        while ((h = shm_peek(i)) != NULL) {
-            on_packet(i, h);
-            shm_pkt_done(i, h);
-            n++;
+    for (int i = 0; i < ch->ntr; i++) n += tr_progress(ch->tr[i]);
+    if (ch->busy) {
+        cr_vc_t **pp = &ch->busy;
+        while (*pp) {
+            cr_vc_t *v = *pp;
+            n += vc_progress(ch, v);
+            if (v->out_head) {
+                pp = &v->busy_next;
+            } else {
+                *pp = v->busy_next;
+                v->in_busy = 0;
+            }
         }
     }
-    if (busy_peers)
-        for (int i = 0; i < npeers; i++)
-            if (i != me && peer_busy(&peers[i])) n += peer_progress(i);
     return n;
+}
+
+/* Queued outgoing work waits for room that a peer frees without telling us
+ * (no message): such a wait must poll, not sleep. */
+int cr_chan_can_sleep(cr_chan_t *ch)
+{
+    return !ch->busy && !ch->nosleep;
+}
+
+static int chan_poll(void *arg)
+{
+    return cr_chan_progress(arg);
+}
+
+static int chan_can_sleep(void *arg)
+{
+    return cr_chan_can_sleep(arg);
+}
+
+int cr_chan_init(cr_chan_t *ch, int me, int npeers, tr_iface_t **trs, int ntr)
+{
+    memset(ch, 0, sizeof *ch);
+    ch->me = me;
+    ch->nvc = npeers;
+    ch->vc = calloc((size_t)npeers, sizeof(cr_vc_t));
+    if (!ch->vc || ntr > CR_CHAN_MAX_TR) return -1;
+    for (int i = 0; i < ntr; i++) {
+        ch->tr[i] = trs[i];
+        trs[i]->am_handler = chan_am_handler;
+        trs[i]->am_arg = ch;
+        if (trs[i] == &shm_iface) ch->shm_eager_max = trs[i]->caps.eager_max;
+        else if (trs[i] != &self_iface && !ch->net) ch->net = trs[i];
+        /* a peer may send through it before we ever use it: its message must
+         * not wait for a sleeper that it cannot wake */
+        if (trs[i] != &self_iface && !(trs[i]->caps.flags & TR_CAP_SLEEP)) ch->nosleep = 1;
+    }
+    ch->ntr = ntr;
+    /* Peers reached through self and shared memory are connected at once (it
+     * costs nothing), so the fast paths see them from the first message. */
+    for (int p = 0; p < npeers; p++)
+        for (int i = 0; i < ntr; i++) {
+            uint64_t addr;
+            if ((trs[i] == &self_iface || trs[i] == &shm_iface) &&
+                tr_connect(trs[i], p, &addr) == TR_OK) {
+                vc_bind(&ch->vc[p], trs[i], addr);
+                break;
+            }
+        }
+    return 0;
+}
+
+void cr_chan_fini(cr_chan_t *ch)
+{
+    for (int p = 0; p < ch->nvc; p++)
+        while (ch->vc[p].out_head) {
+            cr_out_t *o = ch->vc[p].out_head;
+            ch->vc[p].out_head = o->next;
+            free(o);
+        }
+    while (ch->ux_head) {
+        cr_unexp_t *u = ch->ux_head;
+        ch->ux_head = u->next;
+        if (u->kind == UX_EAGER) free(u->data);
+        free(u);
+    }
+    free(ch->vc);
+    memset(ch, 0, sizeof *ch);
+}
+
+int cr_pt2pt_init(tr_iface_t **trs, int ntr)
+{
+    if (cr_chan_init(&cr_chan0, cr_proc.world_rank, cr_proc.world_size, trs, ntr) != 0) return -1;
+    chan0_poller.name = "pt2pt";
+    chan0_poller.poll = chan_poll;
+    chan0_poller.can_sleep = chan_can_sleep;
+    chan0_poller.arg = &cr_chan0;
+    cr_progress_register(&chan0_poller);
+    return 0;
+}
+
+void cr_pt2pt_fini(void)
+{
+    cr_progress_unregister(&chan0_poller);
+    cr_chan_fini(&cr_chan0);
 }
 
 /* ---- probe and cancel ------------------------------------------------------- */
 int cr_iprobe(int src, int tag, cr_comm_t *comm, int *flag, MPI_Status *status, int remove,
               cr_unexp_t **out)
 {
-    cr_unexp_t *u = ux_find(comm->ctx + CR_CTX_PT2PT, src, tag, remove);
+    cr_chan_t *ch = &cr_chan0;
+    cr_unexp_t *u = ux_find(ch, comm->ctx + CR_CTX_PT2PT, src, tag, remove);
     if (!u) {
         cr_progress();
-        u = ux_find(comm->ctx + CR_CTX_PT2PT, src, tag, remove);
+        u = ux_find(ch, comm->ctx + CR_CTX_PT2PT, src, tag, remove);
     }
     *flag = u != NULL;
     if (u && status != MPI_STATUS_IGNORE) status_fill(status, u->src, u->tag, u->bytes);
@@ -663,20 +830,21 @@ int cr_iprobe(int src, int tag, cr_comm_t *comm, int *flag, MPI_Status *status, 
 void cr_mrecv_start(cr_request_t *r, void *buf, MPI_Aint count, cr_datatype_t *dt,
                     cr_comm_t *comm, cr_unexp_t *u)
 {
-    recv_init(r, buf, count, dt, u ? u->src : MPI_PROC_NULL, u ? u->tag : MPI_ANY_TAG, comm,
-              CR_CTX_PT2PT);
+    recv_init(&cr_chan0, r, buf, count, dt, u ? u->src : MPI_PROC_NULL,
+              u ? u->tag : MPI_ANY_TAG, comm, CR_CTX_PT2PT);
     if (!u)
         recv_proc_null(r);
     else
-        ux_deliver(r, u);
+        ux_deliver(&cr_chan0, r, u);
 }
 
 /* Cancel a receive that has not matched yet.  Returns 1 when cancelled. */
 int cr_cancel_recv(cr_request_t *r)
 {
+    cr_chan_t *ch = r->chan;
     if (r->proto_state != PS_POSTED || r->complete) return 0;
-    if (r->prev) r->prev->next = r->next; else posted_head = r->next;
-    if (r->next) r->next->prev = r->prev; else posted_tail = r->prev;
+    if (r->prev) r->prev->next = r->next; else ch->posted_head = r->next;
+    if (r->next) r->next->prev = r->prev; else ch->posted_tail = r->prev;
     r->next = r->prev = NULL;
     r->proto_state = PS_NONE;
     status_set(r, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
@@ -688,43 +856,38 @@ int cr_cancel_recv(cr_request_t *r)
 /* ---- fast paths for the blocking calls ---------------------------------------
  * MPI_Send and MPI_Recv of small contiguous messages between two local ranks
  * are the latency benchmark and the inner loop of halo exchanges.  The general
- * path costs a request, a queue walk and the progress loop; these two skip all
- * of that when nothing else is in flight, and hand over to the general path
+ * path costs a request, a queue walk and the progress loop; these skip all of
+ * that when nothing else is in flight, and hand over to the general path
  * whenever something is. */
+
+/* The shared-memory peer an eager message of `bytes` to comm rank dest may be
+ * written to right now (nothing queued ahead of it), or NULL.  Always inlined:
+ * it sits on MPI_Send's fast path, where a call costs a tenth of the
+ * software's share of latency. */
+static inline __attribute__((always_inline)) cr_vc_t *eager_now(size_t bytes, int dest,
+                                                                 cr_comm_t *comm)
+{
+    if (bytes > cr_chan0.shm_eager_max || dest < 0) return NULL;
+    cr_vc_t *v = &cr_chan0.vc[cr_comm_world_rank(comm, dest)];
+    return v->kind == CR_VC_SHM && !v->out_head ? v : NULL;
+}
+
+static inline __attribute__((always_inline)) int eager_put(cr_vc_t *v, const void *data,
+                                                           size_t bytes, int tag,
+                                                           cr_comm_t *comm)
+{
+    tr_am_hdr_t h = { .type = CR_AM_EAGER, .ctx = comm->ctx + CR_CTX_PT2PT, .src = comm->rank,
+                      .tag = tag };
+    return shm_send_pkt((int)v->addr, &h, data, bytes);
+}
 
 /* Send `bytes` contiguous bytes eagerly, straight into the ring, when the peer
  * is another local rank with no earlier send queued to it.  Returns 0 when
  * sent, 1 when the caller must take the general path. */
-
-/* The local index of comm rank `rank` when it is another process on this node,
- * else -1 (MPI_PROC_NULL and the wildcards included, and this process). */
-static inline int other_local(cr_comm_t *comm, int rank)
-{
-    if (rank < 0) return -1;
-    int wr = cr_comm_world_rank(comm, rank);
-    return wr == cr_proc.world_rank ? -1 : cr_proc.local_of_world[wr];
-}
-
-/* The local peer an eager message of `bytes` may be written to right now
- * (nothing queued ahead of it), or -1.  Always inlined: it sits on MPI_Send's
- * fast path, where a call costs a tenth of the software's share of latency. */
-static inline __attribute__((always_inline)) int eager_now(size_t bytes, int dest, cr_comm_t *comm)
-{
-    if (bytes > eager_limit()) return -1;
-    int local = other_local(comm, dest);
-    return local >= 0 && !peers[local].out_head ? local : -1;
-}
-
-static int eager_put(int local, const void *data, size_t bytes, int tag, cr_comm_t *comm)
-{
-    return shm_send_pkt(local, SHM_PKT_EAGER, comm->ctx + CR_CTX_PT2PT, comm->rank, tag, 0,
-                        data, bytes);
-}
-
 int cr_send_fast(const void *data, size_t bytes, int dest, int tag, cr_comm_t *comm)
 {
-    int local = eager_now(bytes, dest, comm);
-    return local < 0 || eager_put(local, data, bytes, tag, comm);
+    cr_vc_t *v = eager_now(bytes, dest, comm);
+    return !v || eager_put(v, data, bytes, tag, comm);
 }
 
 /* MPI_Isend's form of cr_send_fast: when the message goes straight into the
@@ -732,11 +895,11 @@ int cr_send_fast(const void *data, size_t bytes, int dest, int tag, cr_comm_t *c
  * handle).  Returns it, or NULL when the caller must take the general path. */
 cr_request_t *cr_isend_fast(const void *data, size_t bytes, int dest, int tag, cr_comm_t *comm)
 {
-    int local = eager_now(bytes, dest, comm);
-    if (local < 0) return NULL;
+    cr_vc_t *v = eager_now(bytes, dest, comm);
+    if (!v) return NULL;
     cr_request_t *r = cr_request_new(CR_REQ_SEND, 1);
     if (!r) return NULL;
-    if (eager_put(local, data, bytes, tag, comm)) {
+    if (eager_put(v, data, bytes, tag, comm)) {
         cr_request_free(r);
         return NULL;
     }
@@ -745,35 +908,39 @@ cr_request_t *cr_isend_fast(const void *data, size_t bytes, int dest, int tag, c
 }
 
 /* Receive into `cap` contiguous bytes at dst from one local rank, when no
- * message is waiting unmatched, no receive is posted and no outgoing work is
- * pending: then the next matching message can only be the next packet of that
- * peer's ring, and an eager one is copied straight to dst.  Any other packet
- * (rendezvous, synchronous, another context or tag, one that would truncate,
- * one from another peer) is left where it is and 1 returned: the general path
- * takes over with nothing consumed.  Returns 0 when the message arrived. */
+ * message is waiting unmatched, no receive is posted, no outgoing work is
+ * pending and no other poller has work under way: then the next matching
+ * message can only be the next packet of that peer's ring, and an eager one is
+ * copied straight to dst.  Any other packet (rendezvous, synchronous, another
+ * context or tag, one that would truncate, one from another peer) is left
+ * where it is and 1 returned: the general path takes over with nothing
+ * consumed.  Returns 0 when the message arrived. */
 int cr_recv_fast(void *dst, size_t cap, int src, int tag, cr_comm_t *comm, MPI_Status *status)
 {
-    if (ux_head || posted_head || busy_peers || shm_nlocal <= 1) return 1;
-    int from = other_local(comm, src);
-    int me = cr_proc.local_rank;
-    if (from < 0) return 1;
+    cr_chan_t *ch = &cr_chan0;
+    if (ch->ux_head || ch->posted_head || ch->busy || cr_progress_nactive || src < 0) return 1;
+    cr_vc_t *v = &ch->vc[cr_comm_world_rank(comm, src)];
+    if (v->kind != CR_VC_SHM) return 1;
+    int from = (int)v->addr;
     uint32_t ctx = comm->ctx + CR_CTX_PT2PT;
-    long spins = 0;
+    cr_wait_t w = CR_WAIT_INIT;
     for (;;) {
         const shm_hdr_t *h = shm_peek(from);
         if (h) {
-            if (h->type != SHM_PKT_EAGER || h->len > cap ||
-                !match(ctx, src, tag, h->ctx, h->src, h->tag))
+            if (h->am.type != CR_AM_EAGER || h->len > cap ||
+                !match(ctx, src, tag, h->am.ctx, h->am.src, h->am.tag))
                 return 1;
             size_t n = h->len;
-            int mtag = h->tag;
+            int mtag = h->am.tag;
             if (n) shm_pkt_copy(from, h, 0, dst, n);
             shm_pkt_done(from, h);
             if (status != MPI_STATUS_IGNORE) status_fill(status, src, mtag, n);
             return 0;
         }
-        for (int i = 0; i < npeers; i++)
-            if (i != me && i != from && shm_peek(i)) return 1;
-        cr_idle_poll(&spins);
+        if (shm_pending_except(from)) return 1;
+        /* a remote peer may wait for this process to answer (a rendezvous) */
+        if (ch->net && tr_progress(ch->net)) return 1;
+        /* the policy's last poll before sleeping may have taken our message */
+        if (cr_wait_idle(&w)) return 1;
     }
 }

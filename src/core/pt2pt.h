@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* Point-to-point internals shared by pt2pt.c, request.c and progress.c. */
+/* Point-to-point internals: the channel (all pt2pt state: matching queues and
+ * per-peer connections and out queues), the protocol messages the core sends
+ * over every transport, and the fast paths of the blocking calls. */
 #ifndef COURIER_CORE_PT2PT_H
 #define COURIER_CORE_PT2PT_H
 #include "core/core.h"
+#include "transport/transport.h"
 #include "util/settings.h"
-#include <sched.h>
 
 /* An arrived message that no posted receive matched yet. */
 typedef struct cr_unexp {
@@ -14,41 +16,110 @@ typedef struct cr_unexp {
     int kind;             /* UX_* */
     size_t bytes;         /* message size */
     void *data;           /* eager payload copy (UX_EAGER) */
-    int from;             /* local index of the sender, -1 for this process */
+    int peer;             /* the sender's peer number */
     int sync;             /* sender waits for a match acknowledgement */
     uint64_t sreq;        /* sender's request (sync ack, rendezvous) */
-    uint64_t addr;        /* rendezvous: sender's buffer, for single copy */
-    int pid, contig;
-    cr_request_t *self_req; /* self-send that waits for the match (UX_SELF) */
+    tr_rkey_t key;        /* rendezvous: the sender's data */
 } cr_unexp_t;
-enum { UX_EAGER = 1, UX_RTS, UX_SELF };
+enum { UX_EAGER = 1, UX_RTS };
 
-/* Request states for proto_state. */
+/* The core's active messages (tr_am_hdr_t.type). */
+enum {
+    CR_AM_EAGER = 1,    /* ctx/src/tag, payload = message */
+    CR_AM_EAGER_SYNC,   /* same, the sender wants CR_AM_ACK(aux) when it matches */
+    CR_AM_ACK,          /* aux = sender's request */
+    CR_AM_RTS,          /* rendezvous request: aux = sender's request, payload = cr_rts_t */
+    CR_AM_CTS,          /* receiver matched an RTS: aux = sender's request, payload = cr_cts_t */
+    CR_AM_FIN,          /* receiver has the data (it got it itself): aux = sender's request */
+    CR_AM_WDONE,        /* sender put its share of a split copy: aux = receiver's request,
+                           payload = int32 1 when written, 0 when the put was refused */
+    CR_AM_DATA,         /* pipelined rendezvous data, in order: aux = receiver's request */
+};
+typedef struct {
+    uint64_t bytes;     /* whole message size */
+    tr_rkey_t key;      /* the sender's contiguous bytes */
+} cr_rts_t;
+typedef struct {
+    uint64_t rreq;      /* receiver's request */
+    int32_t method;     /* CR_RNDV_PIPE or CR_RNDV_SPLIT */
+    int32_t pad;
+    tr_rkey_t key;      /* SPLIT: the receiver's contiguous destination */
+    uint64_t off, len;  /* SPLIT: the sender puts bytes [off, off+len) of the message */
+} cr_cts_t;
+/* CR_RNDV_SPLIT: a single copy done by both sides at once, the receiver getting
+ * the first part while the sender puts the rest, so two cores copy.
+ * CR_RNDV_PIPE: the sender streams CR_AM_DATA messages (the receiver cannot
+ * get from this peer). */
+enum { CR_RNDV_PIPE = 1, CR_RNDV_SPLIT = 2 };
+
+/* Request states (cr_request_t.proto_state). */
 enum {
     PS_NONE = 0,
     PS_QUEUED,         /* send waiting in the peer's out queue */
     PS_WAIT_ACK,       /* synchronous eager send waiting for the match */
     PS_WAIT_CTS,       /* rendezvous send waiting for the receiver */
-    PS_STREAM,         /* rendezvous send pushing chunks */
-    PS_WAIT_FIN,       /* rendezvous send waiting for the single-copy receiver */
+    PS_STREAM,         /* rendezvous send pushing CR_AM_DATA */
+    PS_WAIT_FIN,       /* rendezvous send waiting for the receiver's FIN */
     PS_POSTED,         /* receive in the posted queue */
-    PS_RNDV_WAIT,      /* matched rendezvous receive waiting for its turn */
-    PS_RNDV_PULL,      /* rendezvous receive pulling chunks */
-    PS_RNDV_SPLIT,     /* split single copy: own part read, waiting for the sender's part */
+    PS_RNDV_GET,       /* matched rendezvous receive getting the data */
+    PS_RNDV_PULL,      /* rendezvous receive taking CR_AM_DATA */
 };
 
-/* Complete a request: fills nothing, sets the flag, frees detached requests. */
+/* How a channel reaches one peer. */
+enum { CR_VC_NONE = 0, CR_VC_SELF, CR_VC_SHM, CR_VC_NET };
+enum { CR_GET_UNTRIED = 0, CR_GET_WORKS, CR_GET_REFUSED };
+typedef struct cr_out cr_out_t;
+typedef struct cr_vc {
+    uint8_t kind;             /* CR_VC_*: CR_VC_NONE until first use connects it */
+    uint8_t get_state;        /* CR_GET_*: what get() from this peer did so far */
+    uint8_t in_busy;          /* on the channel's busy list */
+    cr_out_t *out_head, *out_tail;  /* work waiting to go out, in order */
+    uint64_t addr;            /* the transport's address (shm: local index) */
+    tr_iface_t *tr;
+    size_t eager_max;
+    struct cr_vc *busy_next;
+} cr_vc_t;
+
+#define CR_CHAN_MAX_TR 4
+/* A channel: all point-to-point state of one stream of traffic (one today;
+ * the threads issue can give each thread its own). */
+typedef struct cr_chan {
+    cr_request_t *posted_head, *posted_tail;
+    cr_unexp_t *ux_head, *ux_tail;
+    cr_vc_t *vc;              /* per peer */
+    int nvc;
+    int me;                   /* this process's peer number */
+    cr_vc_t *busy;            /* peers with out-queue work */
+    size_t shm_eager_max;     /* the fast path's eager limit (shm peers), 0: no shm */
+    tr_iface_t *tr[CR_CHAN_MAX_TR];   /* transports, tried in order when connecting */
+    int ntr;
+    int nosleep;              /* one of its transports cannot wake a sleeper */
+    tr_iface_t *net;          /* the network transport, if any (polled by the MPI_Recv
+                                 fast path too) */
+} cr_chan_t;
+
+/* The process's channel. */
+extern cr_chan_t cr_chan0;
+
+/* Set up a channel for npeers peers, this process being peer me, reaching
+ * them through the transports given (tried in this order: self, shm, network);
+ * installs the channel as those transports' AM handler.  0 or -1. */
+int cr_chan_init(cr_chan_t *ch, int me, int npeers, tr_iface_t **trs, int ntr);
+void cr_chan_fini(cr_chan_t *ch);
+/* Poll the channel's transports and advance queued work; returns events. */
+int cr_chan_progress(cr_chan_t *ch);
+/* 1 when nothing in the channel keeps a sleeping process from being woken. */
+int cr_chan_can_sleep(cr_chan_t *ch);
+/* The general forms behind cr_isend / cr_irecv, on a given channel. */
+int cr_chan_isend(cr_chan_t *ch, const void *buf, MPI_Aint count, cr_datatype_t *dt, int dest,
+                  int tag, cr_comm_t *comm, int ctx_off, int mode, cr_request_t **req);
+int cr_chan_irecv(cr_chan_t *ch, void *buf, MPI_Aint count, cr_datatype_t *dt, int src, int tag,
+                  cr_comm_t *comm, int ctx_off, cr_request_t **req);
+
+/* Complete a request: sets the flag (release), frees detached requests. */
 void cr_req_complete(cr_request_t *r);
-void cr_pt2pt_init(void);
-int cr_pt2pt_progress(void);
-/* One idle poll of a wait loop: when ranks outnumber cores, give the core
- * away after spin_count polls that found nothing. */
-static inline void cr_idle_poll(long *spins)
-{
-    if (cr_proc.oversubscribed && ++*spins >= ut_settings.spin_count) {
-        sched_yield();
-        *spins = 0;
-    }
-}
+/* Set up cr_chan0 with the transports init.c started. */
+int cr_pt2pt_init(tr_iface_t **trs, int ntr);
+void cr_pt2pt_fini(void);
 
 #endif

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Request objects (a free-list pool) and the progress engine's waiting policy. */
+/* Request objects (a free-list pool). */
 #define _GNU_SOURCE
 #include "core/pt2pt.h"
 #include "util/settings.h"
 
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,7 +37,7 @@ cr_request_t *cr_request_new(cr_req_kind_t kind, int with_handle)
     r->kind = kind;
     r->handle = MPI_REQUEST_NULL;
     r->slot = slot;
-    r->local = -1;
+    r->vpeer = -1;
     if (with_handle && cr_request_attach_handle(r) != MPI_SUCCESS) {
         r->next = pool;
         pool = r;
@@ -70,28 +69,4 @@ void cr_request_free(cr_request_t *r)
     r->dt = NULL;
     r->next = pool;
     pool = r;
-}
-
-/* Set by src/coll when the first non-blocking collective starts (coll_nbc.c):
- * advances the started collective schedules.  A hook rather than a call
- * keeps core from depending on coll. */
-int (*cr_progress_coll)(void);
-
-int cr_progress(void)
-{
-    int events = cr_pt2pt_progress();
-    if (cr_progress_coll) events += cr_progress_coll();
-    return events;
-}
-
-void cr_progress_wait(volatile int *flag)
-{
-    long spins = 0;
-    while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE)) {
-        if (cr_progress() > 0) {
-            spins = 0;
-            continue;
-        }
-        cr_idle_poll(&spins);
-    }
 }

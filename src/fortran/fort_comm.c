@@ -857,6 +857,17 @@ void mpi_session_call_errhandler__(MPI_Fint *session, MPI_Fint *errorcode, MPI_F
 void pmpi_session_call_errhandler_f08_(MPI_Fint *session, MPI_Fint *errorcode, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_call_errhandler_);
 void mpi_session_call_errhandler_f08_(MPI_Fint *session, MPI_Fint *errorcode, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_call_errhandler_);
 
+void CR_F_EXPORT pmpi_session_create_errhandler_(void (*session_errhandler_fn)(void), MPI_Fint *errhandler, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Session_create_errhandler((MPI_Session_errhandler_function*)session_errhandler_fn, (MPI_Errhandler*)errhandler);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_session_create_errhandler__(void (*session_errhandler_fn)(void), MPI_Fint *errhandler, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_create_errhandler_);
+void mpi_session_create_errhandler_(void (*session_errhandler_fn)(void), MPI_Fint *errhandler, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_create_errhandler_);
+void mpi_session_create_errhandler__(void (*session_errhandler_fn)(void), MPI_Fint *errhandler, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_create_errhandler_);
+void pmpi_session_create_errhandler_f08_(void (*session_errhandler_fn)(void), MPI_Fint *errhandler, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_create_errhandler_);
+void mpi_session_create_errhandler_f08_(void (*session_errhandler_fn)(void), MPI_Fint *errhandler, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_create_errhandler_);
+
 void CR_F_EXPORT pmpi_session_finalize_(MPI_Fint *session, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Session_finalize((MPI_Session*)session);

@@ -4634,6 +4634,16 @@ MODULE mpi
       INTEGER :: errorcode
       INTEGER :: ierror
     END SUBROUTINE PMPI_SESSION_CALL_ERRHANDLER
+    SUBROUTINE MPI_SESSION_CREATE_ERRHANDLER(session_errhandler_fn, errhandler, ierror)
+      EXTERNAL :: session_errhandler_fn
+      INTEGER :: errhandler
+      INTEGER :: ierror
+    END SUBROUTINE MPI_SESSION_CREATE_ERRHANDLER
+    SUBROUTINE PMPI_SESSION_CREATE_ERRHANDLER(session_errhandler_fn, errhandler, ierror)
+      EXTERNAL :: session_errhandler_fn
+      INTEGER :: errhandler
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_SESSION_CREATE_ERRHANDLER
     SUBROUTINE MPI_SESSION_FINALIZE(session, ierror)
       INTEGER :: session
       INTEGER :: ierror
@@ -5484,6 +5494,16 @@ MODULE mpi
       INTEGER :: array_of_statuses(MPI_STATUS_SIZE,*)
       INTEGER :: ierror
     END SUBROUTINE PMPI_WAITSOME
+    SUBROUTINE MPI_WIN_CREATE_ERRHANDLER(win_errhandler_fn, errhandler, ierror)
+      EXTERNAL :: win_errhandler_fn
+      INTEGER :: errhandler
+      INTEGER :: ierror
+    END SUBROUTINE MPI_WIN_CREATE_ERRHANDLER
+    SUBROUTINE PMPI_WIN_CREATE_ERRHANDLER(win_errhandler_fn, errhandler, ierror)
+      EXTERNAL :: win_errhandler_fn
+      INTEGER :: errhandler
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_WIN_CREATE_ERRHANDLER
     SUBROUTINE MPI_WIN_CREATE_KEYVAL(win_copy_attr_fn, win_delete_attr_fn, win_keyval, &
           extra_state, ierror)
       IMPORT :: MPI_ADDRESS_KIND

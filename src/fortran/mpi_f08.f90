@@ -8879,6 +8879,24 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Session_call_errhandler
   END INTERFACE PMPI_Session_call_errhandler
+  INTERFACE MPI_Session_create_errhandler
+    SUBROUTINE MPI_Session_create_errhandler(session_errhandler_fn, errhandler, ierror)
+      IMPORT
+      IMPLICIT NONE
+      EXTERNAL :: session_errhandler_fn
+      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Session_create_errhandler
+  END INTERFACE MPI_Session_create_errhandler
+  INTERFACE PMPI_Session_create_errhandler
+    SUBROUTINE PMPI_Session_create_errhandler(session_errhandler_fn, errhandler, ierror)
+      IMPORT
+      IMPLICIT NONE
+      EXTERNAL :: session_errhandler_fn
+      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Session_create_errhandler
+  END INTERFACE PMPI_Session_create_errhandler
   INTERFACE MPI_Session_finalize
     SUBROUTINE MPI_Session_finalize(session, ierror)
       IMPORT
@@ -10593,6 +10611,24 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Waitsome
   END INTERFACE PMPI_Waitsome
+  INTERFACE MPI_Win_create_errhandler
+    SUBROUTINE MPI_Win_create_errhandler(win_errhandler_fn, errhandler, ierror)
+      IMPORT
+      IMPLICIT NONE
+      EXTERNAL :: win_errhandler_fn
+      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Win_create_errhandler
+  END INTERFACE MPI_Win_create_errhandler
+  INTERFACE PMPI_Win_create_errhandler
+    SUBROUTINE PMPI_Win_create_errhandler(win_errhandler_fn, errhandler, ierror)
+      IMPORT
+      IMPLICIT NONE
+      EXTERNAL :: win_errhandler_fn
+      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Win_create_errhandler
+  END INTERFACE PMPI_Win_create_errhandler
   INTERFACE MPI_Win_create_keyval
     SUBROUTINE MPI_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, &
           extra_state, ierror)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The settings table read from the environment: parsing, range checks
- * (settings.h, settings_table.h). */
+/* The settings table read from the environment: parsing, other MPIs' names,
+ * range checks (settings.h, settings_table.h). */
 #include "util/settings.h"
 #include <ctype.h>
 #include <errno.h>
@@ -12,20 +12,41 @@
 
 ut_settings_t ut_settings = {
 #define CR_SETTING(field, type, def, min, max, doc) .field = (def),
+#define CR_SETTING_ALIAS(field, name)
 #include "util/settings_table.h"
+#undef CR_SETTING_ALIAS
 #undef CR_SETTING
 };
 
 const ut_setting_desc_t ut_setting_descs[] = {
 #define CR_SETTING(field, type, def, min, max, doc) \
     { #field, UT_SET_##type, (def), (min), (max), doc, offsetof(ut_settings_t, field) },
+#define CR_SETTING_ALIAS(field, name)
 #include "util/settings_table.h"
+#undef CR_SETTING_ALIAS
 #undef CR_SETTING
 };
+
+/* Other MPIs' names for settings: (field, variable) pairs from the table. */
+static const struct {
+    const char *field, *env;
+} setting_aliases[] = {
+#define CR_SETTING(field, type, def, min, max, doc)
+#define CR_SETTING_ALIAS(field, name) { #field, name },
+#include "util/settings_table.h"
+#undef CR_SETTING_ALIAS
+#undef CR_SETTING
+    { NULL, NULL }
+};
+
+static const char *alias_of(const char *field)
+{
+    for (int i = 0; setting_aliases[i].field; i++)
+        if (!strcmp(setting_aliases[i].field, field)) return setting_aliases[i].env;
+    return NULL;
+}
 const int ut_setting_count = sizeof(ut_setting_descs) / sizeof(ut_setting_descs[0]);
 
-/* Every default lies in its range (checked when the table is compiled would
- * need constant evaluation of the rows; ut_settings_load checks at run time). */
 static char load_error[512];
 
 const char *ut_setting_type_name(ut_setting_type_t t)
@@ -89,6 +110,9 @@ int ut_settings_load(void)
         char env[96];
         ut_setting_env(d, env, sizeof env);
         const char *s = getenv(env);
+        const char *alias = alias_of(d->name);
+        if ((!s || !*s) && alias && (s = getenv(alias)) != NULL)
+            snprintf(env, sizeof env, "%s", alias);
         long v = d->def;
         if (s && *s) {
             int bad = parse_value(d, s, &v) != 0;

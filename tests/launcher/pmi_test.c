@@ -16,15 +16,26 @@
  *   lines K             every rank prints K lines, each in several write() calls
  *   stdin               rank 0 copies its stdin to stdout, prefixed with "got: "
  *   env NAME            prints "NAME=value" or "NAME unset"
- *   partial             prints "no newline" without a newline, then exits normally */
+ *   partial             prints "no newline" without a newline, then exits normally
+ *   where               every rank publishes "host local-rank local-size cpus"; rank 0
+ *                       prints "rank R host H local L of N cpus C" for every rank
+ *   usr1                every rank prints "ready RANK PID", waits for SIGUSR1, prints
+ *                       "rank R got SIGUSR1"
+ *   flood R MS LIMIT    rank R writes PMI requests as fast as it can for MS ms without
+ *                       reading the replies; the others time PMI gets meanwhile and fail
+ *                       when one takes LIMIT ms or more; prints "PASS flood" on rank 0 */
 #define _GNU_SOURCE
 #include "pmi/pmi.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 static crpmi_info_t info;
@@ -65,6 +76,109 @@ static int mode_kvs(void)
     if (crpmi_get("no-such-key", got, sizeof got) == 0) fail("get of a missing key succeeded");
     if (crpmi_barrier() < 0) fail("last barrier");
     if (info.rank == 0) printf("PASS size %d kvs %s\n", info.size, info.kvsname);
+    return 0;
+}
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int mode_where(void)
+{
+    char key[64], val[512], cpus[256] = "?", line[512];
+    FILE *f = fopen("/proc/self/status", "r");
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "Cpus_allowed_list:", 18)) sscanf(line + 18, "%255s", cpus);
+    if (f) fclose(f);
+    char host[256];
+    gethostname(host, sizeof host);
+    const char *lr = getenv("MPI_LOCALRANKID"), *ln = getenv("MPI_LOCALNRANKS");
+    snprintf(key, sizeof key, "where-%d", info.rank);
+    snprintf(val, sizeof val, "%s,%s,%s,%s", host, lr ? lr : "?", ln ? ln : "?", cpus);
+    if (crpmi_put(key, val) < 0) fail("put");
+    if (crpmi_barrier() < 0) fail("barrier");
+    if (info.rank == 0) {
+        for (int r = 0; r < info.size; r++) {
+            char got[512], h[256], l[32], n[32], c[256];
+            snprintf(key, sizeof key, "where-%d", r);
+            if (crpmi_get(key, got, sizeof got) < 0) fail("get");
+            if (sscanf(got, "%255[^,],%31[^,],%31[^,],%255s", h, l, n, c) != 4) fail("value");
+            printf("rank %d host %s local %s of %s cpus %s\n", r, h, l, n, c);
+        }
+    }
+    return 0;
+}
+
+static volatile sig_atomic_t got_usr1;
+static void on_usr1(int sig) { got_usr1 = 1; }
+
+static int mode_usr1(void)
+{
+    signal(SIGUSR1, on_usr1);
+    if (crpmi_barrier() < 0) fail("barrier");
+    printf("ready %d %d %s\n", info.rank, (int)getpid(), info.kvsname);
+    fflush(stdout);
+    while (!got_usr1) pause();
+    printf("rank %d got SIGUSR1\n", info.rank);
+    return 0;
+}
+
+/* Rank `who` floods the launcher with requests for ms milliseconds without
+ * reading the replies, then reads them all; the others time their gets. */
+static int mode_flood(int who, int ms, int limit)
+{
+    char key[64];
+    snprintf(key, sizeof key, "flood-%d", info.rank);
+    if (crpmi_put(key, "x") < 0 || crpmi_barrier() < 0) fail("put/barrier");
+    if (info.rank == who) {
+        int fd = atoi(getenv("PMI_FD") ? getenv("PMI_FD") : "-1");
+        if (fd < 0) fail("flood needs PMI_FD");
+        char req[512];
+        int len = snprintf(req, sizeof req, "cmd=get kvsname=%s key=no-such-key\n", info.kvsname);
+        long long end = now_ms() + ms, sent = 0;
+        while (now_ms() < end) {
+            struct pollfd pf = { .fd = fd, .events = POLLOUT };
+            if (poll(&pf, 1, 10) <= 0) continue;
+            ssize_t n = send(fd, req, (size_t)len, MSG_DONTWAIT | MSG_NOSIGNAL);
+            if (n == len) {
+                sent++;
+            } else if (n > 0) {   /* finish the line */
+                if (write(fd, req + n, (size_t)(len - n)) != len - n) fail("flood write");
+                sent++;
+            } else if (errno != EAGAIN && errno != EWOULDBLOCK) {
+                fail("flood send");
+            }
+        }
+        /* read every reply: the connection is in step again */
+        long long lines = 0;
+        char buf[65536];
+        while (lines < sent) {
+            ssize_t n = read(fd, buf, sizeof buf);
+            if (n <= 0) fail("flood read");
+            for (ssize_t i = 0; i < n; i++) lines += buf[i] == '\n';
+        }
+        fprintf(stderr, "rank %d: flooded with %lld requests\n", info.rank, sent);
+    } else {
+        struct timespec ts = { 0, 100 * 1000000 };
+        nanosleep(&ts, NULL);
+        long long end = now_ms() + ms / 2, worst = 0, count = 0;
+        char got[64];
+        snprintf(key, sizeof key, "flood-%d", (info.rank + 1) % info.size);
+        while (now_ms() < end) {
+            long long t0 = now_ms();
+            if (crpmi_get(key, got, sizeof got) < 0) fail("get during the flood");
+            long long dt = now_ms() - t0;
+            if (dt > worst) worst = dt;
+            count++;
+        }
+        fprintf(stderr, "rank %d: %lld gets during the flood, slowest %lld ms\n", info.rank, count, worst);
+        if (worst >= limit) fail("a get took too long during the flood");
+    }
+    if (crpmi_barrier() < 0) fail("barrier after the flood");
+    if (info.rank == 0) printf("PASS flood\n");
     return 0;
 }
 
@@ -159,6 +273,12 @@ int main(int argc, char **argv)
         const char *v = argc > 2 ? getenv(argv[2]) : NULL;
         if (v) printf("%s=%s\n", argv[2], v);
         else printf("%s unset\n", argc > 2 ? argv[2] : "?");
+    } else if (!strcmp(mode, "where")) {
+        mode_where();
+    } else if (!strcmp(mode, "usr1")) {
+        mode_usr1();
+    } else if (!strcmp(mode, "flood")) {
+        mode_flood(arg1, arg2, argc > 4 ? atoi(argv[4]) : 500);
     } else if (!strcmp(mode, "partial")) {
         printf("no newline");
     } else {

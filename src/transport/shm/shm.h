@@ -1,18 +1,32 @@
 /* SPDX-License-Identifier: MIT */
-/* Shared-memory transport between the ranks of one node.
+/* Shared-memory transport between the processes of one node (transport.h).
  *
  * One segment per node (created by local rank 0, unlinked as soon as every
- * local rank has mapped it).  Per ordered pair of local ranks (s -> r):
- *  - a single-producer/single-consumer ring of 64-byte cells.  A packet is a
- *    32-byte header plus payload, spanning one or more consecutive cells; the
- *    producer writes the payload, then publishes the header cell's `seq` with
- *    one release store.  The consumer spins on the `seq` of the cell at its
- *    head, copies out, clears the seq words it consumed and publishes its head.
- *  - a small array of chunk buffers for the pipelined rendezvous copy.
- * Nothing on the fast path takes a lock or makes a system call.
- */
+ * local rank has mapped it).  It holds, per ordered pair of local ranks
+ * (s -> r), a single-producer/single-consumer ring of 64-byte cells, and per
+ * local rank one doorbell line that wakes it when it sleeps.
+ * - An AM is a 32-byte header (shm_hdr_t: sequence word, payload length, the
+ *   core's 24-byte tr_am_hdr_t) followed by its payload, spanning one or more
+ *   consecutive cells; the producer writes the payload and the header, then
+ *   publishes with one release store of the header's `seq`.  The consumer
+ *   spins on the `seq` of the cell at its head, copies out, clears the first
+ *   word of every payload cell it consumed and publishes its head.
+ * - get/put are single copies with process_vm_readv / process_vm_writev
+ *   (cross-memory attach); a peer the kernel does not let us read (ptrace
+ *   policy, a non-dumpable process) answers TR_ERR_REFUSED.
+ * - Doorbell: a process about to sleep sets its doorbell word and makes every
+ *   other process pass a memory barrier (membarrier(2)); a sender reads the
+ *   doorbell after publishing and, when it is set, clears it and wakes the
+ *   sleeper with FUTEX_WAKE.  The sender pays one load of a line that is
+ *   only written around a sleep.
+ * Nothing on the send or receive path takes a lock or makes a system call.
+ *
+ * The core calls shm_send_pkt / shm_peek / shm_pkt_copy / shm_pkt_done
+ * directly on MPI_Send's and MPI_Recv's fast paths (inlined by LTO); all else
+ * goes through the ops table of shm_iface. */
 #ifndef COURIER_SHM_H
 #define COURIER_SHM_H
+#include "transport/transport.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,76 +34,34 @@
 #define SHM_HDR 32
 #define SHM_RING_MIN 4096    /* smallest ring: one page */
 
-/* Packet types. */
-enum {
-    SHM_PKT_EAGER = 1,     /* payload = message */
-    SHM_PKT_EAGER_SYNC,    /* same, sender wants SHM_PKT_ACK(aux) when matched */
-    SHM_PKT_ACK,           /* aux = sender's request */
-    SHM_PKT_RTS,           /* rendezvous request; payload = shm_rts_t */
-    SHM_PKT_CTS,           /* receiver matched an RTS: aux = sender request, payload = shm_cts_t */
-    SHM_PKT_FIN,           /* receiver copied the data itself (single copy): aux = sender request */
-    SHM_PKT_WDONE,         /* sender wrote its share of a split copy: aux = receiver request,
-                              payload = int32 1 when written, 0 when the write failed */
-};
-
 typedef struct {
-    volatile uint32_t seq;   /* position + 1 once published; 0 when free */
-    uint16_t type;
-    uint16_t ncells;
-    uint32_t ctx;
-    int32_t src;             /* sender's rank in the communicator */
-    int32_t tag;
+    volatile uint32_t seq;   /* position + 1 once published; never 0 then */
     uint32_t len;            /* payload bytes */
-    uint64_t aux;
+    tr_am_hdr_t am;          /* the core's header, unchanged */
 } shm_hdr_t;
+_Static_assert(sizeof(shm_hdr_t) == SHM_HDR, "one header is half a cell");
 
-typedef struct {
-    uint64_t bytes;          /* whole message size */
-    uint64_t addr;           /* sender's buffer (contiguous data) for single copy */
-    int32_t pid;             /* sender's pid */
-    int32_t contig;          /* 1 when addr holds the packed bytes */
-} shm_rts_t;
+/* Set up the node's segment and the interface.  local_of_peer[p] is peer p's
+ * index among the node's local_size processes, or -1 when p is elsewhere
+ * (npeers entries); this process is local_rank.  Collective over all the
+ * job's processes, every node's alike (one boot->barrier each).  On success *out is the interface (its
+ * am_handler still to be installed).  Returns 0 or -1 with a message on stderr. */
+int shm_init(tr_iface_t **out, int local_rank, int local_size, const int *local_of_peer,
+             int npeers, const char *name, const tr_boot_t *boot);
 
-typedef struct {
-    uint64_t rreq;           /* receiver's request */
-    int32_t method;          /* SHM_RNDV_PIPE or SHM_RNDV_SPLIT */
-    int32_t pid;             /* SPLIT: receiver's pid */
-    uint64_t addr;           /* SPLIT: receiver's contiguous destination */
-    uint64_t off, len;       /* SPLIT: the sender writes bytes [off, off+len) of the message */
-} shm_cts_t;
-/* SHM_RNDV_SPLIT: single copy done by both sides at once, the receiver reading
- * the first part with process_vm_readv while the sender writes the rest with
- * process_vm_writev, so two cores copy. */
-enum { SHM_RNDV_PIPE = 1, SHM_RNDV_SPLIT = 2 };
-
-/* Set up the node's segment.  local_rank/local_size describe this process
- * among the node's ranks; name is unique to the job and node.  Collective over
- * the node's ranks (uses PMI barriers supplied by the caller through barrier()). */
-int shm_init(int local_rank, int local_size, const char *name, int (*barrier)(void));
-void shm_finalize(void);
-
-/* Try to send one packet to local rank `to`.  Returns 0, or 1 when the ring is
- * full (nothing written; try again after progress). */
-int shm_send_pkt(int to, int type, uint32_t ctx, int32_t src, int32_t tag, uint64_t aux,
-                 const void *payload, size_t len);
-/* Largest payload shm_send_pkt accepts. */
-size_t shm_max_payload(void);
-
-/* Receiving: look at the next packet from local rank `from`.  Returns its
- * header or NULL.  The payload is copied out with shm_pkt_copy (handles
- * wrap-around); shm_pkt_done releases it. */
+/* Fast path.  shm_send_pkt: copy one AM into the ring to local index `to`;
+ * returns 0, or 1 when the ring is full (nothing written).  Wakes `to` when
+ * it sleeps.  len <= caps.max_bulk. */
+int shm_send_pkt(int to, const tr_am_hdr_t *am, const void *payload, size_t len);
+/* Receiving from local index `from`: the next published AM or NULL; its
+ * payload is copied with shm_pkt_copy, and shm_pkt_done releases it. */
 const shm_hdr_t *shm_peek(int from);
 void shm_pkt_copy(int from, const shm_hdr_t *h, size_t off, void *dst, size_t n);
 void shm_pkt_done(int from, const shm_hdr_t *h);
+/* 1 when an AM waits in any inbound ring other than from's. */
+int shm_pending_except(int from);
 
-/* Pipelined rendezvous through chunk buffers (one stream per ordered pair,
- * messages in order).  Producer: shm_chunk_put copies up to one chunk into the
- * next free slot; returns bytes copied (0 when no slot is free).  Consumer:
- * shm_chunk_get copies the next full chunk out (at most cap bytes of it) and
- * returns the chunk's length (0 when none is ready). */
-size_t shm_chunk_put(int to, const void *src, size_t n);
-size_t shm_chunk_get(int from, void *dst, size_t cap);
-size_t shm_chunk_size(void);
-
-extern int shm_nlocal;
+extern int shm_nlocal;       /* processes on this node (0 before shm_init) */
+extern int shm_me;           /* this process's local index */
+extern tr_iface_t shm_iface;
 #endif

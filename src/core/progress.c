@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/* The progress engine: a registry of pollers (channels and their transports,
+ * non-blocking collectives; later RMA and I/O register themselves) and the one
+ * waiting policy that every blocking loop of the library uses (core.h). */
+#define _GNU_SOURCE
+#include "core/progress.h"
+#include "util/settings.h"
+
+#include <sched.h>
+#include <time.h>
+
+#define CR_MAX_POLLERS 16
+
+static cr_poller_t *pollers[CR_MAX_POLLERS];
+static int npollers;
+int cr_progress_nactive;
+unsigned cr_wait_spin_limit = 1;
+static tr_iface_t *bell;
+
+static void sys_yield(void)
+{
+    sched_yield();
+}
+
+static uint64_t sys_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+cr_wait_sys_t cr_wait_sys = { sys_yield, sys_now_ns };
+cr_wait_stats_t cr_wait_stats;
+
+void cr_progress_register(cr_poller_t *p)
+{
+    if (p->registered) return;
+    if (npollers == CR_MAX_POLLERS) cr_abort_job(1, "courier: too many progress pollers");
+    pollers[npollers++] = p;
+    p->registered = 1;
+    if (p->active) cr_progress_nactive++;
+}
+
+void cr_progress_unregister(cr_poller_t *p)
+{
+    if (!p->registered) return;
+    for (int i = 0; i < npollers; i++)
+        if (pollers[i] == p) {
+            pollers[i] = pollers[--npollers];
+            break;
+        }
+    p->registered = 0;
+    if (p->active) cr_progress_nactive--;
+}
+
+void cr_poller_set_active(cr_poller_t *p, int active)
+{
+    active = active != 0;
+    if (p->active == active) return;
+    p->active = active;
+    if (p->registered) cr_progress_nactive += active ? 1 : -1;
+}
+
+unsigned long cr_progress_events;
+
+int cr_progress(void)
+{
+    int events = 0;
+    for (int i = 0; i < npollers; i++) events += pollers[i]->poll(pollers[i]->arg);
+    cr_progress_events += (unsigned)events;
+    return events;
+}
+
+void cr_progress_init(int oversubscribed, tr_iface_t *b)
+{
+    long n = oversubscribed ? ut_settings.spin_count_oversubscribed : ut_settings.spin_count;
+    cr_wait_spin_limit = n > 0 ? (unsigned)n : 1;
+    bell = b && (b->caps.flags & TR_CAP_SLEEP) ? b : NULL;
+}
+
+void cr_progress_fini(void)
+{
+    while (npollers) cr_progress_unregister(pollers[npollers - 1]);
+    bell = NULL;
+}
+
+int cr_progress_can_sleep(void)
+{
+    if (!bell || ut_settings.wait_sleep_us < 0) return 0;
+    for (int i = 0; i < npollers; i++)
+        if (pollers[i]->can_sleep && !pollers[i]->can_sleep(pollers[i]->arg)) return 0;
+    return 1;
+}
+
+/* Past the spin phase: yield on every idle poll; once idle for wait_sleep_us,
+ * sleep on the doorbell.  The announcement comes first, then one more poll:
+ * a message sent before the announcement is found by that poll, one sent
+ * after it rings the doorbell, so none is slept through. */
+int cr_wait_idle_slow(cr_wait_t *w)
+{
+    uint64_t now = cr_wait_sys.now_ns();
+    if (!w->yielding) {
+        w->yielding = 1;
+        w->idle_since_ns = now;
+    } else if (now - w->idle_since_ns >= (uint64_t)ut_settings.wait_sleep_us * 1000u &&
+               cr_progress_can_sleep() && bell->ops->sleep_prepare(bell) == 0) {
+        int events = cr_progress();
+        if (events > 0) {
+            bell->ops->sleep_cancel(bell);
+            cr_wait_stats.sleep_aborts++;
+            return events;
+        }
+        cr_wait_stats.sleeps++;
+        bell->ops->sleep_wait(bell, ut_settings.wait_sleep_max_us);
+        return 1;      /* woken (or timed out): look again, spinning */
+    }
+    cr_wait_stats.yields++;
+    cr_wait_sys.yield();
+    return 0;
+}
+
+void cr_progress_wait(volatile int *flag)
+{
+    cr_wait_t w = CR_WAIT_INIT;
+    while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE)) cr_wait_poll(&w);
+}

@@ -1,0 +1,522 @@
+/* SPDX-License-Identifier: MIT */
+/* The libfabric transport (ofi.h): one RDM endpoint, its completion queue and
+ * address vector; active messages, fi_read for get, lazy address look-up. */
+#define _GNU_SOURCE
+#include "transport/ofi/ofi.h"
+#include "util/settings.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+tr_iface_t ofi_iface;
+static char prov_name[64];
+
+const char *ofi_provider_name(void)
+{
+    return prov_name;
+}
+
+#ifndef COURIER_HAVE_OFI
+tr_iface_t *ofi_init(const tr_boot_t *boot)
+{
+    (void)boot;
+    fprintf(stderr, "courier: built without libfabric: no network transport\n");
+    return NULL;
+}
+
+void ofi_print_providers(FILE *out)
+{
+    fprintf(out, "built without libfabric: no network transport\n");
+}
+#else
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+
+/* What goes on the wire before the payload. */
+typedef struct {
+    int32_t peer;            /* the sender's peer number */
+    uint32_t len;            /* payload bytes */
+    tr_am_hdr_t am;
+} ofi_wire_t;
+_Static_assert(sizeof(ofi_wire_t) == 32, "the wire header is 32 bytes");
+
+enum { OP_RECV = 1, OP_SEND_COPY, OP_SEND_BULK, OP_READ };
+/* One operation in flight; the libfabric context comes first. */
+typedef struct ofi_op {
+    struct fi_context2 ctx;
+    int kind;
+    tr_comp_t *comp;         /* bulk sends and reads */
+    struct ofi_op *next;     /* reads waiting to be retried */
+    /* a read to retry */
+    void *local;
+    size_t len;
+    fi_addr_t addr;
+    uint64_t raddr, rkey;
+    ofi_wire_t wire;         /* receives and copies: the message starts here */
+    char data[];
+} ofi_op_t;
+
+static struct fi_info *info;
+static struct fid_fabric *fabric;
+static struct fid_domain *domain;
+static struct fid_ep *ep;
+static struct fid_av *av;
+static struct fid_cq *cq;
+static tr_boot_t boot;
+static ofi_op_t **rx;
+static int nrx;
+static size_t rx_bytes, inject_max;
+static int have_rma, iov_ok, virt_addr, prov_keys;
+static uint64_t next_key;
+static long outstanding;         /* sends and reads not yet completed */
+static int closing;              /* finalize: arriving messages are dropped */
+static ofi_op_t *retry_head, *retry_tail;
+
+static void ofi_fail(const char *what, int rc)
+{
+    fprintf(stderr, "courier: libfabric (%s): %s failed: %s\n", prov_name, what,
+            fi_strerror(-rc));
+}
+
+static int post_recv(ofi_op_t *op)
+{
+    op->kind = OP_RECV;
+    ssize_t rc;
+    do {
+        rc = fi_recv(ep, &op->wire, sizeof(ofi_wire_t) + rx_bytes, NULL, FI_ADDR_UNSPEC, op);
+        if (rc == -FI_EAGAIN) fi_cq_read(cq, NULL, 0);
+    } while (rc == -FI_EAGAIN);
+    return (int)rc;
+}
+
+static void key_of(int peer, char *key, size_t n)
+{
+    snprintf(key, n, "courier-ofi-%d", peer);
+}
+
+static tr_status_t ofi_connect(tr_iface_t *tr, int peer, uint64_t *addr)
+{
+    (void)tr;
+    char key[64], hex[1024];
+    unsigned char name[512];
+    if (peer == boot.rank) return TR_ERR_UNREACHABLE;
+    key_of(peer, key, sizeof key);
+    if (boot.get(key, hex, sizeof hex) != 0) {
+        fprintf(stderr, "courier: no network address of peer %d (PMI key %s)\n", peer, key);
+        return TR_ERR_UNREACHABLE;
+    }
+    size_t n = strlen(hex) / 2;
+    if (n > sizeof name) return TR_ERR_UNREACHABLE;
+    for (size_t i = 0; i < n; i++) {
+        unsigned v;
+        if (sscanf(hex + 2 * i, "%2x", &v) != 1) return TR_ERR_UNREACHABLE;
+        name[i] = (unsigned char)v;
+    }
+    fi_addr_t fa;
+    int rc = fi_av_insert(av, name, 1, &fa, 0, NULL);
+    if (rc != 1) {
+        fprintf(stderr, "courier: libfabric (%s): cannot insert peer %d's address: %d\n",
+                prov_name, peer, rc);
+        return TR_ERR_UNREACHABLE;
+    }
+    *addr = (uint64_t)fa;
+    return TR_OK;
+}
+
+static tr_status_t send_copy(uint64_t addr, const tr_am_hdr_t *hdr, const void *payload,
+                             size_t len)
+{
+    size_t total = sizeof(ofi_wire_t) + len;
+    if (total <= inject_max) {
+        char buf[sizeof(ofi_wire_t) + 256];
+        ofi_wire_t *w = (ofi_wire_t *)(void *)buf;
+        w->peer = boot.rank;
+        w->len = (uint32_t)len;
+        w->am = *hdr;
+        if (len) memcpy(buf + sizeof *w, payload, len);
+        ssize_t rc = fi_inject(ep, buf, total, (fi_addr_t)addr);
+        if (rc == -FI_EAGAIN) return TR_ERR_NO_RESOURCE;
+        return rc ? TR_ERR_IO : TR_OK;
+    }
+    ofi_op_t *op = malloc(sizeof *op + len);
+    if (!op) return TR_ERR_NO_MEMORY;
+    op->kind = OP_SEND_COPY;
+    op->wire.peer = boot.rank;
+    op->wire.len = (uint32_t)len;
+    op->wire.am = *hdr;
+    if (len) memcpy(op->data, payload, len);
+    ssize_t rc = fi_send(ep, &op->wire, total, NULL, (fi_addr_t)addr, op);
+    if (rc) {
+        free(op);
+        return rc == -FI_EAGAIN ? TR_ERR_NO_RESOURCE : TR_ERR_IO;
+    }
+    outstanding++;
+    return TR_OK;
+}
+
+static tr_status_t ofi_am_short(tr_iface_t *tr, uint64_t addr, const tr_am_hdr_t *hdr,
+                                const void *payload, size_t len)
+{
+    (void)tr;
+    return send_copy(addr, hdr, payload, len);
+}
+
+static tr_status_t ofi_am_bulk(tr_iface_t *tr, uint64_t addr, const tr_am_hdr_t *hdr,
+                               const void *payload, size_t len, tr_comp_t *comp)
+{
+    (void)tr;
+    if (!iov_ok || sizeof(ofi_wire_t) + len <= inject_max) return send_copy(addr, hdr, payload, len);
+    ofi_op_t *op = malloc(sizeof *op);
+    if (!op) return TR_ERR_NO_MEMORY;
+    op->kind = OP_SEND_BULK;
+    op->comp = comp;
+    op->wire.peer = boot.rank;
+    op->wire.len = (uint32_t)len;
+    op->wire.am = *hdr;
+    struct iovec iov[2] = { { &op->wire, sizeof op->wire }, { (void *)payload, len } };
+    ssize_t rc = fi_sendv(ep, iov, NULL, 2, (fi_addr_t)addr, op);
+    if (rc) {
+        free(op);
+        return rc == -FI_EAGAIN ? TR_ERR_NO_RESOURCE : TR_ERR_IO;
+    }
+    outstanding++;
+    return TR_INPROGRESS;
+}
+
+/* Remote keys: w[0] the address the peer names (0-based without
+ * FI_MR_VIRT_ADDR), w[1] the registration key, w[2] the owner's registration. */
+static tr_status_t ofi_mem_key(tr_iface_t *tr, void *buf, size_t len, tr_rkey_t *key)
+{
+    (void)tr;
+    struct fid_mr *mr;
+    if (!have_rma) return TR_ERR_UNSUPPORTED;
+    /* where the provider does not choose keys, each registration needs its own */
+    uint64_t want = prov_keys ? 0 : ++next_key;
+    int rc = fi_mr_reg(domain, buf, len, FI_REMOTE_READ, 0, want, 0, &mr, NULL);
+    if (rc) {
+        ofi_fail("fi_mr_reg", rc);
+        return TR_ERR_IO;
+    }
+    key->w[0] = virt_addr ? (uint64_t)(uintptr_t)buf : 0;
+    key->w[1] = fi_mr_key(mr);
+    key->w[2] = (uint64_t)(uintptr_t)mr;
+    return TR_OK;
+}
+
+static void ofi_mem_release(tr_iface_t *tr, tr_rkey_t *key)
+{
+    (void)tr;
+    if (key->w[2]) fi_close(&((struct fid_mr *)(uintptr_t)key->w[2])->fid);
+    key->w[2] = 0;
+}
+
+static int read_start(ofi_op_t *op)
+{
+    ssize_t rc = fi_read(ep, op->local, op->len, NULL, op->addr, op->raddr, op->rkey, op);
+    if (rc == -FI_EAGAIN) return 1;
+    if (rc) {
+        ofi_fail("fi_read", (int)rc);
+        op->comp->cb(op->comp, TR_ERR_IO);
+        free(op);
+        return 0;
+    }
+    outstanding++;
+    return 0;
+}
+
+static tr_status_t ofi_get(tr_iface_t *tr, uint64_t addr, void *local, size_t len,
+                           const tr_rkey_t *key, size_t off, tr_comp_t *comp)
+{
+    (void)tr;
+    if (!have_rma) return TR_ERR_UNSUPPORTED;
+    ofi_op_t *op = malloc(sizeof *op);
+    if (!op) return TR_ERR_NO_MEMORY;
+    op->kind = OP_READ;
+    op->comp = comp;
+    op->local = local;
+    op->len = len;
+    op->addr = (fi_addr_t)addr;
+    op->raddr = key->w[0] + off;
+    op->rkey = key->w[1];
+    op->next = NULL;
+    ssize_t rc = fi_read(ep, local, len, NULL, op->addr, op->raddr, op->rkey, op);
+    if (rc == -FI_EAGAIN) {
+        /* retried by progress(): the completion still comes from there */
+        if (retry_tail) retry_tail->next = op; else retry_head = op;
+        retry_tail = op;
+        return TR_INPROGRESS;
+    }
+    if (rc) {
+        free(op);
+        return TR_ERR_IO;
+    }
+    outstanding++;
+    return TR_INPROGRESS;
+}
+
+static int flushes_done(void);
+
+static int ofi_progress(tr_iface_t *tr)
+{
+    struct fi_cq_msg_entry e[16];
+    int events = 0;
+    while (retry_head && read_start(retry_head) == 0) {
+        ofi_op_t *op = retry_head;
+        retry_head = op->next;
+        if (!retry_head) retry_tail = NULL;
+        events++;
+    }
+    for (;;) {
+        ssize_t n = fi_cq_read(cq, e, 16);
+        if (n == -FI_EAGAIN || n == 0) break;
+        if (n == -FI_EAVAIL) {
+            struct fi_cq_err_entry err;
+            memset(&err, 0, sizeof err);
+            fi_cq_readerr(cq, &err, 0);
+            fprintf(stderr, "courier: libfabric (%s): an operation failed: %s\n", prov_name,
+                    fi_strerror(err.err));
+            ofi_op_t *op = err.op_context;
+            if (op && (op->kind == OP_SEND_BULK || op->kind == OP_READ)) {
+                outstanding--;
+                op->comp->cb(op->comp, TR_ERR_IO);
+                free(op);
+            }
+            events++;
+            continue;
+        }
+        if (n < 0) {
+            ofi_fail("fi_cq_read", (int)n);
+            break;
+        }
+        for (ssize_t i = 0; i < n; i++) {
+            ofi_op_t *op = e[i].op_context;
+            switch (op->kind) {
+            case OP_RECV:
+                if (!closing) {
+                    tr_am_rx_t m = { .hdr = op->wire.am, .len = op->wire.len,
+                                     .p = { op->data, NULL }, .n = { op->wire.len, 0 } };
+                    tr->am_handler(tr->am_arg, op->wire.peer, &m);
+                }
+                post_recv(op);
+                break;
+            case OP_SEND_COPY:
+                outstanding--;
+                free(op);
+                break;
+            default:            /* bulk send, read */
+                outstanding--;
+                op->comp->cb(op->comp, TR_OK);
+                free(op);
+                break;
+            }
+            events++;
+        }
+    }
+    return events + flushes_done();
+}
+
+/* Flushes wait for every outstanding operation (not only addr's): simple and
+ * enough for the finalize-like uses flush has. */
+typedef struct ofi_flush {
+    struct ofi_flush *next;
+    tr_comp_t *comp;
+} ofi_flush_t;
+static ofi_flush_t *flushes;
+
+static tr_status_t ofi_flush(tr_iface_t *tr, uint64_t addr, tr_comp_t *comp)
+{
+    (void)tr, (void)addr;
+    if (!outstanding && !retry_head) return TR_OK;
+    ofi_flush_t *f = malloc(sizeof *f);
+    if (!f) return TR_ERR_NO_MEMORY;
+    f->comp = comp;
+    f->next = flushes;
+    flushes = f;
+    return TR_INPROGRESS;
+}
+
+static int flushes_done(void)
+{
+    int n = 0;
+    while (flushes && !outstanding && !retry_head) {
+        ofi_flush_t *f = flushes;
+        flushes = f->next;
+        f->comp->cb(f->comp, TR_OK);
+        free(f);
+        n++;
+    }
+    return n;
+}
+
+/* Every send this process started completes before the endpoint closes, and
+ * nobody closes before everybody has flushed (a peer may still be receiving
+ * the last messages of MPI_Finalize's barrier). */
+static void ofi_finalize(tr_iface_t *tr)
+{
+    closing = 1;
+    while (outstanding > 0 || retry_head) ofi_progress(tr);
+    boot.barrier();
+    if (ep) fi_close(&ep->fid);
+    if (av) fi_close(&av->fid);
+    if (cq) fi_close(&cq->fid);
+    for (int i = 0; i < nrx; i++) free(rx[i]);
+    free(rx);
+    if (domain) fi_close(&domain->fid);
+    if (fabric) fi_close(&fabric->fid);
+    if (info) fi_freeinfo(info);
+    ep = NULL, av = NULL, cq = NULL, domain = NULL, fabric = NULL, info = NULL, rx = NULL;
+    nrx = 0;
+}
+
+static const tr_ops_t ofi_ops = {
+    .name = "ofi",
+    .connect = ofi_connect,
+    .am_short = ofi_am_short,
+    .am_bulk = ofi_am_bulk,
+    .mem_key = ofi_mem_key,
+    .mem_release = ofi_mem_release,
+    .get = ofi_get,
+    .put = tr_stub_put,
+    .progress = ofi_progress,
+    .flush = ofi_flush,
+    .sleep_prepare = tr_stub_sleep_prepare,
+    .sleep_wait = tr_stub_sleep_wait,
+    .sleep_cancel = tr_stub_sleep_cancel,
+    .finalize = ofi_finalize,
+};
+
+/* Every RDM provider with send-after-send ordering and the memory modes we
+ * handle, offering caps; NULL when none. */
+static struct fi_info *offered(uint64_t caps)
+{
+    struct fi_info *hints = fi_allocinfo(), *list = NULL;
+    if (!hints) return NULL;
+    hints->ep_attr->type = FI_EP_RDM;
+    hints->caps = caps;
+    hints->mode = FI_CONTEXT | FI_CONTEXT2;
+    hints->tx_attr->msg_order = FI_ORDER_SAS;
+    hints->rx_attr->msg_order = FI_ORDER_SAS;
+    hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
+    hints->domain_attr->threading = FI_THREAD_DOMAIN;
+    int rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &list);
+    fi_freeinfo(hints);
+    return rc ? NULL : list;
+}
+
+/* The first of them that can reach other hosts (libfabric's own shm provider
+ * cannot), with RMA reads if possible. */
+static struct fi_info *choose(uint64_t caps)
+{
+    struct fi_info *list = offered(caps);
+    if (!list) return NULL;
+    struct fi_info *pick = NULL;
+    for (struct fi_info *i = list; i && !pick; i = i->next)
+        if (strcmp(i->fabric_attr->prov_name, "shm") != 0) pick = i;
+    struct fi_info *dup = pick ? fi_dupinfo(pick) : NULL;
+    fi_freeinfo(list);
+    return dup;
+}
+
+static int same_place(const struct fi_info *a, const struct fi_info *b)
+{
+    return !strcmp(a->fabric_attr->prov_name, b->fabric_attr->prov_name) &&
+           !strcmp(a->domain_attr->name, b->domain_attr->name) &&
+           !strcmp(a->fabric_attr->name, b->fabric_attr->name);
+}
+
+void ofi_print_providers(FILE *out)
+{
+    uint64_t rma = FI_MSG | FI_RMA | FI_READ | FI_REMOTE_READ;
+    struct fi_info *list = offered(rma), *msg = offered(FI_MSG);
+    struct fi_info *pick = choose(rma);
+    if (!pick) pick = choose(FI_MSG);
+    fprintf(out, "libfabric %u.%u: reliable-datagram providers with ordered messages:\n",
+            FI_MAJOR(fi_version()), FI_MINOR(fi_version()));
+    for (struct fi_info *i = msg; i; i = i->next) {
+        int seen = 0, has_rma = 0;
+        for (struct fi_info *j = msg; j != i; j = j->next)   /* one line per place */
+            if (same_place(i, j)) seen = 1;
+        if (seen) continue;
+        for (struct fi_info *j = list; j; j = j->next)
+            if (same_place(i, j)) has_rma = 1;
+        fprintf(out, "  %-16s %-10s %-24s%s%s\n", i->fabric_attr->prov_name,
+                i->domain_attr->name, i->fabric_attr->name, has_rma ? " rma" : "",
+                pick && same_place(pick, i) ? "   <- used" : "");
+    }
+    if (!msg) fprintf(out, "  none (FI_PROVIDER=%s)\n", getenv("FI_PROVIDER") ? getenv("FI_PROVIDER") : "");
+    if (list) fi_freeinfo(list);
+    if (msg) fi_freeinfo(msg);
+    if (pick) fi_freeinfo(pick);
+}
+
+tr_iface_t *ofi_init(const tr_boot_t *b)
+{
+    boot = *b;
+    have_rma = 1;
+    info = choose(FI_MSG | FI_RMA | FI_READ | FI_REMOTE_READ);
+    if (!info) {
+        have_rma = 0;
+        info = choose(FI_MSG);
+    }
+    if (!info) {
+        fprintf(stderr, "courier: libfabric offers no reliable-datagram provider with ordered "
+                        "messages (FI_PROVIDER=%s)\n", getenv("FI_PROVIDER") ? getenv("FI_PROVIDER") : "");
+        return NULL;
+    }
+    snprintf(prov_name, sizeof prov_name, "%s", info->fabric_attr->prov_name);
+    virt_addr = (info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) != 0;
+    prov_keys = (info->domain_attr->mr_mode & FI_MR_PROV_KEY) != 0;
+    iov_ok = info->tx_attr->iov_limit >= 2;
+    inject_max = info->tx_attr->inject_size;
+    if (inject_max > sizeof(ofi_wire_t) + 256) inject_max = sizeof(ofi_wire_t) + 256;
+    rx_bytes = (size_t)ut_settings.ofi_rx_bytes;
+    if (rx_bytes < 256) rx_bytes = 256;
+    struct fi_cq_attr cq_attr = { .size = 1024, .format = FI_CQ_FORMAT_MSG };
+    struct fi_av_attr av_attr = { .type = FI_AV_UNSPEC };
+    int rc;
+    if ((rc = fi_fabric(info->fabric_attr, &fabric, NULL)) != 0 ||
+        (rc = fi_domain(fabric, info, &domain, NULL)) != 0 ||
+        (rc = fi_cq_open(domain, &cq_attr, &cq, NULL)) != 0 ||
+        (rc = fi_av_open(domain, &av_attr, &av, NULL)) != 0 ||
+        (rc = fi_endpoint(domain, info, &ep, NULL)) != 0 ||
+        (rc = fi_ep_bind(ep, &av->fid, 0)) != 0 ||
+        (rc = fi_ep_bind(ep, &cq->fid, FI_TRANSMIT | FI_RECV)) != 0 ||
+        (rc = fi_enable(ep)) != 0) {
+        ofi_fail("opening the endpoint", rc);
+        return NULL;
+    }
+    nrx = ut_settings.ofi_rx_count > 0 ? (int)ut_settings.ofi_rx_count : 1;
+    rx = calloc((size_t)nrx, sizeof *rx);
+    if (!rx) return NULL;
+    for (int i = 0; i < nrx; i++) {
+        rx[i] = malloc(sizeof(ofi_op_t) + rx_bytes);
+        if (!rx[i] || post_recv(rx[i]) != 0) {
+            fprintf(stderr, "courier: libfabric (%s): cannot post receives\n", prov_name);
+            return NULL;
+        }
+    }
+    unsigned char name[512];
+    size_t nlen = sizeof name;
+    if ((rc = fi_getname(&ep->fid, name, &nlen)) != 0) {
+        ofi_fail("fi_getname", rc);
+        return NULL;
+    }
+    char key[64], hex[2 * sizeof name + 1];
+    for (size_t i = 0; i < nlen; i++) snprintf(hex + 2 * i, 3, "%02x", name[i]);
+    key_of(boot.rank, key, sizeof key);
+    if (boot.put(key, hex) != 0 || boot.barrier() != 0) return NULL;
+
+    ofi_iface.ops = &ofi_ops;
+    ofi_iface.caps.max_short = rx_bytes;
+    ofi_iface.caps.max_bulk = rx_bytes;
+    size_t eager = (size_t)ut_settings.eager_limit;
+    ofi_iface.caps.eager_max = eager < rx_bytes ? eager : rx_bytes;
+    ofi_iface.caps.flags = TR_CAP_ORDERED | (have_rma ? TR_CAP_GET : 0);
+    return &ofi_iface;
+}
+#endif

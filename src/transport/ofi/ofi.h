@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/* The network transport over libfabric's reliable datagram endpoints
+ * (FI_EP_RDM), for peers on other nodes (transport.h).
+ *
+ * - Active messages are fi_send/fi_sendv of a 32-byte wire header (sender's
+ *   peer number, payload length, the core's tr_am_hdr_t) plus the payload,
+ *   into receive buffers this process keeps posted (COURIER_OFI_RX_COUNT of
+ *   COURIER_OFI_RX_BYTES).  Short AMs are copied (or injected); bulk AMs send
+ *   the caller's buffer by reference and complete from progress().
+ * - get is fi_read where the provider has RMA (the remote key is a memory
+ *   registration); without it the core uses its active-message pipeline.
+ * - Addresses: at start-up every process publishes its endpoint name through
+ *   the bootstrap (PMI); connect() looks a peer's up on first use and inserts
+ *   it in the address vector, so start-up does not grow with N^2 exchanges.
+ * - The provider is libfabric's choice among those that give FI_EP_RDM with
+ *   send-after-send ordering, narrowed by FI_PROVIDER as libfabric reads it
+ *   (e.g. FI_PROVIDER=tcp for tcp;ofi_rxm).  No provider-specific code.
+ * Built only when libfabric is found (COURIER_HAVE_OFI); else ofi_init fails. */
+#ifndef COURIER_TRANSPORT_OFI_H
+#define COURIER_TRANSPORT_OFI_H
+#include "transport/transport.h"
+#include <stdio.h>
+
+/* Open the endpoint and publish its address (collective over all processes:
+ * uses boot->barrier).  Returns the interface, or NULL with a message on
+ * stderr when no provider works. */
+tr_iface_t *ofi_init(const tr_boot_t *boot);
+/* List the providers libfabric offers that this transport can use, marking
+ * the one it would choose (courier_info). */
+void ofi_print_providers(FILE *out);
+/* The provider in use, for messages ("" before ofi_init). */
+const char *ofi_provider_name(void);
+extern tr_iface_t ofi_iface;
+#endif

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Debugging one rank (docs/usage.md, "Debugging"):
+#   test_debug.sh backtrace NP   a rank that dies of SIGSEGV prints a backtrace
+#                                naming the crashing function and its caller
+#   test_debug.sh attach NP      COURIER_ATTACH=R: rank R prints its pid and host
+#                                and waits; gdb attaches, clears
+#                                courier_debug_wait, and the job completes
+#   test_debug.sh valgrind NP PROG  every rank of the MPI test PROG runs under
+#                                memcheck (with tools/courier.supp and every leak
+#                                kind counted as an error) and reports 0 errors
+# Environment: MPIEXEC, DEBUG_PROG (and SUPP for valgrind).  Exit 0 pass, 1 fail, 77 skip.
+set -u
+: "${MPIEXEC:?}" "${DEBUG_PROG:?}"
+what=$1 np=$2
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/courier-debug.XXXXXX")
+jobpid=
+cleanup() {
+    [ -n "$jobpid" ] && kill -TERM "$jobpid" 2>/dev/null
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; echo "--- stdout"; cat "$tmp/out"; echo "--- stderr"; cat "$tmp/err"; exit 1; }
+last=$((np - 1))
+
+case $what in
+backtrace)
+    timeout -k 5 60 "$MPIEXEC" -n "$np" "$DEBUG_PROG" crash "$last" >"$tmp/out" 2>"$tmp/err" </dev/null
+    rc=$?
+    cat "$tmp/err"
+    [ $rc -ne 0 ] || fail "the job exited 0 although rank $last crashed"
+    [ $rc -ne 124 ] && [ $rc -ne 137 ] || fail "the job hung after the crash (timeout)"
+    grep -q "UNEXPECTED" "$tmp/out" && fail "the crashing rank went on"
+    grep -Eq "^\[courier\] rank $last \(pid [0-9]+ on [^)]+\): SIGSEGV \(segmentation fault\) at address 0x10; backtrace:" "$tmp/err" \
+        || fail "no crash report line for rank $last"
+    grep -Eq "^  #[0-9]+ debug_crash_here\+0x[0-9a-f]+ \(.*debug_prog\+0x[0-9a-f]+\)$" "$tmp/err" \
+        || fail "the backtrace does not name debug_crash_here"
+    grep -Eq "^  #[0-9]+ debug_caller\+0x[0-9a-f]+ " "$tmp/err" || fail "the backtrace does not name debug_caller"
+    grep -Eq "^  #[0-9]+ main\+0x[0-9a-f]+ " "$tmp/err" || fail "the backtrace does not reach main"
+    # only the crashing rank reports
+    n=$(grep -c "backtrace:" "$tmp/err")
+    [ "$n" -eq 1 ] || fail "$n crash reports, expected 1"
+    echo "PASS backtrace np=$np" ;;
+attach)
+    command -v gdb >/dev/null || { echo "gdb is not installed; skipped"; exit 77; }
+    "$MPIEXEC" -n "$np" -env COURIER_ATTACH "$last" "$DEBUG_PROG" work >"$tmp/out" 2>"$tmp/err" </dev/null &
+    jobpid=$!
+    pid=""
+    for _ in $(seq 1 200); do
+        pid=$(sed -n "s/^\[courier\] rank $last waits for a debugger: pid \([0-9]*\) on .*/\1/p" "$tmp/err")
+        [ -n "$pid" ] && break
+        sleep 0.1
+    done
+    [ -n "$pid" ] || fail "rank $last did not print its pid"
+    grep -q "gdb -p $pid" "$tmp/err" || fail "no gdb recipe printed"
+    sleep 1
+    kill -0 "$jobpid" 2>/dev/null || fail "the job did not wait for the debugger"
+    grep -q PASS "$tmp/out" && fail "the job finished before the debugger attached"
+    timeout 30 gdb -p "$pid" -batch -ex 'set var courier_debug_wait = 0' >"$tmp/gdb" 2>&1
+    if grep -qi "ptrace: Operation not permitted" "$tmp/gdb"; then
+        echo "gdb may not attach here (ptrace not permitted); skipped"
+        exit 77
+    fi
+    for _ in $(seq 1 300); do
+        kill -0 "$jobpid" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill -0 "$jobpid" 2>/dev/null && { cat "$tmp/gdb"; fail "the job did not finish after gdb released rank $last"; }
+    wait "$jobpid"; rc=$?; jobpid=
+    cat "$tmp/err"
+    [ $rc -eq 0 ] || fail "exit status $rc"
+    grep -q "^PASS debug_prog work (np=$np)" "$tmp/out" || fail "no PASS"
+    grep -q "rank $last: debugger attached, going on" "$tmp/err" || fail "rank $last did not say it went on"
+    echo "PASS attach np=$np" ;;
+valgrind)
+    prog=$3
+    command -v valgrind >/dev/null || { echo "valgrind is not installed; skipped"; exit 77; }
+    timeout -k 5 600 "$MPIEXEC" -n "$np" -env COURIER_OVERSUBSCRIBED 1 \
+        valgrind --tool=memcheck --error-exitcode=99 --leak-check=full --show-leak-kinds=all \
+        --errors-for-leak-kinds=all --suppressions="$SUPP" "$prog" >"$tmp/out" 2>"$tmp/err" </dev/null
+    rc=$?
+    cat "$tmp/out"
+    [ $rc -eq 0 ] || fail "exit status $rc (99: memcheck found errors)"
+    n=$(grep -c "ERROR SUMMARY: 0 errors from 0 contexts" "$tmp/err")
+    [ "$n" -eq "$np" ] || fail "$n of $np ranks report 0 memcheck errors"
+    grep -q "^PASS " "$tmp/out" || fail "the test did not pass under valgrind"
+    grep -h "suppressed:" "$tmp/err" | head -1
+    echo "PASS valgrind $(basename "$prog") np=$np" ;;
+*) echo "unknown test $what"; exit 2 ;;
+esac

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: MIT */
+/* MPI under load: rank 0 starts one busy process per core (CPU hogs, killed at
+ * the end and when the test dies), then the ranks run the patterns that a
+ * waiting policy must survive on a node that is not quiet: ping-pong,
+ * rendezvous exchanges, MPI_Waitany / MPI_Waitsome / MPI_Probe / MPI_Mprobe
+ * loops, collectives, and a rank that computes for a while (its peers sleep
+ * and must be woken).  Every datum is checked; the list's timeout catches a
+ * hang.  Rank counts 2-4 on a 2-core machine, with the hogs. */
+#define _GNU_SOURCE
+#include "mpitest.h"
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_HOGS 8
+static pid_t hogs[MAX_HOGS];
+static int nhogs;
+
+static void start_hogs(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    nhogs = n < 1 ? 1 : n > MAX_HOGS ? MAX_HOGS : (int)n;
+    for (int i = 0; i < nhogs; i++) {
+        pid_t p = fork();
+        if (p == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+            alarm(300);
+            close(0);            /* keep no stdio pipe of mpiexec open */
+            close(1);
+            close(2);
+            volatile unsigned long x = 0;
+            for (;;) x++;
+        }
+        hogs[i] = p;
+    }
+}
+
+static void stop_hogs(void)
+{
+    for (int i = 0; i < nhogs; i++)
+        if (hogs[i] > 0) {
+            kill(hogs[i], SIGKILL);
+            waitpid(hogs[i], NULL, 0);
+        }
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int main(int argc, char **argv)
+{
+    int rank, size;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (rank == 0) start_hogs();
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = now();
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+
+    /* ping-pong between pairs (0-1, 2-3), 8 bytes */
+    int partner = rank ^ 1;
+    if (partner < size) {
+        for (int i = 0; i < 300; i++) {
+            long v[1] = { rank * 100000L + i }, w[1] = { -1 };
+            if (rank % 2 == 0) {
+                CHECK_MPI(MPI_Send(v, 1, MPI_LONG, partner, 1, MPI_COMM_WORLD));
+                CHECK_MPI(MPI_Recv(w, 1, MPI_LONG, partner, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            } else {
+                CHECK_MPI(MPI_Recv(w, 1, MPI_LONG, partner, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                CHECK_MPI(MPI_Send(v, 1, MPI_LONG, partner, 1, MPI_COMM_WORLD));
+            }
+            CHECK_INT(w[0], partner * 100000L + i);
+        }
+    }
+
+    /* rendezvous around the ring */
+    size_t n = 200000;
+    unsigned char *sb = mt_malloc(n), *rb = mt_malloc(n);
+    for (int i = 0; i < 10; i++) {
+        mt_fill(sb, n, rank * 31 + i);
+        CHECK_MPI(MPI_Sendrecv(sb, (int)n, MPI_BYTE, right, 2, rb, (int)n, MPI_BYTE, left, 2,
+                               MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        CHECK_PATTERN(rb, n, left * 31 + i);
+    }
+
+    /* Waitany and Waitsome: receive one message from every other rank */
+    for (int round = 0; round < 20; round++) {
+        int vals[16], got = 0, mine = rank * 1000 + round;
+        MPI_Request rq[16];
+        int peers = 0;
+        for (int p = 0; p < size; p++)
+            if (p != rank) {
+                CHECK_MPI(MPI_Irecv(&vals[peers], 1, MPI_INT, p, 3, MPI_COMM_WORLD, &rq[peers]));
+                peers++;
+            }
+        for (int p = 0; p < size; p++)
+            if (p != rank) CHECK_MPI(MPI_Send(&mine, 1, MPI_INT, p, 3, MPI_COMM_WORLD));
+        while (got < peers) {
+            if (round % 2) {
+                int idx;
+                MPI_Status st;
+                CHECK_MPI(MPI_Waitany(peers, rq, &idx, &st));
+                CHECK_INT(vals[idx], st.MPI_SOURCE * 1000 + round);
+                got++;
+            } else {
+                int out, idx[16];
+                MPI_Status st[16];
+                CHECK_MPI(MPI_Waitsome(peers, rq, &out, idx, st));
+                for (int k = 0; k < out; k++) CHECK_INT(vals[idx[k]], st[k].MPI_SOURCE * 1000 + round);
+                got += out;
+            }
+        }
+    }
+
+    /* Probe and Mprobe from the left neighbour, which first computes a while */
+    for (int i = 0; i < 10; i++) {
+        int v = rank * 10 + i, w = -1;
+        if (i == 5 && rank == 0) {           /* a long computation: peers sleep */
+            double t = now();
+            while (now() - t < 0.05) { }
+        }
+        CHECK_MPI(MPI_Send(&v, 1, MPI_INT, right, 4, MPI_COMM_WORLD));
+        MPI_Status st;
+        if (i % 2) {
+            CHECK_MPI(MPI_Probe(left, 4, MPI_COMM_WORLD, &st));
+            CHECK_MPI(MPI_Recv(&w, 1, MPI_INT, left, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        } else {
+            MPI_Message m;
+            CHECK_MPI(MPI_Mprobe(MPI_ANY_SOURCE, 4, MPI_COMM_WORLD, &m, &st));
+            CHECK_MPI(MPI_Mrecv(&w, 1, MPI_INT, &m, MPI_STATUS_IGNORE));
+        }
+        CHECK_INT(w, left * 10 + i);
+    }
+
+    /* collectives, blocking and not */
+    for (int i = 0; i < 50; i++) {
+        long v = rank + i, sum = 0, b = rank == i % size ? 777 + i : 0;
+        CHECK_MPI(MPI_Allreduce(&v, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
+        CHECK_INT(sum, (long)size * (size - 1) / 2 + (long)size * i);
+        CHECK_MPI(MPI_Bcast(&b, 1, MPI_LONG, i % size, MPI_COMM_WORLD));
+        CHECK_INT(b, 777 + i);
+        MPI_Request r;
+        CHECK_MPI(MPI_Ibarrier(MPI_COMM_WORLD, &r));
+        CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    }
+
+    /* a rank that computes while another blocks in MPI_Recv (sleeps, is woken) */
+    if (size > 1) {
+        int v = 0;
+        if (rank == 1) {
+            double t = now();
+            while (now() - t < 0.1) { }
+            v = 4242;
+            CHECK_MPI(MPI_Send(&v, 1, MPI_INT, 0, 5, MPI_COMM_WORLD));
+        } else if (rank == 0) {
+            CHECK_MPI(MPI_Recv(&v, 1, MPI_INT, 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            CHECK_INT(v, 4242);
+        }
+    }
+    free(sb);
+    free(rb);
+    double t = now() - t0;
+    int rc = mt_finish("load_hogs");
+    if (rank == 0) {
+        printf("load_hogs: %d ranks beside %d hogs: %.2f s\n", size, nhogs, t);
+        stop_hogs();
+    }
+    MPI_Finalize();
+    return rc;
+}

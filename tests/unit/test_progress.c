@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: MIT */
+// sources: src/core/progress.c src/util/settings.c
+/* Unit test of the progress engine (src/core/progress.c): the poller registry
+ * (events summed, active count, can_sleep vetoes) and the waiting policy's
+ * steps, watched through its seams: a fake clock and yield (cr_wait_sys) and a
+ * fake doorbell transport whose sleep hooks record what the policy did.
+ *   spin: no yield before spin_count idle polls;
+ *   yield: then a yield on every idle poll;
+ *   sleep: once idle for wait_sleep_us, announce, poll once more, then sleep;
+ *   abort: a message found by that last poll cancels the sleep;
+ *   wake: after sleeping the policy spins again;
+ *   vetoes: no sleep while a poller objects or without a doorbell. */
+#include <stdio.h>
+#include <stdlib.h>
+#include "core/progress.h"
+#include "util/settings.h"
+
+#include "unit_expect.h"
+
+void cr_abort_job(int code, const char *msg)
+{
+    fprintf(stderr, "abort: %s\n", msg ? msg : "");
+    exit(code ? code : 1);
+}
+
+/* the fake system */
+static uint64_t now_ns;
+static unsigned long yields;
+static void fake_yield(void)
+{
+    yields++;
+    now_ns += 1000;          /* a yield takes 1 us */
+}
+static uint64_t fake_now(void)
+{
+    return now_ns;
+}
+
+/* the fake doorbell */
+static int prepared, waited, cancelled;
+static long last_max_us;
+static int bell_prepare(tr_iface_t *tr)
+{
+    (void)tr;
+    prepared++;
+    return 0;
+}
+static void bell_wait(tr_iface_t *tr, long max_us)
+{
+    (void)tr;
+    waited++;
+    last_max_us = max_us;
+}
+static void bell_cancel(tr_iface_t *tr)
+{
+    (void)tr;
+    cancelled++;
+}
+static const tr_ops_t bell_ops = { .name = "bell", .sleep_prepare = bell_prepare,
+                                   .sleep_wait = bell_wait, .sleep_cancel = bell_cancel };
+static tr_iface_t bell = { .ops = &bell_ops, .caps = { .flags = TR_CAP_SLEEP } };
+
+/* fake pollers: `events` is what the next poll reports */
+static int events_a, events_b, polls_a, sleep_ok_b = 1;
+static int poll_a(void *arg)
+{
+    (void)arg;
+    polls_a++;
+    int e = events_a;
+    events_a = 0;
+    return e;
+}
+static int poll_b(void *arg)
+{
+    (void)arg;
+    int e = events_b;
+    events_b = 0;
+    return e;
+}
+static int can_sleep_b(void *arg)
+{
+    (void)arg;
+    return sleep_ok_b;
+}
+static cr_poller_t pa = { .name = "a", .poll = poll_a };
+static cr_poller_t pb = { .name = "b", .poll = poll_b, .can_sleep = can_sleep_b };
+
+/* Idle polls until the policy's first yield; returns how many. */
+static unsigned polls_to_first_yield(cr_wait_t *w)
+{
+    unsigned long y0 = yields;
+    unsigned n = 0;
+    while (yields == y0 && n < 100000) {
+        cr_wait_poll(w);
+        n++;
+    }
+    return n;
+}
+
+int main(void)
+{
+    ut_settings_load();
+    cr_wait_sys.yield = fake_yield;
+    cr_wait_sys.now_ns = fake_now;
+    ut_settings.spin_count = 100;
+    ut_settings.spin_count_oversubscribed = 7;
+    ut_settings.wait_sleep_us = 50;
+    ut_settings.wait_sleep_max_us = 1234;
+
+    /* registry: events add up, registering twice is once, active is counted */
+    cr_progress_register(&pa);
+    cr_progress_register(&pb);
+    cr_progress_register(&pa);
+    events_a = 2;
+    events_b = 3;
+    unsigned long before = cr_progress_events;
+    EXPECT(cr_progress() == 5);
+    EXPECT(cr_progress_events == before + 5);
+    EXPECT(polls_a == 1);
+    EXPECT(cr_progress_nactive == 0);
+    cr_poller_set_active(&pb, 1);
+    cr_poller_set_active(&pb, 1);
+    EXPECT(cr_progress_nactive == 1);
+    cr_progress_unregister(&pb);
+    EXPECT(cr_progress_nactive == 0);
+    cr_progress_register(&pb);
+    EXPECT(cr_progress_nactive == 1);
+    cr_poller_set_active(&pb, 0);
+    EXPECT(cr_progress_nactive == 0);
+
+    /* spin: exactly spin_count idle polls before the first yield */
+    cr_progress_init(0, &bell);
+    cr_wait_t w = CR_WAIT_INIT;
+    EXPECT(polls_to_first_yield(&w) == 100);
+    /* yield: from then on every idle poll yields */
+    unsigned long y = yields;
+    cr_wait_poll(&w);
+    cr_wait_poll(&w);
+    EXPECT(yields == y + 2);
+    EXPECT(prepared == 0);
+    /* an event sends the policy back to spinning */
+    events_a = 1;
+    cr_wait_poll(&w);
+    EXPECT(w.polls == 0 && !w.yielding);
+    EXPECT(polls_to_first_yield(&w) == 100);
+
+    /* oversubscribed: its own (smaller) spin count */
+    cr_progress_init(1, &bell);
+    cr_wait_t wo = CR_WAIT_INIT;
+    EXPECT(polls_to_first_yield(&wo) == 7);
+
+    /* sleep: idle for wait_sleep_us (50 us: 50 fake yields) -> announce, poll, sleep */
+    cr_progress_init(0, &bell);
+    cr_wait_t ws = CR_WAIT_INIT;
+    polls_to_first_yield(&ws);
+    int guard = 0;
+    while (!waited && guard++ < 1000) cr_wait_poll(&ws);
+    EXPECT(waited == 1);
+    EXPECT(prepared == 1 && cancelled == 0);
+    EXPECT(last_max_us == 1234);
+    EXPECT(guard >= 49 && guard <= 51);
+    EXPECT(cr_wait_stats.sleeps == 1);
+    /* wake: after the sleep the loop spins again */
+    EXPECT(ws.polls == 0 && !ws.yielding);
+    EXPECT(polls_to_first_yield(&ws) == 100);
+
+    /* abort: a message found by the poll right after the announcement cancels
+     * the sleep (cr_wait_idle is the step after a poll that found nothing) */
+    cr_wait_t wa = CR_WAIT_INIT;
+    polls_to_first_yield(&wa);       /* yielding now, idle since now_ns */
+    now_ns += 100000;                /* long idle */
+    int p0 = prepared, c0 = cancelled, w0 = waited;
+    events_b = 1;                    /* arrives just as the process announces */
+    EXPECT(cr_wait_idle(&wa) == 1);
+    EXPECT(prepared == p0 + 1 && cancelled == c0 + 1 && waited == w0);
+    EXPECT(cr_wait_stats.sleep_aborts == 1);
+
+    /* vetoes: a poller that cannot sleep, a negative wait_sleep_us, no doorbell */
+    cr_wait_t wv = CR_WAIT_INIT;
+    sleep_ok_b = 0;
+    polls_to_first_yield(&wv);
+    now_ns += 10000000;
+    int p1 = prepared;
+    for (int i = 0; i < 10; i++) cr_wait_poll(&wv);
+    EXPECT(prepared == p1);
+    EXPECT(cr_progress_can_sleep() == 0);
+    sleep_ok_b = 1;
+    EXPECT(cr_progress_can_sleep() == 1);
+    ut_settings.wait_sleep_us = -1;
+    EXPECT(cr_progress_can_sleep() == 0);
+    ut_settings.wait_sleep_us = 50;
+    cr_progress_init(0, NULL);
+    EXPECT(cr_progress_can_sleep() == 0);
+    tr_iface_t nobell = { .ops = &bell_ops, .caps = { .flags = 0 } };
+    cr_progress_init(0, &nobell);
+    EXPECT(cr_progress_can_sleep() == 0);
+
+    /* cr_wait_after: an event inside another call counts as progress */
+    cr_progress_init(0, &bell);
+    cr_wait_t wf = CR_WAIT_INIT;
+    wf.polls = 5;
+    unsigned long b0 = cr_progress_events;
+    events_a = 1;
+    cr_progress();
+    cr_wait_after(&wf, b0);
+    EXPECT(wf.polls == 0);
+    b0 = cr_progress_events;
+    cr_wait_after(&wf, b0);
+    EXPECT(wf.polls == 1);
+
+    cr_progress_fini();
+    EXPECT(cr_progress() == 0);
+    if (unit_failures) return 1;
+    printf("progress: all checks passed\n");
+    return 0;
+}
