@@ -5,8 +5,8 @@
 #include "coll/api.h"
 #include "core/api.h"
 #include "core/api_comm.h"
+#include "core/api_dt.h"
 #include "core/api_session.h"
-#include "binding/core_legacy.h"
 
 #pragma weak MPI_Accumulate = PMPI_Accumulate
 int __attribute__((visibility("default"))) PMPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
