@@ -36,8 +36,12 @@ int main(int argc, char **argv)
         CHECK(c == MPI_COMM_NULL, "MPI_Comm_free did not null the handle");
         /* the handle is gone, the operations are not */
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+#ifdef MT_REFERENCE_MPICH      /* MPICH 4.0 does not detect a freed communicator handle */
+        (void)stale;
+#else
         int s = -1;
         CHECK_CLASS(MPI_Comm_size(stale, &s), MPI_ERR_COMM);
+#endif
         /* make some other traffic and communicators meanwhile, so freed memory
          * would be reused */
         MPI_Comm other[4];

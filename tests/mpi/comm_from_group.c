@@ -41,6 +41,7 @@ int main(int argc, char **argv)
     int rc = MPI_Send(&r, 1, MPI_INT, size + 3, 0, all);
     CHECK_CLASS(rc, MPI_ERR_RANK);
     CHECK_INT(eh_calls, 1);
+#ifndef MT_REFERENCE_MPICH   /* Courier keeps every hint it is given; MPICH 4.0 keeps only those it knows */
     MPI_Info used;
     char v[8] = "";
     int flag = 0;
@@ -48,6 +49,7 @@ int main(int argc, char **argv)
     MPI_Info_get(used, "courier_hint", 7, v, &flag);
     CHECK(flag && strcmp(v, "42") == 0, "hint: flag %d \"%s\"", flag, v);
     MPI_Info_free(&used);
+#endif
     MPI_Errhandler_free(&e);
 
     /* halves, reversed, and the same tag with different groups */
@@ -113,11 +115,13 @@ int main(int argc, char **argv)
     CHECK(none == MPI_COMM_NULL, "MPI_GROUP_EMPTY gave a communicator");
     /* a group the caller is not in */
     if (size > 1) {
+#ifndef MT_REFERENCE_MPICH   /* MPICH 4.0 does not check that the caller is in the group */
         MPI_Group other = mine == lo ? hi : lo;
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
         MPI_Comm x;
         rc = MPI_Comm_create_from_group(other, "test.notmine", MPI_INFO_NULL, MPI_ERRORS_RETURN, &x);
         CHECK_CLASS(rc, MPI_ERR_GROUP);
+#endif
     }
 
     MPI_Comm_free(&back);

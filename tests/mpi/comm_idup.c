@@ -151,12 +151,14 @@ int main(int argc, char **argv)
     int flag;
     CHECK_MPI(MPI_Comm_get_attr(d[0], key, &val, &flag));
     CHECK(flag && (intptr_t)val == 101, "attribute copied: flag %d value %ld", flag, (long)(intptr_t)val);
+#ifndef MT_REFERENCE_MPICH   /* Courier keeps every hint it is given; MPICH 4.0 keeps only those it knows */
     MPI_Info used;
     char v[16] = "";
     CHECK_MPI(MPI_Comm_get_info(d[1], &used));
     CHECK_MPI(MPI_Info_get(used, "courier_test_hint", sizeof v - 1, v, &flag));
     CHECK(flag && strcmp(v, "yes") == 0, "hint of idup_with_info: flag %d \"%s\"", flag, v);
     MPI_Info_free(&used);
+#endif
     int bsize;
     MPI_Comm_size(big, &bsize);
     MPI_Comm_size(d[3], &cmp);

@@ -54,18 +54,22 @@ int main(int argc, char **argv)
     c = split_hw("mpi_shared_memory", 0);
     MPI_Comm_size(c, &n);
     CHECK_INT(n, size);
-    MPI_Info used;
     char v[64] = "";
     int flag = 0;
+#ifndef MT_REFERENCE_MPICH   /* MPICH 4.0 does not record the kind of a split in the new communicator's hints */
+    MPI_Info used;
     MPI_Comm_get_info(c, &used);
     MPI_Info_get(used, "mpi_hw_resource_type", sizeof v - 1, v, &flag);
     CHECK(flag && strcmp(v, "mpi_shared_memory") == 0, "kind in the hints: \"%s\"", v);
     MPI_Info_free(&used);
+#endif
     MPI_Comm_free(&c);
+#ifndef MT_REFERENCE_MPICH   /* Debian's MPICH 4.0 knows only mpi_shared_memory */
     c = split_hw("machine", 0);
     MPI_Comm_size(c, &n);
     CHECK_INT(n, size);
     MPI_Comm_free(&c);
+#endif
     /* unknown kinds, no key, no info: MPI_COMM_NULL */
     c = split_hw("no-such-hardware", 0);
     CHECK(c == MPI_COMM_NULL, "unknown kind gave a communicator");
@@ -89,6 +93,7 @@ int main(int argc, char **argv)
     CHECK_CLASS(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN), MPI_SUCCESS);
     CHECK_CLASS(MPI_Comm_split_type(MPI_COMM_WORLD, 12345, 0, MPI_INFO_NULL, &c), MPI_ERR_ARG);
 
+#ifndef MT_REFERENCE_MPICH   /* Debian's MPICH 4.0 knows no hardware levels (no hwloc) */
     /* bound to one processor each: core and pu split by processor */
     int cpu = bind_to(rank);
     CHECK(cpu >= 0, "cannot bind to a processor");
@@ -132,6 +137,9 @@ int main(int argc, char **argv)
     }
     MPI_Info_free(&info);
     free(cpus);
+#else
+    (void)v, (void)flag, (void)bind_to;
+#endif
 
     /* an intercommunicator: each group splits by node (everybody) */
     if (size > 1) {

@@ -62,14 +62,18 @@ int main(int argc, char **argv)
     CHECK_CLASS(rc, MPI_ERR_RANK);
     check_code(rc);
     MPI_Error_string(rc, s, &len);
+#ifndef MT_REFERENCE_MPICH   /* MPICH words its messages differently */
     CHECK(strstr(s, "dest") != NULL, "the message names the argument: \"%s\"", s);
+#endif
     rc = MPI_Comm_free(NULL);
     CHECK_CLASS(rc, MPI_ERR_ARG);
     check_code(rc);
+#ifndef MT_REFERENCE_MPICH   /* MPICH 4.0 answers MPI_Error_class(-1) on some ranks */
     int bad = 0x12345;
     rc = MPI_Error_class(-1, &bad);
     CHECK(rc != MPI_SUCCESS, "MPI_Error_class(-1) succeeded");
     check_code(rc);
+#endif
 
     /* user classes and codes */
     MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &lastused, &flag);
@@ -93,13 +97,18 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Error_string(ucls, s, &len));
     CHECK(strcmp(s, "my class") == 0, "class string \"%s\"", s);
     MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &lastused, &flag);
+#ifndef MT_REFERENCE_MPICH   /* MPICH's user codes carry bits above MPI_LASTUSEDCODE */
     CHECK(*lastused >= ucode2 && *lastused >= ucode1, "MPI_LASTUSEDCODE %d", *lastused);
+#endif
     /* a code of a predefined class */
     CHECK_MPI(MPI_Add_error_code(MPI_ERR_OTHER, &ocode));
     CHECK_MPI(MPI_Error_class(ocode, &cls));
     CHECK_INT(cls, MPI_ERR_OTHER);
+#ifndef MT_REFERENCE_MPICH   /* MPICH 4.0 checks neither */
     CHECK_CLASS(MPI_Add_error_string(MPI_ERR_RANK, "no"), MPI_ERR_ARG);
-    CHECK_CLASS(MPI_Add_error_code(ucode1, &bad), MPI_ERR_ARG);     /* a code is no class */
+    int bad2;
+    CHECK_CLASS(MPI_Add_error_code(ucode1, &bad2), MPI_ERR_ARG);     /* a code is no class */
+#endif
     /* a user code through an error handler */
     MPI_Errhandler eh;
     CHECK_MPI(MPI_Comm_create_errhandler(comm_eh, &eh));
@@ -119,9 +128,13 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Errhandler_free(&got));
     CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
 
+#ifndef MT_REFERENCE_MPICH   /* MPICH 4.0's MPIX_Delete_error_* follow rules of their own (a user
+                                class's string cannot be removed, codes with strings can) */
     /* removal (MPI 4.1): strings, then codes, then the class */
     CHECK(MPI_Remove_error_class(ucls) != MPI_SUCCESS, "class with codes removed");
+#ifndef MT_REFERENCE_MPICH   /* erroneous; MPICH 4.0 removes the code and its string */
     CHECK(MPI_Remove_error_code(ucode1) != MPI_SUCCESS, "code with a string removed");
+#endif
     CHECK_MPI(MPI_Remove_error_string(ucode1));
     CHECK_MPI(MPI_Error_string(ucode1, s, &len));
     CHECK(len == 0, "removed string still \"%s\"", s);
@@ -138,6 +151,7 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Remove_error_code(ocode));
     MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &lastused, &flag);
     CHECK_INT(*lastused, MPI_ERR_LASTCODE);
+#endif
 
     /* the deprecated names */
     MPI_Errhandler old;
@@ -161,7 +175,9 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_File_get_errhandler(MPI_FILE_NULL, &got));
     CHECK(got == MPI_ERRORS_RETURN, "files start with MPI_ERRORS_RETURN");
     CHECK_MPI(MPI_File_create_errhandler(file_eh, &fe));
+#ifndef MT_REFERENCE_MPICH   /* MPICH 4.0 takes a file's handler for a communicator */
     CHECK_CLASS(MPI_Comm_set_errhandler(MPI_COMM_WORLD, fe), MPI_ERR_ARG);   /* wrong kind */
+#endif
     CHECK_MPI(MPI_File_set_errhandler(MPI_FILE_NULL, fe));
     CHECK_MPI(MPI_File_call_errhandler(MPI_FILE_NULL, MPI_ERR_IO));
     CHECK(file_calls == 1 && last_code == MPI_ERR_IO, "file handler: %d calls", file_calls);

@@ -8,6 +8,10 @@
 
 static void check_msg(int rc, const char *want)
 {
+#ifdef MT_REFERENCE_MPICH   /* MPICH words its messages differently */
+    (void)rc, (void)want;
+    return;
+#endif
     char s[MPI_MAX_ERROR_STRING];
     int len = 0;
     s[0] = 0;
@@ -56,9 +60,13 @@ int main(int argc, char **argv)
     saved = wg;
     CHECK_MPI(MPI_Group_free(&wg));
     CHECK(wg == MPI_GROUP_NULL, "MPI_Group_free did not null the handle");
+#ifndef MT_REFERENCE_MPICH   /* MPICH 4.0 frees it again, which corrupts its count */
     rc = MPI_Group_free(&saved);
     CHECK_CLASS(rc, MPI_ERR_GROUP);
     check_msg(rc, "group");
+#else
+    (void)saved;
+#endif
     /* the same handle twice from MPI_Comm_group: two frees are right */
     CHECK_MPI(MPI_Comm_group(MPI_COMM_WORLD, &wg));
     CHECK_MPI(MPI_Comm_group(MPI_COMM_WORLD, &wg2));
@@ -87,7 +95,11 @@ int main(int argc, char **argv)
     CHECK_CLASS(MPI_Errhandler_free(&eh), MPI_ERR_ARG);
     CHECK_CLASS(MPI_Comm_set_errhandler(MPI_COMM_WORLD, (MPI_Errhandler)0x4321), MPI_ERR_ARG);
     MPI_Info info = MPI_INFO_NULL;
+#ifndef MT_REFERENCE_MPICH   /* MPICH 4.0 answers MPI_ERR_ARG */
     CHECK_CLASS(MPI_Info_free(&info), MPI_ERR_INFO);
+#else
+    CHECK(MPI_Info_free(&info) != MPI_SUCCESS, "MPI_Info_free(MPI_INFO_NULL)");
+#endif
     CHECK_CLASS(MPI_Info_set((MPI_Info)0x777, "k", "v"), MPI_ERR_INFO);
     int kv = MPI_KEYVAL_INVALID;
     CHECK_CLASS(MPI_Comm_free_keyval(&kv), MPI_ERR_KEYVAL);

@@ -70,8 +70,10 @@ static void round_trip(int round, int *wrank_out, int *wsize_out)
         MPI_Group_free(&g);
     }
     CHECK(have_world && have_self, "mpi://WORLD %d, mpi://SELF %d", have_world, have_self);
+#ifndef MT_REFERENCE_MPICH   /* MPICH 4.0 aborts here, although the session's handler is MPI_ERRORS_RETURN */
     MPI_Group bad;
     CHECK(MPI_Group_from_session_pset(s, "mpi://NOSUCH", &bad) != MPI_SUCCESS, "an unknown pset");
+#endif
 
     /* a communicator from mpi://WORLD */
     MPI_Group wg;
@@ -148,10 +150,12 @@ static void round_trip(int round, int *wrank_out, int *wsize_out)
     CHECK_MPI(MPI_Session_call_errhandler(s, MPI_ERR_OTHER));
     CHECK(session_errors == 1 && session_last == MPI_ERR_OTHER && session_seen == s,
           "session handler: %d calls", session_errors);
+#ifndef MT_REFERENCE_MPICH   /* MPICH 4.0 aborts instead of calling the session's handler */
     int bogus;
     int rc = MPI_Session_get_nth_pset(s, MPI_INFO_NULL, 999, &bogus, NULL);
     CHECK_CLASS(rc, MPI_ERR_ARG);
     CHECK_INT(session_errors, 2);
+#endif
     MPI_Errhandler_free(&eh);
     CHECK_MPI(MPI_Session_set_errhandler(s, MPI_ERRORS_RETURN));
 
@@ -169,6 +173,12 @@ static void round_trip(int round, int *wrank_out, int *wsize_out)
 int main(void)
 {
     int wrank = -1, wsize = -1;
+#ifdef MT_REFERENCE_MPICH
+    /* MPICH 4.0 crashes starting a session after its last one ended: keep
+     * one open throughout */
+    MPI_Session keep;
+    MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_ARE_FATAL, &keep);
+#endif
     for (int round = 0; round < 3; round++) round_trip(round, &wrank, &wsize);
 
     /* agree on the result in one more session */
@@ -188,6 +198,9 @@ int main(void)
     MPI_Comm_free(&c);
     MPI_Group_free(&g);
     MPI_Session_finalize(&s);
+#ifdef MT_REFERENCE_MPICH
+    MPI_Session_finalize(&keep);
+#endif
     int init = 1, fin = 1;
     MPI_Initialized(&init);
     MPI_Finalized(&fin);
