@@ -3,7 +3,7 @@
  * setting at that level).  The program catches its own stderr in a pipe:
  * level 0 prints nothing; 1 one line per error made ("[courier R] error: ...
  * MPI_ERR_RANK ... dest=..."), 2 also events (the runtime starting, every new
- * communicator), 3 everything of 2.  Each line once. */
+ * communicator), 3 also one line per packet that arrives.  Each line once. */
 #include "mpitest.h"
 #include <fcntl.h>
 #include <unistd.h>
@@ -29,6 +29,13 @@ int main(int argc, char **argv)
     MPI_Comm d;
     MPI_Comm_dup(MPI_COMM_WORLD, &d);
     int x = 0, rc = MPI_Send(&x, 1, MPI_INT, 4242, 0, MPI_COMM_WORLD);
+    /* traffic: a message to self and one around the ring, 40 bytes each */
+    int size, out[10] = { 0 }, in[10];
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Sendrecv(out, 10, MPI_INT, rank, 5, in, 10, MPI_INT, rank, 5, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    MPI_Sendrecv(out, 10, MPI_INT, (rank + 1) % size, 6, in, 10, MPI_INT, (rank + size - 1) % size, 6,
+                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     fflush(stderr);
     dup2(saved, 2);
     close(fds[1]);
@@ -39,7 +46,7 @@ int main(int argc, char **argv)
     snprintf(me, sizeof me, "[courier %d] ", rank);
     CHECK_CLASS(rc, MPI_ERR_RANK);
     int errors = count(text, "error: MPI_ERR_RANK"), events = count(text, "init: runtime up"),
-        comms = count(text, "comm: new communicator");
+        comms = count(text, "comm: new communicator"), packets = count(text, "packet: from ");
     if (level == 0) CHECK(n <= 0, "level 0 printed \"%s\"", text);
     if (level >= 1) {
         CHECK(errors == 1 && strstr(text, "dest=4242"), "level %d: %d error lines in \"%s\"", level,
@@ -49,6 +56,11 @@ int main(int argc, char **argv)
     if (level == 1) CHECK(events == 0 && comms == 0, "level 1 printed events: \"%s\"", text);
     if (level >= 2) CHECK(events == 1 && comms == 1, "level %d: %d start, %d communicator lines in \"%s\"",
                           level, events, comms, text);
+    if (level <= 2) CHECK(packets == 0, "level %d printed packets: \"%s\"", level, text);
+    /* level 3: at least the two messages this rank received */
+    if (level == 3)
+        CHECK(packets >= 2 && strstr(text, "eager") && strstr(text, "tag 6, 40 bytes"),
+              "level 3: %d packet lines in \"%s\"", packets, text);
     MPI_Comm_free(&d);
     rc = mt_finish("env_debug");
     MPI_Finalize();
