@@ -559,7 +559,11 @@ def main():
     for g, entries in files.items():
         write(outdir, "src/binding/bind_%s.c" % g, HEADER + incs + "\n" + "\n".join(entries))
 
-    # src/binding/api_table.[ch]: every procedure of the standard
+    # src/binding/api_table.[ch]: every procedure of the standard; one that
+    # include/mpi.h provides as a macro (the handle conversions, as in MPICH)
+    # is there too
+    with open(os.path.join(ROOT, "include", "mpi.h")) as fh:
+        macros = set(re.findall(r"^#define\s+(MPI_\w+)\(", fh.read(), re.M))
     std_procs = sorted(all_procs, key=lambda p: p.name)
     write(outdir, "src/binding/api_table.h", HEADER +
           "#ifndef COURIER_BINDING_API_TABLE_H\n#define COURIER_BINDING_API_TABLE_H\n"
@@ -568,7 +572,7 @@ def main():
           "extern const cr_api_entry_t cr_api_table[];\nextern const int cr_api_count;\n#endif\n")
     write(outdir, "src/binding/api_table.c", HEADER + "#include \"binding/api_table.h\"\n\n"
           "const cr_api_entry_t cr_api_table[] = {\n" +
-          "".join('    {"%s", %d},\n' % (p.name, int(p.implemented))
+          "".join('    {"%s", %d},\n' % (p.name, int(p.implemented or p.name in macros))
                   for p in std_procs) +
           "};\nconst int cr_api_count = %d;\n" % len(std_procs))
 
