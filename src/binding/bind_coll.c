@@ -7,6 +7,7 @@
 #include "core/api_comm.h"
 #include "core/api_dt.h"
 #include "core/api_session.h"
+#include "tools/api.h"
 
 #pragma weak MPI_Allgather = PMPI_Allgather
 int __attribute__((visibility("default"))) PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)

@@ -7,6 +7,7 @@
 #include "core/api_comm.h"
 #include "core/api_dt.h"
 #include "core/api_session.h"
+#include "tools/api.h"
 
 #pragma weak MPI_Address = PMPI_Address
 int __attribute__((visibility("default"))) PMPI_Address(void* location, MPI_Aint* address)

@@ -7,6 +7,7 @@
 #include "core/api_comm.h"
 #include "core/api_dt.h"
 #include "core/api_session.h"
+#include "tools/api.h"
 
 #pragma weak MPI_File_c2f = PMPI_File_c2f
 MPI_Fint __attribute__((visibility("default"))) PMPI_File_c2f(MPI_File file)

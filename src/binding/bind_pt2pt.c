@@ -7,6 +7,7 @@
 #include "core/api_comm.h"
 #include "core/api_dt.h"
 #include "core/api_session.h"
+#include "tools/api.h"
 
 #pragma weak MPI_Bsend = PMPI_Bsend
 int __attribute__((visibility("default"))) PMPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)

@@ -7,6 +7,7 @@
 #include "core/api_comm.h"
 #include "core/api_dt.h"
 #include "core/api_session.h"
+#include "tools/api.h"
 
 #pragma weak MPI_Accumulate = PMPI_Accumulate
 int __attribute__((visibility("default"))) PMPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
