@@ -32,6 +32,12 @@ typedef int (MPI_Win_delete_attr_function)(MPI_Win win, int win_keyval, void* at
 typedef void (MPI_Win_errhandler_function)(MPI_Win* win, int* error_code, ...);
 
 /* Procedures: MPI_X and its profiling name PMPI_X */
+int MPIX_Delete_error_class(int errorclass) COURIER_API_PUBLIC;
+int PMPIX_Delete_error_class(int errorclass) COURIER_API_PUBLIC;
+int MPIX_Delete_error_code(int errorcode) COURIER_API_PUBLIC;
+int PMPIX_Delete_error_code(int errorcode) COURIER_API_PUBLIC;
+int MPIX_Delete_error_string(int errorcode) COURIER_API_PUBLIC;
+int PMPIX_Delete_error_string(int errorcode) COURIER_API_PUBLIC;
 int MPI_Abort(MPI_Comm comm, int errorcode) COURIER_API_PUBLIC;
 int PMPI_Abort(MPI_Comm comm, int errorcode) COURIER_API_PUBLIC;
 int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) COURIER_API_PUBLIC;
@@ -836,6 +842,12 @@ int MPI_Register_datarep(const char* datarep, MPI_Datarep_conversion_function* r
 int PMPI_Register_datarep(const char* datarep, MPI_Datarep_conversion_function* read_conversion_fn, MPI_Datarep_conversion_function* write_conversion_fn, MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state) COURIER_API_PUBLIC;
 int MPI_Register_datarep_c(const char* datarep, MPI_Datarep_conversion_function_c* read_conversion_fn, MPI_Datarep_conversion_function_c* write_conversion_fn, MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state) COURIER_API_PUBLIC;
 int PMPI_Register_datarep_c(const char* datarep, MPI_Datarep_conversion_function_c* read_conversion_fn, MPI_Datarep_conversion_function_c* write_conversion_fn, MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state) COURIER_API_PUBLIC;
+int MPI_Remove_error_class(int errorclass) COURIER_API_PUBLIC;
+int PMPI_Remove_error_class(int errorclass) COURIER_API_PUBLIC;
+int MPI_Remove_error_code(int errorcode) COURIER_API_PUBLIC;
+int PMPI_Remove_error_code(int errorcode) COURIER_API_PUBLIC;
+int MPI_Remove_error_string(int errorcode) COURIER_API_PUBLIC;
+int PMPI_Remove_error_string(int errorcode) COURIER_API_PUBLIC;
 int MPI_Request_free(MPI_Request* request) COURIER_API_PUBLIC;
 int PMPI_Request_free(MPI_Request* request) COURIER_API_PUBLIC;
 int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) COURIER_API_PUBLIC;

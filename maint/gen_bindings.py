@@ -34,8 +34,13 @@ path): every `src/<layer>/api.h` (or api_<area>.h) holds prototypes
   A core parameter the procedure does not have receives: `how` its variant,
   `fname` the procedure's name, `int large` 1 in the large-count (_c) form and
   0 elsewhere (what MPI_Type_get_contents reports depends on it), a member's
-  fixed value (MEMBERS), or
+  fixed value (MEMBERS: a constant, or the name of one of the procedure's own
+  arguments; it comes before matching callbacks by type), or
   MPI_STATUS_IGNORE / NULL / CR_VEC_NONE for a status, pointer or vector.
+- Members.  maint/notes.py MEMBERS also binds procedures to an entry of
+  another name outside families: deprecated names (MPI_Attr_get ->
+  core_comm_get_attr with comm_keyval = keyval, MPI_Type_hvector ->
+  core_type_create_hvector), MPI_Init -> core_init_thread.
   MPI_Request and MPI_Message pointers and arrays stay handles: the core
   completes them in place.
 
@@ -157,9 +162,14 @@ def legacy_definitions(root):
 LEGACY_DEFINED = legacy_definitions(ROOT)
 
 
+def stem(name):
+    """MPI_Comm_rank -> Comm_rank; MPIX_Delete_error_class -> Delete_error_class."""
+    return name.split("_", 1)[1]
+
+
 def resolve(name):
     """(core entry, how, fixed arguments) for an MPI procedure, or (None, ...)."""
-    b = name[4:]
+    b = stem(name)
     if b.endswith("_c") or b.endswith("_x"):     # large-count forms (MPI-4 _c, MPI-3 _x)
         b = b[:-2]
     cands = []
@@ -183,10 +193,11 @@ def resolve(name):
 class Proc:
     def __init__(self, proto, parseset=None):
         proto = proto.replace("\\ldots", "...")
-        for wrong, right in notes.PROTO_FIXES.get(re.search(r"\b(MPI_\w+)\(", proto).group(1), ()):
+        for wrong, right in notes.PROTO_FIXES.get(re.search(r"\b(MPIX?_\w+)\(", proto).group(1), ()):
             proto = proto.replace(wrong, right)
-        m = re.match(r"(.*?)\b(MPI_\w+)\((.*)\)$", proto)
+        m = re.match(r"(.*?)\b(MPIX?_\w+)\((.*)\)$", proto)
         self.ret, self.name, plist = m.group(1).strip(), m.group(2), m.group(3)
+        self.mpix = self.name.startswith("MPIX_")     # an MPICH extension (maint/notes.py LEGACY)
         meta = {p["name"]: p for p in (parseset or {}).get("parameters", [])}
         texts = [] if plist.strip() in ("", "void") else [t for t in plist.split(", ")]
         self.varargs = "..." in texts
@@ -194,8 +205,8 @@ class Proc:
         self.entry, self.how, self.fixed = resolve(self.name)
         self.legacy = None
         if self.entry is None and self.name in notes.IMPLEMENTED and \
-                "core_" + self.name[4:].lower() in LEGACY_DEFINED:
-            self.legacy = "core_" + self.name[4:].lower()
+                "core_" + stem(self.name).lower() in LEGACY_DEFINED:
+            self.legacy = "core_" + stem(self.name).lower()
         self.implemented = self.entry is not None or self.legacy is not None
 
     def legacy_decl(self):
@@ -203,7 +214,9 @@ class Proc:
 
     def decl(self, prefix="MPI_"):
         ps = [p.text for p in self.params] + (["..."] if self.varargs else [])
-        return "%s %s%s(%s)" % (self.ret, prefix, self.name[4:], ", ".join(ps) or "void")
+        if self.mpix:
+            prefix = prefix[:-1] + "X_"
+        return "%s %s%s(%s)" % (self.ret, prefix, stem(self.name), ", ".join(ps) or "void")
 
     def anytime(self):
         return self.name in notes.ANYTIME or ("MPI_T_*" in notes.ANYTIME and self.name.startswith("MPI_T_"))
@@ -390,14 +403,15 @@ def core_args(p, b):
     args = []
     for c in p.entry.params:
         a = by.get(c.name)
+        if a is None and c.name in p.fixed:   # a member's fixed value or argument (MEMBERS)
+            args.append(p.fixed[c.name])
+            continue
         if re.search(r"_function(_c)?\*$", c.ctype):        # callbacks: by type
             args.append(fptrs[c.ctype].name if c.ctype in fptrs else "NULL")
             continue
         if a is None:
             if c.name == "how" and c.ctype == "cr_how_t":
                 args.append(HOW[p.how])
-            elif c.name in p.fixed:
-                args.append(p.fixed[c.name])
             elif c.name == "fname":
                 args.append("cr_fname")
             elif c.name == "large" and c.ctype == "int":
@@ -550,7 +564,11 @@ def main():
     for g, entries in files.items():
         write(outdir, "src/binding/bind_%s.c" % g, HEADER + incs + "\n" + "\n".join(entries))
 
-    # src/binding/api_table.[ch]: every procedure of the standard
+    # src/binding/api_table.[ch]: every procedure of the standard; one that
+    # include/mpi.h provides as a macro (the handle conversions, as in MPICH)
+    # is there too
+    with open(os.path.join(ROOT, "include", "mpi.h")) as fh:
+        macros = set(re.findall(r"^#define\s+(MPI_\w+)\(", fh.read(), re.M))
     std_procs = sorted(all_procs, key=lambda p: p.name)
     write(outdir, "src/binding/api_table.h", HEADER +
           "#ifndef COURIER_BINDING_API_TABLE_H\n#define COURIER_BINDING_API_TABLE_H\n"
@@ -559,7 +577,7 @@ def main():
           "extern const cr_api_entry_t cr_api_table[];\nextern const int cr_api_count;\n#endif\n")
     write(outdir, "src/binding/api_table.c", HEADER + "#include \"binding/api_table.h\"\n\n"
           "const cr_api_entry_t cr_api_table[] = {\n" +
-          "".join('    {"%s", %d},\n' % (p.name, int(p.implemented))
+          "".join('    {"%s", %d},\n' % (p.name, int(p.implemented or p.name in macros))
                   for p in std_procs) +
           "};\nconst int cr_api_count = %d;\n" % len(std_procs))
 

@@ -48,7 +48,9 @@ INDEX_OUT = {"index", "array_of_indices"}
 C_ONLY = {"argc": "NULL", "argv": "NULL"}
 # The standard's callback-typed functions whose Fortran callback has the C
 # calling convention (everything by reference), so the pointer passes through.
-CALLBACK_OK = {"MPI_User_function*", "MPI_Comm_errhandler_function*"}
+# (MPI_File's error handler is not: the C handle is a pointer, Fortran's an INTEGER.)
+CALLBACK_OK = {"MPI_User_function*", "MPI_Comm_errhandler_function*",
+               "MPI_Session_errhandler_function*", "MPI_Win_errhandler_function*"}
 # The attribute-keyval creators: their Fortran callbacks have a convention of
 # their own (attribute values and extra_state are INTEGER(KIND=MPI_ADDRESS_KIND),
 # or INTEGER for MPI_KEYVAL_CREATE, the flag a LOGICAL, the error code an
@@ -153,20 +155,23 @@ class FProc:
         self.fret = m.group(1).strip() or None
         names = [n.strip().lower() for n in m.group(3).split(",") if n.strip()]
         decl = {}
+        self.skip = None
         for line in lines[1:]:
             line = line.strip()
             mm = re.match(r"(INTEGER\(KIND=\w+\)|DOUBLE PRECISION|CHARACTER\*\(\*\)|<type>|\w+)\s+(.*)", line)
+            if not mm:      # e.g. TYPE(MPI_Status) of MPI_Status_f2f08: mpi_f08 types only
+                self.skip = "Fortran declaration %r has no form in mpif.h" % line
+                continue
             for n, d in re.findall(r"(\w+)(\([^)]*\))?", mm.group(2)):
                 decl[n.lower()] = (mm.group(1), d.replace(" ", ""))
         by = {p.name: p for p in cproc.params}
         self.params = []
         for n in names:
-            if n == "ierror":
+            if n == "ierror" or n not in decl:
                 continue
             t, d = decl[n]
             self.params.append(FParam(n, t, d, by[n], cproc.name))
         self.function = self.fret is not None
-        self.skip = None
         for p in self.params:
             if p.cls == "callback" and p.c.ctype not in CALLBACK_OK | ATTR_CALLBACKS:
                 self.skip = "callback %s has no Fortran calling convention here" % p.c.ctype

@@ -16,8 +16,11 @@ PARAM_NOTES   (procedure, parameter) -> note.  Notes understood by the generator
                 "nullable"    a handle that may also be its null handle
               Ranks named dest/source and tags of receives get these from the
               standard's text; notes override.
-MEMBERS       family members whose core entry is not core_<their name>: MPI base
-              name (no I prefix, _init or _c suffix) -> (entry, fixed arguments).
+MEMBERS       procedures whose core entry is not core_<their name>: MPI base
+              name (no I prefix, _init or _c suffix) -> (entry, fixed arguments):
+              family members (MPI_Ssend -> core_send, mode CR_MODE_SYNC) and
+              others bound to another procedure's entry (MPI_Attr_get ->
+              core_comm_get_attr, its keyval passed as comm_keyval).
 ARRAY_LENGTH  (procedure, array of handles) -> C expression of its length, so the
               binding can check every element and pass an array of objects.
 NOT_IN_ABI    procedures of the standard that MPICH 4.0.2's header does not
@@ -26,9 +29,13 @@ NOT_IN_ABI    procedures of the standard that MPICH 4.0.2's header does not
               MPI_Status_get/set_source/tag/error, MPI_Status_set_elements_c and
               MPI_Type_get_value_index are declared and exported: later MPICH
               releases have them too, and programs built against MPICH 4.0.2
-              simply do not call them.)
+              simply do not call them; so are MPI_Remove_error_*: additive
+              symbols that break no binary built with MPICH, which calls them
+              MPIX_Delete_error_*.)
 LEGACY        procedures removed from the standard that MPICH 4.0.2 still
-              declares and exports; binaries built with MPICH may call them.
+              declares and exports, and MPICH extensions (MPIX_) it exports
+              that MPICH's own tests call; binaries built with MPICH may call
+              them.
 """
 
 _P2P = """Send Recv Isend Irecv Ssend Issend Rsend Irsend Bsend Ibsend Sendrecv
@@ -37,51 +44,23 @@ Send_init Recv_init Ssend_init Rsend_init Bsend_init Start Startall
 Buffer_attach Buffer_detach"""
 _REQ = """Wait Waitall Waitany Waitsome Test Testall Testany Testsome Request_free
 Request_get_status Cancel"""
-_COMM = """Comm_rank Comm_size Comm_dup Comm_dup_with_info Comm_idup Comm_free Comm_split
-Comm_split_type Comm_create Comm_create_group Comm_compare Comm_group Comm_test_inter
-Comm_remote_size Comm_remote_group Comm_set_name Comm_get_name Intercomm_create
-Intercomm_merge Comm_get_info Comm_set_info
-Cart_create Dims_create Cart_get Cartdim_get Cart_rank Cart_coords Cart_shift Cart_sub
-Cart_map Graph_create Graphdims_get Graph_get Graph_neighbors_count Graph_neighbors
-Graph_map Dist_graph_create Dist_graph_create_adjacent Dist_graph_neighbors_count
-Dist_graph_neighbors Topo_test Neighbor_allgather Neighbor_allgatherv Neighbor_alltoall
-Neighbor_alltoallv Neighbor_alltoallw Ineighbor_allgather Ineighbor_allgatherv
-Ineighbor_alltoall Ineighbor_alltoallv Ineighbor_alltoallw"""
-_GROUP = """Group_size Group_rank Group_free Group_incl Group_excl Group_range_incl
-Group_range_excl Group_union Group_intersection Group_difference Group_compare
-Group_translate_ranks"""
 _COLL = """Barrier Bcast Reduce Allreduce Gather Gatherv Scatter Scatterv Allgather
 Allgatherv Alltoall Alltoallv Alltoallw Reduce_scatter Reduce_scatter_block Scan Exscan
 Reduce_local Ibarrier Ibcast Ireduce Iallreduce Igather Igatherv Iscatter Iscatterv
 Iallgather Iallgatherv Ialltoall Ialltoallv Ialltoallw Ireduce_scatter
 Ireduce_scatter_block Iscan Iexscan
 Op_create Op_free Op_commutative"""
-_INIT = """Init Init_thread Finalize Initialized Finalized Abort Query_thread
-Is_thread_main Get_version Get_library_version Get_processor_name Wtime Wtick
-Alloc_mem Free_mem Pcontrol Aint_add Aint_diff"""
-_ERR = """Comm_set_errhandler Comm_get_errhandler Comm_create_errhandler
-Errhandler_free Comm_call_errhandler Error_string Error_class Add_error_class
-Add_error_code Add_error_string"""
 # Large-count (_c) forms implemented alongside the int forms.
 _BIG = """Send Recv Isend Irecv Ssend Issend Rsend Irsend Bsend Ibsend Sendrecv
 Sendrecv_replace Bcast Reduce Allreduce Gather Scatter Allgather Alltoall"""
 
-# Attributes and keyvals (src/core/attr.c), with the MPI-1 forms, and Info objects
-# (src/core/info.c).
-_ATTR = """Comm_create_keyval Comm_free_keyval Comm_set_attr Comm_get_attr Comm_delete_attr
-Type_create_keyval Type_free_keyval Type_set_attr Type_get_attr Type_delete_attr
-Win_create_keyval Win_free_keyval Win_set_attr Win_get_attr Win_delete_attr
-Keyval_create Keyval_free Attr_put Attr_get Attr_delete"""
-_INFO = """Info_create Info_set Info_get Info_get_valuelen Info_get_string Info_delete
-Info_dup Info_free Info_get_nkeys Info_get_nthkey Info_create_env"""
 
 
 def _names(*blocks):
     return {"MPI_" + w for b in blocks for w in b.split()}
 
 
-IMPLEMENTED = _names(_P2P, _REQ, _COMM, _GROUP, _COLL, _INIT, _ERR, _ATTR, _INFO) | \
-    {n + "_c" for n in _names(_BIG)}
+IMPLEMENTED = _names(_P2P, _REQ, _COLL) | {n + "_c" for n in _names(_BIG)}
 
 ANYTIME = _names("""Init Init_thread Initialized Finalized Get_version
 Get_library_version Error_class Error_string Wtime Wtick Aint_add Aint_diff
@@ -100,6 +79,22 @@ MEMBERS = {
     "Ssend": ("core_send", {"mode": "CR_MODE_SYNC"}),
     "Rsend": ("core_send", {"mode": "CR_MODE_READY"}),
     "Bsend": ("core_send", {"mode": "CR_MODE_BUFFERED"}),
+    # outside families: a fixed value may name one of the procedure's own
+    # arguments, which then takes the place of the entry's parameter
+    "Init": ("core_init_thread", {"required": "MPI_THREAD_SINGLE"}),
+    "Keyval_create": ("core_comm_create_keyval", {"comm_copy_attr_fn": "copy_fn",
+                                                  "comm_delete_attr_fn": "delete_fn",
+                                                  "comm_keyval": "keyval"}),
+    "Keyval_free": ("core_comm_free_keyval", {"comm_keyval": "keyval"}),
+    "Attr_put": ("core_comm_set_attr", {"comm_keyval": "keyval"}),
+    "Attr_get": ("core_comm_get_attr", {"comm_keyval": "keyval"}),
+    "Attr_delete": ("core_comm_delete_attr", {"comm_keyval": "keyval"}),
+    "Errhandler_create": ("core_comm_create_errhandler", {"comm_errhandler_fn": "function"}),
+    "Errhandler_set": ("core_comm_set_errhandler", {}),
+    "Errhandler_get": ("core_comm_get_errhandler", {}),
+    "Delete_error_class": ("core_remove_error_class", {}),
+    "Delete_error_code": ("core_remove_error_code", {}),
+    "Delete_error_string": ("core_remove_error_string", {}),
     # MPI-1 names of datatype procedures (src/core/api_dt.h)
     "Type_hvector": ("core_type_create_hvector", {}),
     "Type_hindexed": ("core_type_create_hindexed", {}),
@@ -128,6 +123,9 @@ ARRAY_LENGTH = {
 
 PARAM_NOTES = {
     ("MPI_Intercomm_create", "peer_comm"): "nullable",
+    ("MPI_File_set_errhandler", "file"): "nullable",
+    ("MPI_File_get_errhandler", "file"): "nullable",
+    ("MPI_File_call_errhandler", "fh"): "nullable",
     ("MPI_Intercomm_create", "local_leader"): "nocheck",
     ("MPI_Intercomm_create", "remote_leader"): "nocheck",
     ("MPI_Intercomm_create_from_groups", "local_leader"): "nocheck",
@@ -142,7 +140,7 @@ Abi_get_version Abi_set_fortran_booleans Abi_set_fortran_info Buffer_flush Buffe
 Comm_attach_buffer Comm_attach_buffer_c Comm_detach_buffer Comm_detach_buffer_c
 Comm_flush_buffer Comm_iflush_buffer Session_attach_buffer Session_attach_buffer_c
 Session_detach_buffer Session_detach_buffer_c Session_flush_buffer Session_iflush_buffer
-Get_hw_resource_info Remove_error_class Remove_error_code Remove_error_string
+Get_hw_resource_info
 Request_get_status_all Request_get_status_any Request_get_status_some Sizeof F_sync_reg
 Comm_c2f Comm_f2c Errhandler_c2f Errhandler_f2c Group_c2f Group_f2c Message_c2f
 Info_c2f Info_f2c Message_f2c Op_c2f Op_f2c Request_c2f Request_f2c Session_c2f Session_f2c Type_c2f
@@ -153,6 +151,9 @@ Op_fromint Op_toint Request_fromint Request_toint Session_fromint Session_toint
 Type_fromint Type_toint Win_fromint Win_toint""")
 
 LEGACY = [
+    "int MPIX_Delete_error_class(int errorclass)",
+    "int MPIX_Delete_error_code(int errorcode)",
+    "int MPIX_Delete_error_string(int errorcode)",
     "int MPI_Address(void* location, MPI_Aint* address)",
     "int MPI_Errhandler_create(MPI_Handler_function* function, MPI_Errhandler* errhandler)",
     "int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler* errhandler)",

@@ -46,21 +46,21 @@ static void print_settings(void)
     for (int i = 0; i < ut_setting_count; i++) {
         const ut_setting_desc_t *d = &ut_setting_descs[i];
         ut_setting_env(d, env, sizeof env);
-        printf("  %-28s %-6s default %-8s current %-8s\n      %s\n", env,
+        printf("  %-28s %-6s default %-8s current %-8s range %ld .. %ld\n      %s\n", env,
                ut_setting_type_name(d->type), default_str(d, def, sizeof def),
-               current_str(d, cur, sizeof cur), d->doc);
+               current_str(d, cur, sizeof cur), d->min, d->max, d->doc);
     }
 }
 
 static void print_settings_md(void)
 {
     char env[128], def[64];
-    printf("| Variable | Type | Default | Description |\n|---|---|---|---|\n");
+    printf("| Variable | Type | Default | Range | Description |\n|---|---|---|---|---|\n");
     for (int i = 0; i < ut_setting_count; i++) {
         const ut_setting_desc_t *d = &ut_setting_descs[i];
         ut_setting_env(d, env, sizeof env);
-        printf("| `%s` | %s | %s | %s |\n", env, ut_setting_type_name(d->type),
-               default_str(d, def, sizeof def), d->doc);
+        printf("| `%s` | %s | %s | %ld .. %ld | %s |\n", env, ut_setting_type_name(d->type),
+               default_str(d, def, sizeof def), d->min, d->max, d->doc);
     }
 }
 
@@ -162,7 +162,11 @@ static int print_topology(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    int rc = ut_settings_load() == 0 ? 0 : 1;
+    int rc = 0;
+    if (ut_settings_load() != 0) {
+        fprintf(stderr, "courier_info: %s\n", ut_settings_error());
+        rc = 1;
+    }
     if (argc > 1 && strcmp(argv[1], "--settings-md") == 0) {
         print_settings_md();
     } else if (argc > 1 && strcmp(argv[1], "--api") == 0) {

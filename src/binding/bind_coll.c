@@ -4,9 +4,10 @@
 #include "core/check.h"
 #include "coll/api.h"
 #include "core/api.h"
+#include "core/api_comm.h"
 #include "core/api_dt.h"
+#include "core/api_session.h"
 #include "tools/api.h"
-#include "binding/core_legacy.h"
 
 #pragma weak MPI_Allgather = PMPI_Allgather
 int __attribute__((visibility("default"))) PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)

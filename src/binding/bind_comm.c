@@ -4,9 +4,10 @@
 #include "core/check.h"
 #include "coll/api.h"
 #include "core/api.h"
+#include "core/api_comm.h"
 #include "core/api_dt.h"
+#include "core/api_session.h"
 #include "tools/api.h"
-#include "binding/core_legacy.h"
 
 #pragma weak MPI_Add_error_class = PMPI_Add_error_class
 int __attribute__((visibility("default"))) PMPI_Add_error_class(int* errorclass)
@@ -66,7 +67,7 @@ int __attribute__((visibility("default"))) PMPI_Cart_coords(MPI_Comm comm, int r
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
-    cr_err = core_cart_coords(comm, rank, maxdims, coords);
+    cr_err = core_cart_coords(cr_c, rank, maxdims, coords);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -84,7 +85,7 @@ int __attribute__((visibility("default"))) PMPI_Cart_create(MPI_Comm comm_old, i
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm_old, "comm_old", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(comm_cart, "comm_cart")))) goto fail;
-    cr_err = core_cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
+    cr_err = core_cart_create(cr_c, ndims, dims, periods, reorder, comm_cart);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm_old, cr_err, cr_fname);
@@ -101,7 +102,7 @@ int __attribute__((visibility("default"))) PMPI_Cart_get(MPI_Comm comm, int maxd
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
-    cr_err = core_cart_get(comm, maxdims, dims, periods, coords);
+    cr_err = core_cart_get(cr_c, maxdims, dims, periods, coords);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -119,7 +120,7 @@ int __attribute__((visibility("default"))) PMPI_Cart_map(MPI_Comm comm, int ndim
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newrank, "newrank")))) goto fail;
-    cr_err = core_cart_map(comm, ndims, dims, periods, newrank);
+    cr_err = core_cart_map(cr_c, ndims, dims, periods, newrank);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -137,7 +138,7 @@ int __attribute__((visibility("default"))) PMPI_Cart_rank(MPI_Comm comm, const i
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(rank, "rank")))) goto fail;
-    cr_err = core_cart_rank(comm, coords, rank);
+    cr_err = core_cart_rank(cr_c, coords, rank);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -156,7 +157,7 @@ int __attribute__((visibility("default"))) PMPI_Cart_shift(MPI_Comm comm, int di
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(rank_source, "rank_source")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(rank_dest, "rank_dest")))) goto fail;
-    cr_err = core_cart_shift(comm, direction, disp, rank_source, rank_dest);
+    cr_err = core_cart_shift(cr_c, direction, disp, rank_source, rank_dest);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -174,7 +175,7 @@ int __attribute__((visibility("default"))) PMPI_Cart_sub(MPI_Comm comm, const in
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newcomm, "newcomm")))) goto fail;
-    cr_err = core_cart_sub(comm, remain_dims, newcomm);
+    cr_err = core_cart_sub(cr_c, remain_dims, newcomm);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -192,7 +193,7 @@ int __attribute__((visibility("default"))) PMPI_Cartdim_get(MPI_Comm comm, int* 
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(ndims, "ndims")))) goto fail;
-    cr_err = core_cartdim_get(comm, ndims);
+    cr_err = core_cartdim_get(cr_c, ndims);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -218,7 +219,7 @@ int __attribute__((visibility("default"))) PMPI_Comm_call_errhandler(MPI_Comm co
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
-    cr_err = core_comm_call_errhandler(comm, errorcode);
+    cr_err = core_comm_call_errhandler(cr_c, errorcode);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -238,7 +239,7 @@ int __attribute__((visibility("default"))) PMPI_Comm_compare(MPI_Comm comm1, MPI
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm1, "comm1", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm2, "comm2", &cr_o_comm2)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(result, "result")))) goto fail;
-    cr_err = core_comm_compare(comm1, comm2, result);
+    cr_err = core_comm_compare(cr_c, cr_o_comm2, result);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm1, cr_err, cr_fname);
@@ -267,7 +268,7 @@ int __attribute__((visibility("default"))) PMPI_Comm_create(MPI_Comm comm, MPI_G
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_group(group, "group", &cr_o_group)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newcomm, "newcomm")))) goto fail;
-    cr_err = core_comm_create(comm, group, newcomm);
+    cr_err = core_comm_create(cr_c, cr_o_group, newcomm);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -290,7 +291,20 @@ int __attribute__((visibility("default"))) PMPI_Comm_create_from_group(MPI_Group
 {
     static const char cr_fname[] = "MPI_Comm_create_from_group";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Comm_create_from_group is not implemented in Courier yet");
+    cr_group_t *cr_o_group = NULL;
+    cr_info_t *cr_o_info = NULL;
+    cr_errhandler_t *cr_o_errhandler = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_group(group, "group", &cr_o_group)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_errhandler(errhandler, "errhandler", &cr_o_errhandler)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(newcomm, "newcomm")))) goto fail;
+    cr_err = core_comm_create_from_group(cr_o_group, stringtag, cr_o_info, cr_o_errhandler, newcomm);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -309,7 +323,7 @@ int __attribute__((visibility("default"))) PMPI_Comm_create_group(MPI_Comm comm,
     if (CR_UNLIKELY((cr_err = cr_chk_group(group, "group", &cr_o_group)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 0, "tag")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newcomm, "newcomm")))) goto fail;
-    cr_err = core_comm_create_group(comm, group, tag, newcomm);
+    cr_err = core_comm_create_group(cr_c, cr_o_group, tag, newcomm);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -342,7 +356,7 @@ int __attribute__((visibility("default"))) PMPI_Comm_delete_attr(MPI_Comm comm, 
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
-    cr_err = core_comm_delete_attr(comm, comm_keyval);
+    cr_err = core_comm_delete_attr(cr_c, comm_keyval, cr_fname);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -369,7 +383,7 @@ int __attribute__((visibility("default"))) PMPI_Comm_dup(MPI_Comm comm, MPI_Comm
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newcomm, "newcomm")))) goto fail;
-    cr_err = core_comm_dup(comm, newcomm);
+    cr_err = core_comm_dup(cr_c, newcomm);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -389,7 +403,7 @@ int __attribute__((visibility("default"))) PMPI_Comm_dup_with_info(MPI_Comm comm
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newcomm, "newcomm")))) goto fail;
-    cr_err = core_comm_dup_with_info(comm, info, newcomm);
+    cr_err = core_comm_dup_with_info(cr_c, cr_o_info, newcomm);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -407,7 +421,10 @@ int __attribute__((visibility("default"))) PMPI_Comm_free(MPI_Comm* comm)
     }
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(comm, "comm")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_comm(*comm, "comm", &cr_o_comm)))) goto fail;
-    cr_err = core_comm_free(comm);
+    cr_err = core_comm_free(cr_o_comm);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) {
+        *comm = MPI_COMM_NULL;
+    }
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm ? *comm : MPI_COMM_NULL, cr_err, cr_fname);
@@ -422,7 +439,7 @@ int __attribute__((visibility("default"))) PMPI_Comm_free_keyval(int* comm_keyva
         cr_err = cr_chk_init_error(cr_fname);
         goto fail;
     }
-    cr_err = core_comm_free_keyval(comm_keyval);
+    cr_err = core_comm_free_keyval(comm_keyval, cr_fname);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -440,7 +457,7 @@ int __attribute__((visibility("default"))) PMPI_Comm_get_attr(MPI_Comm comm, int
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
-    cr_err = core_comm_get_attr(comm, comm_keyval, attribute_val, flag);
+    cr_err = core_comm_get_attr(cr_c, comm_keyval, attribute_val, flag, cr_fname);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -458,7 +475,7 @@ int __attribute__((visibility("default"))) PMPI_Comm_get_errhandler(MPI_Comm com
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(errhandler, "errhandler")))) goto fail;
-    cr_err = core_comm_get_errhandler(comm, errhandler);
+    cr_err = core_comm_get_errhandler(cr_c, errhandler);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -476,7 +493,7 @@ int __attribute__((visibility("default"))) PMPI_Comm_get_info(MPI_Comm comm, MPI
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(info_used, "info_used")))) goto fail;
-    cr_err = core_comm_get_info(comm, info_used);
+    cr_err = core_comm_get_info(cr_c, info_used);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -494,7 +511,7 @@ int __attribute__((visibility("default"))) PMPI_Comm_get_name(MPI_Comm comm, cha
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(resultlen, "resultlen")))) goto fail;
-    cr_err = core_comm_get_name(comm, comm_name, resultlen);
+    cr_err = core_comm_get_name(cr_c, comm_name, resultlen);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -521,7 +538,7 @@ int __attribute__((visibility("default"))) PMPI_Comm_group(MPI_Comm comm, MPI_Gr
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(group, "group")))) goto fail;
-    cr_err = core_comm_group(comm, group);
+    cr_err = core_comm_group(cr_c, group);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -540,7 +557,7 @@ int __attribute__((visibility("default"))) PMPI_Comm_idup(MPI_Comm comm, MPI_Com
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newcomm, "newcomm")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
-    cr_err = core_comm_idup(comm, newcomm, request);
+    cr_err = core_comm_idup(cr_c, newcomm, request);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -551,7 +568,19 @@ int __attribute__((visibility("default"))) PMPI_Comm_idup_with_info(MPI_Comm com
 {
     static const char cr_fname[] = "MPI_Comm_idup_with_info";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Comm_idup_with_info is not implemented in Courier yet");
+    cr_comm_t *cr_c = NULL;
+    cr_info_t *cr_o_info = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(newcomm, "newcomm")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_comm_idup_with_info(cr_c, cr_o_info, newcomm, request);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -576,7 +605,7 @@ int __attribute__((visibility("default"))) PMPI_Comm_rank(MPI_Comm comm, int* ra
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(rank, "rank")))) goto fail;
-    cr_err = core_comm_rank(comm, rank);
+    cr_err = core_comm_rank(cr_c, rank);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -594,7 +623,7 @@ int __attribute__((visibility("default"))) PMPI_Comm_remote_group(MPI_Comm comm,
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(group, "group")))) goto fail;
-    cr_err = core_comm_remote_group(comm, group);
+    cr_err = core_comm_remote_group(cr_c, group);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -612,7 +641,7 @@ int __attribute__((visibility("default"))) PMPI_Comm_remote_size(MPI_Comm comm, 
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(size, "size")))) goto fail;
-    cr_err = core_comm_remote_size(comm, size);
+    cr_err = core_comm_remote_size(cr_c, size);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -629,7 +658,7 @@ int __attribute__((visibility("default"))) PMPI_Comm_set_attr(MPI_Comm comm, int
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
-    cr_err = core_comm_set_attr(comm, comm_keyval, attribute_val);
+    cr_err = core_comm_set_attr(cr_c, comm_keyval, attribute_val, cr_fname);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -648,7 +677,7 @@ int __attribute__((visibility("default"))) PMPI_Comm_set_errhandler(MPI_Comm com
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_errhandler(errhandler, "errhandler", &cr_o_errhandler)))) goto fail;
-    cr_err = core_comm_set_errhandler(comm, errhandler);
+    cr_err = core_comm_set_errhandler(cr_c, cr_o_errhandler);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -667,7 +696,7 @@ int __attribute__((visibility("default"))) PMPI_Comm_set_info(MPI_Comm comm, MPI
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
-    cr_err = core_comm_set_info(comm, info);
+    cr_err = core_comm_set_info(cr_c, cr_o_info);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -684,7 +713,7 @@ int __attribute__((visibility("default"))) PMPI_Comm_set_name(MPI_Comm comm, con
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
-    cr_err = core_comm_set_name(comm, comm_name);
+    cr_err = core_comm_set_name(cr_c, comm_name);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -702,7 +731,7 @@ int __attribute__((visibility("default"))) PMPI_Comm_size(MPI_Comm comm, int* si
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(size, "size")))) goto fail;
-    cr_err = core_comm_size(comm, size);
+    cr_err = core_comm_size(cr_c, size);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -738,7 +767,7 @@ int __attribute__((visibility("default"))) PMPI_Comm_split(MPI_Comm comm, int co
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newcomm, "newcomm")))) goto fail;
-    cr_err = core_comm_split(comm, color, key, newcomm);
+    cr_err = core_comm_split(cr_c, color, key, newcomm);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -758,7 +787,7 @@ int __attribute__((visibility("default"))) PMPI_Comm_split_type(MPI_Comm comm, i
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newcomm, "newcomm")))) goto fail;
-    cr_err = core_comm_split_type(comm, split_type, key, info, newcomm);
+    cr_err = core_comm_split_type(cr_c, split_type, key, cr_o_info, newcomm);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -776,7 +805,7 @@ int __attribute__((visibility("default"))) PMPI_Comm_test_inter(MPI_Comm comm, i
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
-    cr_err = core_comm_test_inter(comm, flag);
+    cr_err = core_comm_test_inter(cr_c, flag);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -812,7 +841,7 @@ int __attribute__((visibility("default"))) PMPI_Dist_graph_create(MPI_Comm comm_
     if (CR_UNLIKELY((cr_err = cr_chk_count(n, "n")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(comm_dist_graph, "comm_dist_graph")))) goto fail;
-    cr_err = core_dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
+    cr_err = core_dist_graph_create(cr_c, n, sources, degrees, destinations, weights, cr_o_info, reorder, comm_dist_graph);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm_old, cr_err, cr_fname);
@@ -832,7 +861,7 @@ int __attribute__((visibility("default"))) PMPI_Dist_graph_create_adjacent(MPI_C
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm_old, "comm_old", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(comm_dist_graph, "comm_dist_graph")))) goto fail;
-    cr_err = core_dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
+    cr_err = core_dist_graph_create_adjacent(cr_c, indegree, sources, sourceweights, outdegree, destinations, destweights, cr_o_info, reorder, comm_dist_graph);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm_old, cr_err, cr_fname);
@@ -851,7 +880,7 @@ int __attribute__((visibility("default"))) PMPI_Dist_graph_neighbors(MPI_Comm co
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(maxindegree, "maxindegree")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(maxoutdegree, "maxoutdegree")))) goto fail;
-    cr_err = core_dist_graph_neighbors(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights);
+    cr_err = core_dist_graph_neighbors(cr_c, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -871,7 +900,7 @@ int __attribute__((visibility("default"))) PMPI_Dist_graph_neighbors_count(MPI_C
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(indegree, "indegree")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(outdegree, "outdegree")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(weighted, "weighted")))) goto fail;
-    cr_err = core_dist_graph_neighbors_count(comm, indegree, outdegree, weighted);
+    cr_err = core_dist_graph_neighbors_count(cr_c, indegree, outdegree, weighted);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -882,7 +911,13 @@ int __attribute__((visibility("default"))) PMPI_Errhandler_create(MPI_Handler_fu
 {
     static const char cr_fname[] = "MPI_Errhandler_create";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Errhandler_create is not implemented in Courier yet");
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    cr_err = core_comm_create_errhandler(function, errhandler);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -894,7 +929,10 @@ int __attribute__((visibility("default"))) PMPI_Errhandler_free(MPI_Errhandler* 
     cr_errhandler_t *cr_o_errhandler = NULL;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(errhandler, "errhandler")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_errhandler(*errhandler, "errhandler", &cr_o_errhandler)))) goto fail;
-    cr_err = core_errhandler_free(errhandler);
+    cr_err = core_errhandler_free(cr_o_errhandler);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) {
+        *errhandler = MPI_ERRHANDLER_NULL;
+    }
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -905,7 +943,15 @@ int __attribute__((visibility("default"))) PMPI_Errhandler_get(MPI_Comm comm, MP
 {
     static const char cr_fname[] = "MPI_Errhandler_get";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Errhandler_get is not implemented in Courier yet");
+    cr_comm_t *cr_o_comm = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_o_comm)))) goto fail;
+    cr_err = core_comm_get_errhandler(cr_o_comm, errhandler);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -914,7 +960,17 @@ int __attribute__((visibility("default"))) PMPI_Errhandler_set(MPI_Comm comm, MP
 {
     static const char cr_fname[] = "MPI_Errhandler_set";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Errhandler_set is not implemented in Courier yet");
+    cr_comm_t *cr_o_comm = NULL;
+    cr_errhandler_t *cr_o_errhandler = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_o_comm)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_errhandler(errhandler, "errhandler", &cr_o_errhandler)))) goto fail;
+    cr_err = core_comm_set_errhandler(cr_o_comm, cr_o_errhandler);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -954,7 +1010,7 @@ int __attribute__((visibility("default"))) PMPI_Graph_create(MPI_Comm comm_old, 
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm_old, "comm_old", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(comm_graph, "comm_graph")))) goto fail;
-    cr_err = core_graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
+    cr_err = core_graph_create(cr_c, nnodes, index, edges, reorder, comm_graph);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm_old, cr_err, cr_fname);
@@ -971,7 +1027,7 @@ int __attribute__((visibility("default"))) PMPI_Graph_get(MPI_Comm comm, int max
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
-    cr_err = core_graph_get(comm, maxindex, maxedges, index, edges);
+    cr_err = core_graph_get(cr_c, maxindex, maxedges, index, edges);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -989,7 +1045,7 @@ int __attribute__((visibility("default"))) PMPI_Graph_map(MPI_Comm comm, int nno
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newrank, "newrank")))) goto fail;
-    cr_err = core_graph_map(comm, nnodes, index, edges, newrank);
+    cr_err = core_graph_map(cr_c, nnodes, index, edges, newrank);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -1006,7 +1062,7 @@ int __attribute__((visibility("default"))) PMPI_Graph_neighbors(MPI_Comm comm, i
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
-    cr_err = core_graph_neighbors(comm, rank, maxneighbors, neighbors);
+    cr_err = core_graph_neighbors(cr_c, rank, maxneighbors, neighbors);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -1024,7 +1080,7 @@ int __attribute__((visibility("default"))) PMPI_Graph_neighbors_count(MPI_Comm c
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(nneighbors, "nneighbors")))) goto fail;
-    cr_err = core_graph_neighbors_count(comm, rank, nneighbors);
+    cr_err = core_graph_neighbors_count(cr_c, rank, nneighbors);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -1043,7 +1099,7 @@ int __attribute__((visibility("default"))) PMPI_Graphdims_get(MPI_Comm comm, int
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(nnodes, "nnodes")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(nedges, "nedges")))) goto fail;
-    cr_err = core_graphdims_get(comm, nnodes, nedges);
+    cr_err = core_graphdims_get(cr_c, nnodes, nedges);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -1063,7 +1119,7 @@ int __attribute__((visibility("default"))) PMPI_Group_compare(MPI_Group group1, 
     if (CR_UNLIKELY((cr_err = cr_chk_group(group1, "group1", &cr_o_group1)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_group(group2, "group2", &cr_o_group2)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(result, "result")))) goto fail;
-    cr_err = core_group_compare(group1, group2, result);
+    cr_err = core_group_compare(cr_o_group1, cr_o_group2, result);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -1083,7 +1139,7 @@ int __attribute__((visibility("default"))) PMPI_Group_difference(MPI_Group group
     if (CR_UNLIKELY((cr_err = cr_chk_group(group1, "group1", &cr_o_group1)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_group(group2, "group2", &cr_o_group2)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newgroup, "newgroup")))) goto fail;
-    cr_err = core_group_difference(group1, group2, newgroup);
+    cr_err = core_group_difference(cr_o_group1, cr_o_group2, newgroup);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -1101,7 +1157,7 @@ int __attribute__((visibility("default"))) PMPI_Group_excl(MPI_Group group, int 
     }
     if (CR_UNLIKELY((cr_err = cr_chk_group(group, "group", &cr_o_group)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newgroup, "newgroup")))) goto fail;
-    cr_err = core_group_excl(group, n, ranks, newgroup);
+    cr_err = core_group_excl(cr_o_group, n, ranks, newgroup);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -1119,7 +1175,10 @@ int __attribute__((visibility("default"))) PMPI_Group_free(MPI_Group* group)
     }
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(group, "group")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_group(*group, "group", &cr_o_group)))) goto fail;
-    cr_err = core_group_free(group);
+    cr_err = core_group_free(cr_o_group);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) {
+        *group = MPI_GROUP_NULL;
+    }
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -1130,7 +1189,16 @@ int __attribute__((visibility("default"))) PMPI_Group_from_session_pset(MPI_Sess
 {
     static const char cr_fname[] = "MPI_Group_from_session_pset";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Group_from_session_pset is not implemented in Courier yet");
+    cr_session_t *cr_o_session = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_session(session, "session", &cr_o_session)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(newgroup, "newgroup")))) goto fail;
+    cr_err = core_group_from_session_pset(cr_o_session, pset_name, newgroup);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_session(session, cr_err, cr_fname);
 }
 
@@ -1146,7 +1214,7 @@ int __attribute__((visibility("default"))) PMPI_Group_incl(MPI_Group group, int 
     }
     if (CR_UNLIKELY((cr_err = cr_chk_group(group, "group", &cr_o_group)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newgroup, "newgroup")))) goto fail;
-    cr_err = core_group_incl(group, n, ranks, newgroup);
+    cr_err = core_group_incl(cr_o_group, n, ranks, newgroup);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -1166,7 +1234,7 @@ int __attribute__((visibility("default"))) PMPI_Group_intersection(MPI_Group gro
     if (CR_UNLIKELY((cr_err = cr_chk_group(group1, "group1", &cr_o_group1)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_group(group2, "group2", &cr_o_group2)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newgroup, "newgroup")))) goto fail;
-    cr_err = core_group_intersection(group1, group2, newgroup);
+    cr_err = core_group_intersection(cr_o_group1, cr_o_group2, newgroup);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -1184,7 +1252,7 @@ int __attribute__((visibility("default"))) PMPI_Group_range_excl(MPI_Group group
     }
     if (CR_UNLIKELY((cr_err = cr_chk_group(group, "group", &cr_o_group)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newgroup, "newgroup")))) goto fail;
-    cr_err = core_group_range_excl(group, n, ranges, newgroup);
+    cr_err = core_group_range_excl(cr_o_group, n, ranges, newgroup);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -1202,7 +1270,7 @@ int __attribute__((visibility("default"))) PMPI_Group_range_incl(MPI_Group group
     }
     if (CR_UNLIKELY((cr_err = cr_chk_group(group, "group", &cr_o_group)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newgroup, "newgroup")))) goto fail;
-    cr_err = core_group_range_incl(group, n, ranges, newgroup);
+    cr_err = core_group_range_incl(cr_o_group, n, ranges, newgroup);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -1220,7 +1288,7 @@ int __attribute__((visibility("default"))) PMPI_Group_rank(MPI_Group group, int*
     }
     if (CR_UNLIKELY((cr_err = cr_chk_group(group, "group", &cr_o_group)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(rank, "rank")))) goto fail;
-    cr_err = core_group_rank(group, rank);
+    cr_err = core_group_rank(cr_o_group, rank);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -1238,7 +1306,7 @@ int __attribute__((visibility("default"))) PMPI_Group_size(MPI_Group group, int*
     }
     if (CR_UNLIKELY((cr_err = cr_chk_group(group, "group", &cr_o_group)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(size, "size")))) goto fail;
-    cr_err = core_group_size(group, size);
+    cr_err = core_group_size(cr_o_group, size);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -1257,7 +1325,7 @@ int __attribute__((visibility("default"))) PMPI_Group_translate_ranks(MPI_Group 
     }
     if (CR_UNLIKELY((cr_err = cr_chk_group(group1, "group1", &cr_o_group1)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_group(group2, "group2", &cr_o_group2)))) goto fail;
-    cr_err = core_group_translate_ranks(group1, n, ranks1, group2, ranks2);
+    cr_err = core_group_translate_ranks(cr_o_group1, n, ranks1, cr_o_group2, ranks2);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -1277,7 +1345,7 @@ int __attribute__((visibility("default"))) PMPI_Group_union(MPI_Group group1, MP
     if (CR_UNLIKELY((cr_err = cr_chk_group(group1, "group1", &cr_o_group1)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_group(group2, "group2", &cr_o_group2)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newgroup, "newgroup")))) goto fail;
-    cr_err = core_group_union(group1, group2, newgroup);
+    cr_err = core_group_union(cr_o_group1, cr_o_group2, newgroup);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -1298,7 +1366,7 @@ int __attribute__((visibility("default"))) PMPI_Intercomm_create(MPI_Comm local_
     if (peer_comm != MPI_COMM_NULL && CR_UNLIKELY((cr_err = cr_chk_comm(peer_comm, "peer_comm", &cr_o_peer_comm)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 0, "tag")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newintercomm, "newintercomm")))) goto fail;
-    cr_err = core_intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
+    cr_err = core_intercomm_create(cr_c, local_leader, cr_o_peer_comm, remote_leader, tag, newintercomm);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(local_comm, cr_err, cr_fname);
@@ -1309,7 +1377,22 @@ int __attribute__((visibility("default"))) PMPI_Intercomm_create_from_groups(MPI
 {
     static const char cr_fname[] = "MPI_Intercomm_create_from_groups";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Intercomm_create_from_groups is not implemented in Courier yet");
+    cr_group_t *cr_o_local_group = NULL;
+    cr_group_t *cr_o_remote_group = NULL;
+    cr_info_t *cr_o_info = NULL;
+    cr_errhandler_t *cr_o_errhandler = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_group(local_group, "local_group", &cr_o_local_group)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_group(remote_group, "remote_group", &cr_o_remote_group)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_errhandler(errhandler, "errhandler", &cr_o_errhandler)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(newintercomm, "newintercomm")))) goto fail;
+    cr_err = core_intercomm_create_from_groups(cr_o_local_group, local_leader, cr_o_remote_group, remote_leader, stringtag, cr_o_info, cr_o_errhandler, newintercomm);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -1325,10 +1408,55 @@ int __attribute__((visibility("default"))) PMPI_Intercomm_merge(MPI_Comm interco
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(intercomm, "intercomm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newintracomm, "newintracomm")))) goto fail;
-    cr_err = core_intercomm_merge(intercomm, high, newintracomm);
+    cr_err = core_intercomm_merge(cr_c, high, newintracomm);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(intercomm, cr_err, cr_fname);
+}
+
+#pragma weak MPI_Remove_error_class = PMPI_Remove_error_class
+int __attribute__((visibility("default"))) PMPI_Remove_error_class(int errorclass)
+{
+    static const char cr_fname[] = "MPI_Remove_error_class";
+    int cr_err;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    cr_err = core_remove_error_class(errorclass);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_none(cr_err, cr_fname);
+}
+
+#pragma weak MPI_Remove_error_code = PMPI_Remove_error_code
+int __attribute__((visibility("default"))) PMPI_Remove_error_code(int errorcode)
+{
+    static const char cr_fname[] = "MPI_Remove_error_code";
+    int cr_err;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    cr_err = core_remove_error_code(errorcode);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_none(cr_err, cr_fname);
+}
+
+#pragma weak MPI_Remove_error_string = PMPI_Remove_error_string
+int __attribute__((visibility("default"))) PMPI_Remove_error_string(int errorcode)
+{
+    static const char cr_fname[] = "MPI_Remove_error_string";
+    int cr_err;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    cr_err = core_remove_error_string(errorcode);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_none(cr_err, cr_fname);
 }
 
 #pragma weak MPI_Session_call_errhandler = PMPI_Session_call_errhandler
@@ -1336,7 +1464,11 @@ int __attribute__((visibility("default"))) PMPI_Session_call_errhandler(MPI_Sess
 {
     static const char cr_fname[] = "MPI_Session_call_errhandler";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Session_call_errhandler is not implemented in Courier yet");
+    cr_session_t *cr_o_session = NULL;
+    if (CR_UNLIKELY((cr_err = cr_chk_session(session, "session", &cr_o_session)))) goto fail;
+    cr_err = core_session_call_errhandler(cr_o_session, errorcode);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_session(session, cr_err, cr_fname);
 }
 
@@ -1345,7 +1477,10 @@ int __attribute__((visibility("default"))) PMPI_Session_create_errhandler(MPI_Se
 {
     static const char cr_fname[] = "MPI_Session_create_errhandler";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Session_create_errhandler is not implemented in Courier yet");
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(errhandler, "errhandler")))) goto fail;
+    cr_err = core_session_create_errhandler(session_errhandler_fn, errhandler);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -1354,7 +1489,15 @@ int __attribute__((visibility("default"))) PMPI_Session_finalize(MPI_Session* se
 {
     static const char cr_fname[] = "MPI_Session_finalize";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Session_finalize is not implemented in Courier yet");
+    cr_session_t *cr_o_session = NULL;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(session, "session")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_session(*session, "session", &cr_o_session)))) goto fail;
+    cr_err = core_session_finalize(cr_o_session);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) {
+        *session = MPI_SESSION_NULL;
+    }
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_session(session ? *session : MPI_SESSION_NULL, cr_err, cr_fname);
 }
 
@@ -1363,7 +1506,12 @@ int __attribute__((visibility("default"))) PMPI_Session_get_errhandler(MPI_Sessi
 {
     static const char cr_fname[] = "MPI_Session_get_errhandler";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Session_get_errhandler is not implemented in Courier yet");
+    cr_session_t *cr_o_session = NULL;
+    if (CR_UNLIKELY((cr_err = cr_chk_session(session, "session", &cr_o_session)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(errhandler, "errhandler")))) goto fail;
+    cr_err = core_session_get_errhandler(cr_o_session, errhandler);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_session(session, cr_err, cr_fname);
 }
 
@@ -1372,7 +1520,12 @@ int __attribute__((visibility("default"))) PMPI_Session_get_info(MPI_Session ses
 {
     static const char cr_fname[] = "MPI_Session_get_info";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Session_get_info is not implemented in Courier yet");
+    cr_session_t *cr_o_session = NULL;
+    if (CR_UNLIKELY((cr_err = cr_chk_session(session, "session", &cr_o_session)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(info_used, "info_used")))) goto fail;
+    cr_err = core_session_get_info(cr_o_session, info_used);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_session(session, cr_err, cr_fname);
 }
 
@@ -1381,7 +1534,13 @@ int __attribute__((visibility("default"))) PMPI_Session_get_nth_pset(MPI_Session
 {
     static const char cr_fname[] = "MPI_Session_get_nth_pset";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Session_get_nth_pset is not implemented in Courier yet");
+    cr_session_t *cr_o_session = NULL;
+    cr_info_t *cr_o_info = NULL;
+    if (CR_UNLIKELY((cr_err = cr_chk_session(session, "session", &cr_o_session)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    cr_err = core_session_get_nth_pset(cr_o_session, cr_o_info, n, pset_len, pset_name);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_session(session, cr_err, cr_fname);
 }
 
@@ -1390,7 +1549,14 @@ int __attribute__((visibility("default"))) PMPI_Session_get_num_psets(MPI_Sessio
 {
     static const char cr_fname[] = "MPI_Session_get_num_psets";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Session_get_num_psets is not implemented in Courier yet");
+    cr_session_t *cr_o_session = NULL;
+    cr_info_t *cr_o_info = NULL;
+    if (CR_UNLIKELY((cr_err = cr_chk_session(session, "session", &cr_o_session)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(npset_names, "npset_names")))) goto fail;
+    cr_err = core_session_get_num_psets(cr_o_session, cr_o_info, npset_names);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_session(session, cr_err, cr_fname);
 }
 
@@ -1399,7 +1565,12 @@ int __attribute__((visibility("default"))) PMPI_Session_get_pset_info(MPI_Sessio
 {
     static const char cr_fname[] = "MPI_Session_get_pset_info";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Session_get_pset_info is not implemented in Courier yet");
+    cr_session_t *cr_o_session = NULL;
+    if (CR_UNLIKELY((cr_err = cr_chk_session(session, "session", &cr_o_session)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(info, "info")))) goto fail;
+    cr_err = core_session_get_pset_info(cr_o_session, pset_name, info);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_session(session, cr_err, cr_fname);
 }
 
@@ -1408,7 +1579,14 @@ int __attribute__((visibility("default"))) PMPI_Session_init(MPI_Info info, MPI_
 {
     static const char cr_fname[] = "MPI_Session_init";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Session_init is not implemented in Courier yet");
+    cr_info_t *cr_o_info = NULL;
+    cr_errhandler_t *cr_o_errhandler = NULL;
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_errhandler(errhandler, "errhandler", &cr_o_errhandler)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(session, "session")))) goto fail;
+    cr_err = core_session_init(cr_o_info, cr_o_errhandler, session);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -1417,7 +1595,13 @@ int __attribute__((visibility("default"))) PMPI_Session_set_errhandler(MPI_Sessi
 {
     static const char cr_fname[] = "MPI_Session_set_errhandler";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Session_set_errhandler is not implemented in Courier yet");
+    cr_session_t *cr_o_session = NULL;
+    cr_errhandler_t *cr_o_errhandler = NULL;
+    if (CR_UNLIKELY((cr_err = cr_chk_session(session, "session", &cr_o_session)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_errhandler(errhandler, "errhandler", &cr_o_errhandler)))) goto fail;
+    cr_err = core_session_set_errhandler(cr_o_session, cr_o_errhandler);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_session(session, cr_err, cr_fname);
 }
 
@@ -1433,7 +1617,7 @@ int __attribute__((visibility("default"))) PMPI_Topo_test(MPI_Comm comm, int* st
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
-    cr_err = core_topo_test(comm, status);
+    cr_err = core_topo_test(cr_c, status);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);

@@ -4,9 +4,10 @@
 #include "core/check.h"
 #include "coll/api.h"
 #include "core/api.h"
+#include "core/api_comm.h"
 #include "core/api_dt.h"
+#include "core/api_session.h"
 #include "tools/api.h"
-#include "binding/core_legacy.h"
 
 #pragma weak MPI_Address = PMPI_Address
 int __attribute__((visibility("default"))) PMPI_Address(void* location, MPI_Aint* address)
@@ -712,7 +713,7 @@ int __attribute__((visibility("default"))) PMPI_Type_delete_attr(MPI_Datatype da
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
-    cr_err = core_type_delete_attr(datatype, type_keyval);
+    cr_err = core_type_delete_attr(cr_o_datatype, type_keyval);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -801,7 +802,7 @@ int __attribute__((visibility("default"))) PMPI_Type_get_attr(MPI_Datatype datat
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
-    cr_err = core_type_get_attr(datatype, type_keyval, attribute_val, flag);
+    cr_err = core_type_get_attr(cr_o_datatype, type_keyval, attribute_val, flag);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -1172,7 +1173,7 @@ int __attribute__((visibility("default"))) PMPI_Type_set_attr(MPI_Datatype datat
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
-    cr_err = core_type_set_attr(datatype, type_keyval, attribute_val);
+    cr_err = core_type_set_attr(cr_o_datatype, type_keyval, attribute_val);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);

@@ -4,9 +4,10 @@
 #include "core/check.h"
 #include "coll/api.h"
 #include "core/api.h"
+#include "core/api_comm.h"
 #include "core/api_dt.h"
+#include "core/api_session.h"
 #include "tools/api.h"
-#include "binding/core_legacy.h"
 
 #pragma weak MPI_File_c2f = PMPI_File_c2f
 MPI_Fint __attribute__((visibility("default"))) PMPI_File_c2f(MPI_File file)
@@ -19,7 +20,15 @@ int __attribute__((visibility("default"))) PMPI_File_call_errhandler(MPI_File fh
 {
     static const char cr_fname[] = "MPI_File_call_errhandler";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_call_errhandler is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (fh != MPI_FILE_NULL && CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_call_errhandler(cr_o_fh, errorcode);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -37,7 +46,14 @@ int __attribute__((visibility("default"))) PMPI_File_create_errhandler(MPI_File_
 {
     static const char cr_fname[] = "MPI_File_create_errhandler";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_create_errhandler is not implemented in Courier yet");
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(errhandler, "errhandler")))) goto fail;
+    cr_err = core_file_create_errhandler(file_errhandler_fn, errhandler);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -88,7 +104,16 @@ int __attribute__((visibility("default"))) PMPI_File_get_errhandler(MPI_File fil
 {
     static const char cr_fname[] = "MPI_File_get_errhandler";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_get_errhandler is not implemented in Courier yet");
+    cr_file_t *cr_o_file = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (file != MPI_FILE_NULL && CR_UNLIKELY((cr_err = cr_chk_file(file, "file", &cr_o_file)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(errhandler, "errhandler")))) goto fail;
+    cr_err = core_file_get_errhandler(cr_o_file, errhandler);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(file, cr_err, cr_fname);
 }
 
@@ -583,7 +608,17 @@ int __attribute__((visibility("default"))) PMPI_File_set_errhandler(MPI_File fil
 {
     static const char cr_fname[] = "MPI_File_set_errhandler";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_set_errhandler is not implemented in Courier yet");
+    cr_file_t *cr_o_file = NULL;
+    cr_errhandler_t *cr_o_errhandler = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (file != MPI_FILE_NULL && CR_UNLIKELY((cr_err = cr_chk_file(file, "file", &cr_o_file)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_errhandler(errhandler, "errhandler", &cr_o_errhandler)))) goto fail;
+    cr_err = core_file_set_errhandler(cr_o_file, cr_o_errhandler);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(file, cr_err, cr_fname);
 }
 

@@ -4,9 +4,55 @@
 #include "core/check.h"
 #include "coll/api.h"
 #include "core/api.h"
+#include "core/api_comm.h"
 #include "core/api_dt.h"
+#include "core/api_session.h"
 #include "tools/api.h"
-#include "binding/core_legacy.h"
+
+#pragma weak MPIX_Delete_error_class = PMPIX_Delete_error_class
+int __attribute__((visibility("default"))) PMPIX_Delete_error_class(int errorclass)
+{
+    static const char cr_fname[] = "MPIX_Delete_error_class";
+    int cr_err;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    cr_err = core_remove_error_class(errorclass);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_none(cr_err, cr_fname);
+}
+
+#pragma weak MPIX_Delete_error_code = PMPIX_Delete_error_code
+int __attribute__((visibility("default"))) PMPIX_Delete_error_code(int errorcode)
+{
+    static const char cr_fname[] = "MPIX_Delete_error_code";
+    int cr_err;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    cr_err = core_remove_error_code(errorcode);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_none(cr_err, cr_fname);
+}
+
+#pragma weak MPIX_Delete_error_string = PMPIX_Delete_error_string
+int __attribute__((visibility("default"))) PMPIX_Delete_error_string(int errorcode)
+{
+    static const char cr_fname[] = "MPIX_Delete_error_string";
+    int cr_err;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    cr_err = core_remove_error_string(errorcode);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_none(cr_err, cr_fname);
+}
 
 #pragma weak MPI_Abort = PMPI_Abort
 int __attribute__((visibility("default"))) PMPI_Abort(MPI_Comm comm, int errorcode)
@@ -15,7 +61,7 @@ int __attribute__((visibility("default"))) PMPI_Abort(MPI_Comm comm, int errorco
     int cr_err;
     cr_comm_t *cr_c = NULL;
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
-    cr_err = core_abort(comm, errorcode);
+    cr_err = core_abort(cr_c, errorcode);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -44,7 +90,7 @@ int __attribute__((visibility("default"))) PMPI_Alloc_mem(MPI_Aint size, MPI_Inf
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
-    cr_err = core_alloc_mem(size, info, baseptr);
+    cr_err = core_alloc_mem(size, cr_o_info, baseptr);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -61,7 +107,7 @@ int __attribute__((visibility("default"))) PMPI_Attr_delete(MPI_Comm comm, int k
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
-    cr_err = core_attr_delete(comm, keyval);
+    cr_err = core_comm_delete_attr(cr_c, keyval, cr_fname);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -79,7 +125,7 @@ int __attribute__((visibility("default"))) PMPI_Attr_get(MPI_Comm comm, int keyv
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
-    cr_err = core_attr_get(comm, keyval, attribute_val, flag);
+    cr_err = core_comm_get_attr(cr_c, keyval, attribute_val, flag, cr_fname);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -96,7 +142,7 @@ int __attribute__((visibility("default"))) PMPI_Attr_put(MPI_Comm comm, int keyv
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
-    cr_err = core_attr_put(comm, keyval, attribute_val);
+    cr_err = core_comm_set_attr(cr_c, keyval, attribute_val, cr_fname);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -336,7 +382,7 @@ int __attribute__((visibility("default"))) PMPI_Info_delete(MPI_Info info, const
     int cr_err;
     cr_info_t *cr_o_info = NULL;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
-    cr_err = core_info_delete(info, key);
+    cr_err = core_info_delete(cr_o_info, key);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -350,7 +396,7 @@ int __attribute__((visibility("default"))) PMPI_Info_dup(MPI_Info info, MPI_Info
     cr_info_t *cr_o_info = NULL;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newinfo, "newinfo")))) goto fail;
-    cr_err = core_info_dup(info, newinfo);
+    cr_err = core_info_dup(cr_o_info, newinfo);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -364,7 +410,10 @@ int __attribute__((visibility("default"))) PMPI_Info_free(MPI_Info* info)
     cr_info_t *cr_o_info = NULL;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(info, "info")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_info(*info, "info", &cr_o_info)))) goto fail;
-    cr_err = core_info_free(info);
+    cr_err = core_info_free(cr_o_info);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) {
+        *info = MPI_INFO_NULL;
+    }
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -378,7 +427,7 @@ int __attribute__((visibility("default"))) PMPI_Info_get(MPI_Info info, const ch
     cr_info_t *cr_o_info = NULL;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
-    cr_err = core_info_get(info, key, valuelen, value, flag);
+    cr_err = core_info_get(cr_o_info, key, valuelen, value, flag);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -392,7 +441,7 @@ int __attribute__((visibility("default"))) PMPI_Info_get_nkeys(MPI_Info info, in
     cr_info_t *cr_o_info = NULL;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(nkeys, "nkeys")))) goto fail;
-    cr_err = core_info_get_nkeys(info, nkeys);
+    cr_err = core_info_get_nkeys(cr_o_info, nkeys);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -405,7 +454,7 @@ int __attribute__((visibility("default"))) PMPI_Info_get_nthkey(MPI_Info info, i
     int cr_err;
     cr_info_t *cr_o_info = NULL;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
-    cr_err = core_info_get_nthkey(info, n, key);
+    cr_err = core_info_get_nthkey(cr_o_info, n, key);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -419,7 +468,7 @@ int __attribute__((visibility("default"))) PMPI_Info_get_string(MPI_Info info, c
     cr_info_t *cr_o_info = NULL;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
-    cr_err = core_info_get_string(info, key, buflen, value, flag);
+    cr_err = core_info_get_string(cr_o_info, key, buflen, value, flag);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -434,7 +483,7 @@ int __attribute__((visibility("default"))) PMPI_Info_get_valuelen(MPI_Info info,
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(valuelen, "valuelen")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
-    cr_err = core_info_get_valuelen(info, key, valuelen, flag);
+    cr_err = core_info_get_valuelen(cr_o_info, key, valuelen, flag);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -447,7 +496,7 @@ int __attribute__((visibility("default"))) PMPI_Info_set(MPI_Info info, const ch
     int cr_err;
     cr_info_t *cr_o_info = NULL;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
-    cr_err = core_info_set(info, key, value);
+    cr_err = core_info_set(cr_o_info, key, value);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -458,7 +507,7 @@ int __attribute__((visibility("default"))) PMPI_Init(int* argc, char*** argv)
 {
     static const char cr_fname[] = "MPI_Init";
     int cr_err;
-    cr_err = core_init(argc, argv);
+    cr_err = core_init_thread(argc, argv, MPI_THREAD_SINGLE, NULL);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
     return cr_raise_none(cr_err, cr_fname);
 }
@@ -609,7 +658,7 @@ int __attribute__((visibility("default"))) PMPI_Keyval_create(MPI_Copy_function*
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(keyval, "keyval")))) goto fail;
-    cr_err = core_keyval_create(copy_fn, delete_fn, keyval, extra_state);
+    cr_err = core_comm_create_keyval(copy_fn, delete_fn, keyval, extra_state);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -624,7 +673,7 @@ int __attribute__((visibility("default"))) PMPI_Keyval_free(int* keyval)
         cr_err = cr_chk_init_error(cr_fname);
         goto fail;
     }
-    cr_err = core_keyval_free(keyval);
+    cr_err = core_comm_free_keyval(keyval, cr_fname);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);

@@ -4,9 +4,10 @@
 #include "core/check.h"
 #include "coll/api.h"
 #include "core/api.h"
+#include "core/api_comm.h"
 #include "core/api_dt.h"
+#include "core/api_session.h"
 #include "tools/api.h"
-#include "binding/core_legacy.h"
 
 #pragma weak MPI_Bsend = PMPI_Bsend
 int __attribute__((visibility("default"))) PMPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
@@ -1170,7 +1171,8 @@ int __attribute__((visibility("default"))) PMPI_Status_c2f(const MPI_Status* c_s
 {
     static const char cr_fname[] = "MPI_Status_c2f";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Status_c2f is not implemented in Courier yet");
+    cr_err = core_status_c2f(c_status, f_status);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -1179,7 +1181,8 @@ int __attribute__((visibility("default"))) PMPI_Status_c2f08(const MPI_Status* c
 {
     static const char cr_fname[] = "MPI_Status_c2f08";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Status_c2f08 is not implemented in Courier yet");
+    cr_err = core_status_c2f08(c_status, f08_status);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -1188,7 +1191,8 @@ int __attribute__((visibility("default"))) PMPI_Status_f082c(const MPI_F08_statu
 {
     static const char cr_fname[] = "MPI_Status_f082c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Status_f082c is not implemented in Courier yet");
+    cr_err = core_status_f082c(f08_status, c_status);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -1197,7 +1201,8 @@ int __attribute__((visibility("default"))) PMPI_Status_f082f(const MPI_F08_statu
 {
     static const char cr_fname[] = "MPI_Status_f082f";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Status_f082f is not implemented in Courier yet");
+    cr_err = core_status_f082f(f08_status, f_status);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -1206,7 +1211,8 @@ int __attribute__((visibility("default"))) PMPI_Status_f2c(const MPI_Fint* f_sta
 {
     static const char cr_fname[] = "MPI_Status_f2c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Status_f2c is not implemented in Courier yet");
+    cr_err = core_status_f2c(f_status, c_status);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -1215,7 +1221,8 @@ int __attribute__((visibility("default"))) PMPI_Status_f2f08(const MPI_Fint* f_s
 {
     static const char cr_fname[] = "MPI_Status_f2f08";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Status_f2f08 is not implemented in Courier yet");
+    cr_err = core_status_f2f08(f_status, f08_status);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
     return cr_raise_none(cr_err, cr_fname);
 }
 

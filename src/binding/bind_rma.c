@@ -4,9 +4,10 @@
 #include "core/check.h"
 #include "coll/api.h"
 #include "core/api.h"
+#include "core/api_comm.h"
 #include "core/api_dt.h"
+#include "core/api_session.h"
 #include "tools/api.h"
-#include "binding/core_legacy.h"
 
 #pragma weak MPI_Accumulate = PMPI_Accumulate
 int __attribute__((visibility("default"))) PMPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
@@ -265,7 +266,14 @@ int __attribute__((visibility("default"))) PMPI_Win_create_errhandler(MPI_Win_er
 {
     static const char cr_fname[] = "MPI_Win_create_errhandler";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_create_errhandler is not implemented in Courier yet");
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(errhandler, "errhandler")))) goto fail;
+    cr_err = core_win_create_errhandler(win_errhandler_fn, errhandler);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -290,15 +298,7 @@ int __attribute__((visibility("default"))) PMPI_Win_delete_attr(MPI_Win win, int
 {
     static const char cr_fname[] = "MPI_Win_delete_attr";
     int cr_err;
-    cr_win_t *cr_o_win = NULL;
-    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
-        cr_err = cr_chk_init_error(cr_fname);
-        goto fail;
-    }
-    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
-    cr_err = core_win_delete_attr(win, win_keyval);
-    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
-fail:
+    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_delete_attr is not implemented in Courier yet");
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -385,16 +385,7 @@ int __attribute__((visibility("default"))) PMPI_Win_get_attr(MPI_Win win, int wi
 {
     static const char cr_fname[] = "MPI_Win_get_attr";
     int cr_err;
-    cr_win_t *cr_o_win = NULL;
-    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
-        cr_err = cr_chk_init_error(cr_fname);
-        goto fail;
-    }
-    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
-    cr_err = core_win_get_attr(win, win_keyval, attribute_val, flag);
-    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
-fail:
+    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_get_attr is not implemented in Courier yet");
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -466,15 +457,7 @@ int __attribute__((visibility("default"))) PMPI_Win_set_attr(MPI_Win win, int wi
 {
     static const char cr_fname[] = "MPI_Win_set_attr";
     int cr_err;
-    cr_win_t *cr_o_win = NULL;
-    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
-        cr_err = cr_chk_init_error(cr_fname);
-        goto fail;
-    }
-    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
-    cr_err = core_win_set_attr(win, win_keyval, attribute_val);
-    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
-fail:
+    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_set_attr is not implemented in Courier yet");
     return cr_raise_win(win, cr_err, cr_fname);
 }
 

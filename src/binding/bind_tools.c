@@ -4,9 +4,10 @@
 #include "core/check.h"
 #include "coll/api.h"
 #include "core/api.h"
+#include "core/api_comm.h"
 #include "core/api_dt.h"
+#include "core/api_session.h"
 #include "tools/api.h"
-#include "binding/core_legacy.h"
 
 #pragma weak MPI_T_category_changed = PMPI_T_category_changed
 int __attribute__((visibility("default"))) PMPI_T_category_changed(int* update_number)

@@ -34,7 +34,13 @@ int cr_attr_delete_all(int kind, int handle, void **list);
 /* The generic forms behind MPI_{Comm,Type,Win}_{set,get,delete}_attr, for
  * modules whose objects attr.c does not know (windows): keyval is checked
  * against kind; predefined keyvals are refused by set/delete.  get copies the
- * stored value (a void *) to *(void **)value_out and sets *flag. */
+ * stored value (a void *) to *(void **)value_out and sets *flag.
+ * The hook for windows (src/rma): a window object keeps its own `void *attrs`;
+ * core_win_set_attr/get_attr/delete_attr call these with CR_K_WIN, the
+ * window's handle and &win->attrs; MPI_Win_free calls cr_attr_delete_all
+ * first.  The predefined keys (MPI_WIN_BASE, MPI_WIN_SIZE, MPI_WIN_DISP_UNIT,
+ * MPI_WIN_CREATE_FLAVOR, MPI_WIN_MODEL) are the window module's to answer
+ * before it calls cr_attr_get, which reports them absent (*flag = 0). */
 int cr_attr_set(int kind, int handle, void **list, int keyval, void *value, const char *fname);
 int cr_attr_get(int kind, void **list, int keyval, void *value_out, int *flag, const char *fname);
 int cr_attr_delete(int kind, int handle, void **list, int keyval, const char *fname);

@@ -9,7 +9,7 @@ int cr_chk_init_error(const char *fname)
 {
     if (cr_proc.state == CR_STATE_FINALIZED)
         return cr_error(MPI_ERR_OTHER, "%s called after MPI_Finalize", fname);
-    return cr_error(MPI_ERR_OTHER, "%s called before MPI_Init", fname);
+    return cr_error(MPI_ERR_OTHER, "%s called before MPI_Init (or MPI_Session_init)", fname);
 }
 
 int cr_chk_comm_fail(MPI_Comm h, const char *arg)

@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: MIT */
-/* Communicators: rank/size, dup/idup/dup_with_info, split/split_type, create,
- * create_group, free, compare, names, info hints, context ids, and the small
+/* Communicators: rank/size, dup/dup_with_info, split, create, create_group,
+ * free, compare, names, info hints, references, context ids, and the small
  * internal collectives that communicator creation needs.  Intercommunicators
- * live in intercomm.c, topologies in topo.c (see docs/communicators.md). */
+ * live in intercomm.c, MPI_Comm_idup in comm_idup.c, MPI_Comm_split_type in
+ * comm_hw.c, creation from groups in comm_from_group.c, topologies in topo.c
+ * (see docs/communicators.md). */
 #include "core/core.h"
 #include "core/errh.h"
 #include "core/comm_priv.h"
 #include "core/info.h"
 #include "core/attr.h"
-#include "core/api.h"
-#include "binding/core_legacy.h" /* transition: entries not yet in an api.h */
+#include "core/api_comm.h"
+#include "util/log.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,16 +56,21 @@ int cr_comm_bcast_ints(cr_comm_t *c, int root, int *buf, int n, int tag)
 }
 
 /* Dissemination barrier on the collective context; makes progress while waiting. */
-int cr_barrier_internal(cr_comm_t *c)
+int cr_barrier_tag(cr_comm_t *c, int tag)
 {
     cr_datatype_t *dt = cr_datatype_ptr(MPI_BYTE);
     for (int d = 1; d < c->size; d <<= 1) {
-        int err = cr_sendrecv(NULL, 0, dt, (c->rank + d) % c->size, CR_TAG_BARRIER, NULL, 0, dt,
-                              (c->rank - d + c->size) % c->size, CR_TAG_BARRIER, c, CR_CTX_COLL,
+        int err = cr_sendrecv(NULL, 0, dt, (c->rank + d) % c->size, tag, NULL, 0, dt,
+                              (c->rank - d + c->size) % c->size, tag, c, CR_CTX_COLL,
                               MPI_STATUS_IGNORE);
         if (err) return err;
     }
     return MPI_SUCCESS;
+}
+
+int cr_barrier_internal(cr_comm_t *c)
+{
+    return cr_barrier_tag(c, CR_TAG_BARRIER);
 }
 
 /* ---- context ids -------------------------------------------------------------
@@ -75,12 +82,16 @@ int cr_barrier_internal(cr_comm_t *c)
  * matching happens per receiving process.  The argument needs no more than the
  * members themselves, so it holds for Comm_create_group (collective only over
  * the group) and for intercommunicators (the maximum over both groups). */
+int cr_ctx_agreeing;
+
 int cr_ctx_max(cr_comm_t *c, int tag, uint32_t *ctx)
 {
     int mine = (int)cr_proc.next_ctx;
     int *all = malloc((size_t)c->size * sizeof(int));
     if (!all) return cr_error(MPI_ERR_NO_MEM, "no memory to agree on a context id");
+    cr_ctx_agreeing++;
     int err = cr_comm_allgather_ints(c, &mine, 1, all, tag);
+    cr_ctx_agreeing--;
     if (!err) {
         int mx = 0;
         for (int i = 0; i < c->size; i++) mx = all[i] > mx ? all[i] : mx;
@@ -107,18 +118,14 @@ int cr_ctx_alloc(cr_comm_t *comm, uint32_t *ctx)
 int cr_comm_make(cr_group_t *g, cr_group_t *remote, uint32_t ctx, cr_errhandler_t *errh,
                  cr_comm_t **out)
 {
+    *out = NULL;
     cr_comm_t *c = calloc(1, sizeof *c);
-    if (!c) {
-        cr_group_release(g);
-        cr_group_release(remote);
-        return cr_error(MPI_ERR_NO_MEM, "no memory for a communicator");
-    }
-    int idx = cr_objtab_add(&cr_comm_tab, c);
+    int idx = c ? cr_objtab_add(&cr_comm_tab, c) : -1;
     if (idx < 0) {
         free(c);
         cr_group_release(g);
         cr_group_release(remote);
-        return cr_error(MPI_ERR_NO_MEM, "no memory for a communicator handle");
+        return cr_error(MPI_ERR_NO_MEM, "no memory for a communicator");
     }
     c->handle = CR_H_MAKE(CR_ST_USER, CR_K_COMM, idx);
     c->refcount = 1;
@@ -128,8 +135,11 @@ int cr_comm_make(cr_group_t *g, cr_group_t *remote, uint32_t ctx, cr_errhandler_
     c->size = g->size;
     c->ctx = ctx;
     c->errh = errh;
-    errh->refcount++;
+    cr_errhandler_retain(errh);
     *out = c;
+    ut_log(UT_LOG_EVENTS, "comm", "new %scommunicator 0x%08x: rank %d of %d (remote group %d), "
+           "context %u", remote ? "inter" : "", (unsigned)c->handle, c->rank, c->size,
+           remote ? remote->size : 0, (unsigned)ctx);
     return MPI_SUCCESS;
 }
 
@@ -150,117 +160,122 @@ cr_comm_t *cr_comm_make_internal(cr_group_t *g, uint32_t ctx)
     return c;
 }
 
-/* Drop the last reference: everything the communicator owns goes with it. */
+static int comm_predefined(const cr_comm_t *c)
+{
+    return c == &cr_comm_world || c == &cr_comm_self;
+}
+
+void cr_comm_retain(cr_comm_t *c)
+{
+    if (c && !comm_predefined(c)) c->refcount++;
+}
+
+/* The last release frees everything the communicator owns. */
 void cr_comm_release(cr_comm_t *c)
 {
-    if (!c || --c->refcount > 0) return;
+    if (!c || comm_predefined(c) || --c->refcount > 0) return;
     if (c->handle != MPI_COMM_NULL) cr_objtab_remove(&cr_comm_tab, CR_H_INDEX(c->handle));
     cr_group_release(c->group);
     cr_group_release(c->remote);
-    if (c->errh) cr_errhandler_release(c->errh);
+    cr_errhandler_release(c->errh);
     cr_comm_release(c->local_comm);
     cr_topo_free(c->topo);
-    if (c->info) core_info_free(&c->info);
+    cr_info_destroy(c->info);
     free(c);
+}
+
+void cr_comm_free_handle(cr_comm_t *c)
+{
+    if (c->handle != MPI_COMM_NULL) {
+        cr_objtab_remove(&cr_comm_tab, CR_H_INDEX(c->handle));
+        c->handle = MPI_COMM_NULL;
+    }
+    cr_comm_release(c);
 }
 
 /* Hand a new communicator to the user. */
 static int comm_out(int err, cr_comm_t *c, MPI_Comm *out)
 {
-    *out = err ? MPI_COMM_NULL : c->handle;
+    *out = err ? MPI_COMM_NULL : cr_comm_handle(c);
     return err;
 }
 
 /* ---- info hints ------------------------------------------------------------------ */
-/* Keep a private copy of the user's info (MPI_INFO_NULL: none). */
-static int comm_info_set(cr_comm_t *c, MPI_Info info)
+int cr_comm_set_hints(cr_comm_t *c, const cr_info_t *info)
 {
-    MPI_Info copy = 0;
-    if (info != MPI_INFO_NULL) {
-        int err = cr_info_dup_handle(info, &copy);
-        if (err) return err;
-        if (copy == MPI_INFO_NULL) copy = 0;
-    }
-    if (c->info) core_info_free(&c->info);
+    cr_info_t *copy;
+    int err = cr_info_copy(info, &copy);
+    if (err) return err;
+    cr_info_destroy(c->info);
     c->info = copy;
     return MPI_SUCCESS;
 }
 
-int core_comm_set_info(MPI_Comm comm, MPI_Info info)
+int core_comm_set_info(cr_comm_t *comm, cr_info_t *info)
 {
-    return comm_info_set(cr_comm_ptr(comm), info);
+    return cr_comm_set_hints(comm, info);
 }
 
-int core_comm_get_info(MPI_Comm comm, MPI_Info *info_used)
+int core_comm_get_info(cr_comm_t *comm, MPI_Info *info_used)
 {
-    cr_comm_t *c = cr_comm_ptr(comm);
-    if (c->info) return cr_info_dup_handle(c->info, info_used);
-    return core_info_create(info_used);
+    return cr_info_to_user(comm->info, info_used);
 }
 
 /* ---- the calls ------------------------------------------------------------------------ */
-int core_comm_rank(MPI_Comm comm, int *rank)
+int core_comm_rank(cr_comm_t *comm, int *rank)
 {
-    *rank = cr_comm_ptr(comm)->rank;
+    *rank = comm->rank;
     return MPI_SUCCESS;
 }
 
-int core_comm_size(MPI_Comm comm, int *size)
+int core_comm_size(cr_comm_t *comm, int *size)
 {
-    *size = cr_comm_ptr(comm)->size;
+    *size = comm->size;
     return MPI_SUCCESS;
 }
 
-/* A duplicate of c: same groups, fresh context, copies of topology and hints. */
-static int comm_dup(cr_comm_t *c, MPI_Comm *newcomm)
+/* A duplicate of c with the hints info: same groups, fresh context, a copy of
+ * the topology, the attributes the copy callbacks keep.  Used by MPI_Comm_dup,
+ * MPI_Comm_dup_with_info and, once the context is known, MPI_Comm_idup. */
+int cr_comm_dup_finish(cr_comm_t *c, cr_comm_t *n, const cr_info_t *info)
 {
-    if (c->remote) return cr_inter_dup(c, newcomm);
-    uint32_t ctx;
-    int err = cr_ctx_alloc(c, &ctx);
-    if (err) return err;
+    int err = MPI_SUCCESS;
+    if (c->topo && !(n->topo = cr_topo_dup(c->topo)))
+        err = cr_error(MPI_ERR_NO_MEM, "no memory to copy a topology");
+    if (!err) err = cr_comm_set_hints(n, info);
+    if (!err) err = cr_attr_copy_all(CR_K_COMM, c->handle, &c->attrs, n->handle, &n->attrs);
+    return err;
+}
+
+static int comm_dup(cr_comm_t *c, const cr_info_t *info, MPI_Comm *newcomm)
+{
     cr_comm_t *n;
-    c->group->refcount++;
-    err = cr_comm_make(c->group, NULL, ctx, c->errh, &n);
-    if (err) return comm_out(err, NULL, newcomm);
-    if (c->topo && !(n->topo = cr_topo_dup(c->topo))) {
-        cr_comm_release(n);
-        return comm_out(cr_error(MPI_ERR_NO_MEM, "no memory to copy a topology"), NULL, newcomm);
+    int err;
+    *newcomm = MPI_COMM_NULL;
+    if (c->remote) {
+        err = cr_inter_dup(c, &n);
+    } else {
+        uint32_t ctx;
+        if ((err = cr_ctx_alloc(c, &ctx))) return err;
+        cr_group_retain(c->group);
+        err = cr_comm_make(c->group, NULL, ctx, c->errh, &n);
+    }
+    if (err) return err;
+    if ((err = cr_comm_dup_finish(c, n, info))) {
+        cr_comm_free_handle(n);
+        return err;
     }
     return comm_out(MPI_SUCCESS, n, newcomm);
 }
 
-int core_comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+int core_comm_dup(cr_comm_t *comm, MPI_Comm *newcomm)
 {
-    cr_comm_t *c = cr_comm_ptr(comm);
-    int err = comm_dup(c, newcomm);
-    if (!err && (err = comm_info_set(cr_comm_ptr(*newcomm), c->info ? c->info : MPI_INFO_NULL)))
-        core_comm_free(newcomm);
-    if (!err && (err = cr_attr_copy_all(CR_K_COMM, comm, &c->attrs, *newcomm, &cr_comm_ptr(*newcomm)->attrs))) core_comm_free(newcomm);
-    return err;
+    return comm_dup(comm, comm->info, newcomm);
 }
 
-int core_comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+int core_comm_dup_with_info(cr_comm_t *comm, cr_info_t *info, MPI_Comm *newcomm)
 {
-    int err = comm_dup(cr_comm_ptr(comm), newcomm);
-    if (!err && (err = comm_info_set(cr_comm_ptr(*newcomm), info))) core_comm_free(newcomm);
-    if (!err && (err = cr_attr_copy_all(CR_K_COMM, comm, &cr_comm_ptr(comm)->attrs, *newcomm, &cr_comm_ptr(*newcomm)->attrs))) core_comm_free(newcomm);
-    return err;
-}
-
-/* The duplicate is made at once (the agreement is short), so the request is
- * complete when it is returned; waiting on it only frees it. */
-int core_comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
-{
-    int err = core_comm_dup(comm, newcomm);
-    if (err) return err;
-    cr_request_t *r = cr_request_new(CR_REQ_COLL, 1);
-    if (!r) return cr_error(MPI_ERR_NO_MEM, "MPI_Comm_idup: no memory for a request");
-    r->comm = cr_comm_ptr(comm);
-    r->status.MPI_SOURCE = MPI_ANY_SOURCE;
-    r->status.MPI_TAG = MPI_ANY_TAG;
-    r->complete = 1;
-    *request = r->handle;
-    return MPI_SUCCESS;
+    return comm_dup(comm, info, newcomm);
 }
 
 /* all holds `stride` ints per rank of base, the first two being (color, key).
@@ -293,18 +308,19 @@ cr_group_t *cr_group_split(const cr_group_t *base, const int *all, int stride, i
     return g;
 }
 
-int core_comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+int cr_comm_split(cr_comm_t *c, int color, int key, cr_comm_t **out)
 {
-    cr_comm_t *c = cr_comm_ptr(comm);
-    *newcomm = MPI_COMM_NULL;
+    *out = NULL;
     if (color < 0 && color != MPI_UNDEFINED)
         return cr_error(MPI_ERR_ARG, "color=%d: must be non-negative or MPI_UNDEFINED", color);
-    if (c->remote) return cr_inter_split(c, color, key, newcomm);
+    if (c->remote) return cr_inter_split(c, color, key, out);
     /* one round: (color, key, next free context id) of every rank */
     int in[3] = { color, key, (int)cr_proc.next_ctx };
     int *all = malloc((size_t)c->size * 3 * sizeof(int));
     if (!all) return cr_error(MPI_ERR_NO_MEM, "no memory for MPI_Comm_split");
+    cr_ctx_agreeing++;
     int err = cr_comm_allgather_ints(c, in, 3, all, CR_TAG_CTX);
+    cr_ctx_agreeing--;
     if (err) {
         free(all);
         return err;
@@ -321,166 +337,91 @@ int core_comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     cr_group_t *g = cr_group_split(c->group, all, 3, color);
     free(all);
     if (!g) return cr_error(MPI_ERR_NO_MEM, "no memory for MPI_Comm_split");
+    return cr_comm_make(g, NULL, ctx, c->errh, out);
+}
+
+int core_comm_split(cr_comm_t *comm, int color, int key, MPI_Comm *newcomm)
+{
     cr_comm_t *n;
-    err = cr_comm_make(g, NULL, ctx, c->errh, &n);
+    int err = cr_comm_split(comm, color, key, &n);
     return comm_out(err, n, newcomm);
 }
 
-/* The color of this process for a node-level split: the smallest world rank
- * of comm's members that share this process's node. */
-static int node_color(const cr_comm_t *c)
+int core_comm_create(cr_comm_t *comm, cr_group_t *group, MPI_Comm *newcomm)
 {
-    int color = cr_proc.world_rank;
-    for (int r = 0; r < c->size; r++) {
-        int w = c->group->world[r];
-        if (cr_proc.local_of_world && cr_proc.local_of_world[w] >= 0 && w < color) color = w;
-    }
-    return color;
-}
-
-/* All ranks of comm on this node: is that a strict subset of comm?  Decided
- * the same way on every rank, since it depends on the node layout only. */
-static int node_is_strict_subset(const cr_comm_t *c)
-{
-    for (int r = 0; r < c->size; r++)
-        if (!cr_proc.local_of_world || cr_proc.local_of_world[c->group->world[r]] < 0) return 1;
-    return 0;
-}
-
-/* Courier knows one level of hardware below the job: the node (shared memory).
- * MPI_COMM_TYPE_SHARED and MPI_COMM_TYPE_HW_GUIDED with
- * mpi_hw_resource_type=mpi_shared_memory give the node's communicator; other
- * resource types are unknown here and give MPI_COMM_NULL, as the standard asks.
- * MPI_COMM_TYPE_HW_UNGUIDED must return a strict subset of comm: the node when
- * comm spans several nodes, else MPI_COMM_NULL (nothing finer is known). */
-int core_comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
-{
-    cr_comm_t *c = cr_comm_ptr(comm);
-    if (c->remote)
-        return cr_error(MPI_ERR_COMM, "MPI_Comm_split_type: comm is an intercommunicator");
-    int color;
-    switch (split_type) {
-    case MPI_UNDEFINED: color = MPI_UNDEFINED; break;
-    case MPI_COMM_TYPE_SHARED: color = node_color(c); break;
-    case MPI_COMM_TYPE_HW_GUIDED: {
-        const char *v = cr_info_lookup(info, "mpi_hw_resource_type");
-        color = v && strcmp(v, "mpi_shared_memory") == 0 ? node_color(c) : MPI_UNDEFINED;
-        break;
-    }
-    case MPI_COMM_TYPE_HW_UNGUIDED:
-        color = node_is_strict_subset(c) ? node_color(c) : MPI_UNDEFINED;
-        break;
-    default:
-        return cr_error(MPI_ERR_ARG, "split_type=%d: unknown split type", split_type);
-    }
-    int err = core_comm_split(comm, color, key, newcomm);
-    if (!err && *newcomm != MPI_COMM_NULL && (err = comm_info_set(cr_comm_ptr(*newcomm), info)))
-        core_comm_free(newcomm);
-    return err;
-}
-
-/* Is every member of g a member of comm's (local) group? */
-static int group_within(const cr_group_t *g, const cr_group_t *of)
-{
-    for (int i = 0; i < g->size; i++) {
-        int found = 0;
-        for (int j = 0; j < of->size && !found; j++) found = g->world[i] == of->world[j];
-        if (!found) return 0;
-    }
-    return 1;
-}
-
-int core_comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
-{
-    cr_comm_t *c = cr_comm_ptr(comm);
-    cr_group_t *g = cr_group_ptr(group);
     *newcomm = MPI_COMM_NULL;
-    if (!group_within(g, c->group))
+    if (!cr_group_within(group, comm->group))
         return cr_error(MPI_ERR_GROUP, "MPI_Comm_create: group has a process that is not in "
                         "comm's group");
-    if (c->remote) return cr_inter_create(c, g, newcomm);
-    uint32_t ctx;
-    int err = cr_ctx_alloc(c, &ctx);
-    if (err || g->rank == MPI_UNDEFINED) return err;
-    cr_comm_t *n;
-    g->refcount++;
-    err = cr_comm_make(g, NULL, ctx, c->errh, &n);
+    cr_comm_t *n = NULL;
+    int err;
+    if (comm->remote) {
+        err = cr_inter_create(comm, group, &n);
+    } else {
+        uint32_t ctx;
+        err = cr_ctx_alloc(comm, &ctx);
+        if (err || group->rank == MPI_UNDEFINED) return err;
+        cr_group_retain(group);
+        err = cr_comm_make(group, NULL, ctx, comm->errh, &n);
+    }
     return comm_out(err, n, newcomm);
 }
 
 /* Collective over the group only: the agreement runs among the group's members
  * on comm's collective context, with ranks of the group and a tag made from the
- * user's tag, so concurrent calls over other groups of comm stay apart. */
-int core_comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+ * user's tag, so concurrent calls over other groups of comm stay apart.
+ * MPI 4.1 defines it on intracommunicators only. */
+int core_comm_create_group(cr_comm_t *comm, cr_group_t *group, int tag, MPI_Comm *newcomm)
 {
-    cr_comm_t *c = cr_comm_ptr(comm);
-    cr_group_t *g = cr_group_ptr(group);
     *newcomm = MPI_COMM_NULL;
-    if (c->remote)
-        return cr_error(MPI_ERR_COMM, "MPI_Comm_create_group: comm is an intercommunicator");
-    if (g->rank == MPI_UNDEFINED)
+    if (comm->remote)
+        return cr_error(MPI_ERR_COMM, "MPI_Comm_create_group: comm is an intercommunicator "
+                        "(MPI 4.1 defines the call on intracommunicators)");
+    if (group->rank == MPI_UNDEFINED)
         return cr_error(MPI_ERR_GROUP, "MPI_Comm_create_group: the calling process is not in "
                         "group");
-    if (!group_within(g, c->group))
+    if (!cr_group_within(group, comm->group))
         return cr_error(MPI_ERR_GROUP, "MPI_Comm_create_group: group has a process that is "
                         "not in comm");
-    cr_comm_t tmp = { .handle = MPI_COMM_NULL, .rank = g->rank, .size = g->size,
-                      .ctx = c->ctx, .group = g };
+    cr_comm_t tmp = { .handle = MPI_COMM_NULL, .rank = group->rank, .size = group->size,
+                      .ctx = comm->ctx, .group = group };
     uint32_t ctx;
     int err = cr_ctx_max(&tmp, cr_comm_user_tag(tag), &ctx);
     if (err) return err;
     cr_ctx_reserve(ctx, 1);
     cr_comm_t *n;
-    g->refcount++;
-    err = cr_comm_make(g, NULL, ctx, c->errh, &n);
+    cr_group_retain(group);
+    err = cr_comm_make(group, NULL, ctx, comm->errh, &n);
     return comm_out(err, n, newcomm);
 }
 
-int core_comm_free(MPI_Comm *comm)
+int core_comm_free(cr_comm_t *comm)
 {
-    cr_comm_t *c = cr_comm_ptr(*comm);
-    if (c == &cr_comm_world || c == &cr_comm_self)
+    if (comm_predefined(comm))
         return cr_error(MPI_ERR_COMM, "comm=%s: a predefined communicator cannot be freed",
-                        c->name);
-    int err = cr_attr_delete_all(CR_K_COMM, *comm, &c->attrs);   /* a failing delete callback fails the free */
+                        comm->name);
+    /* a failing delete callback fails the free */
+    int err = cr_attr_delete_all(CR_K_COMM, comm->handle, &comm->attrs);
     if (err) return err;
-    *comm = MPI_COMM_NULL;
-    cr_comm_release(c);
+    cr_comm_free_handle(comm);
     return MPI_SUCCESS;
-}
-
-/* MPI_IDENT/CONGRUENT/SIMILAR/UNEQUAL for two groups. */
-int cr_group_relation(const cr_group_t *a, const cr_group_t *b)
-{
-    if (a->size != b->size) return MPI_UNEQUAL;
-    int same_order = 1;
-    for (int i = 0; i < a->size; i++)
-        if (a->world[i] != b->world[i]) same_order = 0;
-    if (same_order) return MPI_IDENT;
-    for (int i = 0; i < a->size; i++) {
-        int found = 0;
-        for (int j = 0; j < b->size && !found; j++) found = a->world[i] == b->world[j];
-        if (!found) return MPI_UNEQUAL;
-    }
-    return MPI_SIMILAR;
 }
 
 /* Intercommunicators compare both groups: congruent when both are identical,
  * similar when both are similar (MPI 4.0, 7.4.1). */
-int core_comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
+int core_comm_compare(cr_comm_t *comm1, cr_comm_t *comm2, int *result)
 {
     if (comm1 == comm2) {
         *result = MPI_IDENT;
         return MPI_SUCCESS;
     }
-    cr_comm_t *a = cr_comm_ptr(comm1), *b = cr_comm_ptr(comm2);
-    if (!a->remote != !b->remote) {
+    if (!comm1->remote != !comm2->remote) {
         *result = MPI_UNEQUAL;
         return MPI_SUCCESS;
     }
-    int rel = cr_group_relation(a->group, b->group);
-    if (a->remote) {
-        int rrel = cr_group_relation(a->remote, b->remote);
+    int rel = cr_group_relation(comm1->group, comm2->group);
+    if (comm1->remote) {
+        int rrel = cr_group_relation(comm1->remote, comm2->remote);
         if (rrel == MPI_UNEQUAL || rel == MPI_UNEQUAL) rel = MPI_UNEQUAL;
         else if (rrel == MPI_SIMILAR) rel = MPI_SIMILAR;
     }
@@ -488,44 +429,37 @@ int core_comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
     return MPI_SUCCESS;
 }
 
-int core_comm_set_name(MPI_Comm comm, const char *comm_name)
+int core_comm_set_name(cr_comm_t *comm, const char *comm_name)
 {
-    cr_comm_t *c = cr_comm_ptr(comm);
-    snprintf(c->name, sizeof c->name, "%s", comm_name);
+    snprintf(comm->name, sizeof comm->name, "%s", comm_name);
     return MPI_SUCCESS;
 }
 
-int core_comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
+int core_comm_get_name(cr_comm_t *comm, char *comm_name, int *resultlen)
 {
-    cr_comm_t *c = cr_comm_ptr(comm);
-    snprintf(comm_name, MPI_MAX_OBJECT_NAME, "%s", c->name);
+    snprintf(comm_name, MPI_MAX_OBJECT_NAME, "%s", comm->name);
     *resultlen = (int)strlen(comm_name);
     return MPI_SUCCESS;
 }
 
-int core_comm_test_inter(MPI_Comm comm, int *flag)
+int core_comm_test_inter(cr_comm_t *comm, int *flag)
 {
-    *flag = cr_comm_ptr(comm)->remote != NULL;
+    *flag = comm->remote != NULL;
     return MPI_SUCCESS;
 }
 
-int core_comm_remote_size(MPI_Comm comm, int *size)
+int core_comm_remote_size(cr_comm_t *comm, int *size)
 {
-    cr_comm_t *c = cr_comm_ptr(comm);
-    if (!c->remote)
+    if (!comm->remote)
         return cr_error(MPI_ERR_COMM, "MPI_Comm_remote_size: comm is an intracommunicator");
-    *size = c->remote->size;
+    *size = comm->remote->size;
     return MPI_SUCCESS;
 }
 
-int core_comm_remote_group(MPI_Comm comm, MPI_Group *group)
+int core_comm_remote_group(cr_comm_t *comm, MPI_Group *group)
 {
-    cr_comm_t *c = cr_comm_ptr(comm);
-    if (!c->remote)
+    if (!comm->remote)
         return cr_error(MPI_ERR_COMM, "MPI_Comm_remote_group: comm is an intracommunicator");
-    c->remote->refcount++;
-    return cr_group_to_handle(c->remote, group);
+    cr_group_retain(comm->remote);
+    return cr_group_to_handle(comm->remote, group);
 }
-
-int core_comm_group(MPI_Comm comm, MPI_Group *group);
-

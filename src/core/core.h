@@ -3,12 +3,11 @@
  *
  * Conventions
  * - Every MPI function MPI_X is generated in src/binding/ (by maint/gen_bindings.py).
- *   The generated PMPI_X checks its arguments and then calls core_x(...), whose name
- *   is "core_" + the MPI name without "MPI_" in lower case (MPI_Comm_rank ->
- *   core_comm_rank, MPI_Send_c -> core_send_c), with exactly the C binding's
- *   parameters.  core_x returns MPI_SUCCESS or an error code made by cr_error();
- *   the binding hands a non-zero code to the object's error handler.  core_x may
- *   assume its arguments passed the generated checks.
+ *   The generated PMPI_X checks its arguments, turns handles into objects and
+ *   calls the core entry that the core declares in src/<layer>/api*.h (see
+ *   src/core/api.h for the conventions).  An entry returns MPI_SUCCESS or an
+ *   error code made by cr_error(); the binding hands a non-zero code to the
+ *   object's error handler.
  * - Handles follow the MPICH ABI: bits 31-30 storage (1 builtin, 3 user object),
  *   bits 29-26 object kind, bits 25-0 index.
  */
@@ -80,8 +79,9 @@ void cr_objtab_remove(cr_objtab_t *t, int idx);
 /* ---- error handlers and errors (src/core/error.c) ------------------------ */
 typedef struct cr_errhandler {
     int handle;
-    int refcount;
-    int kind;            /* CR_K_COMM, CR_K_WIN, CR_K_FILE, 0 for the predefined ones */
+    int refcount;        /* the user's handle (until freed) + one per object using it */
+    int urefs;           /* the user's references (create, every get) until freed */
+    int kind;            /* CR_K_COMM, CR_K_WIN, CR_K_FILE, CR_K_SESSION; 0: predefined */
     void (*fn)(void);    /* user function, cast to its kind's type at the call */
 } cr_errhandler_t;
 
@@ -103,11 +103,16 @@ int cr_error_class(int code);
 /* Abort the whole job (through the launcher) after printing msg (may be NULL). */
 void cr_abort_job(int exitcode, const char *msg) __attribute__((noreturn));
 cr_errhandler_t *cr_errhandler_ptr(MPI_Errhandler h);   /* NULL if invalid */
+/* References: every object whose handler e is holds one (no-ops on the
+ * predefined handlers). */
+void cr_errhandler_retain(cr_errhandler_t *e);
 void cr_errhandler_release(cr_errhandler_t *e);
 
-/* ---- objects of later layers ---------------------------------------------------
- * Windows (RMA), files (MPI-IO) and sessions: their handles are looked up here
- * so that the binding layer can check them like every other handle. */
+/* ---- objects of other files and later layers ------------------------------------
+ * Info objects (info.h), sessions (session.h), windows (RMA) and files
+ * (MPI-IO): their handles are looked up here so that the binding layer can
+ * check them like every other handle. */
+typedef struct cr_info cr_info_t;
 typedef struct cr_win cr_win_t;
 typedef struct cr_file cr_file_t;
 typedef struct cr_session cr_session_t;
@@ -118,8 +123,9 @@ int cr_raise_session(MPI_Session session, int code, const char *fname);
 
 /* ---- groups and communicators (src/core/group.c, comm.c) ----------------- */
 typedef struct cr_group {
-    int handle;
-    int refcount;
+    int handle;          /* MPI_GROUP_NULL while the user holds no handle to it */
+    int refcount;        /* every holder: communicators, sessions, the user's handles */
+    int urefs;           /* how many of those references the user's handle holds */
     int size;
     int rank;            /* this process's rank in the group, or MPI_UNDEFINED */
     int *world;          /* world rank of each group rank */
@@ -146,7 +152,8 @@ typedef struct cr_comm {
      * its own context), where the intercomm collectives run their local steps;
      * NULL for intracommunicators. */
     struct cr_comm *local_comm;
-    MPI_Info info;           /* hints from Comm_set_info / dup_with_info (ours), 0 if none */
+    cr_info_t *info;         /* hints from Comm_set_info / dup_with_info (a copy), or NULL */
+    unsigned idup_seq;       /* MPI_Comm_idup calls started on this communicator */
 } cr_comm_t;
 
 extern cr_comm_t cr_comm_world, cr_comm_self;
@@ -166,6 +173,18 @@ static inline int cr_comm_world_rank(const cr_comm_t *c, int r)
     return (CR_UNLIKELY(c->remote != NULL) ? c->remote : c->group)->world[r];
 }
 cr_group_t *cr_group_ptr(MPI_Group h);   /* NULL if invalid; MPI_GROUP_EMPTY valid */
+
+/* References.  A communicator or group lives while anything holds a
+ * reference: the user's handle (MPI_Comm_free / MPI_Group_free drop it and
+ * make the handle invalid at once), and every pending operation that keeps a
+ * pointer to it (a non-blocking or persistent request, a collective schedule,
+ * a communicator that uses the group).  Whoever stores the pointer retains
+ * the object and releases it when done; the last release frees it.  The
+ * predefined communicators and groups are never freed. */
+void cr_comm_retain(cr_comm_t *c);
+void cr_comm_release(cr_comm_t *c);
+void cr_group_retain(cr_group_t *g);
+void cr_group_release(cr_group_t *g);
 
 /* ---- datatypes (src/core/datatype.c) ------------------------------------- */
 /* Basic element kinds, for reductions and for MPI_Get_elements. */
@@ -445,7 +464,11 @@ void cr_progress_wait(volatile int *flag);
 /* ---- process state (src/core/init.c) -------------------------------------- */
 enum { CR_STATE_PRE_INIT = 0, CR_STATE_INIT = 1, CR_STATE_FINALIZED = 2 };
 typedef struct {
-    int state;               /* CR_STATE_* */
+    int state;               /* CR_STATE_*: the runtime, which the world model
+                                (MPI_Init) or any session (MPI_Session_init) starts */
+    int world_state;         /* CR_STATE_*: the world model alone (MPI_Initialized,
+                                MPI_Finalized) */
+    int nsessions;           /* sessions initialised and not yet finalized */
     int world_rank, world_size;
     int thread_level;
     int appnum;

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* Error codes, messages and error handlers.
+/* Error codes, messages, error classes and codes added by the user, and error
+ * handlers.
  *
- * An error code carries its class in the low bits (so MPI_Error_class is a
- * mask) and the slot of its message in a small ring (see errh.h).  The ring is
- * overwritten after CR_ERR_RING errors; then MPI_Error_string of an old code
- * shows its class's generic text rather than a stranger's message.
+ * A code that Courier makes (cr_error) carries its class in the low bits (so
+ * MPI_Error_class is a mask) and the slot of its message in a small ring (see
+ * errh.h).  The ring is overwritten after CR_ERR_RING errors; then
+ * MPI_Error_string of an old code shows its class's generic text rather than a
+ * stranger's message.  Classes and codes added with MPI_Add_error_class/code
+ * live above MPI_ERR_LASTCODE (errh.h, "dynamic codes").
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,15 +15,18 @@
 #include <string.h>
 #include "core/core.h"
 #include "core/errh.h"
-#include "core/api.h"
-#include "binding/core_legacy.h" /* transition: entries not yet in an api.h */
+#include "core/session.h"
+#include "core/api_comm.h"
+#include "core/api_session.h"
 #include "pmi/pmi.h"
+#include "util/log.h"
 #include "util/settings.h"
 
-cr_errhandler_t cr_errh_fatal = {MPI_ERRORS_ARE_FATAL, 1, 0, NULL};
-cr_errhandler_t cr_errh_return = {MPI_ERRORS_RETURN, 1, 0, NULL};
-cr_errhandler_t cr_errh_abort = {MPI_ERRORS_ABORT, 1, 0, NULL};
-/* Files default to MPI_ERRORS_RETURN (MPI 4.0, 14.7). */
+cr_errhandler_t cr_errh_fatal = {MPI_ERRORS_ARE_FATAL, 1, 1, 0, NULL};
+cr_errhandler_t cr_errh_return = {MPI_ERRORS_RETURN, 1, 1, 0, NULL};
+cr_errhandler_t cr_errh_abort = {MPI_ERRORS_ABORT, 1, 1, 0, NULL};
+/* The handler of MPI_FILE_NULL, which new files take: MPI_ERRORS_RETURN
+ * (MPI 4.0, 14.7) until the user sets another. */
 static cr_errhandler_t *file_default_errh = &cr_errh_return;
 static cr_objtab_t errh_tab;
 
@@ -30,13 +36,6 @@ static struct {
     char msg[MPI_MAX_ERROR_STRING];
 } ring[CR_ERR_RING];
 static unsigned ring_next;
-
-/* Strings and classes added with MPI_Add_error_* */
-#define USER_MAX 256
-static char *user_code_str[USER_MAX];
-static int n_user_codes;
-static char *user_class_str[CR_ERR_CLASS_MASK + 1];
-static int next_user_class = CR_ERR_FIRST_USER_CLASS;
 
 static const char *const class_names[] = {
     [MPI_SUCCESS] = "MPI_SUCCESS: no error",
@@ -117,28 +116,98 @@ static const char *const class_names[] = {
     [MPI_ERR_PROC_ABORTED] = "MPI_ERR_PROC_ABORTED: peer process aborted",
     [MPI_ERR_VALUE_TOO_LARGE] = "MPI_ERR_VALUE_TOO_LARGE: value too large",
     [MPI_T_ERR_NOT_SUPPORTED] = "MPI_T_ERR_NOT_SUPPORTED: not supported",
+    /* MPICH's extension classes MPIX_ERR_* (101 .. 105 in its ABI) */
+    [101] = "MPIX_ERR_PROC_FAILED: process failed",
+    [102] = "MPIX_ERR_PROC_FAILED_PENDING: process failure pending",
+    [103] = "MPIX_ERR_REVOKED: communication object revoked",
+    [104] = "MPIX_ERR_EAGAIN: operation could not be issued",
+    [105] = "MPIX_ERR_NOREQ: cannot allocate a request",
 };
 #define N_CLASS_NAMES ((int)(sizeof class_names / sizeof class_names[0]))
 
-int cr_error_class(int code)
-{
-    return code & CR_ERR_CLASS_MASK;
-}
-
-/* "MPI_ERR_RANK: invalid rank" for a class (NULL when unknown). */
+/* "MPI_ERR_RANK: invalid rank" for a predefined class (NULL when unknown). */
 static const char *class_text(int cls)
 {
-    if (cls >= 0 && cls < N_CLASS_NAMES && class_names[cls]) return class_names[cls];
-    if (cls >= CR_ERR_FIRST_USER_CLASS && cls < next_user_class)
-        return user_class_str[cls] ? user_class_str[cls] : "";
-    return NULL;
+    return cls >= 0 && cls < N_CLASS_NAMES ? class_names[cls] : NULL;
+}
+
+/* ---- dynamic classes and codes (MPI_Add_error_class / _code) ----------------
+ * A dynamic value is CR_ERR_DYN | id << CR_ERR_DYN_ID_SHIFT | index.  id names
+ * its class: below CR_ERR_PREDEF_IDS a predefined class (codes the user added
+ * to MPI_ERR_OTHER, say), above a class made by MPI_Add_error_class, whose own
+ * value has index 0.  Index 1.. are the codes of the class. */
+typedef struct {
+    int live;
+    char *str;                     /* MPI_Add_error_string, or NULL */
+} dyn_entry_t;
+typedef struct {
+    dyn_entry_t self;              /* the class itself (user classes) */
+    dyn_entry_t *codes;            /* codes[i] is index i + 1 */
+    int ncodes, cap;
+} dyn_class_t;
+static dyn_class_t *dyn;           /* indexed by id */
+static int ndyn;                   /* ids in use: 0 .. ndyn - 1 */
+
+static int dyn_value(int id, int index)
+{
+    return CR_ERR_DYN | (id << CR_ERR_DYN_ID_SHIFT) | index;
+}
+
+/* The entry of a dynamic value, or NULL when it names no live class or code. */
+static dyn_entry_t *dyn_entry(int value)
+{
+    if (!(value & CR_ERR_DYN) || value < 0) return NULL;
+    int id = (value >> CR_ERR_DYN_ID_SHIFT) & CR_ERR_DYN_ID_MASK;
+    int index = value & CR_ERR_DYN_INDEX_MASK;
+    if (id >= ndyn) return NULL;
+    dyn_class_t *k = &dyn[id];
+    dyn_entry_t *e = index == 0 ? (id >= CR_ERR_PREDEF_IDS ? &k->self : NULL)
+                     : index <= k->ncodes ? &k->codes[index - 1] : NULL;
+    return e && e->live ? e : NULL;
+}
+
+/* The class of a live dynamic value. */
+static int dyn_class(int value)
+{
+    int id = (value >> CR_ERR_DYN_ID_SHIFT) & CR_ERR_DYN_ID_MASK;
+    return id < CR_ERR_PREDEF_IDS ? id : dyn_value(id, 0);
+}
+
+/* Room for id in the table. */
+static int dyn_grow(int id)
+{
+    if (id < ndyn) return 0;
+    dyn_class_t *t = realloc(dyn, (size_t)(id + 1) * sizeof *t);
+    if (!t) return -1;
+    memset(t + ndyn, 0, (size_t)(id + 1 - ndyn) * sizeof *t);
+    dyn = t;
+    ndyn = id + 1;
+    return 0;
+}
+
+/* The largest live dynamic value (MPI_LASTUSEDCODE), else MPI_ERR_LASTCODE. */
+int cr_error_last_used(void)
+{
+    int last = MPI_ERR_LASTCODE;
+    for (int id = 0; id < ndyn; id++) {
+        if (dyn[id].self.live) last = dyn_value(id, 0);
+        for (int i = 0; i < dyn[id].ncodes; i++)
+            if (dyn[id].codes[i].live) last = dyn_value(id, i + 1);
+    }
+    return last;
+}
+
+int cr_error_class(int code)
+{
+    if (code & CR_ERR_DYN) return dyn_entry(code) ? dyn_class(code) : MPI_ERR_UNKNOWN;
+    return code & CR_ERR_CLASS_MASK;
 }
 
 /* The class name alone, "MPI_ERR_RANK". */
 static void class_name(int cls, char *buf, size_t len)
 {
     const char *t = class_text(cls);
-    if (!t || cls >= CR_ERR_FIRST_USER_CLASS) {
+    if (!t) {
         snprintf(buf, len, "error class %d", cls);
         return;
     }
@@ -155,30 +224,32 @@ int cr_error(int cls, const char *fmt, ...)
     vsnprintf(ring[slot].msg, sizeof ring[slot].msg, fmt, ap);
     va_end(ap);
     ring[slot].code = code;
-    if (ut_settings.debug >= 1) fprintf(stderr, "[courier] error %d: %s\n", code, ring[slot].msg);
+    if (ut_log_on(UT_LOG_ERRORS)) {
+        char name[64];
+        class_name(cls, name, sizeof name);
+        ut_log(UT_LOG_ERRORS, "error", "%s: %s (code %d)", name, ring[slot].msg, code);
+    }
     return code;
 }
 
 /* The text of a code into buf: "<CLASS>: <message>"; -1 when code is no code of ours. */
 static int code_string(int code, char *buf, size_t len)
 {
-    int cls = cr_error_class(code);
-    if (code < 0 || code > MPI_ERR_LASTCODE) return -1;
-    if (code & CR_ERR_USER_CODE) {
-        int i = (code >> CR_ERR_CLASS_BITS) & 0xff;
-        if (i >= n_user_codes) return -1;
-        snprintf(buf, len, "%s", user_code_str[i] ? user_code_str[i] : "");
+    if (code < 0) return -1;
+    if (code & CR_ERR_DYN) {
+        dyn_entry_t *e = dyn_entry(code);
+        if (!e) return -1;
+        snprintf(buf, len, "%s", e->str ? e->str : "");
         return 0;
     }
+    int cls = code & CR_ERR_CLASS_MASK;
     const char *t = class_text(cls);
-    if (!t) return -1;
     int slot = (code >> CR_ERR_CLASS_BITS) - 1;
-    if (slot >= 0 && slot < CR_ERR_RING && ring[slot].code == code) {
+    if (!t || slot >= CR_ERR_RING) return -1;
+    if (slot >= 0 && ring[slot].code == code) {
         char name[64];
         class_name(cls, name, sizeof name);
         snprintf(buf, len, "%s: %s", name, ring[slot].msg);
-    } else if (slot >= CR_ERR_RING) {
-        return -1;
     } else {
         snprintf(buf, len, "%s", t);
     }
@@ -194,16 +265,23 @@ cr_errhandler_t *cr_errhandler_ptr(MPI_Errhandler h)
     case MPI_ERRORS_ABORT: return &cr_errh_abort;
     default: break;
     }
-    if (CR_H_STORAGE(h) == CR_ST_USER && CR_H_KIND(h) == CR_K_ERRHANDLER)
-        return (cr_errhandler_t *)cr_objtab_get(&errh_tab, CR_H_INDEX(h));
+    if (CR_H_STORAGE(h) == CR_ST_USER && CR_H_KIND(h) == CR_K_ERRHANDLER) {
+        cr_errhandler_t *e = cr_objtab_get(&errh_tab, CR_H_INDEX(h));
+        return e && e->handle == h ? e : NULL;
+    }
     return NULL;
+}
+
+void cr_errhandler_retain(cr_errhandler_t *e)
+{
+    if (e && e->kind != 0) e->refcount++;
 }
 
 void cr_errhandler_release(cr_errhandler_t *e)
 {
     if (!e || e->kind == 0) return;          /* predefined handlers live forever */
     if (--e->refcount > 0) return;
-    cr_objtab_remove(&errh_tab, CR_H_INDEX(e->handle));
+    if (e->handle != MPI_ERRHANDLER_NULL) cr_objtab_remove(&errh_tab, CR_H_INDEX(e->handle));
     free(e);
 }
 
@@ -219,13 +297,13 @@ static void fatal(int code, const char *fname)
     cr_abort_job(1, line);
 }
 
-/* Call handler e for an error on the object at obj (an MPI_Comm, MPI_Win or
- * MPI_File, passed by address as the user's function expects). */
+/* Call handler e for an error on the object at obj (an MPI_Comm, MPI_Win,
+ * MPI_File or MPI_Session, passed by address as the user's function expects). */
 static int invoke(cr_errhandler_t *e, void *obj, int code, const char *fname)
 {
     if (e == NULL || e == &cr_errh_fatal || e == &cr_errh_abort) fatal(code, fname);
     if (e == &cr_errh_return || e->fn == NULL) return code;
-    /* All three kinds of user functions take (object *, int *, ...). */
+    /* All four kinds of user functions take (object *, int *, ...). */
     ((void (*)(void *, int *, ...))e->fn)(obj, &code);
     return code;
 }
@@ -233,7 +311,7 @@ static int invoke(cr_errhandler_t *e, void *obj, int code, const char *fname)
 /* The handler of world after MPI_Init, else NULL (fatal). */
 static cr_errhandler_t *default_errh(void)
 {
-    return cr_proc.state == CR_STATE_INIT ? cr_comm_world.errh : NULL;
+    return cr_proc.world_state == CR_STATE_INIT ? cr_comm_world.errh : NULL;
 }
 
 int cr_raise_comm(MPI_Comm comm, int code, const char *fname)
@@ -247,6 +325,7 @@ int cr_raise_win(MPI_Win win, int code, const char *fname)
 {
     /* Windows have no objects yet: their errors go to MPI_COMM_WORLD's handler. */
     MPI_Comm world = MPI_COMM_WORLD;
+    (void)win;
     return invoke(default_errh(), &world, code, fname);
 }
 
@@ -257,9 +336,9 @@ int cr_raise_file(MPI_File file, int code, const char *fname)
 
 int cr_raise_session(MPI_Session session, int code, const char *fname)
 {
-    /* Sessions have no objects yet: their errors go to MPI_COMM_WORLD's handler. */
-    (void)session;
-    return cr_raise_none(code, fname);
+    cr_session_t *s = cr_session_ptr(session);
+    if (!s) return cr_raise_none(code, fname);
+    return invoke(s->errh, &session, code, fname);
 }
 
 int cr_raise_none(int code, const char *fname)
@@ -268,16 +347,23 @@ int cr_raise_none(int code, const char *fname)
     return invoke(default_errh(), &world, code, fname);
 }
 
-/* The message is printed once: by Courier's mpiexec (it names the rank and its
- * host), or, under any other launcher and in a singleton, by crpmi_abort. */
+int cr_abort_exit_status(int errorcode)
+{
+    int st = errorcode & 0xff;
+    return st ? st : 1;
+}
+
 void cr_abort_job(int exitcode, const char *msg)
 {
-    crpmi_abort(exitcode, msg ? msg : "aborted");
-    _Exit(exitcode);    /* crpmi_abort does not return; be sure */
+    /* the message is printed once: by Courier's mpiexec (it names the rank
+     * and its host), or, under any other launcher and in a singleton, by
+     * crpmi_abort */
+    crpmi_abort(cr_abort_exit_status(exitcode), msg ? msg : "aborted");
+    _Exit(cr_abort_exit_status(exitcode));    /* crpmi_abort does not return; be sure */
 }
 
 /* ---- core functions behind the MPI procedures -------------------------------- */
-int core_comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
+static int errh_create(int kind, void (*fn)(void), MPI_Errhandler *errhandler)
 {
     cr_errhandler_t *e = calloc(1, sizeof *e);
     int idx = e ? cr_objtab_add(&errh_tab, e) : -1;
@@ -287,45 +373,141 @@ int core_comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler
     }
     e->handle = CR_H_MAKE(CR_ST_USER, CR_K_ERRHANDLER, idx);
     e->refcount = 1;
-    e->kind = CR_K_COMM;
-    e->fn = (void (*)(void))fn;
+    e->urefs = 1;
+    e->kind = kind;
+    e->fn = fn;
     *errhandler = e->handle;
     return MPI_SUCCESS;
 }
 
-int core_errhandler_free(MPI_Errhandler *errhandler)
+int core_comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn,
+                                MPI_Errhandler *errhandler)
 {
-    cr_errhandler_t *e = cr_errhandler_ptr(*errhandler);
-    if (!e) return cr_error(MPI_ERR_ARG, "errhandler=0x%08x: invalid error handler", (unsigned)*errhandler);
-    cr_errhandler_release(e);
-    *errhandler = MPI_ERRHANDLER_NULL;
+    return errh_create(CR_K_COMM, (void (*)(void))comm_errhandler_fn, errhandler);
+}
+
+int core_win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn,
+                               MPI_Errhandler *errhandler)
+{
+    return errh_create(CR_K_WIN, (void (*)(void))win_errhandler_fn, errhandler);
+}
+
+int core_file_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn,
+                                MPI_Errhandler *errhandler)
+{
+    return errh_create(CR_K_FILE, (void (*)(void))file_errhandler_fn, errhandler);
+}
+
+int core_session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn,
+                                   MPI_Errhandler *errhandler)
+{
+    return errh_create(CR_K_SESSION, (void (*)(void))session_errhandler_fn, errhandler);
+}
+
+/* One of the user's references goes; with the last one the handle becomes
+ * invalid.  Objects that use the handler keep it. */
+int core_errhandler_free(cr_errhandler_t *errhandler)
+{
+    if (errhandler->kind == 0) return MPI_SUCCESS;   /* predefined: nothing to drop */
+    if (--errhandler->urefs == 0) {
+        cr_objtab_remove(&errh_tab, CR_H_INDEX(errhandler->handle));
+        errhandler->handle = MPI_ERRHANDLER_NULL;
+    }
+    cr_errhandler_release(errhandler);
     return MPI_SUCCESS;
 }
 
-int core_comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+static const char *kind_name(int kind)
 {
-    cr_comm_t *c = cr_comm_ptr(comm);
-    cr_errhandler_t *e = cr_errhandler_ptr(errhandler);
-    if (e->kind != 0 && e->kind != CR_K_COMM)
-        return cr_error(MPI_ERR_ARG, "errhandler=0x%08x: not a communicator error handler", (unsigned)errhandler);
-    e->refcount++;
-    cr_errhandler_release(c->errh);
-    c->errh = e;
+    switch (kind) {
+    case CR_K_COMM: return "communicator";
+    case CR_K_WIN: return "window";
+    case CR_K_FILE: return "file";
+    default: return "session";
+    }
+}
+
+/* Put e (predefined, or made for objects of kind) in *slot. */
+int cr_errhandler_set(cr_errhandler_t **slot, cr_errhandler_t *e, int kind)
+{
+    if (e->kind != 0 && e->kind != kind)
+        return cr_error(MPI_ERR_ARG, "errhandler=0x%08x: a %s error handler, not a %s one",
+                        (unsigned)e->handle, kind_name(e->kind), kind_name(kind));
+    cr_errhandler_retain(e);
+    cr_errhandler_release(*slot);
+    *slot = e;
     return MPI_SUCCESS;
 }
 
-int core_comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+/* A handle for the user to e, who frees it; a handler whose user handle was
+ * freed while objects still use it gets a new one. */
+int cr_errhandler_get(cr_errhandler_t *e, MPI_Errhandler *errhandler)
 {
-    cr_comm_t *c = cr_comm_ptr(comm);
-    cr_errhandler_t *e = c->errh ? c->errh : &cr_errh_fatal;
-    e->refcount++;    /* the user frees what MPI_Comm_get_errhandler returns */
+    if (!e) e = &cr_errh_fatal;
+    if (e->kind != 0) {
+        if (e->handle == MPI_ERRHANDLER_NULL) {
+            int idx = cr_objtab_add(&errh_tab, e);
+            if (idx < 0) return cr_error(MPI_ERR_NO_MEM, "out of memory for an error handler handle");
+            e->handle = CR_H_MAKE(CR_ST_USER, CR_K_ERRHANDLER, idx);
+        }
+        e->refcount++;
+        e->urefs++;
+    }
     *errhandler = e->handle;
     return MPI_SUCCESS;
 }
 
-int core_comm_call_errhandler(MPI_Comm comm, int errorcode)
+int core_comm_set_errhandler(cr_comm_t *comm, cr_errhandler_t *errhandler)
 {
-    cr_raise_comm(comm, errorcode, "MPI_Comm_call_errhandler");
+    return cr_errhandler_set(&comm->errh, errhandler, CR_K_COMM);
+}
+
+int core_comm_get_errhandler(cr_comm_t *comm, MPI_Errhandler *errhandler)
+{
+    return cr_errhandler_get(comm->errh, errhandler);
+}
+
+int core_comm_call_errhandler(cr_comm_t *comm, int errorcode)
+{
+    MPI_Comm h = comm->handle;
+    invoke(comm->errh, &h, errorcode, "MPI_Comm_call_errhandler");
+    return MPI_SUCCESS;
+}
+
+int core_file_set_errhandler(cr_file_t *file, cr_errhandler_t *errhandler)
+{
+    (void)file;     /* NULL: MPI_FILE_NULL; files do not exist yet (MPI-IO) */
+    return cr_errhandler_set(&file_default_errh, errhandler, CR_K_FILE);
+}
+
+int core_file_get_errhandler(cr_file_t *file, MPI_Errhandler *errhandler)
+{
+    (void)file;
+    return cr_errhandler_get(file_default_errh, errhandler);
+}
+
+int core_file_call_errhandler(cr_file_t *fh, int errorcode)
+{
+    MPI_File h = MPI_FILE_NULL;
+    (void)fh;
+    invoke(file_default_errh, &h, errorcode, "MPI_File_call_errhandler");
+    return MPI_SUCCESS;
+}
+
+int core_session_set_errhandler(cr_session_t *session, cr_errhandler_t *errhandler)
+{
+    return cr_errhandler_set(&session->errh, errhandler, CR_K_SESSION);
+}
+
+int core_session_get_errhandler(cr_session_t *session, MPI_Errhandler *errhandler)
+{
+    return cr_errhandler_get(session->errh, errhandler);
+}
+
+int core_session_call_errhandler(cr_session_t *session, int errorcode)
+{
+    MPI_Session h = session->handle;
+    invoke(session->errh, &h, errorcode, "MPI_Session_call_errhandler");
     return MPI_SUCCESS;
 }
 
@@ -348,36 +530,120 @@ int core_error_string(int errorcode, char *string, int *resultlen)
 
 int core_add_error_class(int *errorclass)
 {
-    if (next_user_class > CR_ERR_CLASS_MASK)
+    int id = CR_ERR_PREDEF_IDS;      /* the lowest free id */
+    while (id < ndyn && (dyn[id].self.live || dyn[id].ncodes)) id++;
+    if (id > CR_ERR_DYN_ID_MASK)
         return cr_error(MPI_ERR_OTHER, "no more error classes (at most %d)",
-                        CR_ERR_CLASS_MASK + 1 - CR_ERR_FIRST_USER_CLASS);
-    *errorclass = next_user_class++;
+                        CR_ERR_DYN_ID_MASK + 1 - CR_ERR_PREDEF_IDS);
+    if (dyn_grow(id) != 0) return cr_error(MPI_ERR_NO_MEM, "no memory for an error class");
+    dyn[id].self.live = 1;
+    *errorclass = dyn_value(id, 0);
     return MPI_SUCCESS;
 }
 
 int core_add_error_code(int errorclass, int *errorcode)
 {
-    if (errorclass < CR_ERR_FIRST_USER_CLASS || errorclass >= next_user_class)
-        return cr_error(MPI_ERR_ARG, "errorclass=%d: not a class made by MPI_Add_error_class", errorclass);
-    if (n_user_codes >= USER_MAX) return cr_error(MPI_ERR_OTHER, "no more error codes (at most %d)", USER_MAX);
-    int i = n_user_codes++;
-    *errorcode = CR_ERR_USER_CODE | (i << CR_ERR_CLASS_BITS) | errorclass;
+    int id;
+    if (errorclass & CR_ERR_DYN) {
+        if (!dyn_entry(errorclass) || (errorclass & CR_ERR_DYN_INDEX_MASK) != 0)
+            return cr_error(MPI_ERR_ARG, "errorclass=%d: not an error class", errorclass);
+        id = (errorclass >> CR_ERR_DYN_ID_SHIFT) & CR_ERR_DYN_ID_MASK;
+    } else {
+        if (errorclass <= MPI_SUCCESS || !class_text(errorclass))
+            return cr_error(MPI_ERR_ARG, "errorclass=%d: not an error class", errorclass);
+        id = errorclass;
+    }
+    if (dyn_grow(id) != 0) return cr_error(MPI_ERR_NO_MEM, "no memory for an error code");
+    dyn_class_t *k = &dyn[id];
+    int i = 0;
+    while (i < k->ncodes && k->codes[i].live) i++;
+    if (i + 1 > CR_ERR_DYN_INDEX_MASK)
+        return cr_error(MPI_ERR_OTHER, "errorclass=%d: no more error codes in this class (at "
+                        "most %d)", errorclass, CR_ERR_DYN_INDEX_MASK);
+    if (i == k->ncodes) {
+        if (k->ncodes == k->cap) {
+            int cap = k->cap ? 2 * k->cap : 8;
+            dyn_entry_t *c = realloc(k->codes, (size_t)cap * sizeof *c);
+            if (!c) return cr_error(MPI_ERR_NO_MEM, "no memory for an error code");
+            k->codes = c;
+            k->cap = cap;
+        }
+        k->ncodes++;
+    }
+    k->codes[i] = (dyn_entry_t){ 1, NULL };
+    *errorcode = dyn_value(id, i + 1);
     return MPI_SUCCESS;
+}
+
+/* The entry of a class or code the user added, or NULL with an error in *err. */
+static dyn_entry_t *user_entry(int value, const char *what, int *err)
+{
+    dyn_entry_t *e = dyn_entry(value);
+    if (!e)
+        *err = cr_error(MPI_ERR_ARG, "%s=%d: not an error %s added with MPI_Add_error_%s", what,
+                        value, strcmp(what, "errorclass") ? "code or class" : "class",
+                        strcmp(what, "errorclass") ? "code or _class" : "class");
+    return e;
 }
 
 int core_add_error_string(int errorcode, const char *string)
 {
-    char **slot = NULL;
-    if (errorcode & CR_ERR_USER_CODE) {
-        int i = (errorcode >> CR_ERR_CLASS_BITS) & 0xff;
-        if (errorcode <= MPI_ERR_LASTCODE && i < n_user_codes) slot = &user_code_str[i];
-    } else if (errorcode >= CR_ERR_FIRST_USER_CLASS && errorcode < next_user_class) {
-        slot = &user_class_str[errorcode];
-    }
-    if (!slot) return cr_error(MPI_ERR_ARG, "errorcode=%d: not a code or class added by the user", errorcode);
+    int err;
+    dyn_entry_t *e = user_entry(errorcode, "errorcode", &err);
+    if (!e) return err;
+    if (strlen(string) >= MPI_MAX_ERROR_STRING)
+        return cr_error(MPI_ERR_ARG, "string of %zu characters: at most %d are allowed",
+                        strlen(string), MPI_MAX_ERROR_STRING - 1);
     char *s = strdup(string);
     if (!s) return cr_error(MPI_ERR_NO_MEM, "out of memory");
-    free(*slot);
-    *slot = s;
+    free(e->str);
+    e->str = s;
+    return MPI_SUCCESS;
+}
+
+int core_remove_error_string(int errorcode)
+{
+    int err;
+    dyn_entry_t *e = user_entry(errorcode, "errorcode", &err);
+    if (!e) return err;
+    free(e->str);
+    e->str = NULL;
+    return MPI_SUCCESS;
+}
+
+/* A code or class goes only once nothing hangs on it (MPI 4.1, 9.5). */
+int core_remove_error_code(int errorcode)
+{
+    int err;
+    dyn_entry_t *e = user_entry(errorcode, "errorcode", &err);
+    if (!e) return err;
+    if ((errorcode & CR_ERR_DYN_INDEX_MASK) == 0)
+        return cr_error(MPI_ERR_ARG, "errorcode=%d: an error class (MPI_Remove_error_class "
+                        "removes it)", errorcode);
+    if (e->str)
+        return cr_error(MPI_ERR_ARG, "errorcode=%d: still has a string (remove it first with "
+                        "MPI_Remove_error_string)", errorcode);
+    e->live = 0;
+    return MPI_SUCCESS;
+}
+
+int core_remove_error_class(int errorclass)
+{
+    int err;
+    dyn_entry_t *e = user_entry(errorclass, "errorclass", &err);
+    if (!e) return err;
+    if ((errorclass & CR_ERR_DYN_INDEX_MASK) != 0)
+        return cr_error(MPI_ERR_ARG, "errorclass=%d: an error code, not a class", errorclass);
+    dyn_class_t *k = &dyn[(errorclass >> CR_ERR_DYN_ID_SHIFT) & CR_ERR_DYN_ID_MASK];
+    for (int i = 0; i < k->ncodes; i++)
+        if (k->codes[i].live)
+            return cr_error(MPI_ERR_ARG, "errorclass=%d: still has error code %d (remove it "
+                            "first with MPI_Remove_error_code)", errorclass,
+                            errorclass | (i + 1));
+    if (e->str)
+        return cr_error(MPI_ERR_ARG, "errorclass=%d: still has a string (remove it first with "
+                        "MPI_Remove_error_string)", errorclass);
+    e->live = 0;
+    k->ncodes = 0;
     return MPI_SUCCESS;
 }

@@ -7,8 +7,7 @@
  * MPI_Init and after MPI_Finalize. */
 #define _GNU_SOURCE
 #include "core/info.h"
-#include "core/api.h"
-#include "binding/core_legacy.h" /* transition: entries not yet in an api.h */
+#include "core/api_comm.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,29 +73,44 @@ static void info_clear(cr_info_t *in)
     in->nkeys = in->cap = 0;
 }
 
-static int info_new(cr_info_t **out)
+/* A new empty info; with_handle: a user info with a handle. */
+static int info_new(int with_handle, cr_info_t **out)
 {
+    *out = NULL;
     cr_info_t *in = calloc(1, sizeof *in);
     if (!in) return cr_error(MPI_ERR_NO_MEM, "no memory for an info object");
-    int idx = cr_objtab_add(&info_tab, in);
-    if (idx < 0) {
-        free(in);
-        return cr_error(MPI_ERR_NO_MEM, "no memory for an info handle");
+    in->handle = MPI_INFO_NULL;
+    if (with_handle) {
+        int idx = cr_objtab_add(&info_tab, in);
+        if (idx < 0) {
+            free(in);
+            return cr_error(MPI_ERR_NO_MEM, "no memory for an info handle");
+        }
+        in->handle = CR_H_MAKE(CR_ST_USER, CR_K_INFO, idx);
     }
-    in->handle = CR_H_MAKE(CR_ST_USER, CR_K_INFO, idx);
     *out = in;
     return MPI_SUCCESS;
 }
 
-static void info_destroy(cr_info_t *in)
+void cr_info_destroy(cr_info_t *in)
 {
-    cr_objtab_remove(&info_tab, CR_H_INDEX(in->handle));
+    if (!in || in == &info_env) return;
+    if (in->handle != MPI_INFO_NULL) cr_objtab_remove(&info_tab, CR_H_INDEX(in->handle));
     info_clear(in);
     free(in);
 }
 
+/* out gets every key of in (in order). */
+static int info_copy_keys(const cr_info_t *in, cr_info_t *out)
+{
+    for (int i = 0; in && i < in->nkeys; i++)
+        if (info_put(out, in->keys[i], in->vals[i]) != 0)
+            return cr_error(MPI_ERR_NO_MEM, "no memory to copy an info object");
+    return MPI_SUCCESS;
+}
+
 /* ---- MPI_INFO_ENV ------------------------------------------------------------ */
-static const char *thread_level_name(int level)
+const char *cr_thread_level_name(int level)
 {
     switch (level) {
     case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
@@ -155,7 +169,7 @@ static void env_fill(cr_info_t *in, int argc, char **argv, int with_runtime)
     if (with_runtime) {
         snprintf(buf, sizeof buf, "%d", cr_proc.world_size);
         info_put(in, "maxprocs", buf);
-        info_put(in, "thread_level", thread_level_name(cr_proc.thread_level));
+        info_put(in, "thread_level", cr_thread_level_name(cr_proc.thread_level));
     }
 }
 
@@ -170,13 +184,13 @@ static cr_info_t *info_env_get(void)
         char buf[32];
         snprintf(buf, sizeof buf, "%d", cr_proc.world_size);
         info_put(&info_env, "maxprocs", buf);
-        info_put(&info_env, "thread_level", thread_level_name(cr_proc.thread_level));
+        info_put(&info_env, "thread_level", cr_thread_level_name(cr_proc.thread_level));
         info_env_filled = 2;
     }
     return &info_env;
 }
 
-/* ---- lookups and argument checks ---------------------------------------------- */
+/* ---- lookups, copies and argument checks ---------------------------------------- */
 cr_info_t *cr_info_ptr(MPI_Info h)
 {
     if (h == MPI_INFO_ENV) return info_env_get();
@@ -185,15 +199,50 @@ cr_info_t *cr_info_ptr(MPI_Info h)
     return NULL;
 }
 
-/* The info for h, or an MPI_ERR_INFO code in *err. */
-static cr_info_t *info_arg(MPI_Info h, const char *fname, int *err)
+int cr_info_new(cr_info_t **out)
 {
-    cr_info_t *in = cr_info_ptr(h);
-    if (!in)
-        *err = cr_error(MPI_ERR_INFO, "%s: info=0x%08x: %s", fname, (unsigned)h,
-                        h == MPI_INFO_NULL ? "MPI_INFO_NULL is not an info object"
-                                           : "not a valid info object (freed?)");
-    return in;
+    return info_new(0, out);
+}
+
+int cr_info_copy(const cr_info_t *in, cr_info_t **out)
+{
+    *out = NULL;
+    if (!in) return MPI_SUCCESS;
+    cr_info_t *c;
+    int err = info_new(0, &c);
+    if (!err && (err = info_copy_keys(in, c))) cr_info_destroy(c);
+    if (!err) *out = c;
+    return err;
+}
+
+int cr_info_to_user(const cr_info_t *in, MPI_Info *out)
+{
+    cr_info_t *c;
+    int err = info_new(1, &c);
+    if (!err && (err = info_copy_keys(in, c))) cr_info_destroy(c);
+    if (!err) *out = c->handle;
+    return err;
+}
+
+int cr_info_put(cr_info_t *in, const char *key, const char *value)
+{
+    if (info_put(in, key, value) != 0)
+        return cr_error(MPI_ERR_NO_MEM, "no memory for the info key \"%s\"", key);
+    return MPI_SUCCESS;
+}
+
+const char *cr_info_get(const cr_info_t *in, const char *key)
+{
+    int i = in && key ? info_find(in, key) : -1;
+    return i >= 0 ? in->vals[i] : NULL;
+}
+
+/* The info argument of an MPI_Info_* call: MPI_INFO_NULL (in == NULL) is no
+ * info object there. */
+static int info_arg(const cr_info_t *in, const char *fname)
+{
+    if (in) return MPI_SUCCESS;
+    return cr_error(MPI_ERR_INFO, "%s: info=MPI_INFO_NULL: not an info object", fname);
 }
 
 static int check_key(const char *key, const char *fname)
@@ -217,71 +266,52 @@ static int check_value(const char *value, const char *fname)
     return MPI_SUCCESS;
 }
 
-int cr_info_dup_handle(MPI_Info in, MPI_Info *out)
-{
-    if (in == MPI_INFO_NULL) {
-        *out = MPI_INFO_NULL;
-        return MPI_SUCCESS;
-    }
-    return core_info_dup(in, out);
-}
-
-const char *cr_info_lookup(MPI_Info h, const char *key)
-{
-    cr_info_t *in = h == MPI_INFO_NULL || !key ? NULL : cr_info_ptr(h);
-    int i = in ? info_find(in, key) : -1;
-    return i >= 0 ? in->vals[i] : NULL;
-}
-
 /* ---- MPI_Info_* ------------------------------------------------------------- */
 int core_info_create(MPI_Info *info)
 {
     cr_info_t *in;
-    int err = info_new(&in);
+    int err = info_new(1, &in);
     if (err) return err;
     *info = in->handle;
     return MPI_SUCCESS;
 }
 
-int core_info_set(MPI_Info info, const char *key, const char *value)
+int core_info_set(cr_info_t *info, const char *key, const char *value)
 {
-    int err = MPI_SUCCESS;
-    cr_info_t *in = info_arg(info, "MPI_Info_set", &err);
-    if (!in) return err;
-    if ((err = check_key(key, "MPI_Info_set")) || (err = check_value(value, "MPI_Info_set")))
+    int err;
+    if ((err = info_arg(info, "MPI_Info_set")) || (err = check_key(key, "MPI_Info_set")) ||
+        (err = check_value(value, "MPI_Info_set")))
         return err;
-    if (info_put(in, key, value) != 0)
+    if (info_put(info, key, value) != 0)
         return cr_error(MPI_ERR_NO_MEM, "MPI_Info_set: key=\"%s\": out of memory", key);
     return MPI_SUCCESS;
 }
 
-int core_info_delete(MPI_Info info, const char *key)
+int core_info_delete(cr_info_t *info, const char *key)
 {
-    int err = MPI_SUCCESS;
-    cr_info_t *in = info_arg(info, "MPI_Info_delete", &err);
-    if (!in) return err;
-    if ((err = check_key(key, "MPI_Info_delete"))) return err;
-    int i = info_find(in, key);
+    int err;
+    if ((err = info_arg(info, "MPI_Info_delete")) || (err = check_key(key, "MPI_Info_delete")))
+        return err;
+    int i = info_find(info, key);
     if (i < 0)
         return cr_error(MPI_ERR_INFO_NOKEY, "MPI_Info_delete: key=\"%s\": no such key", key);
-    free(in->keys[i]);
-    free(in->vals[i]);
+    free(info->keys[i]);
+    free(info->vals[i]);
     /* keep the others in order, for MPI_Info_get_nthkey */
-    memmove(in->keys + i, in->keys + i + 1, (size_t)(in->nkeys - i - 1) * sizeof(char *));
-    memmove(in->vals + i, in->vals + i + 1, (size_t)(in->nkeys - i - 1) * sizeof(char *));
-    in->nkeys--;
+    memmove(info->keys + i, info->keys + i + 1, (size_t)(info->nkeys - i - 1) * sizeof(char *));
+    memmove(info->vals + i, info->vals + i + 1, (size_t)(info->nkeys - i - 1) * sizeof(char *));
+    info->nkeys--;
     return MPI_SUCCESS;
 }
 
-int core_info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
+int core_info_get(cr_info_t *info, const char *key, int valuelen, char *value, int *flag)
 {
-    int err = MPI_SUCCESS;
-    cr_info_t *in = info_arg(info, "MPI_Info_get", &err);
-    if (!in) return err;
-    if ((err = check_key(key, "MPI_Info_get"))) return err;
+    int err;
+    if ((err = info_arg(info, "MPI_Info_get")) || (err = check_key(key, "MPI_Info_get")))
+        return err;
     if (valuelen < 0)
         return cr_error(MPI_ERR_ARG, "MPI_Info_get: valuelen=%d: must not be negative", valuelen);
-    int i = info_find(in, key);
+    int i = info_find(info, key);
     *flag = i >= 0;
     if (i < 0) return MPI_SUCCESS;
     if (!value && valuelen > 0)
@@ -289,113 +319,97 @@ int core_info_get(MPI_Info info, const char *key, int valuelen, char *value, int
     /* value has room for valuelen characters and the NUL: a longer value is
      * truncated, as the standard says. */
     if (value) {
-        size_t n = strlen(in->vals[i]);
+        size_t n = strlen(info->vals[i]);
         if (n > (size_t)valuelen) n = (size_t)valuelen;
-        memcpy(value, in->vals[i], n);
+        memcpy(value, info->vals[i], n);
         value[n] = '\0';
     }
     return MPI_SUCCESS;
 }
 
-int core_info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
+int core_info_get_valuelen(cr_info_t *info, const char *key, int *valuelen, int *flag)
 {
-    int err = MPI_SUCCESS;
-    cr_info_t *in = info_arg(info, "MPI_Info_get_valuelen", &err);
-    if (!in) return err;
-    if ((err = check_key(key, "MPI_Info_get_valuelen"))) return err;
-    int i = info_find(in, key);
+    int err;
+    if ((err = info_arg(info, "MPI_Info_get_valuelen")) ||
+        (err = check_key(key, "MPI_Info_get_valuelen")))
+        return err;
+    int i = info_find(info, key);
     *flag = i >= 0;
-    if (i >= 0) *valuelen = (int)strlen(in->vals[i]);
+    if (i >= 0) *valuelen = (int)strlen(info->vals[i]);
     return MPI_SUCCESS;
 }
 
 /* MPI-4: *buflen is the size of value, NUL included, on entry; on return it is
  * the size the whole value needs (length + 1).  At most *buflen - 1 characters
  * and a NUL are stored; *buflen == 0 stores nothing (value may then be NULL). */
-int core_info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
+int core_info_get_string(cr_info_t *info, const char *key, int *buflen, char *value, int *flag)
 {
-    int err = MPI_SUCCESS;
-    cr_info_t *in = info_arg(info, "MPI_Info_get_string", &err);
-    if (!in) return err;
-    if ((err = check_key(key, "MPI_Info_get_string"))) return err;
-    if (!buflen) return cr_error(MPI_ERR_ARG, "MPI_Info_get_string: buflen=NULL");
+    int err;
+    if ((err = info_arg(info, "MPI_Info_get_string")) ||
+        (err = check_key(key, "MPI_Info_get_string")))
+        return err;
     if (*buflen < 0)
         return cr_error(MPI_ERR_ARG, "MPI_Info_get_string: *buflen=%d: must not be negative",
                         *buflen);
-    int i = info_find(in, key);
+    int i = info_find(info, key);
     *flag = i >= 0;
     if (i < 0) return MPI_SUCCESS;
-    size_t n = strlen(in->vals[i]);
+    size_t n = strlen(info->vals[i]);
     if (*buflen > 0) {
         if (!value)
             return cr_error(MPI_ERR_ARG, "MPI_Info_get_string: value=NULL with *buflen=%d", *buflen);
         size_t c = n < (size_t)*buflen - 1 ? n : (size_t)*buflen - 1;
-        memcpy(value, in->vals[i], c);
+        memcpy(value, info->vals[i], c);
         value[c] = '\0';
     }
     *buflen = (int)n + 1;
     return MPI_SUCCESS;
 }
 
-int core_info_get_nkeys(MPI_Info info, int *nkeys)
+int core_info_get_nkeys(cr_info_t *info, int *nkeys)
 {
-    int err = MPI_SUCCESS;
-    cr_info_t *in = info_arg(info, "MPI_Info_get_nkeys", &err);
-    if (!in) return err;
-    *nkeys = in->nkeys;
+    int err = info_arg(info, "MPI_Info_get_nkeys");
+    if (err) return err;
+    *nkeys = info->nkeys;
     return MPI_SUCCESS;
 }
 
-int core_info_get_nthkey(MPI_Info info, int n, char *key)
+int core_info_get_nthkey(cr_info_t *info, int n, char *key)
 {
-    int err = MPI_SUCCESS;
-    cr_info_t *in = info_arg(info, "MPI_Info_get_nthkey", &err);
-    if (!in) return err;
-    if (n < 0 || n >= in->nkeys)
+    int err = info_arg(info, "MPI_Info_get_nthkey");
+    if (err) return err;
+    if (n < 0 || n >= info->nkeys)
         return cr_error(MPI_ERR_ARG, "MPI_Info_get_nthkey: n=%d: the info has %d keys", n,
-                        in->nkeys);
+                        info->nkeys);
     if (!key) return cr_error(MPI_ERR_ARG, "MPI_Info_get_nthkey: key=NULL");
-    strcpy(key, in->keys[n]);   /* fits: keys are shorter than MPI_MAX_INFO_KEY */
+    strcpy(key, info->keys[n]);   /* fits: keys are shorter than MPI_MAX_INFO_KEY */
     return MPI_SUCCESS;
 }
 
-int core_info_dup(MPI_Info info, MPI_Info *newinfo)
+int core_info_dup(cr_info_t *info, MPI_Info *newinfo)
 {
-    int err = MPI_SUCCESS;
-    cr_info_t *in = info_arg(info, "MPI_Info_dup", &err);
-    if (!in) return err;
-    cr_info_t *out;
-    if ((err = info_new(&out))) return err;
-    for (int i = 0; i < in->nkeys; i++) {
-        if (info_put(out, in->keys[i], in->vals[i]) != 0) {
-            info_destroy(out);
-            return cr_error(MPI_ERR_NO_MEM, "MPI_Info_dup: out of memory");
-        }
-    }
-    *newinfo = out->handle;
-    return MPI_SUCCESS;
+    int err = info_arg(info, "MPI_Info_dup");
+    return err ? err : cr_info_to_user(info, newinfo);
 }
 
-int core_info_free(MPI_Info *info)
+int core_info_free(cr_info_t *info)
 {
-    int err = MPI_SUCCESS;
-    if (*info == MPI_INFO_ENV)
+    int err = info_arg(info, "MPI_Info_free");
+    if (err) return err;
+    if (info == &info_env)
         return cr_error(MPI_ERR_INFO, "MPI_Info_free: info=MPI_INFO_ENV: a predefined info "
                         "cannot be freed");
-    cr_info_t *in = info_arg(*info, "MPI_Info_free", &err);
-    if (!in) return err;
-    info_destroy(in);
-    *info = MPI_INFO_NULL;
+    cr_info_destroy(info);
     return MPI_SUCCESS;
 }
 
 /* A new info with what MPI_INFO_ENV would hold for a program started with
- * argc/argv (the generated prototype spells argv `char argv[]`; it is the
- * program's char *argv[]). */
+ * argc/argv (the standard's apis.json spells argv `char argv[]`;
+ * maint/notes.py PROTO_FIXES makes it the program's char *argv[]). */
 int core_info_create_env(int argc, char *argv[], MPI_Info *info)
 {
     cr_info_t *in;
-    int err = info_new(&in);
+    int err = info_new(1, &in);
     if (err) return err;
     env_fill(in, argc, argv, cr_proc.state != CR_STATE_PRE_INIT);
     *info = in->handle;

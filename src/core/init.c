@@ -1,20 +1,26 @@
 /* SPDX-License-Identifier: MIT */
-/* MPI_Init / MPI_Finalize / MPI_Abort: bootstrap through PMI, find the ranks on
- * this node, start the transports (self, shared memory), the point-to-point
- * channel and the progress engine, and set up the predefined communicators. */
+/* The runtime and the world model: bootstrap through PMI, find the ranks on
+ * this node, start the transports (self, shared memory, the network), the
+ * point-to-point channel and the progress engine, and set up the predefined
+ * communicators (once per process, for MPI_Init or the first
+ * MPI_Session_init, see session.h); MPI_Init_thread, MPI_Finalize, MPI_Abort. */
 #define _GNU_SOURCE
 #include "core/core.h"
 #include "core/datatype.h"
 #include "core/attr.h"
 #include "core/errh.h"
+#include "core/comm_priv.h"
+#include "core/session.h"
 #include "core/progress.h"
 #include "core/debug.h"
 #include "core/liveness.h"
 #include "core/pt2pt.h"
+#include "core/api_comm.h"
 #include "pmi/pmi.h"
 #include "transport/ofi/ofi.h"
 #include "transport/self/self.h"
 #include "transport/shm/shm.h"
+#include "util/log.h"
 #include "util/settings.h"
 
 #include <sched.h>
@@ -26,12 +32,10 @@
 cr_proc_t cr_proc;
 cr_comm_t cr_comm_world, cr_comm_self;
 cr_objtab_t cr_comm_tab;
-static cr_group_t world_group, self_group;
+cr_group_t *cr_group_world, *cr_group_self;
 static crpmi_info_t pmi;
 static tr_iface_t *transports[CR_CHAN_MAX_TR];
 static int ntransports;
-
-int cr_barrier_internal(cr_comm_t *comm);
 
 static uint32_t hash_str(const char *s)
 {
@@ -153,18 +157,35 @@ static void stop_transports(void)
     ntransports = 0;
 }
 
-static int init_common(int required, int *provided)
+/* A program that ends without MPI_Finalize while the runtime is up for its
+ * sessions (or sessions outlived MPI_Finalize): what MPI_Finalize would do,
+ * at exit.  Not after a failing exit (peers may be gone), and not when the
+ * world model is still initialised (mpiexec reports the missing MPI_Finalize). */
+static void runtime_exit_hook(int status, void *arg)
 {
-    if (cr_proc.state != CR_STATE_PRE_INIT)
-        return cr_error(MPI_ERR_OTHER, "MPI is already %s",
-                        cr_proc.state == CR_STATE_INIT ? "initialized" : "finalized");
-    ut_settings_load();
+    (void)arg;
+    if (cr_proc.state != CR_STATE_INIT || cr_proc.world_state == CR_STATE_INIT || status != 0)
+        return;
+    ut_log(UT_LOG_EVENTS, "init", "process exit: stopping the runtime of %d session(s)",
+           cr_proc.nsessions);
+    cr_barrier_tag(&cr_comm_world, CR_TAG_EXIT);
+    cr_runtime_stop();
+}
+
+int cr_runtime_start(void)
+{
+    if (cr_proc.state == CR_STATE_INIT) return MPI_SUCCESS;
+    if (cr_proc.state == CR_STATE_FINALIZED)
+        return cr_error(MPI_ERR_OTHER, "MPI was finalized in this process; it cannot start again");
+    if (ut_settings_load() != 0) return cr_error(MPI_ERR_OTHER, "%s", ut_settings_error());
+    ut_log_init(-1);
     cr_datatype_init();
     if (crpmi_init(&pmi) != 0)
         return cr_error(MPI_ERR_OTHER, "cannot reach the process manager (PMI)");
     cr_proc.world_rank = pmi.rank;
     cr_proc.world_size = pmi.size;
     cr_proc.appnum = pmi.appnum;
+    ut_log_init(pmi.rank);
     gethostname(cr_proc.hostname, sizeof cr_proc.hostname - 1);
     cr_liveness_init();
     char node[MPI_MAX_PROCESSOR_NAME + 64];
@@ -178,36 +199,55 @@ static int init_common(int required, int *provided)
     if (err) return err;
 
     int n = cr_proc.world_size;
-    world_group.handle = MPI_GROUP_NULL;
-    world_group.refcount = 1;
-    world_group.size = n;
-    world_group.rank = cr_proc.world_rank;
-    world_group.world = malloc((size_t)n * sizeof(int));
-    for (int i = 0; i < n; i++) world_group.world[i] = i;
-    self_group.handle = MPI_GROUP_NULL;
-    self_group.refcount = 1;
-    self_group.size = 1;
-    self_group.rank = 0;
-    self_group.world = malloc(sizeof(int));
-    self_group.world[0] = cr_proc.world_rank;
-    comm_builtin(&cr_comm_world, MPI_COMM_WORLD, &world_group, 0, "MPI_COMM_WORLD");
-    comm_builtin(&cr_comm_self, MPI_COMM_SELF, &self_group, CR_CTX_STRIDE, "MPI_COMM_SELF");
-    cr_proc.next_ctx = 2 * CR_CTX_STRIDE;
-    cr_proc.thread_level = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
-    if (provided) *provided = cr_proc.thread_level;
+    cr_group_world = cr_group_new(n);
+    cr_group_self = cr_group_new(1);
+    if (!cr_group_world || !cr_group_self)
+        return cr_error(MPI_ERR_NO_MEM, "no memory for the world group");
+    for (int i = 0; i < n; i++) cr_group_world->world[i] = i;
+    cr_group_world->rank = cr_proc.world_rank;
+    cr_group_self->world[0] = cr_proc.world_rank;
+    cr_group_self->rank = 0;
+    comm_builtin(&cr_comm_world, MPI_COMM_WORLD, cr_group_world, 0, "MPI_COMM_WORLD");
+    comm_builtin(&cr_comm_self, MPI_COMM_SELF, cr_group_self, CR_CTX_STRIDE, "MPI_COMM_SELF");
+    /* base ids 0 and 2 for world and self, 4 for communicators made from groups
+     * without a parent (comm_from_group.c) */
+    cr_proc.next_ctx = CR_CTX_FROM_GROUP + CR_CTX_STRIDE;
     cr_proc.state = CR_STATE_INIT;
+    on_exit(runtime_exit_hook, NULL);
     core_debug_init(cr_proc.world_rank, cr_proc.hostname);
+    ut_log(UT_LOG_EVENTS, "init", "runtime up: %d ranks, %d on this node, %s", n,
+           cr_proc.local_size, cr_proc.oversubscribed ? "oversubscribed" : "not oversubscribed");
     return MPI_SUCCESS;
 }
 
-int core_init(int *argc, char ***argv)
+void cr_runtime_stop(void)
 {
-    return init_common(MPI_THREAD_SINGLE, NULL);
+    stop_transports();      /* the network transport's last barrier uses PMI */
+    crpmi_finalize();
+    cr_proc.state = CR_STATE_FINALIZED;
+    ut_log(UT_LOG_EVENTS, "init", "runtime stopped");
+}
+
+int cr_thread_level_provided(int required)
+{
+    if (required < MPI_THREAD_SINGLE) return MPI_THREAD_SINGLE;
+    return required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
 }
 
 int core_init_thread(int *argc, char ***argv, int required, int *provided)
 {
-    return init_common(required, provided);
+    (void)argc;
+    (void)argv;
+    if (cr_proc.world_state != CR_STATE_PRE_INIT)
+        return cr_error(MPI_ERR_OTHER, "the world model is already %s (MPI_Init may be called "
+                        "once)", cr_proc.world_state == CR_STATE_INIT ? "initialized"
+                                                                      : "finalized");
+    int err = cr_runtime_start();
+    if (err) return err;
+    cr_proc.thread_level = cr_thread_level_provided(required);
+    if (provided) *provided = cr_proc.thread_level;
+    cr_proc.world_state = CR_STATE_INIT;
+    return MPI_SUCCESS;
 }
 
 int core_finalize(void)
@@ -218,16 +258,16 @@ int core_finalize(void)
     int err = cr_attr_finalize();   /* first: MPI_COMM_SELF's attribute delete callbacks ("user functions at process termination") */
     if (!err) err = cr_barrier_internal(&cr_comm_world);
     if (err) return err;
-    stop_transports();      /* the network transport's last barrier uses PMI */
-    crpmi_finalize();
-    cr_proc.state = CR_STATE_FINALIZED;
+    cr_proc.world_state = CR_STATE_FINALIZED;
+    if (cr_proc.nsessions == 0) cr_runtime_stop();
     return MPI_SUCCESS;
 }
 
-int core_abort(MPI_Comm comm, int errorcode)
+int core_abort(cr_comm_t *comm, int errorcode)
 {
-    char msg[128];
+    char msg[160];
     snprintf(msg, sizeof msg, "MPI_Abort(%s, %d) called by rank %d",
-             comm == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : "comm", errorcode, cr_proc.world_rank);
+             comm == &cr_comm_world ? "MPI_COMM_WORLD" : comm->name[0] ? comm->name : "comm",
+             errorcode, cr_proc.world_rank);
     cr_abort_job(errorcode, msg);
 }

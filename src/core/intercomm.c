@@ -19,6 +19,7 @@
  * comm.c). */
 #include "core/core.h"
 #include "core/comm_priv.h"
+#include "core/api_comm.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,7 @@ static int exchange(cr_comm_t *local, int leader, cr_comm_t *bridge, int remote_
     cr_datatype_t *dt = cr_datatype_ptr(MPI_INT);
     int *l = malloc((size_t)local->size * n * sizeof(int)), *r = NULL;
     if (!l) return cr_error(MPI_ERR_NO_MEM, "no memory to build an intercommunicator");
+    cr_ctx_agreeing++;
     int err = cr_comm_allgather_ints(local, mine, n, l, CR_TAG_CTX);
     int hdr = 0;   /* the remote group's size */
     if (!err && local->rank == leader)
@@ -46,6 +48,7 @@ static int exchange(cr_comm_t *local, int leader, cr_comm_t *bridge, int remote_
                           (MPI_Aint)hdr * n, dt, remote_leader, tag, bridge, CR_CTX_COLL,
                           MPI_STATUS_IGNORE);
     if (!err) err = cr_comm_bcast_ints(local, leader, r, hdr * n, CR_TAG_INTER);
+    cr_ctx_agreeing--;
     if (err) {
         free(l);
         free(r);
@@ -66,33 +69,29 @@ static uint32_t table_max(const int *l, int ln, const int *r, int rn, int n, int
     return mx;
 }
 
-/* An intercommunicator object over (local, remote) with base id ctx; its
- * local_comm takes ctx + CR_CTX_STRIDE.  Takes both group references. */
-static int inter_make(cr_group_t *local, cr_group_t *remote, uint32_t ctx, cr_errhandler_t *errh,
-                      MPI_Comm *out)
+int cr_inter_make(cr_group_t *local, cr_group_t *remote, uint32_t ctx, cr_errhandler_t *errh,
+                  cr_comm_t **out)
 {
     cr_comm_t *c;
-    local->refcount++;   /* one for the intercomm, one for its local_comm */
+    cr_group_retain(local);   /* one for the intercomm, one for its local_comm */
     int err = cr_comm_make(local, remote, ctx, errh, &c);
     if (err) {
         cr_group_release(local);
-        *out = MPI_COMM_NULL;
         return err;
     }
     c->local_comm = cr_comm_make_internal(local, ctx + CR_CTX_STRIDE);
     if (!c->local_comm) {
-        cr_comm_release(c);
-        *out = MPI_COMM_NULL;
+        cr_comm_free_handle(c);
         return cr_error(MPI_ERR_NO_MEM, "no memory for an intercommunicator");
     }
-    *out = c->handle;
+    *out = c;
     return MPI_SUCCESS;
 }
 
-int core_intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
+int core_intercomm_create(cr_comm_t *local_comm, int local_leader, cr_comm_t *peer_comm,
                           int remote_leader, int tag, MPI_Comm *newintercomm)
 {
-    cr_comm_t *lc = cr_comm_ptr(local_comm);
+    cr_comm_t *lc = local_comm;
     *newintercomm = MPI_COMM_NULL;
     if (lc->remote)
         return cr_error(MPI_ERR_COMM, "MPI_Intercomm_create: local_comm is an "
@@ -100,24 +99,35 @@ int core_intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
     if (local_leader < 0 || local_leader >= lc->size)
         return cr_error(MPI_ERR_RANK, "MPI_Intercomm_create: local_leader=%d: invalid rank "
                         "(local_comm size is %d)", local_leader, lc->size);
-    cr_comm_t *peer = NULL;
     if (lc->rank == local_leader) {
-        peer = cr_comm_ptr(peer_comm);
-        if (!peer)
-            return cr_error(MPI_ERR_COMM, "MPI_Intercomm_create: peer_comm=0x%08x: invalid "
-                            "communicator at the local leader", (unsigned)peer_comm);
-        int psize = peer->remote ? peer->remote->size : peer->size;
+        if (!peer_comm)
+            return cr_error(MPI_ERR_COMM, "MPI_Intercomm_create: peer_comm=MPI_COMM_NULL at the "
+                            "local leader");
+        int psize = peer_comm->remote ? peer_comm->remote->size : peer_comm->size;
         if (remote_leader < 0 || remote_leader >= psize)
             return cr_error(MPI_ERR_RANK, "MPI_Intercomm_create: remote_leader=%d: invalid "
                             "rank (peer_comm size is %d)", remote_leader, psize);
-        if (cr_comm_world_rank(peer, remote_leader) == cr_proc.world_rank)
+        if (cr_comm_world_rank(peer_comm, remote_leader) == cr_proc.world_rank)
             return cr_error(MPI_ERR_RANK, "MPI_Intercomm_create: remote_leader=%d is the local "
                             "leader itself", remote_leader);
     }
+    cr_comm_t *n;
+    int err = cr_inter_from(lc, local_leader, peer_comm, remote_leader, cr_comm_user_tag(tag),
+                            lc->errh, "MPI_Intercomm_create", &n);
+    if (!err) *newintercomm = n->handle;
+    return err;
+}
+
+/* The intercommunicator between the group of the intracommunicator lc and
+ * the group whose leader is remote_leader on bridge (used by the local leader
+ * only), exchanging tables over tag. */
+int cr_inter_from(cr_comm_t *lc, int local_leader, cr_comm_t *bridge, int remote_leader, int tag,
+                  cr_errhandler_t *errh, const char *fname, cr_comm_t **out)
+{
     int mine[2] = { cr_proc.world_rank, (int)cr_proc.next_ctx };
     int *l, *r, rsize;
-    int err = exchange(lc, local_leader, peer, remote_leader, cr_comm_user_tag(tag), mine, 2,
-                       &l, &r, &rsize);
+    *out = NULL;
+    int err = exchange(lc, local_leader, bridge, remote_leader, tag, mine, 2, &l, &r, &rsize);
     if (err) return err;
     uint32_t ctx = table_max(l, lc->size, r, rsize, 2, 1);
     cr_ctx_reserve(ctx, 2);
@@ -127,8 +137,8 @@ int core_intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
         remote->world[i] = r[2 * i];
         for (int j = 0; j < lc->size; j++)
             if (lc->group->world[j] == remote->world[i])
-                err = cr_error(MPI_ERR_COMM, "MPI_Intercomm_create: world rank %d is in both "
-                               "groups", remote->world[i]);
+                err = cr_error(MPI_ERR_COMM, "%s: world rank %d is in both groups", fname,
+                               remote->world[i]);
     }
     free(l);
     free(r);
@@ -136,13 +146,13 @@ int core_intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
         cr_group_release(remote);
         return err;
     }
-    lc->group->refcount++;
-    return inter_make(lc->group, remote, ctx, lc->errh, newintercomm);
+    cr_group_retain(lc->group);
+    return cr_inter_make(lc->group, remote, ctx, errh, out);
 }
 
-int core_intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
+int core_intercomm_merge(cr_comm_t *intercomm, int high, MPI_Comm *newintracomm)
 {
-    cr_comm_t *c = cr_comm_ptr(intercomm);
+    cr_comm_t *c = intercomm;
     *newintracomm = MPI_COMM_NULL;
     if (!c->remote)
         return cr_error(MPI_ERR_COMM, "MPI_Intercomm_merge: intercomm is an intracommunicator");
@@ -171,29 +181,30 @@ int core_intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
     return err;
 }
 
-int cr_inter_dup(cr_comm_t *c, MPI_Comm *newcomm)
+int cr_inter_dup(cr_comm_t *c, cr_comm_t **out)
 {
     int mine = (int)cr_proc.next_ctx;
     int *l, *r, rsize;
+    *out = NULL;
     int err = exchange(c->local_comm, 0, c, 0, CR_TAG_INTER, &mine, 1, &l, &r, &rsize);
     if (err) return err;
     uint32_t ctx = table_max(l, c->size, r, rsize, 1, 0);
     cr_ctx_reserve(ctx, 2);
     free(l);
     free(r);
-    c->group->refcount++;
-    c->remote->refcount++;
-    return inter_make(c->group, c->remote, ctx, c->errh, newcomm);
+    cr_group_retain(c->group);
+    cr_group_retain(c->remote);
+    return cr_inter_make(c->group, c->remote, ctx, c->errh, out);
 }
 
 /* Each group splits by color; a process gets an intercommunicator between its
  * part and the remote part of the same color, or MPI_COMM_NULL when either is
  * empty (MPI 4.0, 7.4.2 on MPI_COMM_SPLIT). */
-int cr_inter_split(cr_comm_t *c, int color, int key, MPI_Comm *newcomm)
+int cr_inter_split(cr_comm_t *c, int color, int key, cr_comm_t **out)
 {
     int mine[3] = { color, key, (int)cr_proc.next_ctx };
     int *l, *r, rsize;
-    *newcomm = MPI_COMM_NULL;
+    *out = NULL;
     int err = exchange(c->local_comm, 0, c, 0, CR_TAG_INTER, mine, 3, &l, &r, &rsize);
     if (err) return err;
     uint32_t ctx = table_max(l, c->size, r, rsize, 3, 2);
@@ -208,7 +219,7 @@ int cr_inter_split(cr_comm_t *c, int color, int key, MPI_Comm *newcomm)
     free(r);
     if (!err && lg && rg && rg->size > 0) {
         rg->rank = MPI_UNDEFINED;
-        return inter_make(lg, rg, ctx, c->errh, newcomm);
+        return cr_inter_make(lg, rg, ctx, c->errh, out);
     }
     cr_group_release(lg);
     cr_group_release(rg);
@@ -217,8 +228,8 @@ int cr_inter_split(cr_comm_t *c, int color, int key, MPI_Comm *newcomm)
 
 /* Comm_create on an intercommunicator is a split in which the members of
  * group (in group order) take one color and everybody else none. */
-int cr_inter_create(cr_comm_t *c, cr_group_t *g, MPI_Comm *newcomm)
+int cr_inter_create(cr_comm_t *c, cr_group_t *g, cr_comm_t **out)
 {
     int in = g->rank != MPI_UNDEFINED;
-    return cr_inter_split(c, in ? 0 : MPI_UNDEFINED, in ? g->rank : 0, newcomm);
+    return cr_inter_split(c, in ? 0 : MPI_UNDEFINED, in ? g->rank : 0, out);
 }

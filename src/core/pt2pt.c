@@ -29,6 +29,7 @@
 #include "core/datatype.h"
 #include "transport/self/self.h"
 #include "transport/shm/shm.h"
+#include "util/log.h"
 #include "util/settings.h"
 
 #include <stdio.h>
@@ -643,9 +644,20 @@ static void on_cts(cr_chan_t *ch, int peer, const tr_am_rx_t *m)
     out_append(ch, v, out_new(OUT_STREAM, s));
 }
 
+/* COURIER_DEBUG=3: one line per packet that arrives (src/util/log.h). */
+static void am_log(int peer, const tr_am_rx_t *m)
+{
+    static const char *const names[] = { "?", "eager", "eager-sync", "ack", "rts", "cts",
+                                         "fin", "wdone", "data" };
+    unsigned t = m->hdr.type < sizeof names / sizeof names[0] ? m->hdr.type : 0;
+    ut_log_write(UT_LOG_PACKETS, "packet", "from %d: %s ctx %u src %d tag %d, %zu bytes", peer,
+                 names[t], (unsigned)m->hdr.ctx, (int)m->hdr.src, (int)m->hdr.tag, m->len);
+}
+
 static void chan_am_handler(void *arg, int peer, const tr_am_rx_t *m)
 {
     cr_chan_t *ch = arg;
+    if (ut_log_on(UT_LOG_PACKETS)) am_log(peer, m);
     /* a peer that reached us first (lazily connected transports) */
     if (CR_UNLIKELY(ch->vc[peer].kind == CR_VC_NONE) && !vc_get(ch, peer))
         chan_fail(peer, "answering a message", TR_ERR_UNREACHABLE);
@@ -935,7 +947,9 @@ cr_request_t *cr_isend_fast(const void *data, size_t bytes, int dest, int tag, c
 int cr_recv_fast(void *dst, size_t cap, int src, int tag, cr_comm_t *comm, MPI_Status *status)
 {
     cr_chan_t *ch = &cr_chan0;
-    if (ch->ux_head || ch->posted_head || ch->busy || cr_progress_nactive || src < 0) return 1;
+    if (ch->ux_head || ch->posted_head || ch->busy || cr_progress_nactive || src < 0 ||
+        ut_log_on(UT_LOG_PACKETS))      /* the general path logs every packet */
+        return 1;
     cr_vc_t *v = &ch->vc[cr_comm_world_rank(comm, src)];
     if (v->kind != CR_VC_SHM) return 1;
     int from = (int)v->addr;

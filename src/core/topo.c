@@ -10,8 +10,7 @@
 #include "core/core.h"
 #include "core/comm_priv.h"
 #include "core/topo.h"
-#include "core/api.h"
-#include "binding/core_legacy.h" /* transition: entries not yet in an api.h */
+#include "core/api_comm.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -73,29 +72,30 @@ static cr_topo_t *topo_new(int kind)
     return t;
 }
 
-/* Hang t on comm (replacing what was there); on NULL t the communicator is
- * freed and an out-of-memory error returned. */
-static int topo_attach(MPI_Comm *comm, cr_topo_t *t, const char *fname)
+/* Hang t on the new communicator c (replacing what was there) and give it
+ * to the user; on NULL t the communicator is freed and an out-of-memory error
+ * returned.  c NULL (this process gets MPI_COMM_NULL): nothing to hang. */
+static int topo_attach(cr_comm_t *c, cr_topo_t *t, const char *fname, MPI_Comm *out)
 {
-    if (*comm == MPI_COMM_NULL) {
+    *out = MPI_COMM_NULL;
+    if (!c) {
         cr_topo_free(t);
         return MPI_SUCCESS;
     }
     if (!t) {
-        core_comm_free(comm);
+        cr_comm_free_handle(c);
         return cr_error(MPI_ERR_NO_MEM, "%s: no memory for the topology", fname);
     }
-    cr_comm_t *c = cr_comm_ptr(*comm);
     cr_topo_free(c->topo);
     c->topo = t;
+    *out = c->handle;
     return MPI_SUCCESS;
 }
 
-/* The topology of comm if it is of the kind wanted (0: any kind), else an
+/* The topology of c if it is of the kind wanted (0: any kind), else an
  * MPI_ERR_TOPOLOGY error in *err. */
-static cr_topo_t *topo_get(MPI_Comm comm, int kind, const char *fname, int *err)
+static cr_topo_t *topo_get(const cr_comm_t *c, int kind, const char *fname, int *err)
 {
-    cr_comm_t *c = cr_comm_ptr(comm);
     cr_topo_t *t = c->topo;
     if (t && (!kind || t->kind == kind)) return t;
     static const char *const names[] = { "topology", "graph topology", "Cartesian topology",
@@ -105,9 +105,9 @@ static cr_topo_t *topo_get(MPI_Comm comm, int kind, const char *fname, int *err)
     return NULL;
 }
 
-int core_topo_test(MPI_Comm comm, int *status)
+int core_topo_test(cr_comm_t *comm, int *status)
 {
-    cr_topo_t *t = cr_comm_ptr(comm)->topo;
+    cr_topo_t *t = comm->topo;
     *status = t ? t->kind : MPI_UNDEFINED;
     return MPI_SUCCESS;
 }
@@ -198,10 +198,10 @@ static long dims_product(int ndims, const int dims[], const char *fname, int *er
     return p;
 }
 
-int core_cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
+int core_cart_create(cr_comm_t *comm_old, int ndims, const int dims[], const int periods[],
                      int reorder, MPI_Comm *comm_cart)
 {
-    cr_comm_t *c = cr_comm_ptr(comm_old);
+    cr_comm_t *c = comm_old, *n;
     int err = MPI_SUCCESS;
     (void)reorder;
     *comm_cart = MPI_COMM_NULL;
@@ -211,14 +211,14 @@ int core_cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
     if (p > c->size)
         return cr_error(MPI_ERR_DIMS, "MPI_Cart_create: the grid needs %ld processes, comm_old "
                         "has %d", p, c->size);
-    err = core_comm_split(comm_old, c->rank < p ? 0 : MPI_UNDEFINED, c->rank, comm_cart);
-    if (err || *comm_cart == MPI_COMM_NULL) return err;
-    return topo_attach(comm_cart, cart_topo(ndims, dims, periods, c->rank), "MPI_Cart_create");
+    err = cr_comm_split(c, c->rank < p ? 0 : MPI_UNDEFINED, c->rank, &n);
+    if (err || !n) return err;
+    return topo_attach(n, cart_topo(ndims, dims, periods, c->rank), "MPI_Cart_create", comm_cart);
 }
 
-int core_cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank)
+int core_cart_map(cr_comm_t *comm, int ndims, const int dims[], const int periods[], int *newrank)
 {
-    cr_comm_t *c = cr_comm_ptr(comm);
+    cr_comm_t *c = comm;
     int err = MPI_SUCCESS;
     (void)periods;
     long p = dims_product(ndims, dims, "MPI_Cart_map", &err);
@@ -230,7 +230,7 @@ int core_cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[
     return MPI_SUCCESS;
 }
 
-int core_cartdim_get(MPI_Comm comm, int *ndims)
+int core_cartdim_get(cr_comm_t *comm, int *ndims)
 {
     int err;
     cr_topo_t *t = topo_get(comm, MPI_CART, "MPI_Cartdim_get", &err);
@@ -239,7 +239,7 @@ int core_cartdim_get(MPI_Comm comm, int *ndims)
     return MPI_SUCCESS;
 }
 
-int core_cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
+int core_cart_get(cr_comm_t *comm, int maxdims, int dims[], int periods[], int coords[])
 {
     int err;
     cr_topo_t *t = topo_get(comm, MPI_CART, "MPI_Cart_get", &err);
@@ -255,7 +255,7 @@ int core_cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coo
     return MPI_SUCCESS;
 }
 
-int core_cart_rank(MPI_Comm comm, const int coords[], int *rank)
+int core_cart_rank(cr_comm_t *comm, const int coords[], int *rank)
 {
     int err;
     cr_topo_t *t = topo_get(comm, MPI_CART, "MPI_Cart_rank", &err);
@@ -276,12 +276,12 @@ int core_cart_rank(MPI_Comm comm, const int coords[], int *rank)
     return MPI_SUCCESS;
 }
 
-int core_cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
+int core_cart_coords(cr_comm_t *comm, int rank, int maxdims, int coords[])
 {
     int err;
     cr_topo_t *t = topo_get(comm, MPI_CART, "MPI_Cart_coords", &err);
     if (!t) return err;
-    int size = cr_comm_ptr(comm)->size;
+    int size = comm->size;
     if (rank < 0 || rank >= size)
         return cr_error(MPI_ERR_RANK, "MPI_Cart_coords: rank=%d: invalid rank (communicator "
                         "size is %d)", rank, size);
@@ -292,7 +292,7 @@ int core_cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
     return MPI_SUCCESS;
 }
 
-int core_cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest)
+int core_cart_shift(cr_comm_t *comm, int direction, int disp, int *rank_source, int *rank_dest)
 {
     int err;
     cr_topo_t *t = topo_get(comm, MPI_CART, "MPI_Cart_shift", &err);
@@ -308,9 +308,10 @@ int core_cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, in
 /* Keep the dimensions marked in remain_dims: the processes that agree on the
  * coordinates of the dropped dimensions form one subgrid, in rank order (which
  * is the row-major order of the kept coordinates). */
-int core_cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
+int core_cart_sub(cr_comm_t *comm, const int remain_dims[], MPI_Comm *newcomm)
 {
     int err;
+    cr_comm_t *n;
     cr_topo_t *t = topo_get(comm, MPI_CART, "MPI_Cart_sub", &err);
     *newcomm = MPI_COMM_NULL;
     if (!t) return err;
@@ -330,10 +331,9 @@ int core_cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
             color = color * t->dims[i] + t->coords[i];
         }
     }
-    err = core_comm_split(comm, color, cr_comm_ptr(comm)->rank, newcomm);
-    if (!err && *newcomm != MPI_COMM_NULL)
-        err = topo_attach(newcomm, cart_topo(kept, dims, periods, cr_comm_ptr(*newcomm)->rank),
-                          "MPI_Cart_sub");
+    err = cr_comm_split(comm, color, comm->rank, &n);
+    if (!err && n)
+        err = topo_attach(n, cart_topo(kept, dims, periods, n->rank), "MPI_Cart_sub", newcomm);
     free(dims);
     free(periods);
     return err;
@@ -410,10 +410,10 @@ static void graph_span(const cr_topo_t *t, int r, int *first, int *count)
     *count = t->index[r] - *first;
 }
 
-int core_graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[],
+int core_graph_create(cr_comm_t *comm_old, int nnodes, const int index[], const int edges[],
                       int reorder, MPI_Comm *comm_graph)
 {
-    cr_comm_t *c = cr_comm_ptr(comm_old);
+    cr_comm_t *c = comm_old, *nc;
     (void)reorder;
     *comm_graph = MPI_COMM_NULL;
     if (c->remote)
@@ -430,8 +430,8 @@ int core_graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
         if (edges[e] < 0 || edges[e] >= nnodes)
             return cr_error(MPI_ERR_ARG, "MPI_Graph_create: edges[%d]=%d: not a node of the "
                             "graph (0..%d)", e, edges[e], nnodes - 1);
-    int err = core_comm_split(comm_old, c->rank < nnodes ? 0 : MPI_UNDEFINED, c->rank, comm_graph);
-    if (err || *comm_graph == MPI_COMM_NULL) return err;
+    int err = cr_comm_split(c, c->rank < nnodes ? 0 : MPI_UNDEFINED, c->rank, &nc);
+    if (err || !nc) return err;
     cr_topo_t *t = topo_new(MPI_GRAPH);
     if (t) {
         t->nnodes = nnodes;
@@ -450,12 +450,12 @@ int core_graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
             t = NULL;
         }
     }
-    return topo_attach(comm_graph, t, "MPI_Graph_create");
+    return topo_attach(nc, t, "MPI_Graph_create", comm_graph);
 }
 
-int core_graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank)
+int core_graph_map(cr_comm_t *comm, int nnodes, const int index[], const int edges[], int *newrank)
 {
-    cr_comm_t *c = cr_comm_ptr(comm);
+    cr_comm_t *c = comm;
     (void)index;
     (void)edges;
     if (nnodes < 0 || nnodes > c->size)
@@ -464,7 +464,7 @@ int core_graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges
     return MPI_SUCCESS;
 }
 
-int core_graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
+int core_graphdims_get(cr_comm_t *comm, int *nnodes, int *nedges)
 {
     int err;
     cr_topo_t *t = topo_get(comm, MPI_GRAPH, "MPI_Graphdims_get", &err);
@@ -474,7 +474,7 @@ int core_graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
     return MPI_SUCCESS;
 }
 
-int core_graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
+int core_graph_get(cr_comm_t *comm, int maxindex, int maxedges, int index[], int edges[])
 {
     int err;
     cr_topo_t *t = topo_get(comm, MPI_GRAPH, "MPI_Graph_get", &err);
@@ -484,7 +484,7 @@ int core_graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int e
     return MPI_SUCCESS;
 }
 
-int core_graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
+int core_graph_neighbors_count(cr_comm_t *comm, int rank, int *nneighbors)
 {
     int err, first;
     cr_topo_t *t = topo_get(comm, MPI_GRAPH, "MPI_Graph_neighbors_count", &err);
@@ -496,7 +496,7 @@ int core_graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
     return MPI_SUCCESS;
 }
 
-int core_graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
+int core_graph_neighbors(cr_comm_t *comm, int rank, int maxneighbors, int neighbors[])
 {
     int err, first, n;
     cr_topo_t *t = topo_get(comm, MPI_GRAPH, "MPI_Graph_neighbors", &err);
@@ -546,13 +546,13 @@ static int check_ranks(const int *r, int n, int size, const char *fname, const c
     return MPI_SUCCESS;
 }
 
-int core_dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
+int core_dist_graph_create_adjacent(cr_comm_t *comm_old, int indegree, const int sources[],
                                     const int sourceweights[], int outdegree,
                                     const int destinations[], const int destweights[],
-                                    MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
+                                    cr_info_t *info, int reorder, MPI_Comm *comm_dist_graph)
 {
     static const char fname[] = "MPI_Dist_graph_create_adjacent";
-    cr_comm_t *c = cr_comm_ptr(comm_old);
+    cr_comm_t *c = comm_old, *nc;
     (void)info;
     (void)reorder;
     *comm_dist_graph = MPI_COMM_NULL;
@@ -564,11 +564,10 @@ int core_dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
     if (!err) err = check_ranks(destinations, outdegree, c->size, fname, "destinations");
     if (err) return err;
     int weighted = !is_unweighted(sourceweights) && !is_unweighted(destweights);
-    err = core_comm_split(comm_old, 0, c->rank, comm_dist_graph);
+    err = cr_comm_split(c, 0, c->rank, &nc);
     if (err) return err;
-    return topo_attach(comm_dist_graph,
-                       dist_topo(indegree, sources, sourceweights, outdegree, destinations,
-                                 destweights, weighted), fname);
+    return topo_attach(nc, dist_topo(indegree, sources, sourceweights, outdegree, destinations,
+                                     destweights, weighted), fname, comm_dist_graph);
 }
 
 /* Every process names some edges (source, destination, weight); each process
@@ -577,12 +576,12 @@ int core_dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
  * and graph creation is rare.  A process's edges are then ordered by the rank
  * that named them and their position there, which is the same order on both
  * ends of an edge, as the neighbor collectives need. */
-int core_dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
-                           const int destinations[], const int weights[], MPI_Info info,
+int core_dist_graph_create(cr_comm_t *comm_old, int n, const int sources[], const int degrees[],
+                           const int destinations[], const int weights[], cr_info_t *info,
                            int reorder, MPI_Comm *comm_dist_graph)
 {
     static const char fname[] = "MPI_Dist_graph_create";
-    cr_comm_t *c = cr_comm_ptr(comm_old);
+    cr_comm_t *c = comm_old, *nc;
     (void)info;
     (void)reorder;
     *comm_dist_graph = MPI_COMM_NULL;
@@ -597,9 +596,8 @@ int core_dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
     if (!err) err = check_ranks(destinations, nedges, c->size, fname, "destinations");
     if (err) return err;
     int weighted = !is_unweighted(weights);
-    err = core_comm_split(comm_old, 0, c->rank, comm_dist_graph);
+    err = cr_comm_split(c, 0, c->rank, &nc);
     if (err) return err;
-    cr_comm_t *nc = cr_comm_ptr(*comm_dist_graph);
 
     /* counts and weightedness of everybody, then all edges as (src, dst, w) */
     int mine[2] = { nedges, weighted }, *counts = malloc((size_t)nc->size * 2 * sizeof(int));
@@ -669,13 +667,14 @@ int core_dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
     free(edges);
     free(all);
     if (err) {
-        core_comm_free(comm_dist_graph);
+        cr_topo_free(t);
+        cr_comm_free_handle(nc);
         return err;
     }
-    return topo_attach(comm_dist_graph, t, fname);
+    return topo_attach(nc, t, fname, comm_dist_graph);
 }
 
-int core_dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted)
+int core_dist_graph_neighbors_count(cr_comm_t *comm, int *indegree, int *outdegree, int *weighted)
 {
     int err;
     cr_topo_t *t = topo_get(comm, MPI_DIST_GRAPH, "MPI_Dist_graph_neighbors_count", &err);
@@ -686,7 +685,7 @@ int core_dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree
     return MPI_SUCCESS;
 }
 
-int core_dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[],
+int core_dist_graph_neighbors(cr_comm_t *comm, int maxindegree, int sources[], int sourceweights[],
                               int maxoutdegree, int destinations[], int destweights[])
 {
     int err;

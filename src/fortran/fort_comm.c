@@ -169,6 +169,19 @@ void mpi_comm_create_errhandler__(void (*comm_errhandler_fn)(void), MPI_Fint *er
 void pmpi_comm_create_errhandler_f08_(void (*comm_errhandler_fn)(void), MPI_Fint *errhandler, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_create_errhandler_);
 void mpi_comm_create_errhandler_f08_(void (*comm_errhandler_fn)(void), MPI_Fint *errhandler, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_create_errhandler_);
 
+void CR_F_EXPORT pmpi_comm_create_from_group_(MPI_Fint *group, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newcomm, MPI_Fint *ierror, size_t stringtag_len)
+{
+    char *cr_stringtag = cr_f_str_in(stringtag, stringtag_len);
+    int cr_err = PMPI_Comm_create_from_group(*group, cr_stringtag, *info, *errhandler, (MPI_Comm*)newcomm);
+    free(cr_stringtag);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_comm_create_from_group__(MPI_Fint *group, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newcomm, MPI_Fint *ierror, size_t stringtag_len) CR_F_ALIAS(pmpi_comm_create_from_group_);
+void mpi_comm_create_from_group_(MPI_Fint *group, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newcomm, MPI_Fint *ierror, size_t stringtag_len) CR_F_ALIAS(pmpi_comm_create_from_group_);
+void mpi_comm_create_from_group__(MPI_Fint *group, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newcomm, MPI_Fint *ierror, size_t stringtag_len) CR_F_ALIAS(pmpi_comm_create_from_group_);
+void pmpi_comm_create_from_group_f08_(MPI_Fint *group, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newcomm, MPI_Fint *ierror, size_t stringtag_len) CR_F_ALIAS(pmpi_comm_create_from_group_);
+void mpi_comm_create_from_group_f08_(MPI_Fint *group, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newcomm, MPI_Fint *ierror, size_t stringtag_len) CR_F_ALIAS(pmpi_comm_create_from_group_);
+
 void CR_F_EXPORT pmpi_comm_create_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag, MPI_Fint *newcomm, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Comm_create_group(*comm, *group, *tag, (MPI_Comm*)newcomm);
@@ -320,6 +333,17 @@ void mpi_comm_idup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fi
 void mpi_comm_idup__(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_idup_);
 void pmpi_comm_idup_f08_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_idup_);
 void mpi_comm_idup_f08_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_idup_);
+
+void CR_F_EXPORT pmpi_comm_idup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Comm_idup_with_info(*comm, *info, (MPI_Comm*)newcomm, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_comm_idup_with_info__(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_idup_with_info_);
+void mpi_comm_idup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_idup_with_info_);
+void mpi_comm_idup_with_info__(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_idup_with_info_);
+void pmpi_comm_idup_with_info_f08_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_idup_with_info_);
+void mpi_comm_idup_with_info_f08_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_idup_with_info_);
 
 void CR_F_EXPORT pmpi_comm_rank_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ierror)
 {
@@ -653,6 +677,19 @@ void mpi_group_free__(MPI_Fint *group, MPI_Fint *ierror) CR_F_ALIAS(pmpi_group_f
 void pmpi_group_free_f08_(MPI_Fint *group, MPI_Fint *ierror) CR_F_ALIAS(pmpi_group_free_);
 void mpi_group_free_f08_(MPI_Fint *group, MPI_Fint *ierror) CR_F_ALIAS(pmpi_group_free_);
 
+void CR_F_EXPORT pmpi_group_from_session_pset_(MPI_Fint *session, char *pset_name, MPI_Fint *newgroup, MPI_Fint *ierror, size_t pset_name_len)
+{
+    char *cr_pset_name = cr_f_str_in(pset_name, pset_name_len);
+    int cr_err = PMPI_Group_from_session_pset(*session, cr_pset_name, (MPI_Group*)newgroup);
+    free(cr_pset_name);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_group_from_session_pset__(MPI_Fint *session, char *pset_name, MPI_Fint *newgroup, MPI_Fint *ierror, size_t pset_name_len) CR_F_ALIAS(pmpi_group_from_session_pset_);
+void mpi_group_from_session_pset_(MPI_Fint *session, char *pset_name, MPI_Fint *newgroup, MPI_Fint *ierror, size_t pset_name_len) CR_F_ALIAS(pmpi_group_from_session_pset_);
+void mpi_group_from_session_pset__(MPI_Fint *session, char *pset_name, MPI_Fint *newgroup, MPI_Fint *ierror, size_t pset_name_len) CR_F_ALIAS(pmpi_group_from_session_pset_);
+void pmpi_group_from_session_pset_f08_(MPI_Fint *session, char *pset_name, MPI_Fint *newgroup, MPI_Fint *ierror, size_t pset_name_len) CR_F_ALIAS(pmpi_group_from_session_pset_);
+void mpi_group_from_session_pset_f08_(MPI_Fint *session, char *pset_name, MPI_Fint *newgroup, MPI_Fint *ierror, size_t pset_name_len) CR_F_ALIAS(pmpi_group_from_session_pset_);
+
 void CR_F_EXPORT pmpi_group_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Group_incl(*group, *n, (int*)ranks, (MPI_Group*)newgroup);
@@ -752,6 +789,19 @@ void mpi_intercomm_create__(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fi
 void pmpi_intercomm_create_f08_(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm, MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_intercomm_create_);
 void mpi_intercomm_create_f08_(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm, MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_intercomm_create_);
 
+void CR_F_EXPORT pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_leader, MPI_Fint *remote_group, MPI_Fint *remote_leader, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newintercomm, MPI_Fint *ierror, size_t stringtag_len)
+{
+    char *cr_stringtag = cr_f_str_in(stringtag, stringtag_len);
+    int cr_err = PMPI_Intercomm_create_from_groups(*local_group, *local_leader, *remote_group, *remote_leader, cr_stringtag, *info, *errhandler, (MPI_Comm*)newintercomm);
+    free(cr_stringtag);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_intercomm_create_from_groups__(MPI_Fint *local_group, MPI_Fint *local_leader, MPI_Fint *remote_group, MPI_Fint *remote_leader, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newintercomm, MPI_Fint *ierror, size_t stringtag_len) CR_F_ALIAS(pmpi_intercomm_create_from_groups_);
+void mpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_leader, MPI_Fint *remote_group, MPI_Fint *remote_leader, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newintercomm, MPI_Fint *ierror, size_t stringtag_len) CR_F_ALIAS(pmpi_intercomm_create_from_groups_);
+void mpi_intercomm_create_from_groups__(MPI_Fint *local_group, MPI_Fint *local_leader, MPI_Fint *remote_group, MPI_Fint *remote_leader, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newintercomm, MPI_Fint *ierror, size_t stringtag_len) CR_F_ALIAS(pmpi_intercomm_create_from_groups_);
+void pmpi_intercomm_create_from_groups_f08_(MPI_Fint *local_group, MPI_Fint *local_leader, MPI_Fint *remote_group, MPI_Fint *remote_leader, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newintercomm, MPI_Fint *ierror, size_t stringtag_len) CR_F_ALIAS(pmpi_intercomm_create_from_groups_);
+void mpi_intercomm_create_from_groups_f08_(MPI_Fint *local_group, MPI_Fint *local_leader, MPI_Fint *remote_group, MPI_Fint *remote_leader, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newintercomm, MPI_Fint *ierror, size_t stringtag_len) CR_F_ALIAS(pmpi_intercomm_create_from_groups_);
+
 void CR_F_EXPORT pmpi_intercomm_merge_(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintracomm, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Intercomm_merge(*intercomm, *high != 0, (MPI_Comm*)newintracomm);
@@ -762,6 +812,154 @@ void mpi_intercomm_merge_(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintr
 void mpi_intercomm_merge__(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintracomm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_intercomm_merge_);
 void pmpi_intercomm_merge_f08_(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintracomm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_intercomm_merge_);
 void mpi_intercomm_merge_f08_(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintracomm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_intercomm_merge_);
+
+void CR_F_EXPORT pmpi_remove_error_class_(MPI_Fint *errorclass, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Remove_error_class(*errorclass);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_remove_error_class__(MPI_Fint *errorclass, MPI_Fint *ierror) CR_F_ALIAS(pmpi_remove_error_class_);
+void mpi_remove_error_class_(MPI_Fint *errorclass, MPI_Fint *ierror) CR_F_ALIAS(pmpi_remove_error_class_);
+void mpi_remove_error_class__(MPI_Fint *errorclass, MPI_Fint *ierror) CR_F_ALIAS(pmpi_remove_error_class_);
+void pmpi_remove_error_class_f08_(MPI_Fint *errorclass, MPI_Fint *ierror) CR_F_ALIAS(pmpi_remove_error_class_);
+void mpi_remove_error_class_f08_(MPI_Fint *errorclass, MPI_Fint *ierror) CR_F_ALIAS(pmpi_remove_error_class_);
+
+void CR_F_EXPORT pmpi_remove_error_code_(MPI_Fint *errorcode, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Remove_error_code(*errorcode);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_remove_error_code__(MPI_Fint *errorcode, MPI_Fint *ierror) CR_F_ALIAS(pmpi_remove_error_code_);
+void mpi_remove_error_code_(MPI_Fint *errorcode, MPI_Fint *ierror) CR_F_ALIAS(pmpi_remove_error_code_);
+void mpi_remove_error_code__(MPI_Fint *errorcode, MPI_Fint *ierror) CR_F_ALIAS(pmpi_remove_error_code_);
+void pmpi_remove_error_code_f08_(MPI_Fint *errorcode, MPI_Fint *ierror) CR_F_ALIAS(pmpi_remove_error_code_);
+void mpi_remove_error_code_f08_(MPI_Fint *errorcode, MPI_Fint *ierror) CR_F_ALIAS(pmpi_remove_error_code_);
+
+void CR_F_EXPORT pmpi_remove_error_string_(MPI_Fint *errorcode, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Remove_error_string(*errorcode);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_remove_error_string__(MPI_Fint *errorcode, MPI_Fint *ierror) CR_F_ALIAS(pmpi_remove_error_string_);
+void mpi_remove_error_string_(MPI_Fint *errorcode, MPI_Fint *ierror) CR_F_ALIAS(pmpi_remove_error_string_);
+void mpi_remove_error_string__(MPI_Fint *errorcode, MPI_Fint *ierror) CR_F_ALIAS(pmpi_remove_error_string_);
+void pmpi_remove_error_string_f08_(MPI_Fint *errorcode, MPI_Fint *ierror) CR_F_ALIAS(pmpi_remove_error_string_);
+void mpi_remove_error_string_f08_(MPI_Fint *errorcode, MPI_Fint *ierror) CR_F_ALIAS(pmpi_remove_error_string_);
+
+void CR_F_EXPORT pmpi_session_call_errhandler_(MPI_Fint *session, MPI_Fint *errorcode, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Session_call_errhandler(*session, *errorcode);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_session_call_errhandler__(MPI_Fint *session, MPI_Fint *errorcode, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_call_errhandler_);
+void mpi_session_call_errhandler_(MPI_Fint *session, MPI_Fint *errorcode, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_call_errhandler_);
+void mpi_session_call_errhandler__(MPI_Fint *session, MPI_Fint *errorcode, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_call_errhandler_);
+void pmpi_session_call_errhandler_f08_(MPI_Fint *session, MPI_Fint *errorcode, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_call_errhandler_);
+void mpi_session_call_errhandler_f08_(MPI_Fint *session, MPI_Fint *errorcode, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_call_errhandler_);
+
+void CR_F_EXPORT pmpi_session_create_errhandler_(void (*session_errhandler_fn)(void), MPI_Fint *errhandler, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Session_create_errhandler((MPI_Session_errhandler_function*)session_errhandler_fn, (MPI_Errhandler*)errhandler);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_session_create_errhandler__(void (*session_errhandler_fn)(void), MPI_Fint *errhandler, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_create_errhandler_);
+void mpi_session_create_errhandler_(void (*session_errhandler_fn)(void), MPI_Fint *errhandler, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_create_errhandler_);
+void mpi_session_create_errhandler__(void (*session_errhandler_fn)(void), MPI_Fint *errhandler, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_create_errhandler_);
+void pmpi_session_create_errhandler_f08_(void (*session_errhandler_fn)(void), MPI_Fint *errhandler, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_create_errhandler_);
+void mpi_session_create_errhandler_f08_(void (*session_errhandler_fn)(void), MPI_Fint *errhandler, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_create_errhandler_);
+
+void CR_F_EXPORT pmpi_session_finalize_(MPI_Fint *session, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Session_finalize((MPI_Session*)session);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_session_finalize__(MPI_Fint *session, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_finalize_);
+void mpi_session_finalize_(MPI_Fint *session, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_finalize_);
+void mpi_session_finalize__(MPI_Fint *session, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_finalize_);
+void pmpi_session_finalize_f08_(MPI_Fint *session, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_finalize_);
+void mpi_session_finalize_f08_(MPI_Fint *session, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_finalize_);
+
+void CR_F_EXPORT pmpi_session_get_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Session_get_errhandler(*session, (MPI_Errhandler*)errhandler);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_session_get_errhandler__(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_get_errhandler_);
+void mpi_session_get_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_get_errhandler_);
+void mpi_session_get_errhandler__(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_get_errhandler_);
+void pmpi_session_get_errhandler_f08_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_get_errhandler_);
+void mpi_session_get_errhandler_f08_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_get_errhandler_);
+
+void CR_F_EXPORT pmpi_session_get_info_(MPI_Fint *session, MPI_Fint *info_used, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Session_get_info(*session, (MPI_Info*)info_used);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_session_get_info__(MPI_Fint *session, MPI_Fint *info_used, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_get_info_);
+void mpi_session_get_info_(MPI_Fint *session, MPI_Fint *info_used, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_get_info_);
+void mpi_session_get_info__(MPI_Fint *session, MPI_Fint *info_used, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_get_info_);
+void pmpi_session_get_info_f08_(MPI_Fint *session, MPI_Fint *info_used, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_get_info_);
+void mpi_session_get_info_f08_(MPI_Fint *session, MPI_Fint *info_used, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_get_info_);
+
+void CR_F_EXPORT pmpi_session_get_nth_pset_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *n, MPI_Fint *pset_len, char *pset_name, MPI_Fint *ierror, size_t pset_name_len)
+{
+    char cr_pset_name[MPI_MAX_LIBRARY_VERSION_STRING + 1];
+    cr_pset_name[0] = 0;
+    int cr_err = PMPI_Session_get_nth_pset(*session, *info, *n, (int*)pset_len, cr_pset_name);
+    cr_f_str_out(pset_name, pset_name_len, cr_pset_name);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_session_get_nth_pset__(MPI_Fint *session, MPI_Fint *info, MPI_Fint *n, MPI_Fint *pset_len, char *pset_name, MPI_Fint *ierror, size_t pset_name_len) CR_F_ALIAS(pmpi_session_get_nth_pset_);
+void mpi_session_get_nth_pset_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *n, MPI_Fint *pset_len, char *pset_name, MPI_Fint *ierror, size_t pset_name_len) CR_F_ALIAS(pmpi_session_get_nth_pset_);
+void mpi_session_get_nth_pset__(MPI_Fint *session, MPI_Fint *info, MPI_Fint *n, MPI_Fint *pset_len, char *pset_name, MPI_Fint *ierror, size_t pset_name_len) CR_F_ALIAS(pmpi_session_get_nth_pset_);
+void pmpi_session_get_nth_pset_f08_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *n, MPI_Fint *pset_len, char *pset_name, MPI_Fint *ierror, size_t pset_name_len) CR_F_ALIAS(pmpi_session_get_nth_pset_);
+void mpi_session_get_nth_pset_f08_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *n, MPI_Fint *pset_len, char *pset_name, MPI_Fint *ierror, size_t pset_name_len) CR_F_ALIAS(pmpi_session_get_nth_pset_);
+
+void CR_F_EXPORT pmpi_session_get_num_psets_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *npset_names, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Session_get_num_psets(*session, *info, (int*)npset_names);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_session_get_num_psets__(MPI_Fint *session, MPI_Fint *info, MPI_Fint *npset_names, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_get_num_psets_);
+void mpi_session_get_num_psets_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *npset_names, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_get_num_psets_);
+void mpi_session_get_num_psets__(MPI_Fint *session, MPI_Fint *info, MPI_Fint *npset_names, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_get_num_psets_);
+void pmpi_session_get_num_psets_f08_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *npset_names, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_get_num_psets_);
+void mpi_session_get_num_psets_f08_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *npset_names, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_get_num_psets_);
+
+void CR_F_EXPORT pmpi_session_get_pset_info_(MPI_Fint *session, char *pset_name, MPI_Fint *info, MPI_Fint *ierror, size_t pset_name_len)
+{
+    char *cr_pset_name = cr_f_str_in(pset_name, pset_name_len);
+    int cr_err = PMPI_Session_get_pset_info(*session, cr_pset_name, (MPI_Info*)info);
+    free(cr_pset_name);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_session_get_pset_info__(MPI_Fint *session, char *pset_name, MPI_Fint *info, MPI_Fint *ierror, size_t pset_name_len) CR_F_ALIAS(pmpi_session_get_pset_info_);
+void mpi_session_get_pset_info_(MPI_Fint *session, char *pset_name, MPI_Fint *info, MPI_Fint *ierror, size_t pset_name_len) CR_F_ALIAS(pmpi_session_get_pset_info_);
+void mpi_session_get_pset_info__(MPI_Fint *session, char *pset_name, MPI_Fint *info, MPI_Fint *ierror, size_t pset_name_len) CR_F_ALIAS(pmpi_session_get_pset_info_);
+void pmpi_session_get_pset_info_f08_(MPI_Fint *session, char *pset_name, MPI_Fint *info, MPI_Fint *ierror, size_t pset_name_len) CR_F_ALIAS(pmpi_session_get_pset_info_);
+void mpi_session_get_pset_info_f08_(MPI_Fint *session, char *pset_name, MPI_Fint *info, MPI_Fint *ierror, size_t pset_name_len) CR_F_ALIAS(pmpi_session_get_pset_info_);
+
+void CR_F_EXPORT pmpi_session_init_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Session_init(*info, *errhandler, (MPI_Session*)session);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_session_init__(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_init_);
+void mpi_session_init_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_init_);
+void mpi_session_init__(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_init_);
+void pmpi_session_init_f08_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_init_);
+void mpi_session_init_f08_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_init_);
+
+void CR_F_EXPORT pmpi_session_set_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Session_set_errhandler(*session, *errhandler);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_session_set_errhandler__(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_set_errhandler_);
+void mpi_session_set_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_set_errhandler_);
+void mpi_session_set_errhandler__(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_set_errhandler_);
+void pmpi_session_set_errhandler_f08_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_set_errhandler_);
+void mpi_session_set_errhandler_f08_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_set_errhandler_);
 
 void CR_F_EXPORT pmpi_topo_test_(MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
 {

@@ -1494,6 +1494,22 @@ MODULE mpi
       INTEGER :: errhandler
       INTEGER :: ierror
     END SUBROUTINE PMPI_COMM_CREATE_ERRHANDLER
+    SUBROUTINE MPI_COMM_CREATE_FROM_GROUP(group, stringtag, info, errhandler, newcomm, ierror)
+      INTEGER :: group
+      CHARACTER(LEN=*) :: stringtag
+      INTEGER :: info
+      INTEGER :: errhandler
+      INTEGER :: newcomm
+      INTEGER :: ierror
+    END SUBROUTINE MPI_COMM_CREATE_FROM_GROUP
+    SUBROUTINE PMPI_COMM_CREATE_FROM_GROUP(group, stringtag, info, errhandler, newcomm, ierror)
+      INTEGER :: group
+      CHARACTER(LEN=*) :: stringtag
+      INTEGER :: info
+      INTEGER :: errhandler
+      INTEGER :: newcomm
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_COMM_CREATE_FROM_GROUP
     SUBROUTINE MPI_COMM_CREATE_GROUP(comm, group, tag, newcomm, ierror)
       INTEGER :: comm
       INTEGER :: group
@@ -1644,6 +1660,20 @@ MODULE mpi
       INTEGER :: request
       INTEGER :: ierror
     END SUBROUTINE PMPI_COMM_IDUP
+    SUBROUTINE MPI_COMM_IDUP_WITH_INFO(comm, info, newcomm, request, ierror)
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: newcomm
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_COMM_IDUP_WITH_INFO
+    SUBROUTINE PMPI_COMM_IDUP_WITH_INFO(comm, info, newcomm, request, ierror)
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: newcomm
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_COMM_IDUP_WITH_INFO
     SUBROUTINE MPI_COMM_RANK(comm, rank, ierror)
       INTEGER :: comm
       INTEGER :: rank
@@ -1948,6 +1978,36 @@ MODULE mpi
       INTEGER :: request
       INTEGER :: ierror
     END SUBROUTINE PMPI_EXSCAN_INIT
+    SUBROUTINE MPI_FILE_CALL_ERRHANDLER(fh, errorcode, ierror)
+      INTEGER :: fh
+      INTEGER :: errorcode
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_CALL_ERRHANDLER
+    SUBROUTINE PMPI_FILE_CALL_ERRHANDLER(fh, errorcode, ierror)
+      INTEGER :: fh
+      INTEGER :: errorcode
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_CALL_ERRHANDLER
+    SUBROUTINE MPI_FILE_GET_ERRHANDLER(file, errhandler, ierror)
+      INTEGER :: file
+      INTEGER :: errhandler
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_GET_ERRHANDLER
+    SUBROUTINE PMPI_FILE_GET_ERRHANDLER(file, errhandler, ierror)
+      INTEGER :: file
+      INTEGER :: errhandler
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_GET_ERRHANDLER
+    SUBROUTINE MPI_FILE_SET_ERRHANDLER(file, errhandler, ierror)
+      INTEGER :: file
+      INTEGER :: errhandler
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_SET_ERRHANDLER
+    SUBROUTINE PMPI_FILE_SET_ERRHANDLER(file, errhandler, ierror)
+      INTEGER :: file
+      INTEGER :: errhandler
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_SET_ERRHANDLER
     SUBROUTINE MPI_FINALIZE(ierror)
       INTEGER :: ierror
     END SUBROUTINE MPI_FINALIZE
@@ -2318,6 +2378,18 @@ MODULE mpi
       INTEGER :: group
       INTEGER :: ierror
     END SUBROUTINE PMPI_GROUP_FREE
+    SUBROUTINE MPI_GROUP_FROM_SESSION_PSET(session, pset_name, newgroup, ierror)
+      INTEGER :: session
+      CHARACTER(LEN=*) :: pset_name
+      INTEGER :: newgroup
+      INTEGER :: ierror
+    END SUBROUTINE MPI_GROUP_FROM_SESSION_PSET
+    SUBROUTINE PMPI_GROUP_FROM_SESSION_PSET(session, pset_name, newgroup, ierror)
+      INTEGER :: session
+      CHARACTER(LEN=*) :: pset_name
+      INTEGER :: newgroup
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_GROUP_FROM_SESSION_PSET
     SUBROUTINE MPI_GROUP_INCL(group, n, ranks, newgroup, ierror)
       INTEGER :: group
       INTEGER :: n
@@ -3090,6 +3162,30 @@ MODULE mpi
       INTEGER :: newintercomm
       INTEGER :: ierror
     END SUBROUTINE PMPI_INTERCOMM_CREATE
+    SUBROUTINE MPI_INTERCOMM_CREATE_FROM_GROUPS(local_group, local_leader, remote_group, &
+          remote_leader, stringtag, info, errhandler, newintercomm, ierror)
+      INTEGER :: local_group
+      INTEGER :: local_leader
+      INTEGER :: remote_group
+      INTEGER :: remote_leader
+      CHARACTER(LEN=*) :: stringtag
+      INTEGER :: info
+      INTEGER :: errhandler
+      INTEGER :: newintercomm
+      INTEGER :: ierror
+    END SUBROUTINE MPI_INTERCOMM_CREATE_FROM_GROUPS
+    SUBROUTINE PMPI_INTERCOMM_CREATE_FROM_GROUPS(local_group, local_leader, remote_group, &
+          remote_leader, stringtag, info, errhandler, newintercomm, ierror)
+      INTEGER :: local_group
+      INTEGER :: local_leader
+      INTEGER :: remote_group
+      INTEGER :: remote_leader
+      CHARACTER(LEN=*) :: stringtag
+      INTEGER :: info
+      INTEGER :: errhandler
+      INTEGER :: newintercomm
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_INTERCOMM_CREATE_FROM_GROUPS
     SUBROUTINE MPI_INTERCOMM_MERGE(intercomm, high, newintracomm, ierror)
       INTEGER :: intercomm
       LOGICAL :: high
@@ -4172,6 +4268,30 @@ MODULE mpi
       INTEGER :: request
       INTEGER :: ierror
     END SUBROUTINE PMPI_REDUCE_SCATTER_INIT
+    SUBROUTINE MPI_REMOVE_ERROR_CLASS(errorclass, ierror)
+      INTEGER :: errorclass
+      INTEGER :: ierror
+    END SUBROUTINE MPI_REMOVE_ERROR_CLASS
+    SUBROUTINE PMPI_REMOVE_ERROR_CLASS(errorclass, ierror)
+      INTEGER :: errorclass
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_REMOVE_ERROR_CLASS
+    SUBROUTINE MPI_REMOVE_ERROR_CODE(errorcode, ierror)
+      INTEGER :: errorcode
+      INTEGER :: ierror
+    END SUBROUTINE MPI_REMOVE_ERROR_CODE
+    SUBROUTINE PMPI_REMOVE_ERROR_CODE(errorcode, ierror)
+      INTEGER :: errorcode
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_REMOVE_ERROR_CODE
+    SUBROUTINE MPI_REMOVE_ERROR_STRING(errorcode, ierror)
+      INTEGER :: errorcode
+      INTEGER :: ierror
+    END SUBROUTINE MPI_REMOVE_ERROR_STRING
+    SUBROUTINE PMPI_REMOVE_ERROR_STRING(errorcode, ierror)
+      INTEGER :: errorcode
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_REMOVE_ERROR_STRING
     SUBROUTINE MPI_REQUEST_FREE(request, ierror)
       INTEGER :: request
       INTEGER :: ierror
@@ -4518,6 +4638,116 @@ MODULE mpi
       INTEGER :: status(MPI_STATUS_SIZE)
       INTEGER :: ierror
     END SUBROUTINE PMPI_SENDRECV_REPLACE
+    SUBROUTINE MPI_SESSION_CALL_ERRHANDLER(session, errorcode, ierror)
+      INTEGER :: session
+      INTEGER :: errorcode
+      INTEGER :: ierror
+    END SUBROUTINE MPI_SESSION_CALL_ERRHANDLER
+    SUBROUTINE PMPI_SESSION_CALL_ERRHANDLER(session, errorcode, ierror)
+      INTEGER :: session
+      INTEGER :: errorcode
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_SESSION_CALL_ERRHANDLER
+    SUBROUTINE MPI_SESSION_CREATE_ERRHANDLER(session_errhandler_fn, errhandler, ierror)
+      EXTERNAL :: session_errhandler_fn
+      INTEGER :: errhandler
+      INTEGER :: ierror
+    END SUBROUTINE MPI_SESSION_CREATE_ERRHANDLER
+    SUBROUTINE PMPI_SESSION_CREATE_ERRHANDLER(session_errhandler_fn, errhandler, ierror)
+      EXTERNAL :: session_errhandler_fn
+      INTEGER :: errhandler
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_SESSION_CREATE_ERRHANDLER
+    SUBROUTINE MPI_SESSION_FINALIZE(session, ierror)
+      INTEGER :: session
+      INTEGER :: ierror
+    END SUBROUTINE MPI_SESSION_FINALIZE
+    SUBROUTINE PMPI_SESSION_FINALIZE(session, ierror)
+      INTEGER :: session
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_SESSION_FINALIZE
+    SUBROUTINE MPI_SESSION_GET_ERRHANDLER(session, errhandler, ierror)
+      INTEGER :: session
+      INTEGER :: errhandler
+      INTEGER :: ierror
+    END SUBROUTINE MPI_SESSION_GET_ERRHANDLER
+    SUBROUTINE PMPI_SESSION_GET_ERRHANDLER(session, errhandler, ierror)
+      INTEGER :: session
+      INTEGER :: errhandler
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_SESSION_GET_ERRHANDLER
+    SUBROUTINE MPI_SESSION_GET_INFO(session, info_used, ierror)
+      INTEGER :: session
+      INTEGER :: info_used
+      INTEGER :: ierror
+    END SUBROUTINE MPI_SESSION_GET_INFO
+    SUBROUTINE PMPI_SESSION_GET_INFO(session, info_used, ierror)
+      INTEGER :: session
+      INTEGER :: info_used
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_SESSION_GET_INFO
+    SUBROUTINE MPI_SESSION_GET_NTH_PSET(session, info, n, pset_len, pset_name, ierror)
+      INTEGER :: session
+      INTEGER :: info
+      INTEGER :: n
+      INTEGER :: pset_len
+      CHARACTER(LEN=*) :: pset_name
+      INTEGER :: ierror
+    END SUBROUTINE MPI_SESSION_GET_NTH_PSET
+    SUBROUTINE PMPI_SESSION_GET_NTH_PSET(session, info, n, pset_len, pset_name, ierror)
+      INTEGER :: session
+      INTEGER :: info
+      INTEGER :: n
+      INTEGER :: pset_len
+      CHARACTER(LEN=*) :: pset_name
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_SESSION_GET_NTH_PSET
+    SUBROUTINE MPI_SESSION_GET_NUM_PSETS(session, info, npset_names, ierror)
+      INTEGER :: session
+      INTEGER :: info
+      INTEGER :: npset_names
+      INTEGER :: ierror
+    END SUBROUTINE MPI_SESSION_GET_NUM_PSETS
+    SUBROUTINE PMPI_SESSION_GET_NUM_PSETS(session, info, npset_names, ierror)
+      INTEGER :: session
+      INTEGER :: info
+      INTEGER :: npset_names
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_SESSION_GET_NUM_PSETS
+    SUBROUTINE MPI_SESSION_GET_PSET_INFO(session, pset_name, info, ierror)
+      INTEGER :: session
+      CHARACTER(LEN=*) :: pset_name
+      INTEGER :: info
+      INTEGER :: ierror
+    END SUBROUTINE MPI_SESSION_GET_PSET_INFO
+    SUBROUTINE PMPI_SESSION_GET_PSET_INFO(session, pset_name, info, ierror)
+      INTEGER :: session
+      CHARACTER(LEN=*) :: pset_name
+      INTEGER :: info
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_SESSION_GET_PSET_INFO
+    SUBROUTINE MPI_SESSION_INIT(info, errhandler, session, ierror)
+      INTEGER :: info
+      INTEGER :: errhandler
+      INTEGER :: session
+      INTEGER :: ierror
+    END SUBROUTINE MPI_SESSION_INIT
+    SUBROUTINE PMPI_SESSION_INIT(info, errhandler, session, ierror)
+      INTEGER :: info
+      INTEGER :: errhandler
+      INTEGER :: session
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_SESSION_INIT
+    SUBROUTINE MPI_SESSION_SET_ERRHANDLER(session, errhandler, ierror)
+      INTEGER :: session
+      INTEGER :: errhandler
+      INTEGER :: ierror
+    END SUBROUTINE MPI_SESSION_SET_ERRHANDLER
+    SUBROUTINE PMPI_SESSION_SET_ERRHANDLER(session, errhandler, ierror)
+      INTEGER :: session
+      INTEGER :: errhandler
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_SESSION_SET_ERRHANDLER
     SUBROUTINE MPI_SSEND(buf, count, datatype, dest, tag, comm, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -5396,6 +5626,16 @@ MODULE mpi
       INTEGER :: array_of_statuses(MPI_STATUS_SIZE,*)
       INTEGER :: ierror
     END SUBROUTINE PMPI_WAITSOME
+    SUBROUTINE MPI_WIN_CREATE_ERRHANDLER(win_errhandler_fn, errhandler, ierror)
+      EXTERNAL :: win_errhandler_fn
+      INTEGER :: errhandler
+      INTEGER :: ierror
+    END SUBROUTINE MPI_WIN_CREATE_ERRHANDLER
+    SUBROUTINE PMPI_WIN_CREATE_ERRHANDLER(win_errhandler_fn, errhandler, ierror)
+      EXTERNAL :: win_errhandler_fn
+      INTEGER :: errhandler
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_WIN_CREATE_ERRHANDLER
     SUBROUTINE MPI_WIN_CREATE_KEYVAL(win_copy_attr_fn, win_delete_attr_fn, win_keyval, &
           extra_state, ierror)
       IMPORT :: MPI_ADDRESS_KIND
@@ -5414,16 +5654,6 @@ MODULE mpi
       INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state
       INTEGER :: ierror
     END SUBROUTINE PMPI_WIN_CREATE_KEYVAL
-    SUBROUTINE MPI_WIN_DELETE_ATTR(win, win_keyval, ierror)
-      INTEGER :: win
-      INTEGER :: win_keyval
-      INTEGER :: ierror
-    END SUBROUTINE MPI_WIN_DELETE_ATTR
-    SUBROUTINE PMPI_WIN_DELETE_ATTR(win, win_keyval, ierror)
-      INTEGER :: win
-      INTEGER :: win_keyval
-      INTEGER :: ierror
-    END SUBROUTINE PMPI_WIN_DELETE_ATTR
     SUBROUTINE MPI_WIN_FREE_KEYVAL(win_keyval, ierror)
       INTEGER :: win_keyval
       INTEGER :: ierror
@@ -5432,36 +5662,6 @@ MODULE mpi
       INTEGER :: win_keyval
       INTEGER :: ierror
     END SUBROUTINE PMPI_WIN_FREE_KEYVAL
-    SUBROUTINE MPI_WIN_GET_ATTR(win, win_keyval, attribute_val, flag, ierror)
-      IMPORT :: MPI_ADDRESS_KIND
-      INTEGER :: win
-      INTEGER :: win_keyval
-      INTEGER(KIND=MPI_ADDRESS_KIND) :: attribute_val
-      LOGICAL :: flag
-      INTEGER :: ierror
-    END SUBROUTINE MPI_WIN_GET_ATTR
-    SUBROUTINE PMPI_WIN_GET_ATTR(win, win_keyval, attribute_val, flag, ierror)
-      IMPORT :: MPI_ADDRESS_KIND
-      INTEGER :: win
-      INTEGER :: win_keyval
-      INTEGER(KIND=MPI_ADDRESS_KIND) :: attribute_val
-      LOGICAL :: flag
-      INTEGER :: ierror
-    END SUBROUTINE PMPI_WIN_GET_ATTR
-    SUBROUTINE MPI_WIN_SET_ATTR(win, win_keyval, attribute_val, ierror)
-      IMPORT :: MPI_ADDRESS_KIND
-      INTEGER :: win
-      INTEGER :: win_keyval
-      INTEGER(KIND=MPI_ADDRESS_KIND) :: attribute_val
-      INTEGER :: ierror
-    END SUBROUTINE MPI_WIN_SET_ATTR
-    SUBROUTINE PMPI_WIN_SET_ATTR(win, win_keyval, attribute_val, ierror)
-      IMPORT :: MPI_ADDRESS_KIND
-      INTEGER :: win
-      INTEGER :: win_keyval
-      INTEGER(KIND=MPI_ADDRESS_KIND) :: attribute_val
-      INTEGER :: ierror
-    END SUBROUTINE PMPI_WIN_SET_ATTR
     FUNCTION MPI_WTICK()
       DOUBLE PRECISION :: MPI_WTICK
     END FUNCTION MPI_WTICK

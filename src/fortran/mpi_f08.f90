@@ -2183,6 +2183,30 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Comm_create_errhandler
   END INTERFACE PMPI_Comm_create_errhandler
+  INTERFACE MPI_Comm_create_from_group
+    SUBROUTINE MPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Group), INTENT(IN) :: group
+      CHARACTER(LEN=*), INTENT(IN) :: stringtag
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
+      TYPE(MPI_Comm), INTENT(OUT) :: newcomm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Comm_create_from_group
+  END INTERFACE MPI_Comm_create_from_group
+  INTERFACE PMPI_Comm_create_from_group
+    SUBROUTINE PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Group), INTENT(IN) :: group
+      CHARACTER(LEN=*), INTENT(IN) :: stringtag
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
+      TYPE(MPI_Comm), INTENT(OUT) :: newcomm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Comm_create_from_group
+  END INTERFACE PMPI_Comm_create_from_group
   INTERFACE MPI_Comm_create_group
     SUBROUTINE MPI_Comm_create_group(comm, group, tag, newcomm, ierror)
       IMPORT
@@ -2433,6 +2457,28 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Comm_idup
   END INTERFACE PMPI_Comm_idup
+  INTERFACE MPI_Comm_idup_with_info
+    SUBROUTINE MPI_Comm_idup_with_info(comm, info, newcomm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Comm), INTENT(OUT) :: newcomm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Comm_idup_with_info
+  END INTERFACE MPI_Comm_idup_with_info
+  INTERFACE PMPI_Comm_idup_with_info
+    SUBROUTINE PMPI_Comm_idup_with_info(comm, info, newcomm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Comm), INTENT(OUT) :: newcomm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Comm_idup_with_info
+  END INTERFACE PMPI_Comm_idup_with_info
   INTERFACE MPI_Comm_rank
     SUBROUTINE MPI_Comm_rank(comm, rank, ierror)
       IMPORT
@@ -2960,6 +3006,60 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Exscan_init_c
   END INTERFACE PMPI_Exscan_init
+  INTERFACE MPI_File_call_errhandler
+    SUBROUTINE MPI_File_call_errhandler(fh, errorcode, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: fh
+      INTEGER, INTENT(IN) :: errorcode
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_call_errhandler
+  END INTERFACE MPI_File_call_errhandler
+  INTERFACE PMPI_File_call_errhandler
+    SUBROUTINE PMPI_File_call_errhandler(fh, errorcode, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: fh
+      INTEGER, INTENT(IN) :: errorcode
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_call_errhandler
+  END INTERFACE PMPI_File_call_errhandler
+  INTERFACE MPI_File_get_errhandler
+    SUBROUTINE MPI_File_get_errhandler(file, errhandler, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: file
+      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_get_errhandler
+  END INTERFACE MPI_File_get_errhandler
+  INTERFACE PMPI_File_get_errhandler
+    SUBROUTINE PMPI_File_get_errhandler(file, errhandler, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: file
+      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_get_errhandler
+  END INTERFACE PMPI_File_get_errhandler
+  INTERFACE MPI_File_set_errhandler
+    SUBROUTINE MPI_File_set_errhandler(file, errhandler, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: file
+      TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_set_errhandler
+  END INTERFACE MPI_File_set_errhandler
+  INTERFACE PMPI_File_set_errhandler
+    SUBROUTINE PMPI_File_set_errhandler(file, errhandler, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: file
+      TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_set_errhandler
+  END INTERFACE PMPI_File_set_errhandler
   INTERFACE MPI_Finalize
     SUBROUTINE MPI_Finalize(ierror)
       IMPORT
@@ -3684,6 +3784,26 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Group_free
   END INTERFACE PMPI_Group_free
+  INTERFACE MPI_Group_from_session_pset
+    SUBROUTINE MPI_Group_from_session_pset(session, pset_name, newgroup, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Session), INTENT(IN) :: session
+      CHARACTER(LEN=*), INTENT(IN) :: pset_name
+      TYPE(MPI_Group), INTENT(OUT) :: newgroup
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Group_from_session_pset
+  END INTERFACE MPI_Group_from_session_pset
+  INTERFACE PMPI_Group_from_session_pset
+    SUBROUTINE PMPI_Group_from_session_pset(session, pset_name, newgroup, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Session), INTENT(IN) :: session
+      CHARACTER(LEN=*), INTENT(IN) :: pset_name
+      TYPE(MPI_Group), INTENT(OUT) :: newgroup
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Group_from_session_pset
+  END INTERFACE PMPI_Group_from_session_pset
   INTERFACE MPI_Group_incl
     SUBROUTINE MPI_Group_incl(group, n, ranks, newgroup, ierror)
       IMPORT
@@ -5326,6 +5446,38 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Intercomm_create
   END INTERFACE PMPI_Intercomm_create
+  INTERFACE MPI_Intercomm_create_from_groups
+    SUBROUTINE MPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, &
+          remote_leader, stringtag, info, errhandler, newintercomm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Group), INTENT(IN) :: local_group
+      INTEGER, INTENT(IN) :: local_leader
+      TYPE(MPI_Group), INTENT(IN) :: remote_group
+      INTEGER, INTENT(IN) :: remote_leader
+      CHARACTER(LEN=*), INTENT(IN) :: stringtag
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
+      TYPE(MPI_Comm), INTENT(OUT) :: newintercomm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Intercomm_create_from_groups
+  END INTERFACE MPI_Intercomm_create_from_groups
+  INTERFACE PMPI_Intercomm_create_from_groups
+    SUBROUTINE PMPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, &
+          remote_leader, stringtag, info, errhandler, newintercomm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Group), INTENT(IN) :: local_group
+      INTEGER, INTENT(IN) :: local_leader
+      TYPE(MPI_Group), INTENT(IN) :: remote_group
+      INTEGER, INTENT(IN) :: remote_leader
+      CHARACTER(LEN=*), INTENT(IN) :: stringtag
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
+      TYPE(MPI_Comm), INTENT(OUT) :: newintercomm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Intercomm_create_from_groups
+  END INTERFACE PMPI_Intercomm_create_from_groups
   INTERFACE MPI_Intercomm_merge
     SUBROUTINE MPI_Intercomm_merge(intercomm, high, newintracomm, ierror)
       IMPORT
@@ -7848,6 +8000,54 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Reduce_scatter_init_c
   END INTERFACE PMPI_Reduce_scatter_init
+  INTERFACE MPI_Remove_error_class
+    SUBROUTINE MPI_Remove_error_class(errorclass, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: errorclass
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Remove_error_class
+  END INTERFACE MPI_Remove_error_class
+  INTERFACE PMPI_Remove_error_class
+    SUBROUTINE PMPI_Remove_error_class(errorclass, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: errorclass
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Remove_error_class
+  END INTERFACE PMPI_Remove_error_class
+  INTERFACE MPI_Remove_error_code
+    SUBROUTINE MPI_Remove_error_code(errorcode, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: errorcode
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Remove_error_code
+  END INTERFACE MPI_Remove_error_code
+  INTERFACE PMPI_Remove_error_code
+    SUBROUTINE PMPI_Remove_error_code(errorcode, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: errorcode
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Remove_error_code
+  END INTERFACE PMPI_Remove_error_code
+  INTERFACE MPI_Remove_error_string
+    SUBROUTINE MPI_Remove_error_string(errorcode, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: errorcode
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Remove_error_string
+  END INTERFACE MPI_Remove_error_string
+  INTERFACE PMPI_Remove_error_string
+    SUBROUTINE PMPI_Remove_error_string(errorcode, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: errorcode
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Remove_error_string
+  END INTERFACE PMPI_Remove_error_string
   INTERFACE MPI_Request_free
     SUBROUTINE MPI_Request_free(request, ierror)
       IMPORT
@@ -8668,6 +8868,196 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Sendrecv_replace_c
   END INTERFACE PMPI_Sendrecv_replace
+  INTERFACE MPI_Session_call_errhandler
+    SUBROUTINE MPI_Session_call_errhandler(session, errorcode, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Session), INTENT(IN) :: session
+      INTEGER, INTENT(IN) :: errorcode
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Session_call_errhandler
+  END INTERFACE MPI_Session_call_errhandler
+  INTERFACE PMPI_Session_call_errhandler
+    SUBROUTINE PMPI_Session_call_errhandler(session, errorcode, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Session), INTENT(IN) :: session
+      INTEGER, INTENT(IN) :: errorcode
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Session_call_errhandler
+  END INTERFACE PMPI_Session_call_errhandler
+  INTERFACE MPI_Session_create_errhandler
+    SUBROUTINE MPI_Session_create_errhandler(session_errhandler_fn, errhandler, ierror)
+      IMPORT
+      IMPLICIT NONE
+      EXTERNAL :: session_errhandler_fn
+      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Session_create_errhandler
+  END INTERFACE MPI_Session_create_errhandler
+  INTERFACE PMPI_Session_create_errhandler
+    SUBROUTINE PMPI_Session_create_errhandler(session_errhandler_fn, errhandler, ierror)
+      IMPORT
+      IMPLICIT NONE
+      EXTERNAL :: session_errhandler_fn
+      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Session_create_errhandler
+  END INTERFACE PMPI_Session_create_errhandler
+  INTERFACE MPI_Session_finalize
+    SUBROUTINE MPI_Session_finalize(session, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Session), INTENT(INOUT) :: session
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Session_finalize
+  END INTERFACE MPI_Session_finalize
+  INTERFACE PMPI_Session_finalize
+    SUBROUTINE PMPI_Session_finalize(session, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Session), INTENT(INOUT) :: session
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Session_finalize
+  END INTERFACE PMPI_Session_finalize
+  INTERFACE MPI_Session_get_errhandler
+    SUBROUTINE MPI_Session_get_errhandler(session, errhandler, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Session), INTENT(IN) :: session
+      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Session_get_errhandler
+  END INTERFACE MPI_Session_get_errhandler
+  INTERFACE PMPI_Session_get_errhandler
+    SUBROUTINE PMPI_Session_get_errhandler(session, errhandler, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Session), INTENT(IN) :: session
+      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Session_get_errhandler
+  END INTERFACE PMPI_Session_get_errhandler
+  INTERFACE MPI_Session_get_info
+    SUBROUTINE MPI_Session_get_info(session, info_used, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Session), INTENT(IN) :: session
+      TYPE(MPI_Info), INTENT(OUT) :: info_used
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Session_get_info
+  END INTERFACE MPI_Session_get_info
+  INTERFACE PMPI_Session_get_info
+    SUBROUTINE PMPI_Session_get_info(session, info_used, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Session), INTENT(IN) :: session
+      TYPE(MPI_Info), INTENT(OUT) :: info_used
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Session_get_info
+  END INTERFACE PMPI_Session_get_info
+  INTERFACE MPI_Session_get_nth_pset
+    SUBROUTINE MPI_Session_get_nth_pset(session, info, n, pset_len, pset_name, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Session), INTENT(IN) :: session
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, INTENT(IN) :: n
+      INTEGER, INTENT(INOUT) :: pset_len
+      CHARACTER(LEN=*), INTENT(OUT) :: pset_name
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Session_get_nth_pset
+  END INTERFACE MPI_Session_get_nth_pset
+  INTERFACE PMPI_Session_get_nth_pset
+    SUBROUTINE PMPI_Session_get_nth_pset(session, info, n, pset_len, pset_name, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Session), INTENT(IN) :: session
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, INTENT(IN) :: n
+      INTEGER, INTENT(INOUT) :: pset_len
+      CHARACTER(LEN=*), INTENT(OUT) :: pset_name
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Session_get_nth_pset
+  END INTERFACE PMPI_Session_get_nth_pset
+  INTERFACE MPI_Session_get_num_psets
+    SUBROUTINE MPI_Session_get_num_psets(session, info, npset_names, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Session), INTENT(IN) :: session
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, INTENT(OUT) :: npset_names
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Session_get_num_psets
+  END INTERFACE MPI_Session_get_num_psets
+  INTERFACE PMPI_Session_get_num_psets
+    SUBROUTINE PMPI_Session_get_num_psets(session, info, npset_names, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Session), INTENT(IN) :: session
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, INTENT(OUT) :: npset_names
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Session_get_num_psets
+  END INTERFACE PMPI_Session_get_num_psets
+  INTERFACE MPI_Session_get_pset_info
+    SUBROUTINE MPI_Session_get_pset_info(session, pset_name, info, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Session), INTENT(IN) :: session
+      CHARACTER(LEN=*), INTENT(IN) :: pset_name
+      TYPE(MPI_Info), INTENT(OUT) :: info
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Session_get_pset_info
+  END INTERFACE MPI_Session_get_pset_info
+  INTERFACE PMPI_Session_get_pset_info
+    SUBROUTINE PMPI_Session_get_pset_info(session, pset_name, info, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Session), INTENT(IN) :: session
+      CHARACTER(LEN=*), INTENT(IN) :: pset_name
+      TYPE(MPI_Info), INTENT(OUT) :: info
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Session_get_pset_info
+  END INTERFACE PMPI_Session_get_pset_info
+  INTERFACE MPI_Session_init
+    SUBROUTINE MPI_Session_init(info, errhandler, session, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
+      TYPE(MPI_Session), INTENT(OUT) :: session
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Session_init
+  END INTERFACE MPI_Session_init
+  INTERFACE PMPI_Session_init
+    SUBROUTINE PMPI_Session_init(info, errhandler, session, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
+      TYPE(MPI_Session), INTENT(OUT) :: session
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Session_init
+  END INTERFACE PMPI_Session_init
+  INTERFACE MPI_Session_set_errhandler
+    SUBROUTINE MPI_Session_set_errhandler(session, errhandler, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Session), INTENT(IN) :: session
+      TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Session_set_errhandler
+  END INTERFACE MPI_Session_set_errhandler
+  INTERFACE PMPI_Session_set_errhandler
+    SUBROUTINE PMPI_Session_set_errhandler(session, errhandler, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Session), INTENT(IN) :: session
+      TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Session_set_errhandler
+  END INTERFACE PMPI_Session_set_errhandler
   INTERFACE MPI_Ssend
     SUBROUTINE MPI_Ssend(buf, count, datatype, dest, tag, comm, ierror)
       IMPORT
@@ -10430,6 +10820,24 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Waitsome
   END INTERFACE PMPI_Waitsome
+  INTERFACE MPI_Win_create_errhandler
+    SUBROUTINE MPI_Win_create_errhandler(win_errhandler_fn, errhandler, ierror)
+      IMPORT
+      IMPLICIT NONE
+      EXTERNAL :: win_errhandler_fn
+      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Win_create_errhandler
+  END INTERFACE MPI_Win_create_errhandler
+  INTERFACE PMPI_Win_create_errhandler
+    SUBROUTINE PMPI_Win_create_errhandler(win_errhandler_fn, errhandler, ierror)
+      IMPORT
+      IMPLICIT NONE
+      EXTERNAL :: win_errhandler_fn
+      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Win_create_errhandler
+  END INTERFACE PMPI_Win_create_errhandler
   INTERFACE MPI_Win_create_keyval
     SUBROUTINE MPI_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, &
           extra_state, ierror)
@@ -10454,24 +10862,6 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Win_create_keyval
   END INTERFACE PMPI_Win_create_keyval
-  INTERFACE MPI_Win_delete_attr
-    SUBROUTINE MPI_Win_delete_attr(win, win_keyval, ierror)
-      IMPORT
-      IMPLICIT NONE
-      TYPE(MPI_Win), INTENT(IN) :: win
-      INTEGER, INTENT(IN) :: win_keyval
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    END SUBROUTINE MPI_Win_delete_attr
-  END INTERFACE MPI_Win_delete_attr
-  INTERFACE PMPI_Win_delete_attr
-    SUBROUTINE PMPI_Win_delete_attr(win, win_keyval, ierror)
-      IMPORT
-      IMPLICIT NONE
-      TYPE(MPI_Win), INTENT(IN) :: win
-      INTEGER, INTENT(IN) :: win_keyval
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    END SUBROUTINE PMPI_Win_delete_attr
-  END INTERFACE PMPI_Win_delete_attr
   INTERFACE MPI_Win_free_keyval
     SUBROUTINE MPI_Win_free_keyval(win_keyval, ierror)
       IMPORT
@@ -10488,48 +10878,6 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Win_free_keyval
   END INTERFACE PMPI_Win_free_keyval
-  INTERFACE MPI_Win_get_attr
-    SUBROUTINE MPI_Win_get_attr(win, win_keyval, attribute_val, flag, ierror)
-      IMPORT
-      IMPLICIT NONE
-      TYPE(MPI_Win), INTENT(IN) :: win
-      INTEGER, INTENT(IN) :: win_keyval
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: attribute_val
-      LOGICAL, INTENT(OUT) :: flag
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    END SUBROUTINE MPI_Win_get_attr
-  END INTERFACE MPI_Win_get_attr
-  INTERFACE PMPI_Win_get_attr
-    SUBROUTINE PMPI_Win_get_attr(win, win_keyval, attribute_val, flag, ierror)
-      IMPORT
-      IMPLICIT NONE
-      TYPE(MPI_Win), INTENT(IN) :: win
-      INTEGER, INTENT(IN) :: win_keyval
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: attribute_val
-      LOGICAL, INTENT(OUT) :: flag
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    END SUBROUTINE PMPI_Win_get_attr
-  END INTERFACE PMPI_Win_get_attr
-  INTERFACE MPI_Win_set_attr
-    SUBROUTINE MPI_Win_set_attr(win, win_keyval, attribute_val, ierror)
-      IMPORT
-      IMPLICIT NONE
-      TYPE(MPI_Win), INTENT(IN) :: win
-      INTEGER, INTENT(IN) :: win_keyval
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: attribute_val
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    END SUBROUTINE MPI_Win_set_attr
-  END INTERFACE MPI_Win_set_attr
-  INTERFACE PMPI_Win_set_attr
-    SUBROUTINE PMPI_Win_set_attr(win, win_keyval, attribute_val, ierror)
-      IMPORT
-      IMPLICIT NONE
-      TYPE(MPI_Win), INTENT(IN) :: win
-      INTEGER, INTENT(IN) :: win_keyval
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: attribute_val
-      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    END SUBROUTINE PMPI_Win_set_attr
-  END INTERFACE PMPI_Win_set_attr
   INTERFACE MPI_Wtick
     FUNCTION MPI_Wtick()
       IMPORT

@@ -329,7 +329,9 @@ int core_t_cvar_write(MPI_T_cvar_handle handle, const void *buf)
     } else {
         v = *(const int *)buf;
     }
-    if (ut_setting_descs[i].type == UT_SET_BOOL && v != 0 && v != 1) return MPI_T_ERR_INVALID;
+    /* a value outside the setting's range (settings_table.h) is refused, as
+     * it would be from the environment */
+    if (v < ut_setting_descs[i].min || v > ut_setting_descs[i].max) return MPI_T_ERR_INVALID;
     *cvar_slot(i) = v;
     ut_setting_pin(i);
     return MPI_SUCCESS;

@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: MIT */
+/* The settings table read from the environment: parsing, other MPIs' names,
+ * range checks (settings.h, settings_table.h). */
 #include "util/settings.h"
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 ut_settings_t ut_settings = {
-#define CR_SETTING(field, type, def, doc) .field = (def),
+#define CR_SETTING(field, type, def, min, max, doc) .field = (def),
 #define CR_SETTING_ALIAS(field, name)
 #include "util/settings_table.h"
 #undef CR_SETTING_ALIAS
@@ -16,8 +20,8 @@ ut_settings_t ut_settings = {
 };
 
 const ut_setting_desc_t ut_setting_descs[] = {
-#define CR_SETTING(field, type, def, doc) \
-    { #field, UT_SET_##type, (def), doc, offsetof(ut_settings_t, field) },
+#define CR_SETTING(field, type, def, min, max, doc) \
+    { #field, UT_SET_##type, (def), (min), (max), doc, offsetof(ut_settings_t, field) },
 #define CR_SETTING_ALIAS(field, name)
 #include "util/settings_table.h"
 #undef CR_SETTING_ALIAS
@@ -28,7 +32,7 @@ const ut_setting_desc_t ut_setting_descs[] = {
 static const struct {
     const char *field, *env;
 } setting_aliases[] = {
-#define CR_SETTING(field, type, def, doc)
+#define CR_SETTING(field, type, def, min, max, doc)
 #define CR_SETTING_ALIAS(field, name) { #field, name },
 #include "util/settings_table.h"
 #undef CR_SETTING_ALIAS
@@ -43,6 +47,8 @@ static const char *alias_of(const char *field)
     return NULL;
 }
 const int ut_setting_count = sizeof(ut_setting_descs) / sizeof(ut_setting_descs[0]);
+
+static char load_error[512];
 
 /* Settings given a value through the tools interface before MPI_Init: loading
  * the environment leaves them as they are. */
@@ -64,6 +70,8 @@ const char *ut_setting_type_name(ut_setting_type_t t)
     return "?";
 }
 
+/* 0 and the value in *out, or -1 (not a number of the type, or too large to
+ * represent: a suffix that would overflow counts as too large). */
 static int parse_value(const ut_setting_desc_t *d, const char *s, long *out)
 {
     char *end;
@@ -80,14 +88,16 @@ static int parse_value(const ut_setting_desc_t *d, const char *s, long *out)
     long v = strtol(s, &end, 0);
     if (errno || end == s) return -1;
     if (d->type == UT_SET_SIZE) {
+        int shift = 0;
         switch (tolower((unsigned char)*end)) {
-        case 'k': v <<= 10; end++; break;
-        case 'm': v <<= 20; end++; break;
-        case 'g': v <<= 30; end++; break;
+        case 'k': shift = 10; end++; break;
+        case 'm': shift = 20; end++; break;
+        case 'g': shift = 30; end++; break;
         default: break;
         }
+        if (v < 0 || v > (LONG_MAX >> shift)) return -1;
+        v <<= shift;
         if (*end == 'b' || *end == 'B') end++;
-        if (v < 0) return -1;
     }
     if (*end) return -1;
     *out = v;
@@ -100,9 +110,15 @@ void ut_setting_env(const ut_setting_desc_t *d, char *buf, size_t len)
     for (char *p = buf; *p; p++) *p = (char)toupper((unsigned char)*p);
 }
 
+const char *ut_settings_error(void)
+{
+    return load_error;
+}
+
 int ut_settings_load(void)
 {
     int rc = 0;
+    load_error[0] = '\0';
     for (int i = 0; i < ut_setting_count; i++) {
         const ut_setting_desc_t *d = &ut_setting_descs[i];
         if (pinned[i]) continue;
@@ -113,11 +129,17 @@ int ut_settings_load(void)
         if ((!s || !*s) && alias && (s = getenv(alias)) != NULL)
             snprintf(env, sizeof env, "%s", alias);
         long v = d->def;
-        if (s && *s && parse_value(d, s, &v) != 0) {
-            fprintf(stderr, "courier: cannot parse %s=\"%s\" (expected %s); using default %ld\n",
-                    env, s, ut_setting_type_name(d->type), d->def);
-            v = d->def;
-            rc = -1;
+        if (s && *s) {
+            int bad = parse_value(d, s, &v) != 0;
+            if (bad || (d->type != UT_SET_STRING && (v < d->min || v > d->max))) {
+                if (rc == 0)
+                    snprintf(load_error, sizeof load_error, "%s=\"%s\": %s; the range of %s "
+                             "is %ld .. %ld (default %ld)", env, s,
+                             bad ? "not a value of its type" : "out of range", env, d->min,
+                             d->max, d->def);
+                v = d->def;
+                rc = -1;
+            }
         }
         *(long *)((char *)&ut_settings + d->offset) = v;
     }

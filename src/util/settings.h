@@ -7,7 +7,7 @@
 typedef enum { UT_SET_INT, UT_SET_SIZE, UT_SET_BOOL, UT_SET_STRING } ut_setting_type_t;
 
 typedef struct {
-#define CR_SETTING(field, type, def, doc) long field;
+#define CR_SETTING(field, type, def, min, max, doc) long field;
 #define CR_SETTING_ALIAS(field, name)
 #include "util/settings_table.h"
 #undef CR_SETTING_ALIAS
@@ -18,6 +18,7 @@ typedef struct {
     const char *name;      /* field name, e.g. "eager_limit" */
     ut_setting_type_t type;
     long def;
+    long min, max;         /* the values allowed, both included */
     const char *doc;
     size_t offset;         /* into ut_settings_t */
 } ut_setting_desc_t;
@@ -26,9 +27,12 @@ extern ut_settings_t ut_settings;
 extern const ut_setting_desc_t ut_setting_descs[];
 extern const int ut_setting_count;
 
-/* Fill ut_settings from defaults and the environment.  Returns 0, or -1 with
- * a message on stderr for a value that does not parse. */
+/* Fill ut_settings from defaults and the environment.  Returns 0, or -1 when
+ * a value does not parse or lies outside its range: that setting keeps its
+ * default and ut_settings_error() says which setting, its value and the range
+ * (the first such problem).  Nothing is printed here. */
 int ut_settings_load(void);
+const char *ut_settings_error(void);
 const char *ut_setting_type_name(ut_setting_type_t t);
 /* Setting i was written through the tools interface: ut_settings_load keeps
  * its value instead of reading the environment. */

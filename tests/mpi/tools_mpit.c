@@ -297,6 +297,8 @@ static void check_coll_alg(void)
         CHECK_MPI(MPI_T_pvar_read(s, h, &chosen));
         if (size > 1) CHECK_INT(chosen, alg);
     }
+    CHECK_INT(write_int_cvar(cv, 3), MPI_T_ERR_INVALID);      /* no algorithm 3 */
+    CHECK_INT(write_int_cvar(cv, -1), MPI_T_ERR_INVALID);
     CHECK_MPI(write_int_cvar(cv, old));
     CHECK_MPI(MPI_T_pvar_handle_free(s, &h));
     CHECK_MPI(MPI_T_pvar_session_free(&s));
@@ -347,6 +349,8 @@ int main(int argc, char **argv)
     int eager = cvar_index("COURIER_EAGER_LIMIT");
     if (eager >= 0) {
         setenv("COURIER_EAGER_LIMIT", "16384", 1);
+        /* outside the setting's range (0 .. 16777216): refused */
+        CHECK_INT(write_size_cvar(eager, 99999999999ul), MPI_T_ERR_INVALID);
         CHECK_MPI(write_size_cvar(eager, 4096));
     }
     MPI_Init(&argc, &argv);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-// sources: src/core/error.c
+// sources: src/core/error.c src/util/log.c
 /* Error codes: classes survive the encoding, messages come back through
- * MPI_Error_string, handlers return or abort with one line on stderr. */
+ * MPI_Error_string, classes and codes added by the user (above
+ * MPI_ERR_LASTCODE, removable), handlers return or abort with one line on
+ * stderr, MPI_Abort's exit status. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,8 +11,9 @@
 #include <unistd.h>
 #include "core/core.h"
 #include "core/errh.h"
-#include "core/api.h"
-#include "binding/core_legacy.h" /* transition: entries not yet in an api.h */
+#include "core/session.h"
+#include "core/api_comm.h"
+#include "core/api_session.h"
 #include "util/settings.h"
 
 /* Stand-ins for the parts of the library error.c uses. */
@@ -29,10 +32,11 @@ void cr_objtab_remove(cr_objtab_t *t, int idx) { t->chunks[0][idx] = NULL; }
 /* As under a launcher other than Courier's mpiexec: the message printed once. */
 void crpmi_abort(int code, const char *msg)
 {
-    fprintf(stderr, "[courier] %s\n", msg);
+    fprintf(stderr, "%s\n", msg);
     fflush(stderr);
     _exit(code);
 }
+cr_session_t *cr_session_ptr(MPI_Session h) { (void)h; return NULL; }
 
 static int failures;
 #define EXPECT(cond) do { if (!(cond)) { fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond); failures++; } } while (0)
@@ -45,6 +49,7 @@ int main(void)
     char s[MPI_MAX_ERROR_STRING];
     int len, cls;
     cr_proc.state = CR_STATE_INIT;
+    cr_proc.world_state = CR_STATE_INIT;
     cr_proc.world_rank = 3;
     cr_comm_world.handle = MPI_COMM_WORLD;
     cr_comm_world.errh = &cr_errh_return;
@@ -69,24 +74,53 @@ int main(void)
     EXPECT(core_error_string(code, s, &len) == MPI_SUCCESS && strncmp(s, "MPI_ERR_RANK", 12) == 0);
     EXPECT(strstr(s, "dest=7") == NULL);
 
-    /* user classes, codes, strings */
-    int ucls, ucode;
-    EXPECT(core_add_error_class(&ucls) == MPI_SUCCESS && ucls >= CR_ERR_FIRST_USER_CLASS);
-    EXPECT(core_add_error_code(ucls, &ucode) == MPI_SUCCESS);
+    /* user classes, codes, strings: above MPI_ERR_LASTCODE, MPI_LASTUSEDCODE the largest */
+    int ucls, ucode, ucode2, pcode;
+    EXPECT(cr_error_last_used() == MPI_ERR_LASTCODE);
+    EXPECT(core_add_error_class(&ucls) == MPI_SUCCESS && ucls > MPI_ERR_LASTCODE);
+    EXPECT(cr_error_last_used() == ucls);
+    EXPECT(core_error_string(ucls, s, &len) == MPI_SUCCESS && len == 0);
+    EXPECT(core_add_error_code(ucls, &ucode) == MPI_SUCCESS && ucode > ucls);
     EXPECT(core_error_class(ucode, &cls) == MPI_SUCCESS && cls == ucls);
     EXPECT(core_add_error_string(ucode, "my error") == MPI_SUCCESS);
     EXPECT(core_error_string(ucode, s, &len) == MPI_SUCCESS && strcmp(s, "my error") == 0);
+    EXPECT(core_add_error_code(ucls, &ucode2) == MPI_SUCCESS && ucode2 != ucode);
+    EXPECT(cr_error_last_used() == ucode2);
+    EXPECT(core_add_error_code(MPI_ERR_OTHER, &pcode) == MPI_SUCCESS && pcode > MPI_ERR_LASTCODE);
+    EXPECT(core_error_class(pcode, &cls) == MPI_SUCCESS && cls == MPI_ERR_OTHER);
+    EXPECT(core_add_error_code(0, &pcode) != MPI_SUCCESS);          /* MPI_SUCCESS is no class */
+    EXPECT(core_add_error_code(ucode, &pcode) != MPI_SUCCESS);      /* a code is no class */
+    EXPECT(core_add_error_string(MPI_ERR_RANK, "x") != MPI_SUCCESS); /* predefined */
+    /* removal: strings first, then codes, then the class */
+    EXPECT(core_remove_error_code(ucode) != MPI_SUCCESS);           /* it has a string */
+    EXPECT(core_remove_error_class(ucls) != MPI_SUCCESS);           /* it has codes */
+    EXPECT(core_remove_error_string(ucode) == MPI_SUCCESS);
+    EXPECT(core_remove_error_code(ucode) == MPI_SUCCESS);
+    EXPECT(core_remove_error_code(ucode) != MPI_SUCCESS);           /* gone */
+    EXPECT(core_error_class(ucode, &cls) != MPI_SUCCESS);
+    EXPECT(core_remove_error_code(ucode2) == MPI_SUCCESS);
+    EXPECT(core_remove_error_class(ucls) == MPI_SUCCESS);
+    EXPECT(core_remove_error_class(ucls) != MPI_SUCCESS);
+    EXPECT(core_remove_error_class(MPI_ERR_OTHER) != MPI_SUCCESS);  /* predefined */
+    EXPECT(cr_error_last_used() == pcode);
+
+    /* MPI_Abort's exit status: never 0 */
+    EXPECT(cr_abort_exit_status(0) == 1 && cr_abort_exit_status(256) == 1);
+    EXPECT(cr_abort_exit_status(3) == 3 && cr_abort_exit_status(259) == 3);
+    EXPECT(cr_abort_exit_status(-1) == 255);
 
     /* handlers */
     code = cr_error(MPI_ERR_COUNT, "count=-1: negative count");
     EXPECT(cr_raise_comm(MPI_COMM_WORLD, code, "MPI_Send") == code);
     MPI_Errhandler eh;
     EXPECT(core_comm_create_errhandler(user_handler, &eh) == MPI_SUCCESS);
-    EXPECT(cr_errhandler_ptr(eh) != NULL);
-    EXPECT(core_comm_set_errhandler(MPI_COMM_WORLD, eh) == MPI_SUCCESS);
+    cr_errhandler_t *e = cr_errhandler_ptr(eh);
+    EXPECT(e != NULL);
+    EXPECT(core_comm_set_errhandler(&cr_comm_world, e) == MPI_SUCCESS);
     EXPECT(cr_raise_comm(MPI_COMM_WORLD, code, "MPI_Send") == code && called == code);
-    EXPECT(core_errhandler_free(&eh) == MPI_SUCCESS && eh == MPI_ERRHANDLER_NULL);
-    EXPECT(core_comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL) == MPI_SUCCESS);
+    EXPECT(core_errhandler_free(e) == MPI_SUCCESS && cr_errhandler_ptr(eh) == NULL);
+    EXPECT(cr_raise_comm(MPI_COMM_WORLD, code, "MPI_Send") == code && called == code);  /* still in use */
+    EXPECT(core_comm_set_errhandler(&cr_comm_world, &cr_errh_fatal) == MPI_SUCCESS);
 
     /* MPI_ERRORS_ARE_FATAL: one line on stderr, then the job ends */
     int fds[2];
@@ -105,8 +139,8 @@ int main(void)
     int st;
     waitpid(pid, &st, 0);
     EXPECT(WIFEXITED(st) && WEXITSTATUS(st) != 0);
-    EXPECT(strcmp(out, "[courier] rank 3: MPI_Send: MPI_ERR_RANK: dest=7: invalid rank "
-                       "(communicator size is 4)\n") == 0);
+    EXPECT(strcmp(out, "rank 3: MPI_Send: MPI_ERR_RANK: dest=7: invalid rank "
+                       "(communicator size is 4)\n") == 0);   /* once */
 
     if (failures) return 1;
     printf("test_error: all passed\n");
