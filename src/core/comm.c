@@ -150,6 +150,8 @@ cr_comm_t *cr_comm_make_internal(cr_group_t *g, uint32_t ctx)
     return c;
 }
 
+void (*cr_comm_coll_shm_free)(cr_comm_t *c);
+
 /* Drop the last reference: everything the communicator owns goes with it. */
 void cr_comm_release(cr_comm_t *c)
 {
@@ -159,6 +161,7 @@ void cr_comm_release(cr_comm_t *c)
     cr_group_release(c->remote);
     if (c->errh) cr_errhandler_release(c->errh);
     cr_comm_release(c->local_comm);
+    if (c->coll_shm && cr_comm_coll_shm_free) cr_comm_coll_shm_free(c);
     cr_topo_free(c->topo);
     if (c->info) core_info_free(&c->info);
     free(c);

@@ -3,6 +3,7 @@
 #ifndef COURIER_UTIL_SETTINGS_H
 #define COURIER_UTIL_SETTINGS_H
 #include <stddef.h>
+#include <stdint.h>
 
 typedef enum { UT_SET_INT, UT_SET_SIZE, UT_SET_BOOL, UT_SET_STRING } ut_setting_type_t;
 
@@ -25,6 +26,12 @@ typedef struct {
 extern ut_settings_t ut_settings;
 extern const ut_setting_desc_t ut_setting_descs[];
 extern const int ut_setting_count;
+
+/* The value of a STRING setting (NULL when unset). */
+static inline const char *ut_setting_str(long v)
+{
+    return v ? (const char *)(intptr_t)v : NULL;
+}
 
 /* Fill ut_settings from defaults and the environment.  Returns 0, or -1 with
  * a message on stderr for a value that does not parse. */
