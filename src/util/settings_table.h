@@ -65,3 +65,4 @@ CR_SETTING(coll_scatter_cma_min_bytes, SIZE, 8192, "Smallest MPI_Scatter block, 
 CR_SETTING(coll_allgather_cma_min_bytes, SIZE, 8192, "Smallest MPI_Allgather block, in bytes, copied once from its owner's buffer on one node (cma)")
 CR_SETTING(coll_alltoall_cma_min_bytes, SIZE, 4096, "Smallest MPI_Alltoall block, in bytes, copied once from its sender's buffer on one node (cma)")
 CR_SETTING(coll_reduce_scatter_cma_min_bytes, SIZE, 32768, "Smallest MPI_Reduce_scatter(_block) vector, in bytes, reduced by single copy on one node (cma)")
+CR_SETTING(tune_file,          STRING, 0,    "File of tuned settings, NAME=VALUE lines written by courier_tune, read at start-up; the environment overrides it (unset: the built-in defaults)")
