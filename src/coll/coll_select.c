@@ -131,6 +131,7 @@ static const coll_rule_t coll_rules[] = {
     { COLL_ALLGATHER, NULL, NULL, NULL, NULL, 4 },
     { COLL_ALLTOALL, NULL, NULL, S(coll_alltoall_cma_min_bytes), NULL, 5 },
     { COLL_ALLTOALL, NULL, NULL, NULL, NULL, 4 },
+    { COLL_ALLTOALLV, NULL, NULL, NULL, NULL, 3 },
     { COLL_REDUCE_SCATTER, NULL, NULL, S(coll_reduce_scatter_cma_min_bytes), NULL, 5 },
     { COLL_REDUCE_SCATTER, NULL, NULL, NULL, NULL, 4 },
     { COLL_REDUCE_SCATTER_BLOCK, NULL, NULL, S(coll_reduce_scatter_cma_min_bytes), NULL, 5 },
