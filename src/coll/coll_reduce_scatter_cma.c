@@ -37,15 +37,8 @@ int coll_reduce_scatter_cma(cr_comm_t *c, const coll_args_t *a)
     uint64_t n = cshm_begin(sh);
     int me = c->rank, p = c->size;
     size_t esz = (size_t)a->dt->size;
-    MPI_Aint first = 0, mine = a->rcount, total = 0;
-    for (int i = 0; i < p; i++) {
-        MPI_Aint k = a->rcounts.p ? (MPI_Aint)cr_vec_get(a->rcounts, i) : a->rcount;
-        if (i == me) {
-            first = total;
-            mine = k;
-        }
-        total += k;
-    }
+    MPI_Aint first, mine;
+    cshm_rs_block(a, p, me, &first, &mine);
     int inplace = a->sbuf == MPI_IN_PLACE;
     const void *src = inplace ? a->rbuf : a->sbuf;
     int e = MPI_SUCCESS;

@@ -21,15 +21,7 @@ int coll_reduce_scatter_shm(cr_comm_t *c, const coll_args_t *a)
                                   c, a);
     uint64_t n = cshm_begin(sh);
     int me = c->rank, p = c->size;
-    MPI_Aint total = 0, first = 0, mine = a->rcount;
-    for (int i = 0; i < p; i++) {
-        MPI_Aint k = a->rcounts.p ? (MPI_Aint)cr_vec_get(a->rcounts, i) : a->rcount;
-        if (i == me) {
-            first = total;
-            mine = k;
-        }
-        total += k;
-    }
+    MPI_Aint first, mine, total = cshm_rs_block(a, p, me, &first, &mine);
     const void *src = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
     cshm_claim(sh, n);
     coll_copy(src, cshm_operand(sh, me, n, total, a->dt), total, a->dt);

@@ -188,6 +188,24 @@ static inline void cshm_slice(MPI_Aint count, int p, int r, MPI_Aint *lo, MPI_Ai
     *lo = (MPI_Aint)r * base + (r < rem ? r : rem);
     *hi = *lo + base + (r < rem ? 1 : 0);
 }
+/* Reduce_scatter(_block): this rank's block (first element, count) of the
+ * whole vector, and the vector's length in elements. */
+static inline MPI_Aint cshm_rs_block(const coll_args_t *a, int p, int me, MPI_Aint *first,
+                                     MPI_Aint *mine)
+{
+    MPI_Aint total = 0;
+    *first = 0;
+    *mine = a->rcount;
+    for (int i = 0; i < p; i++) {
+        MPI_Aint k = a->rcounts.p ? (MPI_Aint)cr_vec_get(a->rcounts, i) : a->rcount;
+        if (i == me) {
+            *first = total;
+            *mine = k;
+        }
+        total += k;
+    }
+    return total;
+}
 /* Single-copy reduction: fold elements [lo, hi) of every rank's operand of
  * call n in rank order.  Rank i's operand is a contiguous dt vector at the
  * address it published in w[word] of its control line (waited for: posted);
