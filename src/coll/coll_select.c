@@ -209,6 +209,8 @@ static int within(long v, const long *min, const long *max)
     return (!min || v >= *min) && (!max || v <= *max);
 }
 
+int coll_last_alg[COLL_NCOLL];
+
 static const coll_alg_t *select_alg(coll_kind_t coll, const cr_comm_t *comm,
                                     const coll_args_t *a, int direct)
 {
@@ -233,13 +235,20 @@ static const coll_alg_t *select_alg(coll_kind_t coll, const cr_comm_t *comm,
     return NULL;
 }
 
+/* Remember the choice for the tools interface (coll_last_alg). */
+static const coll_alg_t *chosen(coll_kind_t coll, const coll_alg_t *alg)
+{
+    coll_last_alg[coll] = alg ? alg->id : 0;
+    return alg;
+}
+
 const coll_alg_t *coll_select(coll_kind_t coll, const cr_comm_t *comm, const coll_args_t *a)
 {
-    return select_alg(coll, comm, a, 1);
+    return chosen(coll, select_alg(coll, comm, a, 1));
 }
 
 const coll_alg_t *coll_select_sched(coll_kind_t coll, const cr_comm_t *comm,
                                     const coll_args_t *a)
 {
-    return select_alg(coll, comm, a, 0);
+    return chosen(coll, select_alg(coll, comm, a, 0));
 }
