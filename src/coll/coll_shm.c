@@ -28,10 +28,16 @@ typedef struct {
 enum { INFO_PID = 0, INFO_PROBE = 1 };
 static const volatile uint64_t cshm_probe_word = 0x636f6c6c73686d21ull;   /* read by a peer */
 
+/* Read once, at the first use: every area of the process has this slot size,
+ * even if the setting is written later (the tools interface may write it). */
 size_t coll_shm_slot_cap(void)
 {
-    size_t s = (size_t)ut_settings.coll_shm_slot_bytes;
-    return (s + CSHM_LINE - 1) / CSHM_LINE * CSHM_LINE;
+    static size_t cap;
+    if (CR_UNLIKELY(!cap)) {
+        size_t s = (size_t)ut_settings.coll_shm_slot_bytes;
+        cap = s < CSHM_LINE ? CSHM_LINE : (s + CSHM_LINE - 1) / CSHM_LINE * CSHM_LINE;
+    }
+    return cap;
 }
 
 static void area_free(cr_comm_t *c)

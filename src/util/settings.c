@@ -114,7 +114,8 @@ static int in_env(const ut_setting_desc_t *d)
 
 /* The tuning file (COURIER_TUNE_FILE, written by tools/courier_tune): lines
  * NAME=VALUE, NAME a setting's variable (COURIER_X) or field name (x), '#'
- * comments.  A setting given in the environment keeps that value. */
+ * comments.  A setting given in the environment (or written through the
+ * tools interface before MPI_Init) keeps that value. */
 static int load_tune_file(const char *path)
 {
     FILE *f = fopen(path, "r");
@@ -150,7 +151,7 @@ static int load_tune_file(const char *path)
         if (!d) {
             fprintf(stderr, "courier: %s:%d: unknown setting \"%s\"\n", path, no, name);
             rc = -1;
-        } else if (in_env(d)) {
+        } else if (in_env(d) || pinned[d - ut_setting_descs]) {
             continue;
         } else if (d->type == UT_SET_STRING) {
             char *copy = strdup(val);   /* lives as long as the process */
