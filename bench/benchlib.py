@@ -71,6 +71,7 @@ class Mpi:
         self.oversub = []             # launcher options for more ranks than cores
         self.bind_opt = "-bind-to"    # the launcher's binding option (Hydra's and Courier's)
         self.bind = None              # --bind: none or core, for jobs with ranks <= cores
+        self.only_test = None         # compare --coll-algs: the one collective this copy measures
 
     def family(self):
         """What MPI_Get_library_version must mention for a program built with this MPI."""

@@ -49,6 +49,17 @@ const char *const coll_names[COLL_NCOLL] = {
     "MPI_Scan", "MPI_Exscan",
 };
 
+/* Build alg's schedule for a blocking call and run it to completion. */
+static int run_sched(const coll_alg_t *alg, cr_comm_t *c, int tag, const coll_args_t *a)
+{
+    coll_sched_t s;
+    coll_sched_init(&s, c, tag);
+    int e = alg->build(&s, a);
+    if (!e) e = coll_sched_run(&s);
+    coll_sched_free(&s);
+    return e;
+}
+
 /* Run (blocking), start (non-blocking) or set up (persistent) one collective.
  * `trivial`: a blocking call that has nothing to do on any rank (no data, or a
  * single rank with no local copy) returns at once; the same decision is taken
@@ -60,21 +71,27 @@ static int coll_call(coll_kind_t coll, cr_comm_t *c, const coll_args_t *a, cr_ho
     if (c->remote && inter_in_place(coll, a))
         return cr_error(MPI_ERR_BUFFER, "%s: %s=MPI_IN_PLACE: not allowed on an intercommunicator",
                         what, a->sbuf == MPI_IN_PLACE ? "sendbuf" : "recvbuf");
-    const coll_alg_t *alg = coll_select(coll, c, a);
+    const coll_alg_t *alg = how == CR_BLOCKING && !trivial ? coll_select(coll, c, a)
+                                                          : coll_select_sched(coll, c, a);
     if (!alg)
         return cr_error(MPI_ERR_UNSUPPORTED_OPERATION,
                         "%s on an %s is not implemented yet", what,
                         c->remote ? "intercommunicator" : "intracommunicator");
     if (how == CR_BLOCKING && trivial) return MPI_SUCCESS;
+    if (alg->run) return alg->run(c, a);   /* direct: no tag, no schedule */
     int tag = coll_next_tag(c);
     if (how == CR_NONBLOCKING) return coll_nbc_start(c, tag, alg, a, req);
     if (how == CR_PERSISTENT) return coll_persist_init(c, tag, alg, a, req);
-    coll_sched_t s;
-    coll_sched_init(&s, c, tag);
-    int e = alg->build(&s, a);
-    if (!e) e = coll_sched_run(&s);
-    coll_sched_free(&s);
-    return e;
+    return run_sched(alg, c, tag, a);
+}
+
+int coll_fallback(coll_kind_t coll, cr_comm_t *c, const coll_args_t *a)
+{
+    const coll_alg_t *alg = coll_select_sched(coll, c, a);
+    if (!alg)
+        return cr_error(MPI_ERR_UNSUPPORTED_OPERATION, "%s: no algorithm for this call",
+                        coll_names[coll]);
+    return run_sched(alg, c, coll_next_tag(c), a);
 }
 
 /* A datatype argument that is used, or NULL for one the standard says to

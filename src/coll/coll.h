@@ -130,11 +130,19 @@ typedef struct {
 } coll_args_t;
 
 typedef int (*coll_build_fn)(coll_sched_t *s, const coll_args_t *a);
+/* A direct algorithm runs a blocking call itself (the node's shared memory,
+ * coll_shm.h) instead of building a schedule; `fits` (NULL: always) says
+ * whether it can take this call; it must answer the same on every rank. */
+typedef int (*coll_run_fn)(cr_comm_t *c, const coll_args_t *a);
+typedef int (*coll_fits_fn)(const cr_comm_t *c, const coll_args_t *a);
 
 /* Algorithm flags. */
 enum {
     COLL_ALG_COMMUTATIVE = 1,   /* only for commutative ops */
     COLL_ALG_INTER = 2,         /* for intercommunicators (else intracommunicators only) */
+    COLL_ALG_SHM = 4,           /* direct, through the node's shared memory: blocking calls
+                                 * on an intracommunicator whose ranks share this node */
+    COLL_ALG_CMA = 8,           /* with COLL_ALG_SHM: also single copy between every pair */
 };
 
 typedef struct {
@@ -142,7 +150,9 @@ typedef struct {
     int id;                     /* 1.. within the collective; the COURIER_COLL_<X>_ALG value */
     const char *name;
     unsigned flags;
-    coll_build_fn build;
+    coll_build_fn build;        /* schedule algorithms */
+    coll_run_fn run;            /* direct algorithms (COLL_ALG_SHM) */
+    coll_fits_fn fits;
 } coll_alg_t;
 
 /* The builders, one per file.  Each works for any communicator size
@@ -175,6 +185,52 @@ int coll_exscan_recdbl(coll_sched_t *s, const coll_args_t *a);
  * algorithm exists for this kind of communicator (Scan and Exscan on an
  * intercommunicator, which the standard does not define). */
 const coll_alg_t *coll_select(coll_kind_t coll, const cr_comm_t *comm, const coll_args_t *a);
+/* The same for a call that cannot use a direct algorithm: the non-blocking
+ * and persistent forms, and the fallback below (schedules only). */
+const coll_alg_t *coll_select_sched(coll_kind_t coll, const cr_comm_t *comm,
+                                    const coll_args_t *a);
+/* Run a blocking call with the schedule algorithm coll_select_sched picks
+ * (a new tag): what a direct algorithm does when it finds that it cannot run
+ * (every rank finds the same). */
+int coll_fallback(coll_kind_t coll, cr_comm_t *c, const coll_args_t *a);
+/* The next collective tag of c (coll.c); every rank takes it in the same call. */
+int coll_next_tag(cr_comm_t *c);
+
+/* Direct algorithms through the node's shared memory (coll_<x>_shm.c,
+ * coll_<x>_cma.c; coll_shm.h) and what each can take (_fits). */
+int coll_barrier_shm(cr_comm_t *c, const coll_args_t *a);
+int coll_bcast_shm(cr_comm_t *c, const coll_args_t *a);
+int coll_bcast_shm_fits(const cr_comm_t *c, const coll_args_t *a);
+int coll_bcast_cma(cr_comm_t *c, const coll_args_t *a);
+int coll_reduce_shm(cr_comm_t *c, const coll_args_t *a);
+int coll_reduce_shm_fits(const cr_comm_t *c, const coll_args_t *a);
+int coll_reduce_cma(cr_comm_t *c, const coll_args_t *a);
+int coll_reduce_cma_fits(const cr_comm_t *c, const coll_args_t *a);
+int coll_allreduce_shm(cr_comm_t *c, const coll_args_t *a);
+int coll_allreduce_shm_fits(const cr_comm_t *c, const coll_args_t *a);
+int coll_allreduce_cma(cr_comm_t *c, const coll_args_t *a);
+int coll_allreduce_cma_fits(const cr_comm_t *c, const coll_args_t *a);
+int coll_gather_shm(cr_comm_t *c, const coll_args_t *a);
+int coll_gather_shm_fits(const cr_comm_t *c, const coll_args_t *a);
+int coll_gather_cma(cr_comm_t *c, const coll_args_t *a);
+int coll_scatter_shm(cr_comm_t *c, const coll_args_t *a);
+int coll_scatter_shm_fits(const cr_comm_t *c, const coll_args_t *a);
+int coll_scatter_cma(cr_comm_t *c, const coll_args_t *a);
+int coll_allgather_shm(cr_comm_t *c, const coll_args_t *a);
+int coll_allgather_shm_fits(const cr_comm_t *c, const coll_args_t *a);
+int coll_allgather_cma(cr_comm_t *c, const coll_args_t *a);
+int coll_alltoall_shm(cr_comm_t *c, const coll_args_t *a);
+int coll_alltoall_shm_fits(const cr_comm_t *c, const coll_args_t *a);
+int coll_alltoall_cma(cr_comm_t *c, const coll_args_t *a);
+int coll_alltoallv_cma(cr_comm_t *c, const coll_args_t *a);
+int coll_alltoallv_cma_fits(const cr_comm_t *c, const coll_args_t *a);
+int coll_reduce_scatter_shm(cr_comm_t *c, const coll_args_t *a);
+int coll_reduce_scatter_shm_fits(const cr_comm_t *c, const coll_args_t *a);
+int coll_reduce_scatter_cma(cr_comm_t *c, const coll_args_t *a);
+int coll_reduce_scatter_cma_fits(const cr_comm_t *c, const coll_args_t *a);
+int coll_scan_shm(cr_comm_t *c, const coll_args_t *a);
+int coll_exscan_shm(cr_comm_t *c, const coll_args_t *a);
+int coll_scan_shm_fits(const cr_comm_t *c, const coll_args_t *a);
 /* The forced algorithm id of a collective (0 = automatic). */
 int coll_forced_alg(coll_kind_t coll);
 /* The algorithm (id) coll_select chose last for each collective, 0 before

@@ -57,8 +57,10 @@ static void unlink_nbc(coll_nbc_t *nb)
 static void nbc_destroy(coll_nbc_t *nb)
 {
     unlink_nbc(nb);
+    cr_comm_t *comm = nb->s.comm;
     coll_sched_free(&nb->s);
     free(nb);
+    cr_comm_release(comm);      /* the schedule's reference (coll_nbc_start_sched) */
 }
 
 /* Move one schedule on; complete its request when it is done.  Returns 1 if
@@ -158,6 +160,9 @@ int coll_nbc_start_sched(coll_sched_t *s, int persistent, MPI_Request *out)
     }
     nb->s = *s;
     nb->persistent = persistent;
+    /* MPI_Comm_free may come while the schedule still runs (or, persistent,
+     * before MPI_Request_free): the communicator lives until nbc_destroy */
+    cr_comm_retain(nb->s.comm);
     r->comm = nb->s.comm;
     r->sched = nb;
     r->on_free = nbc_free;

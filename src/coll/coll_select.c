@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include "coll/coll.h"
 #include "coll/coll_inter.h"
+#include "coll/coll_shm.h"
 #include "util/settings.h"
 
 static const coll_alg_t coll_algs[] = {
@@ -73,6 +74,34 @@ static const coll_alg_t coll_algs[] = {
     { COLL_REDUCE_SCATTER, 3, "inter", COLL_ALG_INTER, coll_inter_reduce_scatter },
     { COLL_REDUCE_SCATTER_BLOCK, 3, "inter", COLL_ALG_INTER, coll_inter_reduce_scatter },
     /* Scan and Exscan are not defined on intercommunicators (coll.c says so) */
+    /* direct algorithms through the node's shared memory (coll_shm.h): blocking
+     * calls on intracommunicators whose ranks all share this node */
+#define SHM COLL_ALG_SHM
+#define CMA (COLL_ALG_SHM | COLL_ALG_CMA)
+    { COLL_BARRIER, 3, "shm", SHM, NULL, coll_barrier_shm, NULL },
+    { COLL_BCAST, 4, "shm", SHM, NULL, coll_bcast_shm, coll_bcast_shm_fits },
+    { COLL_BCAST, 5, "cma", CMA, NULL, coll_bcast_cma, NULL },
+    { COLL_REDUCE, 3, "shm", SHM, NULL, coll_reduce_shm, coll_reduce_shm_fits },
+    { COLL_REDUCE, 4, "cma", CMA, NULL, coll_reduce_cma, coll_reduce_cma_fits },
+    { COLL_ALLREDUCE, 4, "shm", SHM, NULL, coll_allreduce_shm, coll_allreduce_shm_fits },
+    { COLL_ALLREDUCE, 5, "cma", CMA, NULL, coll_allreduce_cma, coll_allreduce_cma_fits },
+    { COLL_GATHER, 4, "shm", SHM, NULL, coll_gather_shm, coll_gather_shm_fits },
+    { COLL_GATHER, 5, "cma", CMA, NULL, coll_gather_cma, NULL },
+    { COLL_SCATTER, 4, "shm", SHM, NULL, coll_scatter_shm, coll_scatter_shm_fits },
+    { COLL_SCATTER, 5, "cma", CMA, NULL, coll_scatter_cma, NULL },
+    { COLL_ALLGATHER, 4, "shm", SHM, NULL, coll_allgather_shm, coll_allgather_shm_fits },
+    { COLL_ALLGATHER, 5, "cma", CMA, NULL, coll_allgather_cma, NULL },
+    { COLL_ALLTOALL, 4, "shm", SHM, NULL, coll_alltoall_shm, coll_alltoall_shm_fits },
+    { COLL_ALLTOALL, 5, "cma", CMA, NULL, coll_alltoall_cma, coll_alltoallv_cma_fits },
+    { COLL_ALLTOALLV, 3, "cma", CMA, NULL, coll_alltoallv_cma, coll_alltoallv_cma_fits },
+    { COLL_REDUCE_SCATTER, 4, "shm", SHM, NULL, coll_reduce_scatter_shm, coll_reduce_scatter_shm_fits },
+    { COLL_REDUCE_SCATTER, 5, "cma", CMA, NULL, coll_reduce_scatter_cma, coll_reduce_scatter_cma_fits },
+    { COLL_REDUCE_SCATTER_BLOCK, 4, "shm", SHM, NULL, coll_reduce_scatter_shm, coll_reduce_scatter_shm_fits },
+    { COLL_REDUCE_SCATTER_BLOCK, 5, "cma", CMA, NULL, coll_reduce_scatter_cma, coll_reduce_scatter_cma_fits },
+    { COLL_SCAN, 2, "shm", SHM, NULL, coll_scan_shm, coll_scan_shm_fits },
+    { COLL_EXSCAN, 2, "shm", SHM, NULL, coll_exscan_shm, coll_scan_shm_fits },
+#undef SHM
+#undef CMA
 };
 enum { NALGS = sizeof(coll_algs) / sizeof(coll_algs[0]) };
 
@@ -85,6 +114,31 @@ typedef struct {
 
 #define S(field) (&ut_settings.field)
 static const coll_rule_t coll_rules[] = {
+    /* On one node: single copy for large data, else the shared segment when the
+     * call fits a slot (the algorithms' fits), else the message algorithms. */
+    { COLL_BARRIER, NULL, NULL, NULL, NULL, 3 },
+    { COLL_BCAST, NULL, NULL, S(coll_bcast_cma_min_bytes), NULL, 5 },
+    { COLL_BCAST, NULL, NULL, NULL, NULL, 4 },
+    { COLL_REDUCE, NULL, NULL, S(coll_reduce_cma_min_bytes), NULL, 4 },
+    { COLL_REDUCE, NULL, NULL, NULL, NULL, 3 },
+    { COLL_ALLREDUCE, NULL, NULL, S(coll_allreduce_cma_min_bytes), NULL, 5 },
+    { COLL_ALLREDUCE, NULL, NULL, NULL, NULL, 4 },
+    { COLL_GATHER, NULL, NULL, S(coll_gather_cma_min_bytes), NULL, 5 },
+    { COLL_GATHER, NULL, NULL, NULL, NULL, 4 },
+    { COLL_SCATTER, NULL, NULL, S(coll_scatter_cma_min_bytes), NULL, 5 },
+    { COLL_SCATTER, NULL, NULL, NULL, NULL, 4 },
+    { COLL_ALLGATHER, NULL, NULL, S(coll_allgather_cma_min_bytes), NULL, 5 },
+    { COLL_ALLGATHER, NULL, NULL, NULL, NULL, 4 },
+    { COLL_ALLTOALL, NULL, NULL, S(coll_alltoall_cma_min_bytes), NULL, 5 },
+    { COLL_ALLTOALL, NULL, NULL, NULL, NULL, 4 },
+    { COLL_ALLTOALLV, NULL, NULL, NULL, NULL, 3 },
+    { COLL_REDUCE_SCATTER, NULL, NULL, S(coll_reduce_scatter_cma_min_bytes), NULL, 5 },
+    { COLL_REDUCE_SCATTER, NULL, NULL, NULL, NULL, 4 },
+    { COLL_REDUCE_SCATTER_BLOCK, NULL, NULL, S(coll_reduce_scatter_cma_min_bytes), NULL, 5 },
+    { COLL_REDUCE_SCATTER_BLOCK, NULL, NULL, NULL, NULL, 4 },
+    { COLL_SCAN, NULL, NULL, NULL, NULL, 2 },
+    { COLL_EXSCAN, NULL, NULL, NULL, NULL, 2 },
+    /* the message algorithms (schedules) */
     { COLL_BARRIER, NULL, NULL, NULL, NULL, 1 },
     /* small communicators or small messages: binomial; else scatter + ring allgather */
     { COLL_BCAST, NULL, S(coll_bcast_binomial_max_ranks), NULL, NULL, 1 },
@@ -122,6 +176,7 @@ static const long *const coll_force[COLL_NCOLL] = {
     [COLL_ALLGATHER] = S(coll_allgather_alg), [COLL_ALLTOALL] = S(coll_alltoall_alg),
     [COLL_REDUCE_SCATTER] = S(coll_reduce_scatter_alg),
     [COLL_REDUCE_SCATTER_BLOCK] = S(coll_reduce_scatter_alg),
+    [COLL_SCAN] = S(coll_scan_alg), [COLL_EXSCAN] = S(coll_scan_alg),
 };
 #undef S
 
@@ -139,10 +194,14 @@ int coll_forced_alg(coll_kind_t coll)
     return (int)*f;
 }
 
-static int applies(const coll_alg_t *alg, const cr_comm_t *comm, const coll_args_t *a)
+static int applies(const coll_alg_t *alg, const cr_comm_t *comm, const coll_args_t *a,
+                   int direct)
 {
     if (!(alg->flags & COLL_ALG_INTER) != !comm->remote) return 0;
-    return !(alg->flags & COLL_ALG_COMMUTATIVE) || !a->op || a->op->commute;
+    if (alg->flags & COLL_ALG_COMMUTATIVE && a->op && !a->op->commute) return 0;
+    if (!(alg->flags & COLL_ALG_SHM)) return 1;
+    return direct && coll_shm_usable(comm, !!(alg->flags & COLL_ALG_CMA)) &&
+           (!alg->fits || alg->fits(comm, a));
 }
 
 static int within(long v, const long *min, const long *max)
@@ -152,12 +211,13 @@ static int within(long v, const long *min, const long *max)
 
 int coll_last_alg[COLL_NCOLL];
 
-static const coll_alg_t *choose(coll_kind_t coll, const cr_comm_t *comm, const coll_args_t *a)
+static const coll_alg_t *select_alg(coll_kind_t coll, const cr_comm_t *comm,
+                                    const coll_args_t *a, int direct)
 {
     int id = coll_forced_alg(coll);
     if (id) {
         const coll_alg_t *alg = find_alg(coll, id);
-        if (alg && applies(alg, comm, a)) return alg;
+        if (alg && applies(alg, comm, a, direct)) return alg;
     }
     long bytes = a->bytes > (size_t)LONG_MAX ? LONG_MAX : (long)a->bytes;
     for (size_t i = 0; i < sizeof(coll_rules) / sizeof(coll_rules[0]); i++) {
@@ -166,17 +226,29 @@ static const coll_alg_t *choose(coll_kind_t coll, const cr_comm_t *comm, const c
             !within(bytes, r->min_bytes, r->max_bytes))
             continue;
         const coll_alg_t *alg = find_alg(coll, r->alg);
-        if (alg && applies(alg, comm, a)) return alg;
+        if (alg && applies(alg, comm, a, direct)) return alg;
     }
     /* no row matched: any algorithm of the collective that can run the call */
     for (int i = 0; i < NALGS; i++)
-        if (coll_algs[i].coll == coll && applies(&coll_algs[i], comm, a)) return &coll_algs[i];
+        if (coll_algs[i].coll == coll && applies(&coll_algs[i], comm, a, direct))
+            return &coll_algs[i];
     return NULL;
+}
+
+/* Remember the choice for the tools interface (coll_last_alg). */
+static const coll_alg_t *chosen(coll_kind_t coll, const coll_alg_t *alg)
+{
+    coll_last_alg[coll] = alg ? alg->id : 0;
+    return alg;
 }
 
 const coll_alg_t *coll_select(coll_kind_t coll, const cr_comm_t *comm, const coll_args_t *a)
 {
-    const coll_alg_t *alg = choose(coll, comm, a);
-    coll_last_alg[coll] = alg ? alg->id : 0;
-    return alg;
+    return chosen(coll, select_alg(coll, comm, a, 1));
+}
+
+const coll_alg_t *coll_select_sched(coll_kind_t coll, const cr_comm_t *comm,
+                                    const coll_args_t *a)
+{
+    return chosen(coll, select_alg(coll, comm, a, 0));
 }

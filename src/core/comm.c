@@ -160,6 +160,8 @@ cr_comm_t *cr_comm_make_internal(cr_group_t *g, uint32_t ctx)
     return c;
 }
 
+void (*cr_comm_coll_shm_free)(cr_comm_t *c);
+
 static int comm_predefined(const cr_comm_t *c)
 {
     return c == &cr_comm_world || c == &cr_comm_self;
@@ -179,6 +181,7 @@ void cr_comm_release(cr_comm_t *c)
     cr_group_release(c->remote);
     cr_errhandler_release(c->errh);
     cr_comm_release(c->local_comm);
+    if (c->coll_shm && cr_comm_coll_shm_free) cr_comm_coll_shm_free(c);
     cr_topo_free(c->topo);
     cr_info_destroy(c->info);
     free(c);

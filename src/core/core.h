@@ -154,7 +154,14 @@ typedef struct cr_comm {
     struct cr_comm *local_comm;
     cr_info_t *info;         /* hints from Comm_set_info / dup_with_info (a copy), or NULL */
     unsigned idup_seq;       /* MPI_Comm_idup calls started on this communicator */
+    /* The node's shared-memory collective area of this communicator and its
+     * state (src/coll/coll_shm.c); NULL until a collective first needs it. */
+    void *coll_shm;
 } cr_comm_t;
+
+/* Called by cr_comm_release for a communicator whose coll_shm is set: src/coll
+ * sets it when it first makes such state, and it unmaps and frees it. */
+extern void (*cr_comm_coll_shm_free)(cr_comm_t *c);
 
 extern cr_comm_t cr_comm_world, cr_comm_self;
 extern cr_objtab_t cr_comm_tab;

@@ -177,7 +177,10 @@ int cr_runtime_start(void)
     if (cr_proc.state == CR_STATE_INIT) return MPI_SUCCESS;
     if (cr_proc.state == CR_STATE_FINALIZED)
         return cr_error(MPI_ERR_OTHER, "MPI was finalized in this process; it cannot start again");
-    if (ut_settings_load() != 0) return cr_error(MPI_ERR_OTHER, "%s", ut_settings_error());
+    /* a setting out of its range stops MPI_Init; a bad line of the tuning
+     * file was reported and skipped (no ut_settings_error) */
+    if (ut_settings_load() != 0 && ut_settings_error()[0])
+        return cr_error(MPI_ERR_OTHER, "%s", ut_settings_error());
     ut_log_init(-1);
     cr_datatype_init();
     if (crpmi_init(&pmi) != 0)

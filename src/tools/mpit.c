@@ -66,8 +66,17 @@ static int cvar_category(int i)
     return cvar_is_coll(i) ? CAT_COLL : CAT_PT2PT;
 }
 
+/* String settings (a file name) are read-only strings of at most this many bytes. */
+enum { CVAR_STRING_MAX = 4096 };
+
+static int cvar_is_string(int i)
+{
+    return ut_setting_descs[i].type == UT_SET_STRING;
+}
+
 static MPI_Datatype cvar_type(int i)
 {
+    if (cvar_is_string(i)) return MPI_CHAR;
     return ut_setting_descs[i].type == UT_SET_SIZE ? MPI_UNSIGNED_LONG : MPI_INT;
 }
 
@@ -76,6 +85,7 @@ static MPI_Datatype cvar_type(int i)
  * afterwards (they may still differ between ranks). */
 static int cvar_scope(int i)
 {
+    if (cvar_is_string(i)) return MPI_T_SCOPE_READONLY;
     if (cvar_is_coll(i)) return MPI_T_SCOPE_ALL_EQ;
     return cr_proc.state == CR_STATE_PRE_INIT ? MPI_T_SCOPE_LOCAL : MPI_T_SCOPE_READONLY;
 }
@@ -280,7 +290,7 @@ int core_t_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle
     if (!h) return MPI_T_ERR_OUT_OF_HANDLES;
     h->index = cvar_index;
     *handle = h;
-    *count = 1;
+    *count = cvar_is_string(cvar_index) ? CVAR_STRING_MAX : 1;
     return MPI_SUCCESS;
 }
 
@@ -304,7 +314,10 @@ int core_t_cvar_read(MPI_T_cvar_handle handle, void *buf)
     if (handle == MPI_T_CVAR_HANDLE_NULL) return MPI_T_ERR_INVALID_HANDLE;
     if (!buf) return MPI_T_ERR_INVALID;
     long v = *cvar_slot(handle->index);
-    if (cvar_type(handle->index) == MPI_UNSIGNED_LONG)
+    if (cvar_is_string(handle->index)) {
+        const char *str = ut_setting_str(v);
+        snprintf(buf, CVAR_STRING_MAX, "%s", str ? str : "");
+    } else if (cvar_type(handle->index) == MPI_UNSIGNED_LONG)
         *(unsigned long *)buf = (unsigned long)v;
     else
         *(int *)buf = (int)v;
@@ -317,6 +330,7 @@ int core_t_cvar_write(MPI_T_cvar_handle handle, const void *buf)
     if (handle == MPI_T_CVAR_HANDLE_NULL) return MPI_T_ERR_INVALID_HANDLE;
     if (!buf) return MPI_T_ERR_INVALID;
     int i = handle->index;
+    if (cvar_is_string(i)) return MPI_T_ERR_CVAR_SET_NEVER;
     /* the collective selection reads its settings at every call; the rest are
      * read by MPI_Init, so they can change only before it */
     if (!cvar_is_coll(i) && cr_proc.state != CR_STATE_PRE_INIT)

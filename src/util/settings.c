@@ -76,6 +76,11 @@ static int parse_value(const ut_setting_desc_t *d, const char *s, long *out)
 {
     char *end;
     errno = 0;
+    if (d->type == UT_SET_STRING) {
+        /* the environment's own string: it lives as long as the process */
+        *out = (long)(intptr_t)s;
+        return 0;
+    }
     if (d->type == UT_SET_BOOL) {
         if (!strcasecmp(s, "1") || !strcasecmp(s, "yes") || !strcasecmp(s, "true") || !strcasecmp(s, "on")) { *out = 1; return 0; }
         if (!strcasecmp(s, "0") || !strcasecmp(s, "no") || !strcasecmp(s, "false") || !strcasecmp(s, "off")) { *out = 0; return 0; }
@@ -115,6 +120,72 @@ const char *ut_settings_error(void)
     return load_error;
 }
 
+/* Is setting d given in the environment (its own name or its alias)? */
+static int in_env(const ut_setting_desc_t *d)
+{
+    char env[96];
+    ut_setting_env(d, env, sizeof env);
+    const char *s = getenv(env), *alias = alias_of(d->name);
+    if ((!s || !*s) && alias) s = getenv(alias);
+    return s && *s;
+}
+
+/* The tuning file (COURIER_TUNE_FILE, written by tools/courier_tune): lines
+ * NAME=VALUE, NAME a setting's variable (COURIER_X) or field name (x), '#'
+ * comments.  A setting given in the environment (or written through the
+ * tools interface before MPI_Init) keeps that value. */
+static int load_tune_file(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "courier: cannot read the tuning file COURIER_TUNE_FILE=\"%s\": %s; "
+                "using the defaults\n", path, strerror(errno));
+        return -1;
+    }
+    char line[512];
+    int rc = 0, no = 0;
+    while (fgets(line, sizeof line, f)) {
+        no++;
+        char *p = line, *eq, *end;
+        while (isspace((unsigned char)*p)) p++;
+        if (!*p || *p == '#') continue;
+        eq = strchr(p, '=');
+        end = p + strlen(p);
+        while (end > p && isspace((unsigned char)end[-1])) *--end = 0;
+        if (!eq) {
+            fprintf(stderr, "courier: %s:%d: expected NAME=VALUE\n", path, no);
+            rc = -1;
+            continue;
+        }
+        char *name = p, *val = eq + 1;
+        for (char *q = eq; q > name && isspace((unsigned char)q[-1]); q--) q[-1] = 0;
+        *eq = 0;
+        while (isspace((unsigned char)*val)) val++;
+        if (!strncasecmp(name, "COURIER_", 8)) name += 8;
+        const ut_setting_desc_t *d = NULL;
+        for (int i = 0; i < ut_setting_count && !d; i++)
+            if (!strcasecmp(ut_setting_descs[i].name, name)) d = &ut_setting_descs[i];
+        long v;
+        if (!d) {
+            fprintf(stderr, "courier: %s:%d: unknown setting \"%s\"\n", path, no, name);
+            rc = -1;
+        } else if (in_env(d) || pinned[d - ut_setting_descs]) {
+            continue;
+        } else if (d->type == UT_SET_STRING) {
+            char *copy = strdup(val);   /* lives as long as the process */
+            if (copy) *(long *)((char *)&ut_settings + d->offset) = (long)(intptr_t)copy;
+        } else if (parse_value(d, val, &v) != 0 || v < d->min || v > d->max) {
+            fprintf(stderr, "courier: %s:%d: %s=\"%s\" is not a %s in %ld .. %ld\n", path, no,
+                    name, val, ut_setting_type_name(d->type), d->min, d->max);
+            rc = -1;
+        } else {
+            *(long *)((char *)&ut_settings + d->offset) = v;
+        }
+    }
+    fclose(f);
+    return rc;
+}
+
 int ut_settings_load(void)
 {
     int rc = 0;
@@ -143,5 +214,9 @@ int ut_settings_load(void)
         }
         *(long *)((char *)&ut_settings + d->offset) = v;
     }
+    const char *tune = ut_setting_str(ut_settings.tune_file);
+    /* a bad line of the tuning file is reported on stderr and skipped (the
+     * built-in value holds): -1, but no ut_settings_error(), so the job runs */
+    if (tune && load_tune_file(tune) != 0) rc = -1;
     return rc;
 }

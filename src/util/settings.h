@@ -3,6 +3,7 @@
 #ifndef COURIER_UTIL_SETTINGS_H
 #define COURIER_UTIL_SETTINGS_H
 #include <stddef.h>
+#include <stdint.h>
 
 typedef enum { UT_SET_INT, UT_SET_SIZE, UT_SET_BOOL, UT_SET_STRING } ut_setting_type_t;
 
@@ -27,10 +28,18 @@ extern ut_settings_t ut_settings;
 extern const ut_setting_desc_t ut_setting_descs[];
 extern const int ut_setting_count;
 
+/* The value of a STRING setting (NULL when unset). */
+static inline const char *ut_setting_str(long v)
+{
+    return v ? (const char *)(intptr_t)v : NULL;
+}
+
 /* Fill ut_settings from defaults and the environment.  Returns 0, or -1 when
  * a value does not parse or lies outside its range: that setting keeps its
  * default and ut_settings_error() says which setting, its value and the range
- * (the first such problem).  Nothing is printed here. */
+ * (the first such problem).  Nothing is printed for those.  A bad line of the
+ * tuning file (COURIER_TUNE_FILE) is printed on stderr and skipped; it also
+ * makes the result -1, with ut_settings_error() empty. */
 int ut_settings_load(void);
 const char *ut_settings_error(void);
 const char *ut_setting_type_name(ut_setting_type_t t);

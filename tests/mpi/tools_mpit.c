@@ -297,7 +297,7 @@ static void check_coll_alg(void)
         CHECK_MPI(MPI_T_pvar_read(s, h, &chosen));
         if (size > 1) CHECK_INT(chosen, alg);
     }
-    CHECK_INT(write_int_cvar(cv, 3), MPI_T_ERR_INVALID);      /* no algorithm 3 */
+    CHECK_INT(write_int_cvar(cv, 99), MPI_T_ERR_INVALID);     /* out of the setting's range */
     CHECK_INT(write_int_cvar(cv, -1), MPI_T_ERR_INVALID);
     CHECK_MPI(write_int_cvar(cv, old));
     CHECK_MPI(MPI_T_pvar_handle_free(s, &h));

@@ -70,6 +70,7 @@ static shm_bell_t *my_bell;
 static const int *local_of;   /* the core's peer number -> local index */
 static int npeers_total;
 static int can_sleep;         /* membarrier works: doorbells are safe */
+static char seg_name[256];    /* the segment's name, for shm_seg_name() */
 
 static size_t round_pow2(size_t v)
 {
@@ -134,6 +135,7 @@ int shm_init(tr_iface_t **out, int local_rank, int local_size, const int *local_
         return boot->barrier() == 0 ? 0 : -1;
     }
 
+    snprintf(seg_name, sizeof seg_name, "%s", name);
     /* Each rank has one inbound ring per local peer: with many ranks on the node
      * the rings shrink (halving) until they fit the per-rank budget. */
     size_t rb = round_pow2((size_t)ut_settings.shm_ring_bytes);
@@ -257,6 +259,18 @@ int shm_send_pkt(int to, const tr_am_hdr_t *am, const void *payload, size_t len)
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     if (__builtin_expect(*p->bell != 0, 0)) bell_ring(p->bell);
     return 0;
+}
+
+void shm_wake(int to)
+{
+    if (!peers) return;   /* after shm_finalize */
+    volatile uint32_t *bell = peers[to].bell;
+    if (__builtin_expect(bell && *bell != 0, 0)) bell_ring(bell);
+}
+
+const char *shm_seg_name(void)
+{
+    return seg_name;
 }
 
 const shm_hdr_t *shm_peek(int from)
@@ -439,6 +453,7 @@ static void shm_finalize(tr_iface_t *tr)
     free(peers);
     peers = NULL;
     shm_nlocal = 0;
+    seg_name[0] = 0;
 }
 
 static const tr_ops_t shm_ops = {

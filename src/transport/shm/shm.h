@@ -61,6 +61,16 @@ void shm_pkt_done(int from, const shm_hdr_t *h);
 /* 1 when an AM waits in any inbound ring other than from's. */
 int shm_pending_except(int from);
 
+/* For other shared memory of the node (the collectives' areas): wake local
+ * index `to` if it sleeps on its doorbell.  Call it after publishing, with a
+ * store, something `to` may wait for; the sleeper's membarrier orders the two
+ * (see the doorbell above), so no fence is needed.  One load when it is awake. */
+void shm_wake(int to);
+/* The name of the node's segment (its prefix names the job, so mpiexec's
+ * clean-up of courier.<kvs>.* covers segments named after it); "" before
+ * shm_init or when this process is alone on its node. */
+const char *shm_seg_name(void);
+
 extern int shm_nlocal;       /* processes on this node (0 before shm_init) */
 extern int shm_me;           /* this process's local index */
 extern tr_iface_t shm_iface;

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/* Reduce through the node's shared memory (coll_shm.h): every rank but the
+ * root copies its operand, in the datatype's layout, into its slot (its
+ * control line when it fits) and posts; the root folds them into recvbuf in
+ * rank order, p-1 op ... op 0 from the right (acc = op(i) op acc), waiting
+ * for each operand as it needs it.  Rank order gives the canonical result for
+ * non-commutative ops and the same bits as every other rank-order algorithm.
+ * The other ranks do not wait for the root.  Vectors up to a slot.
+ * alpha-beta: alpha_line + n beta_copy (in parallel) + (p - 1) n (beta_copy +
+ * gamma) at the root. */
+#include "coll/coll_shm.h"
+
+int coll_reduce_shm_fits(const cr_comm_t *c, const coll_args_t *a)
+{
+    (void)c;
+    return cshm_fits_layout(a->count, a->dt);
+}
+
+int coll_reduce_shm(cr_comm_t *c, const coll_args_t *a)
+{
+    coll_shm_t *sh = coll_shm_area(c);
+    if (!sh) return coll_fallback(COLL_REDUCE, c, a);
+    uint64_t n = cshm_begin(sh);
+    int me = c->rank;
+    cshm_claim(sh, n);
+    if (me != a->root) {
+        coll_copy(a->sbuf, cshm_operand(sh, me, n, a->count, a->dt), a->count, a->dt);
+        cshm_post(sh, n, CSHM_FIN);
+        return MPI_SUCCESS;
+    }
+    cshm_slots_t o = { sh, n, a->count, a->dt, CSHM_FIN, a->sbuf, 0 };
+    if (a->sbuf == MPI_IN_PLACE) {
+        /* the operand is in recvbuf, which the fold overwrites: keep it in the slot */
+        o.mine = NULL;
+        coll_copy(a->rbuf, cshm_operand(sh, me, n, a->count, a->dt), a->count, a->dt);
+    }
+    cshm_fold(a->op, cshm_slot_operand, &o, c->size, a->rbuf, a->count, a->dt);
+    cshm_post(sh, n, CSHM_FIN);
+    return MPI_SUCCESS;
+}

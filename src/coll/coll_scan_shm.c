@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/* Scan and Exscan through the node's shared memory (coll_shm.h): every rank
+ * copies its operand, in the datatype's layout, into its slot and posts; rank
+ * r folds the operands of ranks 0 .. r (Exscan: 0 .. r-1) in rank order into
+ * recvbuf, waiting only for those.  Exscan leaves rank 0's recvbuf alone.
+ * Vectors up to a slot.  alpha-beta: alpha_line + r n (beta_copy + gamma) at
+ * rank r (the last rank does the most). */
+#include "coll/coll_shm.h"
+
+int coll_scan_shm_fits(const cr_comm_t *c, const coll_args_t *a)
+{
+    (void)c;
+    return cshm_fits_layout(a->count, a->dt);
+}
+
+static int scan_shm(coll_kind_t coll, cr_comm_t *c, const coll_args_t *a)
+{
+    coll_shm_t *sh = coll_shm_area(c);
+    if (!sh) return coll_fallback(coll, c, a);
+    uint64_t n = cshm_begin(sh);
+    int me = c->rank, upto = coll == COLL_SCAN ? me + 1 : me;
+    const void *src = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
+    cshm_claim(sh, n);
+    coll_copy(src, cshm_operand(sh, me, n, a->count, a->dt), a->count, a->dt);
+    cshm_post(sh, n, CSHM_POSTED);
+    if (upto > 0) {
+        cshm_slots_t o = { sh, n, a->count, a->dt, CSHM_POSTED, NULL, 0 };
+        cshm_fold(a->op, cshm_slot_operand, &o, upto, a->rbuf, a->count, a->dt);
+    }
+    cshm_post(sh, n, CSHM_FIN);
+    return MPI_SUCCESS;
+}
+
+int coll_scan_shm(cr_comm_t *c, const coll_args_t *a)
+{
+    return scan_shm(COLL_SCAN, c, a);
+}
+
+int coll_exscan_shm(cr_comm_t *c, const coll_args_t *a)
+{
+    return scan_shm(COLL_EXSCAN, c, a);
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/* Scatter through the node's shared memory (coll_shm.h): the root packs all
+ * p blocks into its slot and posts; every other rank unpacks its own block.
+ * The root does not wait.  For p blocks that fit in a slot.  alpha-beta:
+ * alpha_line + p m beta_copy at the root + m beta_copy (in parallel). */
+#include "coll/coll_shm.h"
+
+int coll_scatter_shm_fits(const cr_comm_t *c, const coll_args_t *a)
+{
+    return a->bytes * (size_t)c->size <= coll_shm_slot_cap();
+}
+
+int coll_scatter_shm(cr_comm_t *c, const coll_args_t *a)
+{
+    coll_shm_t *sh = coll_shm_area(c);
+    if (!sh) return coll_fallback(COLL_SCATTER, c, a);
+    uint64_t n = cshm_begin(sh);
+    int me = c->rank, p = c->size, root = a->root;
+    size_t bytes = a->bytes;
+    int inl = bytes * (size_t)p <= CSHM_INLINE;
+    if (me == root) {
+        cshm_claim(sh, n);
+        char *dst = inl ? (char *)cshm_ctl(sh, root, n)->w : cshm_slot(sh, root, n);
+        cshm_pack(a->sbuf, (MPI_Aint)p * a->scount, a->sdt, dst);
+        cshm_post(sh, n, CSHM_FIN);
+        if (a->rbuf != MPI_IN_PLACE)
+            cshm_copy(coll_elem(a->sbuf, (MPI_Aint)me * a->scount, a->sdt), a->scount, a->sdt,
+                      a->rbuf, a->rcount, a->rdt);
+        return MPI_SUCCESS;
+    }
+    cshm_wait(sh, root, n, CSHM_FIN);
+    const char *src = inl ? (const char *)cshm_ctl(sh, root, n)->w : cshm_slot(sh, root, n);
+    cshm_unpack(src + (size_t)me * bytes, a->rbuf, a->rcount, a->rdt);
+    cshm_post(sh, n, CSHM_FIN);
+    return MPI_SUCCESS;
+}

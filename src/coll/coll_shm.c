@@ -1,0 +1,468 @@
+/* SPDX-License-Identifier: MIT */
+/* The node's shared-memory collective area of a communicator: making it on
+ * first use, the waits and wake-ups of a call, single copies between ranks'
+ * own buffers, and the pieces the shm and cma algorithms share (coll_shm.h). */
+#define _GNU_SOURCE
+#include "coll/coll_shm.h"
+#include "transport/shm/shm.h"
+#include "util/settings.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define CSHM_MAGIC 0x43534843u   /* "CHSC" */
+#define CSHM_PAGE 4096
+
+/* Layout: [header line][sleepers line][info: p lines][ctl: p x NBUF lines]
+ * [pad to a page][slots: p x NBUF x slot_bytes]. */
+typedef struct {
+    uint32_t magic, p;
+    uint64_t slot_bytes;
+} cshm_hdr_t;
+
+enum { INFO_PID = 0, INFO_PROBE = 1 };
+static const volatile uint64_t cshm_probe_word = 0x636f6c6c73686d21ull;   /* read by a peer */
+
+/* Read once, at the first use: every area of the process has this slot size,
+ * even if the setting is written later (the tools interface may write it). */
+size_t coll_shm_slot_cap(void)
+{
+    static size_t cap;
+    if (CR_UNLIKELY(!cap)) {
+        size_t s = (size_t)ut_settings.coll_shm_slot_bytes;
+        cap = s < CSHM_LINE ? CSHM_LINE : (s + CSHM_LINE - 1) / CSHM_LINE * CSHM_LINE;
+    }
+    return cap;
+}
+
+static void area_free(cr_comm_t *c)
+{
+    coll_shm_t *a = c->coll_shm;
+    if (!a) return;
+    if (a->base) munmap(a->base, a->bytes);
+    free(a->bell);
+    free(a);
+    c->coll_shm = NULL;
+}
+
+/* The state of comm, made (not the area) on first sight. */
+static coll_shm_t *state_of(cr_comm_t *c)
+{
+    coll_shm_t *a = c->coll_shm;
+    if (a) return a;
+    a = calloc(1, sizeof *a);
+    if (!a) return NULL;
+    a->p = c->size;
+    a->me = c->rank;
+    a->state = CSHM_UNKNOWN;
+    a->cma = 1;
+    a->bell = malloc((size_t)c->size * sizeof(int));
+    if (!a->bell) {
+        free(a);
+        return NULL;
+    }
+    for (int r = 0; r < c->size; r++) {
+        a->bell[r] = cr_proc.local_of_world[cr_comm_world_rank(c, r)];
+        if (a->bell[r] < 0) a->state = CSHM_NONE;   /* not all on this node */
+    }
+    if (shm_nlocal < 2) a->state = CSHM_NONE;
+    cr_comm_coll_shm_free = area_free;
+    c->coll_shm = a;
+    return a;
+}
+
+int coll_shm_usable(const cr_comm_t *cc, int need_cma)
+{
+    if (cc->remote || cc->size < 2 || !ut_settings.coll_shm) return 0;
+    coll_shm_t *a = cc->coll_shm;
+    if (!a) a = state_of((cr_comm_t *)cc);   /* only this process's view: no communication */
+    if (!a || a->state == CSHM_NONE) return 0;
+    return !need_cma || a->cma;
+}
+
+/* ---- making the area -------------------------------------------------------------- */
+/* A small collective over c through a schedule (the area does not exist yet):
+ * bcast of n ints from rank 0, or their minimum everywhere. */
+static int small_coll(cr_comm_t *c, int *v, int n, int allreduce)
+{
+    coll_args_t a = { .sbuf = MPI_IN_PLACE, .rbuf = v, .count = n,
+                      .dt = cr_datatype_ptr(MPI_INT), .op = cr_op_ptr(MPI_MIN) };
+    a.bytes = (size_t)n * sizeof(int);
+    coll_sched_t s;
+    coll_sched_init(&s, c, coll_next_tag(c));
+    int e = allreduce ? coll_allreduce_recdbl(&s, &a) : coll_bcast_binomial(&s, &a);
+    if (!e) e = coll_sched_run(&s);
+    coll_sched_free(&s);
+    return e;
+}
+
+static void area_name(char *buf, size_t len, int pid, int serial)
+{
+    snprintf(buf, len, "%s.coll.%x.%x", shm_seg_name(), (unsigned)pid, (unsigned)serial);
+}
+
+/* Rank 0 creates and sizes the file and maps it; returns the mapping or NULL. */
+static char *area_create(const char *name, size_t bytes)
+{
+    int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (fd < 0) return NULL;
+    char *base = MAP_FAILED;
+    if (ftruncate(fd, (off_t)bytes) == 0)
+        base = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (base == MAP_FAILED) {
+        shm_unlink(name);
+        return NULL;
+    }
+    return base;
+}
+
+static char *area_open(const char *name, size_t bytes)
+{
+    int fd = shm_open(name, O_RDWR, 0600);
+    if (fd < 0) return NULL;
+    char *base = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    return base == MAP_FAILED ? NULL : base;
+}
+
+/* Does single copy from rank r work?  Reads r's probe word. */
+static int probe_cma(coll_shm_t *a, int r)
+{
+    uint64_t v = 0;
+    tr_rkey_t key = { { a->info[r * 8 + INFO_PROBE], a->info[r * 8 + INFO_PID], 0 } };
+    tr_status_t st = tr_get(&shm_iface, 0, &v, sizeof v, &key, 0, NULL);
+    return st == TR_OK && v == cshm_probe_word;
+}
+
+static void set_layout(coll_shm_t *a, char *base, size_t slot)
+{
+    size_t p = (size_t)a->p;
+    a->base = base;
+    a->slot_bytes = slot;
+    a->sleepers = (volatile uint32_t *)(base + CSHM_LINE);
+    a->info = (const volatile uint64_t *)(base + 2 * CSHM_LINE);
+    a->ctl = (cshm_ctl_t *)(base + (2 + p) * CSHM_LINE);
+    size_t head = (2 + p + p * CSHM_NBUF) * CSHM_LINE;
+    head = (head + CSHM_PAGE - 1) / CSHM_PAGE * CSHM_PAGE;
+    a->slots = base + head;
+    a->bytes = head + p * CSHM_NBUF * slot;
+}
+
+static int make_area(cr_comm_t *c, coll_shm_t *a)
+{
+    static int serial;
+    size_t slot = coll_shm_slot_cap();
+    coll_shm_t probe = *a;
+    set_layout(&probe, NULL, slot);   /* only for the size */
+    size_t bytes = probe.bytes;
+    char name[320];
+    /* rank 0: create; tell everyone whether it worked and the name's parts */
+    int hello[3] = { 0, (int)getpid(), ++serial };
+    char *base = NULL;
+    if (a->me == 0) {
+        area_name(name, sizeof name, hello[1], hello[2]);
+        base = area_create(name, bytes);
+        hello[0] = base != NULL;
+    }
+    int e = small_coll(c, hello, 3, 0);
+    if (e) return e;
+    if (!hello[0]) return MPI_SUCCESS;
+    area_name(name, sizeof name, hello[1], hello[2]);
+    if (a->me != 0) base = area_open(name, bytes);
+    if (base) {
+        set_layout(a, base, slot);
+        volatile uint64_t *mine = (volatile uint64_t *)a->info + a->me * 8;
+        mine[INFO_PID] = (uint64_t)getpid();
+        mine[INFO_PROBE] = (uint64_t)(uintptr_t)&cshm_probe_word;
+        if (a->me == 0) {
+            cshm_hdr_t *h = (cshm_hdr_t *)base;
+            h->p = (uint32_t)a->p;
+            h->slot_bytes = slot;
+            h->magic = CSHM_MAGIC;
+        }
+    }
+    int ok = base != NULL;
+    e = small_coll(c, &ok, 1, 1);   /* also: every info line is written */
+    if (a->me == 0) shm_unlink(name);
+    if (e || !ok) {
+        if (base) munmap(base, bytes);
+        a->base = NULL;
+        return e;
+    }
+    a->state = CSHM_OK;
+    /* single copy: each reads its successor; every rank must be readable, and
+     * the area's own allreduce tells everyone */
+    int cma = probe_cma(a, (a->me + 1) % a->p);
+    coll_args_t m = { .sbuf = MPI_IN_PLACE, .rbuf = &cma, .count = 1,
+                      .dt = cr_datatype_ptr(MPI_INT), .op = cr_op_ptr(MPI_MIN),
+                      .bytes = sizeof(int) };
+    e = coll_allreduce_shm(c, &m);
+    a->cma = cma;
+    return e;
+}
+
+coll_shm_t *coll_shm_area(cr_comm_t *c)
+{
+    coll_shm_t *a = c->coll_shm;
+    if (CR_LIKELY(a && a->state == CSHM_OK)) return a;
+    if (!a) a = state_of(c);
+    if (!a || a->state == CSHM_NONE) return NULL;
+    if (make_area(c, a) != MPI_SUCCESS || a->state != CSHM_OK) {
+        a->state = CSHM_NONE;
+        return NULL;
+    }
+    return a;
+}
+
+/* ---- waiting and waking ----------------------------------------------------------- */
+/* While a wait is past its spin phase, a poller of the progress engine looks
+ * at its word: the waiting policy's last poll before sleeping must see a post
+ * that came before its doorbell was set. */
+static struct {
+    volatile uint64_t *w;
+    uint64_t target;
+} waiting;
+
+static int wait_poll(void *arg)
+{
+    (void)arg;
+    return waiting.w && __atomic_load_n(waiting.w, __ATOMIC_ACQUIRE) >= waiting.target;
+}
+
+static cr_poller_t wait_poller = { .name = "coll_shm", .poll = wait_poll };
+
+void cshm_wait_slow(coll_shm_t *a, volatile uint64_t *w, uint64_t target)
+{
+    cr_wait_t wt = CR_WAIT_INIT;
+    int slow = 0;
+    for (;;) {
+        if (__atomic_load_n(w, __ATOMIC_ACQUIRE) >= target) break;
+        if (cr_progress() > 0) {
+            cr_wait_busy(&wt);
+            continue;
+        }
+        if (!slow && wt.polls + 1 >= cr_wait_spin_limit) {
+            /* from now on posters wake us; look again after saying so */
+            slow = 1;
+            __atomic_add_fetch(a->sleepers, 1, __ATOMIC_SEQ_CST);
+            waiting.w = w;
+            waiting.target = target;
+            cr_progress_register(&wait_poller);
+            continue;
+        }
+        if (cr_wait_idle(&wt) > 0) cr_wait_busy(&wt);
+    }
+    if (slow) {
+        cr_progress_unregister(&wait_poller);
+        waiting.w = NULL;
+        __atomic_sub_fetch(a->sleepers, 1, __ATOMIC_RELEASE);
+    }
+}
+
+void cshm_wake(coll_shm_t *a)
+{
+    for (int r = 0; r < a->p; r++)
+        if (r != a->me) shm_wake(a->bell[r]);
+}
+
+void cshm_wait_all(coll_shm_t *a, uint64_t n, int phase)
+{
+    for (int r = 0; r < a->p; r++)
+        if (r != a->me) cshm_wait(a, r, n, phase);
+    if (a->safe < n - 1) a->safe = n - 1;
+}
+
+/* The last call every rank finished, as far as rank r's lines tell. */
+static uint64_t finished_by(const coll_shm_t *a, int r)
+{
+    uint64_t best = 0;
+    for (int b = 0; b < CSHM_NBUF; b++) {
+        uint64_t st = __atomic_load_n(&a->ctl[(size_t)r * CSHM_NBUF + b].step, __ATOMIC_ACQUIRE);
+        uint64_t n = st >> 8;
+        uint64_t f = (st & 0xff) == CSHM_FIN ? n : n ? n - 1 : 0;
+        if (f > best) best = f;
+    }
+    return best;
+}
+
+void cshm_claim_slow(coll_shm_t *a, uint64_t n)
+{
+    uint64_t need = n - CSHM_NBUF;
+    uint64_t safe = UINT64_MAX;
+    for (int r = 0; r < a->p; r++) {
+        if (r == a->me) continue;
+        uint64_t f = finished_by(a, r);
+        if (f < need) {
+            cshm_wait(a, r, need, CSHM_FIN);
+            f = finished_by(a, r);
+        }
+        if (f < safe) safe = f;
+    }
+    /* this rank itself finished every earlier call */
+    if (safe > n - 1) safe = n - 1;
+    if (safe > a->safe) a->safe = safe;
+}
+
+/* ---- single copy ------------------------------------------------------------------- */
+static int cma_error(tr_status_t st, const char *what, int r, size_t len)
+{
+    return cr_error(MPI_ERR_OTHER, "collective single copy (%s) of %zu bytes with rank %d failed: %s",
+                    what, len, r, tr_status_str(st));
+}
+
+int cshm_get(coll_shm_t *a, int r, uint64_t raddr, size_t len, void *local)
+{
+    if (!len) return MPI_SUCCESS;
+    tr_rkey_t key = { { raddr, a->info[r * 8 + INFO_PID], 0 } };
+    tr_status_t st = tr_get(&shm_iface, 0, local, len, &key, 0, NULL);
+    return st == TR_OK ? MPI_SUCCESS : cma_error(st, "get", r, len);
+}
+
+int cshm_put(coll_shm_t *a, int r, uint64_t raddr, size_t len, const void *local)
+{
+    if (!len) return MPI_SUCCESS;
+    tr_rkey_t key = { { raddr, a->info[r * 8 + INFO_PID], 0 } };
+    tr_status_t st = tr_put(&shm_iface, 0, local, len, &key, 0, NULL);
+    return st == TR_OK ? MPI_SUCCESS : cma_error(st, "put", r, len);
+}
+
+int cshm_view(cshm_view_t *v, const void *buf, MPI_Aint count, const cr_datatype_t *dt)
+{
+    v->tmp = NULL;
+    if (count <= 0 || dt->contig) {
+        v->p = count > 0 ? (char *)buf + dt->true_lb : (char *)buf;
+        return MPI_SUCCESS;
+    }
+    size_t bytes = (size_t)count * (size_t)dt->size;
+    v->tmp = malloc(bytes ? bytes : 1);
+    if (!v->tmp)
+        return cr_error(MPI_ERR_NO_MEM, "out of memory packing %zu bytes for a collective", bytes);
+    cr_dt_pack(buf, count, dt, v->tmp);
+    v->p = v->tmp;
+    return MPI_SUCCESS;
+}
+
+void cshm_view_free(cshm_view_t *v)
+{
+    free(v->tmp);
+    v->tmp = NULL;
+}
+
+int cshm_get_into(coll_shm_t *a, int r, uint64_t raddr, size_t len, void *buf, MPI_Aint count,
+                  const cr_datatype_t *dt, size_t off)
+{
+    if (!len) return MPI_SUCCESS;
+    if (dt->contig) return cshm_get(a, r, raddr, len, (char *)buf + dt->true_lb + off);
+    size_t chunk = (size_t)ut_settings.coll_cma_chunk_bytes;
+    if (chunk < CSHM_LINE) chunk = CSHM_LINE;
+    if (chunk > len) chunk = len;
+    char *t = malloc(chunk);
+    if (!t) return cr_error(MPI_ERR_NO_MEM, "out of memory for a %zu-byte bounce buffer", chunk);
+    int e = MPI_SUCCESS;
+    for (size_t done = 0; done < len && !e; done += chunk) {
+        size_t k = len - done < chunk ? len - done : chunk;
+        e = cshm_get(a, r, raddr + done, k, t);
+        if (!e) cr_dt_unpack_seg(buf, count, dt, off + done, t, k);
+    }
+    free(t);
+    return e;
+}
+
+/* ---- shared pieces ------------------------------------------------------------------ */
+void cshm_fold(const cr_op_t *op, cshm_operand_fn operand, void *ctx, int p, void *acc,
+               MPI_Aint count, const cr_datatype_t *dt)
+{
+    const void *last = operand(ctx, p - 1);
+    if (last != acc) coll_copy(last, acc, count, dt);
+    for (int i = p - 2; i >= 0; i--) cr_op_apply(op, operand(ctx, i), acc, count, dt);
+}
+
+const void *cshm_slot_operand(void *ctx, int i)
+{
+    cshm_slots_t *o = ctx;
+    const void *base;
+    if (i == o->a->me && o->mine) {
+        base = o->mine;
+    } else {
+        if (i != o->a->me) cshm_wait(o->a, i, o->n, o->phase);
+        base = cshm_operand(o->a, i, o->n, o->count, o->dt);
+    }
+    return coll_elem(base, o->first, o->dt);
+}
+
+void cshm_copy(const void *src, MPI_Aint scount, const cr_datatype_t *sdt, void *dst,
+               MPI_Aint dcount, const cr_datatype_t *ddt)
+{
+    size_t bytes = (size_t)scount * (size_t)sdt->size;
+    if (!bytes || (src == dst && sdt == ddt)) return;
+    if (sdt->contig) {
+        cshm_unpack((const char *)src + sdt->true_lb, dst, dcount, ddt);
+    } else if (ddt->contig) {
+        cshm_pack(src, scount, sdt, (char *)dst + ddt->true_lb);
+    } else {
+        void *t = malloc(bytes);
+        if (!t) cr_abort_job(1, "out of memory copying a collective buffer");
+        cr_dt_pack(src, scount, sdt, t);
+        cr_dt_unpack(t, bytes, dst, dcount, ddt);
+        free(t);
+    }
+}
+
+/* Operands of one chunk of a single-copy fold. */
+typedef struct {
+    coll_shm_t *a;
+    uint64_t n;
+    int word;
+    const char *mine;           /* packed address of this rank's element 0 */
+    char *tmp;                  /* one fetched operand chunk */
+    MPI_Aint x, k;              /* the chunk */
+    size_t esz;
+    MPI_Aint lb;                /* dt->true_lb: packed address -> buffer pointer */
+    int err;
+} fold_cma_t;
+
+static const void *cma_operand(void *ctx, int i)
+{
+    fold_cma_t *f = ctx;
+    size_t off = (size_t)f->x * f->esz, len = (size_t)f->k * f->esz;
+    if (i == f->a->me) return f->mine + off - f->lb;
+    cshm_wait(f->a, i, f->n, CSHM_POSTED);
+    int e = cshm_get(f->a, i, cshm_ctl(f->a, i, f->n)->w[f->word] + off, len, f->tmp);
+    if (e && !f->err) f->err = e;
+    return f->tmp - f->lb;
+}
+
+int cshm_fold_cma(coll_shm_t *a, uint64_t n, int word, const void *mine, const cr_op_t *op,
+                  const cr_datatype_t *dt, MPI_Aint lo, MPI_Aint hi, cshm_chunk_fn out,
+                  void *ctx)
+{
+    if (hi <= lo) return MPI_SUCCESS;
+    size_t esz = (size_t)dt->size;
+    MPI_Aint per = (MPI_Aint)((size_t)ut_settings.coll_cma_chunk_bytes / esz);
+    if (per < 1) per = 1;
+    if (per > hi - lo) per = hi - lo;
+    char *acc = malloc((size_t)per * esz), *tmp = malloc((size_t)per * esz);
+    fold_cma_t f = { a, n, word, (const char *)mine + dt->true_lb, tmp, 0, 0, esz, dt->true_lb,
+                     MPI_SUCCESS };
+    if (!acc || !tmp) {
+        /* cannot fold: still take part, so that nobody waits for ever */
+        f.err = cr_error(MPI_ERR_NO_MEM, "out of memory for a %zu-byte reduction chunk",
+                         (size_t)per * esz);
+    }
+    for (MPI_Aint x = lo; x < hi && acc && tmp; x += per) {
+        f.x = x;
+        f.k = hi - x < per ? hi - x : per;
+        cshm_fold(op, cma_operand, &f, a->p, acc - dt->true_lb, f.k, dt);
+        int e = out(ctx, x, f.k, acc);
+        if (e && !f.err) f.err = e;
+    }
+    free(acc);
+    free(tmp);
+    return f.err;
+}

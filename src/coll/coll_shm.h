@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: MIT */
+/* The node's shared-memory collective area: what the shared-memory ("shm")
+ * and single-copy ("cma") algorithms of an intracommunicator whose ranks all
+ * share one node run on, without schedules, message headers, matching or
+ * requests.  coll_shm.c makes it; the algorithms are coll_<x>_shm.c and
+ * coll_<x>_cma.c.
+ *
+ * The area.  A communicator gets one on the first collective call that
+ * selects such an algorithm (collective: every rank makes that call): its rank
+ * 0 creates a file in /dev/shm named after the node's segment (so mpiexec's
+ * clean-up of the job's names covers it), the others map it, and rank 0
+ * removes the name once everyone has mapped it.  It holds, per rank, an
+ * information line (process id, a probe word for single copy), CSHM_NBUF
+ * control lines and CSHM_NBUF data slots of COURIER_COLL_SHM_SLOT_BYTES.
+ *
+ * Calls.  Every call on the area takes the next sequence number n (all ranks
+ * call a communicator's collectives in the same order, so they agree) and uses
+ * buffer n % CSHM_NBUF: its control line and slot of every rank.  A control
+ * line's first word is its owner's progress in the call that last used it,
+ * step = n << 8 | phase, written only by the owner and only upwards; the rest
+ * of the line carries up to CSHM_INLINE bytes of data or the addresses that
+ * peers copy from.  A rank publishes with one release store of its step
+ * (cshm_post) and waits for a peer's step with the progress engine's waiting
+ * policy (cshm_wait): spin, then yield on every idle poll, then sleep on the
+ * doorbell, woken by whoever posts (so oversubscribed ranks give up their
+ * core).  Every call ends with CSHM_FIN posted: the rank no longer reads
+ * anything of that call.  Before a rank writes its line or slot for call n it
+ * makes sure that every rank finished call n - CSHM_NBUF, the buffer's last
+ * user (cshm_claim: nearly always known already, since a rank that saw every
+ * rank post in call m knows they all finished m - 1).
+ *
+ * The same algorithms serve as the node phase of a hierarchical collective:
+ * their entry points (coll_<x>_shm/cma, coll.h) take any intracommunicator
+ * whose ranks share a node, such as a node's sub-communicator. */
+#ifndef COURIER_COLL_SHM_H
+#define COURIER_COLL_SHM_H
+#include <string.h>
+#include "coll/coll.h"
+
+enum {
+    CSHM_NBUF = 4,       /* calls whose buffers may be in use at once */
+    CSHM_LINE = 64,
+    CSHM_INLINE = 56,    /* data bytes that travel in the control line itself */
+};
+/* Phases of a call (the low byte of a step). */
+enum { CSHM_POSTED = 1, CSHM_READY = 2, CSHM_FIN = 0xff };
+
+/* A control line: the owner's step and CSHM_INLINE bytes of data (w). */
+typedef struct {
+    volatile uint64_t step;
+    uint64_t w[7];
+} cshm_ctl_t;
+_Static_assert(sizeof(cshm_ctl_t) == CSHM_LINE, "a control line is one cache line");
+
+enum { CSHM_UNKNOWN = 0, CSHM_OK = 1, CSHM_NONE = -1 };
+
+/* This process's view of a communicator's area (cr_comm_t.coll_shm). */
+typedef struct coll_shm {
+    int state;                  /* CSHM_UNKNOWN until made, CSHM_OK, or CSHM_NONE for good */
+    int cma;                    /* single copy works between every pair (after making) */
+    int p, me;                  /* communicator size and rank */
+    uint64_t seq;               /* sequence number of the last call */
+    uint64_t safe;              /* every rank finished every call <= safe */
+    size_t slot_bytes;
+    char *base;                 /* the mapping */
+    size_t bytes;
+    volatile uint32_t *sleepers;   /* ranks waiting past their spin phase */
+    const volatile uint64_t *info; /* per rank, one line: pid, probe address */
+    cshm_ctl_t *ctl;            /* p x CSHM_NBUF control lines */
+    char *slots;                /* p x CSHM_NBUF slots */
+    int *bell;                  /* comm rank -> node-local index (doorbells) */
+} coll_shm_t;
+
+/* May comm's collectives use the node's shared memory: an intracommunicator
+ * of at least two ranks, all on this node, with COURIER_COLL_SHM on and no
+ * failed attempt to make its area; with need_cma also single copy between
+ * every pair (assumed until the area is made).  Local and cheap after the
+ * first call; every rank gets the same answer. */
+int coll_shm_usable(const cr_comm_t *c, int need_cma);
+/* The largest payload of a slot (the same on every rank). */
+size_t coll_shm_slot_cap(void);
+/* comm's area, made on first use: collective over comm (every rank calls it
+ * from the same collective call).  NULL on every rank when it cannot be made;
+ * coll_shm_usable() then says no for good and the caller falls back. */
+coll_shm_t *coll_shm_area(cr_comm_t *c);
+
+/* ---- one call ------------------------------------------------------------------ */
+static inline uint64_t cshm_begin(coll_shm_t *a)
+{
+    return ++a->seq;
+}
+static inline uint64_t cshm_step(uint64_t n, int phase)
+{
+    return n << 8 | (uint64_t)phase;
+}
+static inline cshm_ctl_t *cshm_ctl(const coll_shm_t *a, int r, uint64_t n)
+{
+    return &a->ctl[(size_t)r * CSHM_NBUF + n % CSHM_NBUF];
+}
+static inline char *cshm_slot(const coll_shm_t *a, int r, uint64_t n)
+{
+    return a->slots + ((size_t)r * CSHM_NBUF + n % CSHM_NBUF) * a->slot_bytes;
+}
+/* Before writing this rank's line (beyond its step) or slot for call n: wait
+ * until every rank finished call n - CSHM_NBUF. */
+void cshm_claim_slow(coll_shm_t *a, uint64_t n);
+static inline void cshm_claim(coll_shm_t *a, uint64_t n)
+{
+    if (CR_UNLIKELY(n > CSHM_NBUF && a->safe < n - CSHM_NBUF)) cshm_claim_slow(a, n);
+}
+/* Wake the ranks that may sleep on this area (only when one waits past its spin). */
+void cshm_wake(coll_shm_t *a);
+/* Publish this rank's progress in call n (release: what it wrote before is
+ * visible to whoever sees the step). */
+static inline void cshm_post(coll_shm_t *a, uint64_t n, int phase)
+{
+    __atomic_store_n(&cshm_ctl(a, a->me, n)->step, cshm_step(n, phase), __ATOMIC_RELEASE);
+    /* the sleepers count is read after the store: a sleeper's membarrier orders
+     * the two (src/transport/shm/shm.h, doorbells); the compiler must not swap them */
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (CR_UNLIKELY(*a->sleepers != 0)) cshm_wake(a);
+}
+/* Wait, with the waiting policy, until *w >= target. */
+void cshm_wait_slow(coll_shm_t *a, volatile uint64_t *w, uint64_t target);
+/* Wait until rank r reached `phase` of call n (acquire: what r wrote before
+ * posting it is visible). */
+static inline void cshm_wait(coll_shm_t *a, int r, uint64_t n, int phase)
+{
+    volatile uint64_t *w = &cshm_ctl(a, r, n)->step;
+    uint64_t t = cshm_step(n, phase);
+    if (CR_UNLIKELY(__atomic_load_n(w, __ATOMIC_ACQUIRE) < t)) cshm_wait_slow(a, w, t);
+}
+/* Wait until every other rank reached `phase` of call n; records that they
+ * all finished call n - 1. */
+void cshm_wait_all(coll_shm_t *a, uint64_t n, int phase);
+
+/* ---- data in slots ------------------------------------------------------------- */
+/* Bytes from the first to the last byte of count elements of dt. */
+static inline size_t cshm_span(MPI_Aint count, const cr_datatype_t *dt)
+{
+    MPI_Aint ext = dt->extent < 0 ? -dt->extent : dt->extent;
+    return count > 0 ? (size_t)(count - 1) * (size_t)ext + (size_t)dt->true_extent : 0;
+}
+/* The buffer pointer whose count elements of dt lie in [raw, raw + span). */
+static inline void *cshm_lay(void *raw, MPI_Aint count, const cr_datatype_t *dt)
+{
+    MPI_Aint ext = dt->extent < 0 ? -dt->extent : dt->extent;
+    MPI_Aint shift = dt->extent < 0 && count > 0 ? (count - 1) * ext : 0;
+    return (char *)raw + shift - dt->true_lb;
+}
+/* The largest dt->size * count that the reductions may put in a slot. */
+static inline int cshm_fits_layout(MPI_Aint count, const cr_datatype_t *dt)
+{
+    return cshm_span(count, dt) <= coll_shm_slot_cap();
+}
+
+/* ---- single copy between the ranks' own buffers ----------------------------------- */
+/* Copy len bytes from address raddr of rank r's memory to local, or from
+ * local to raddr (the shm transport's get / put, cross-memory attach).
+ * MPI_SUCCESS or an error naming what failed. */
+int cshm_get(coll_shm_t *a, int r, uint64_t raddr, size_t len, void *local);
+int cshm_put(coll_shm_t *a, int r, uint64_t raddr, size_t len, const void *local);
+
+/* count elements of dt at buf as one packed run of bytes that peers may copy:
+ * the buffer itself for contiguous types, else a packed temporary. */
+typedef struct {
+    char *p;                    /* the packed bytes */
+    void *tmp;                  /* what to free */
+} cshm_view_t;
+int cshm_view(cshm_view_t *v, const void *buf, MPI_Aint count, const cr_datatype_t *dt);
+void cshm_view_free(cshm_view_t *v);
+/* Copy len bytes of rank r's packed run at raddr into the packed stream of
+ * count elements of dt at buf, at stream offset off (straight into buf for
+ * contiguous types, through a bounce buffer otherwise). */
+int cshm_get_into(coll_shm_t *a, int r, uint64_t raddr, size_t len, void *buf, MPI_Aint count,
+                  const cr_datatype_t *dt, size_t off);
+/* The address at which count elements of a contiguous dt at buf begin. */
+static inline uint64_t cshm_addr(const void *buf, const cr_datatype_t *dt)
+{
+    return (uint64_t)(uintptr_t)((const char *)buf + dt->true_lb);
+}
+
+/* The elements [lo, hi) of count that rank r of p handles when a vector is
+ * cut into p slices (sizes differ by at most one). */
+static inline void cshm_slice(MPI_Aint count, int p, int r, MPI_Aint *lo, MPI_Aint *hi)
+{
+    MPI_Aint base = count / p, rem = count % p;
+    *lo = (MPI_Aint)r * base + (r < rem ? r : rem);
+    *hi = *lo + base + (r < rem ? 1 : 0);
+}
+/* Reduce_scatter(_block): this rank's block (first element, count) of the
+ * whole vector, and the vector's length in elements. */
+static inline MPI_Aint cshm_rs_block(const coll_args_t *a, int p, int me, MPI_Aint *first,
+                                     MPI_Aint *mine)
+{
+    MPI_Aint total = 0;
+    *first = 0;
+    *mine = a->rcount;
+    for (int i = 0; i < p; i++) {
+        MPI_Aint k = a->rcounts.p ? (MPI_Aint)cr_vec_get(a->rcounts, i) : a->rcount;
+        if (i == me) {
+            *first = total;
+            *mine = k;
+        }
+        total += k;
+    }
+    return total;
+}
+/* Single-copy reduction: fold elements [lo, hi) of every rank's operand of
+ * call n in rank order.  Rank i's operand is a contiguous dt vector at the
+ * address it published in w[word] of its control line (waited for: posted);
+ * this rank's is at `mine` (a buffer pointer).  The work goes in chunks of
+ * COURIER_COLL_CMA_CHUNK_BYTES, each handed to out(ctx, x, k, acc): elements
+ * x .. x+k-1 of the result, packed at acc.  Returns the first error (the
+ * fold still runs to its end, so that the peers are not left waiting). */
+typedef int (*cshm_chunk_fn)(void *ctx, MPI_Aint x, MPI_Aint k, const void *acc);
+int cshm_fold_cma(coll_shm_t *a, uint64_t n, int word, const void *mine, const cr_op_t *op,
+                  const cr_datatype_t *dt, MPI_Aint lo, MPI_Aint hi, cshm_chunk_fn out,
+                  void *ctx);
+
+/* ---- what the algorithms share ------------------------------------------------------ */
+/* Fold the p operands op(i) (i = 0 .. p-1, each count elements of dt in dt's
+ * layout) into acc in rank order: acc = op(0) op op(1) op ... op op(p-1).
+ * acc may be one of them only if it is op(p-1). */
+typedef const void *(*cshm_operand_fn)(void *ctx, int i);
+void cshm_fold(const cr_op_t *op, cshm_operand_fn operand, void *ctx, int p, void *acc,
+               MPI_Aint count, const cr_datatype_t *dt);
+/* Pack count elements of dt at buf into dst (bytes: dt->size * count), and back. */
+static inline void cshm_pack(const void *buf, MPI_Aint count, const cr_datatype_t *dt, void *dst)
+{
+    if (count <= 0) return;
+    if (dt->contig) memcpy(dst, (const char *)buf + dt->true_lb, (size_t)count * (size_t)dt->size);
+    else cr_dt_pack(buf, count, dt, dst);
+}
+static inline void cshm_unpack(const void *src, void *buf, MPI_Aint count, const cr_datatype_t *dt)
+{
+    if (count <= 0) return;
+    if (dt->contig) memcpy((char *)buf + dt->true_lb, src, (size_t)count * (size_t)dt->size);
+    else cr_dt_unpack(src, (size_t)count * (size_t)dt->size, buf, count, dt);
+}
+/* Copy between two buffers whose type signatures match (scount elements of
+ * sdt at src, dcount of ddt at dst). */
+void cshm_copy(const void *src, MPI_Aint scount, const cr_datatype_t *sdt, void *dst,
+               MPI_Aint dcount, const cr_datatype_t *ddt);
+
+/* Rank r's reduction operand of call n, count elements of dt in dt's layout:
+ * in its control line when they fit in CSHM_INLINE bytes, else in its slot. */
+static inline void *cshm_operand(const coll_shm_t *a, int r, uint64_t n, MPI_Aint count,
+                                 const cr_datatype_t *dt)
+{
+    void *raw = cshm_span(count, dt) <= CSHM_INLINE ? (void *)cshm_ctl(a, r, n)->w
+                                                    : (void *)cshm_slot(a, r, n);
+    return cshm_lay(raw, count, dt);
+}
+/* cshm_fold's operands in the ranks' slots: operand i is element `first` on
+ * of rank i's operand (this rank's own: `mine` when set), waited for
+ * (phase) before it is used. */
+typedef struct {
+    coll_shm_t *a;
+    uint64_t n;
+    MPI_Aint count;             /* elements in each rank's operand */
+    const cr_datatype_t *dt;
+    int phase;
+    const void *mine;
+    MPI_Aint first;
+} cshm_slots_t;
+const void *cshm_slot_operand(void *ctx, int i);
+#endif
