@@ -227,7 +227,15 @@ int __attribute__((visibility("default"))) PMPI_Grequest_complete(MPI_Request re
 {
     static const char cr_fname[] = "MPI_Grequest_complete";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Grequest_complete is not implemented in Courier yet");
+    cr_request_t *cr_o_request = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_request(request, "request", &cr_o_request)))) goto fail;
+    cr_err = core_grequest_complete(cr_o_request);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -236,7 +244,14 @@ int __attribute__((visibility("default"))) PMPI_Grequest_start(MPI_Grequest_quer
 {
     static const char cr_fname[] = "MPI_Grequest_start";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Grequest_start is not implemented in Courier yet");
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_grequest_start(query_fn, free_fn, cancel_fn, extra_state, request);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -730,6 +745,61 @@ int __attribute__((visibility("default"))) PMPI_Request_get_status(MPI_Request r
     if (CR_UNLIKELY((cr_err = cr_chk_request(request, "request", &cr_o_request)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
     cr_err = core_request_get_status(cr_o_request, flag, status);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_none(cr_err, cr_fname);
+}
+
+#pragma weak MPI_Request_get_status_all = PMPI_Request_get_status_all
+int __attribute__((visibility("default"))) PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[])
+{
+    static const char cr_fname[] = "MPI_Request_get_status_all";
+    int cr_err;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_requests(count, array_of_requests, "array_of_requests")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
+    cr_err = core_request_get_status_all(count, array_of_requests, flag, array_of_statuses);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_none(cr_err, cr_fname);
+}
+
+#pragma weak MPI_Request_get_status_any = PMPI_Request_get_status_any
+int __attribute__((visibility("default"))) PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status)
+{
+    static const char cr_fname[] = "MPI_Request_get_status_any";
+    int cr_err;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_requests(count, array_of_requests, "array_of_requests")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(index, "index")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
+    cr_err = core_request_get_status_any(count, array_of_requests, index, flag, status);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_none(cr_err, cr_fname);
+}
+
+#pragma weak MPI_Request_get_status_some = PMPI_Request_get_status_some
+int __attribute__((visibility("default"))) PMPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
+{
+    static const char cr_fname[] = "MPI_Request_get_status_some";
+    int cr_err;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(incount, "incount")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_requests(incount, array_of_requests, "array_of_requests")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(outcount, "outcount")))) goto fail;
+    cr_err = core_request_get_status_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);

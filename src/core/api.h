@@ -99,9 +99,24 @@ int core_waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
 int core_testsome(int incount, MPI_Request array_of_requests[], int *outcount,
                   int array_of_indices[], MPI_Status array_of_statuses[]);
 int core_request_get_status(cr_request_t *request, int *flag, MPI_Status *status);
+/* MPI 4.1's multi-request MPI_Request_get_status: like Testany/Testall/Testsome
+ * but nothing is freed or deactivated. */
+int core_request_get_status_any(int count, const MPI_Request array_of_requests[], int *index,
+                                int *flag, MPI_Status *status);
+int core_request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag,
+                                MPI_Status array_of_statuses[]);
+int core_request_get_status_some(int incount, const MPI_Request array_of_requests[],
+                                 int *outcount, int array_of_indices[],
+                                 MPI_Status array_of_statuses[]);
 int core_request_free(MPI_Request *request);
 int core_cancel(MPI_Request *request);
 int core_start(MPI_Request *request);
+/* Generalized requests (p2p_greq.c). */
+int core_grequest_start(MPI_Grequest_query_function *query_fn,
+                        MPI_Grequest_free_function *free_fn,
+                        MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
+                        MPI_Request *request);
+int core_grequest_complete(cr_request_t *request);
 int core_startall(int count, MPI_Request array_of_requests[]);
 
 /* ---- reduction operations (op.c) ------------------------------------------------ */

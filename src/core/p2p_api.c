@@ -311,7 +311,9 @@ static int finish(MPI_Request *h, cr_request_t *r, MPI_Status *status)
         return err;
     }
     int err = r->err;
-    if (r->kind == CR_REQ_SEND && status != MPI_STATUS_IGNORE) {
+    if (r->kind == CR_REQ_GREQ) {
+        err = cr_greq_finish(r, status);
+    } else if (r->kind == CR_REQ_SEND && status != MPI_STATUS_IGNORE) {
         status->MPI_ERROR = MPI_SUCCESS;
         status->count_hi_and_cancelled = r->status.count_hi_and_cancelled & 1;
         status->count_lo = 0;
@@ -498,10 +500,93 @@ int core_request_get_status(cr_request_t *request, int *flag, MPI_Status *status
     if (!poll_req(r)) cr_progress();
     *flag = poll_req(r);
     if (*flag) {
+        if (r->kind == CR_REQ_GREQ) return cr_greq_query(r, status);
         const cr_request_t *src = r->persistent && r->child ? r->child : r;
         if (status != MPI_STATUS_IGNORE) *status = src->status;
     }
     return MPI_SUCCESS;
+}
+
+/* MPI_Request_get_status_any/all/some: the test calls without freeing or
+ * deactivating anything (MPI 4.1 section 3.7.3). */
+static int peek(MPI_Request h, int *flag, MPI_Status *status)
+{
+    return core_request_get_status(cr_request_ptr(h), flag, status);
+}
+
+static int nactive_of(int count, const MPI_Request reqs[])
+{
+    int n = 0;
+    for (int i = 0; i < count; i++) n += active_req(reqs[i]) != NULL;
+    return n;
+}
+
+int core_request_get_status_any(int count, const MPI_Request array_of_requests[], int *index,
+                                int *flag, MPI_Status *status)
+{
+    *index = MPI_UNDEFINED;
+    if (nactive_of(count, array_of_requests) == 0) {
+        *flag = 1;
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    cr_progress();
+    for (int i = 0; i < count; i++) {
+        if (!active_req(array_of_requests[i])) continue;
+        int f, err = peek(array_of_requests[i], &f, status);
+        if (err || f) {
+            *index = i;
+            *flag = 1;
+            return err;
+        }
+    }
+    *flag = 0;
+    return MPI_SUCCESS;
+}
+
+int core_request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag,
+                                MPI_Status array_of_statuses[])
+{
+    cr_progress();
+    for (int i = 0; i < count; i++) {
+        cr_request_t *r = active_req(array_of_requests[i]);
+        if (r && !poll_req(r)) {
+            *flag = 0;
+            return MPI_SUCCESS;
+        }
+    }
+    *flag = 1;
+    int any_err = 0;
+    for (int i = 0; i < count; i++) {
+        MPI_Status tmp, *st = status_at(array_of_statuses, i);
+        int f, err = peek(array_of_requests[i], &f, st == MPI_STATUS_IGNORE ? &tmp : st);
+        if (err) any_err = 1;
+        if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = err;
+    }
+    return any_err ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+}
+
+int core_request_get_status_some(int incount, const MPI_Request array_of_requests[],
+                                 int *outcount, int array_of_indices[],
+                                 MPI_Status array_of_statuses[])
+{
+    if (nactive_of(incount, array_of_requests) == 0) {
+        *outcount = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    cr_progress();
+    int n = 0, any_err = 0;
+    for (int i = 0; i < incount; i++) {
+        cr_request_t *r = active_req(array_of_requests[i]);
+        if (!r || !poll_req(r)) continue;
+        MPI_Status tmp, *st = status_at(array_of_statuses, n);
+        int f, err = peek(array_of_requests[i], &f, st == MPI_STATUS_IGNORE ? &tmp : st);
+        if (err) any_err = 1;
+        if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = err;
+        array_of_indices[n++] = i;
+    }
+    *outcount = n;
+    return any_err ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
 }
 
 int core_request_free(MPI_Request *request)
@@ -510,6 +595,7 @@ int core_request_free(MPI_Request *request)
     if (!r)
         return cr_error(MPI_ERR_REQUEST, "request=0x%x: not an active request", (unsigned)*request);
     *request = MPI_REQUEST_NULL;
+    if (r->kind == CR_REQ_GREQ) return cr_greq_user_free(r);
     if (r->persistent) {
         if (r->child) r->child->detached = 1;
         if (r->child && r->child->complete) cr_request_free(r->child);
@@ -531,6 +617,7 @@ int core_cancel(MPI_Request *request)
     cr_request_t *r = cr_request_ptr(*request);
     if (!r)
         return cr_error(MPI_ERR_REQUEST, "request=0x%x: not an active request", (unsigned)*request);
+    if (r->kind == CR_REQ_GREQ) return cr_greq_cancel(r);
     if (r->persistent) r = r->child;
     if (r && r->kind == CR_REQ_RECV) cr_cancel_recv(r);
     /* Cancelling sends is deprecated (MPI 4.1); a send is never cancelled. */

@@ -149,6 +149,17 @@ void mpi_get_count_c__(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, M
 void pmpi_get_count_f08_large_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror) CR_F_ALIAS(pmpi_get_count_c_);
 void mpi_get_count_f08_large_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror) CR_F_ALIAS(pmpi_get_count_c_);
 
+void CR_F_EXPORT pmpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Grequest_complete(*request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_grequest_complete__(MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_grequest_complete_);
+void mpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_grequest_complete_);
+void mpi_grequest_complete__(MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_grequest_complete_);
+void pmpi_grequest_complete_f08_(MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_grequest_complete_);
+void mpi_grequest_complete_f08_(MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_grequest_complete_);
+
 void CR_F_EXPORT pmpi_iprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
 {
     int cr_flag = 0;
@@ -403,6 +414,45 @@ void mpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status
 void mpi_request_get_status__(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) CR_F_ALIAS(pmpi_request_get_status_);
 void pmpi_request_get_status_f08_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) CR_F_ALIAS(pmpi_request_get_status_);
 void mpi_request_get_status_f08_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) CR_F_ALIAS(pmpi_request_get_status_);
+
+void CR_F_EXPORT pmpi_request_get_status_all_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
+{
+    int cr_flag = 0;
+    int cr_err = PMPI_Request_get_status_all(*count, (MPI_Request*)array_of_requests, &cr_flag, cr_f_statuses(array_of_statuses));
+    *flag = cr_flag ? CR_F_TRUE : CR_F_FALSE;
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_request_get_status_all__(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror) CR_F_ALIAS(pmpi_request_get_status_all_);
+void mpi_request_get_status_all_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror) CR_F_ALIAS(pmpi_request_get_status_all_);
+void mpi_request_get_status_all__(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror) CR_F_ALIAS(pmpi_request_get_status_all_);
+void pmpi_request_get_status_all_f08_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror) CR_F_ALIAS(pmpi_request_get_status_all_);
+void mpi_request_get_status_all_f08_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror) CR_F_ALIAS(pmpi_request_get_status_all_);
+
+void CR_F_EXPORT pmpi_request_get_status_any_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
+{
+    int cr_flag = 0;
+    int cr_err = PMPI_Request_get_status_any(*count, (MPI_Request*)array_of_requests, (int*)index, &cr_flag, cr_f_status(status));
+    cr_f_index_out(index, 1);
+    *flag = cr_flag ? CR_F_TRUE : CR_F_FALSE;
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_request_get_status_any__(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) CR_F_ALIAS(pmpi_request_get_status_any_);
+void mpi_request_get_status_any_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) CR_F_ALIAS(pmpi_request_get_status_any_);
+void mpi_request_get_status_any__(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) CR_F_ALIAS(pmpi_request_get_status_any_);
+void pmpi_request_get_status_any_f08_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) CR_F_ALIAS(pmpi_request_get_status_any_);
+void mpi_request_get_status_any_f08_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) CR_F_ALIAS(pmpi_request_get_status_any_);
+
+void CR_F_EXPORT pmpi_request_get_status_some_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Request_get_status_some(*incount, (MPI_Request*)array_of_requests, (int*)outcount, (int*)array_of_indices, cr_f_statuses(array_of_statuses));
+    cr_f_index_out(array_of_indices, *outcount);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_request_get_status_some__(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror) CR_F_ALIAS(pmpi_request_get_status_some_);
+void mpi_request_get_status_some_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror) CR_F_ALIAS(pmpi_request_get_status_some_);
+void mpi_request_get_status_some__(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror) CR_F_ALIAS(pmpi_request_get_status_some_);
+void pmpi_request_get_status_some_f08_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror) CR_F_ALIAS(pmpi_request_get_status_some_);
+void mpi_request_get_status_some_f08_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror) CR_F_ALIAS(pmpi_request_get_status_some_);
 
 void CR_F_EXPORT pmpi_rsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
 {

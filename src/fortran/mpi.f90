@@ -2272,6 +2272,14 @@ MODULE mpi
       INTEGER :: nedges
       INTEGER :: ierror
     END SUBROUTINE PMPI_GRAPHDIMS_GET
+    SUBROUTINE MPI_GREQUEST_COMPLETE(request, ierror)
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_GREQUEST_COMPLETE
+    SUBROUTINE PMPI_GREQUEST_COMPLETE(request, ierror)
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_GREQUEST_COMPLETE
     SUBROUTINE MPI_GROUP_COMPARE(group1, group2, result, ierror)
       INTEGER :: group1
       INTEGER :: group2
@@ -4194,6 +4202,61 @@ MODULE mpi
       INTEGER :: status(MPI_STATUS_SIZE)
       INTEGER :: ierror
     END SUBROUTINE PMPI_REQUEST_GET_STATUS
+    SUBROUTINE MPI_REQUEST_GET_STATUS_ALL(count, array_of_requests, flag, array_of_statuses, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: count
+      INTEGER :: array_of_requests(*)
+      LOGICAL :: flag
+      INTEGER :: array_of_statuses(MPI_STATUS_SIZE,*)
+      INTEGER :: ierror
+    END SUBROUTINE MPI_REQUEST_GET_STATUS_ALL
+    SUBROUTINE PMPI_REQUEST_GET_STATUS_ALL(count, array_of_requests, flag, array_of_statuses, &
+          ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: count
+      INTEGER :: array_of_requests(*)
+      LOGICAL :: flag
+      INTEGER :: array_of_statuses(MPI_STATUS_SIZE,*)
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_REQUEST_GET_STATUS_ALL
+    SUBROUTINE MPI_REQUEST_GET_STATUS_ANY(count, array_of_requests, index, flag, status, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: count
+      INTEGER :: array_of_requests(*)
+      INTEGER :: index
+      LOGICAL :: flag
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: ierror
+    END SUBROUTINE MPI_REQUEST_GET_STATUS_ANY
+    SUBROUTINE PMPI_REQUEST_GET_STATUS_ANY(count, array_of_requests, index, flag, status, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: count
+      INTEGER :: array_of_requests(*)
+      INTEGER :: index
+      LOGICAL :: flag
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_REQUEST_GET_STATUS_ANY
+    SUBROUTINE MPI_REQUEST_GET_STATUS_SOME(incount, array_of_requests, outcount, &
+          array_of_indices, array_of_statuses, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: incount
+      INTEGER :: array_of_requests(*)
+      INTEGER :: outcount
+      INTEGER :: array_of_indices(*)
+      INTEGER :: array_of_statuses(MPI_STATUS_SIZE,*)
+      INTEGER :: ierror
+    END SUBROUTINE MPI_REQUEST_GET_STATUS_SOME
+    SUBROUTINE PMPI_REQUEST_GET_STATUS_SOME(incount, array_of_requests, outcount, &
+          array_of_indices, array_of_statuses, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: incount
+      INTEGER :: array_of_requests(*)
+      INTEGER :: outcount
+      INTEGER :: array_of_indices(*)
+      INTEGER :: array_of_statuses(MPI_STATUS_SIZE,*)
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_REQUEST_GET_STATUS_SOME
     SUBROUTINE MPI_RSEND(buf, count, datatype, dest, tag, comm, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf

@@ -3606,6 +3606,22 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Graphdims_get
   END INTERFACE PMPI_Graphdims_get
+  INTERFACE MPI_Grequest_complete
+    SUBROUTINE MPI_Grequest_complete(request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Request), INTENT(IN) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Grequest_complete
+  END INTERFACE MPI_Grequest_complete
+  INTERFACE PMPI_Grequest_complete
+    SUBROUTINE PMPI_Grequest_complete(request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Request), INTENT(IN) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Grequest_complete
+  END INTERFACE PMPI_Grequest_complete
   INTERFACE MPI_Group_compare
     SUBROUTINE MPI_Group_compare(group1, group2, result, ierror)
       IMPORT
@@ -7884,6 +7900,79 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Request_get_status
   END INTERFACE PMPI_Request_get_status
+  INTERFACE MPI_Request_get_status_all
+    SUBROUTINE MPI_Request_get_status_all(count, array_of_requests, flag, array_of_statuses, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Request), INTENT(IN) :: array_of_requests(*)
+      LOGICAL, INTENT(OUT) :: flag
+      TYPE(MPI_Status) :: array_of_statuses(*)
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Request_get_status_all
+  END INTERFACE MPI_Request_get_status_all
+  INTERFACE PMPI_Request_get_status_all
+    SUBROUTINE PMPI_Request_get_status_all(count, array_of_requests, flag, array_of_statuses, &
+          ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Request), INTENT(IN) :: array_of_requests(*)
+      LOGICAL, INTENT(OUT) :: flag
+      TYPE(MPI_Status) :: array_of_statuses(*)
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Request_get_status_all
+  END INTERFACE PMPI_Request_get_status_all
+  INTERFACE MPI_Request_get_status_any
+    SUBROUTINE MPI_Request_get_status_any(count, array_of_requests, index, flag, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Request), INTENT(IN) :: array_of_requests(*)
+      INTEGER, INTENT(OUT) :: index
+      LOGICAL, INTENT(OUT) :: flag
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Request_get_status_any
+  END INTERFACE MPI_Request_get_status_any
+  INTERFACE PMPI_Request_get_status_any
+    SUBROUTINE PMPI_Request_get_status_any(count, array_of_requests, index, flag, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Request), INTENT(IN) :: array_of_requests(*)
+      INTEGER, INTENT(OUT) :: index
+      LOGICAL, INTENT(OUT) :: flag
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Request_get_status_any
+  END INTERFACE PMPI_Request_get_status_any
+  INTERFACE MPI_Request_get_status_some
+    SUBROUTINE MPI_Request_get_status_some(incount, array_of_requests, outcount, &
+          array_of_indices, array_of_statuses, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: incount
+      TYPE(MPI_Request), INTENT(IN) :: array_of_requests(*)
+      INTEGER, INTENT(OUT) :: outcount
+      INTEGER, INTENT(OUT) :: array_of_indices(*)
+      TYPE(MPI_Status) :: array_of_statuses(*)
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Request_get_status_some
+  END INTERFACE MPI_Request_get_status_some
+  INTERFACE PMPI_Request_get_status_some
+    SUBROUTINE PMPI_Request_get_status_some(incount, array_of_requests, outcount, &
+          array_of_indices, array_of_statuses, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: incount
+      TYPE(MPI_Request), INTENT(IN) :: array_of_requests(*)
+      INTEGER, INTENT(OUT) :: outcount
+      INTEGER, INTENT(OUT) :: array_of_indices(*)
+      TYPE(MPI_Status) :: array_of_statuses(*)
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Request_get_status_some
+  END INTERFACE PMPI_Request_get_status_some
   INTERFACE MPI_Rsend
     SUBROUTINE MPI_Rsend(buf, count, datatype, dest, tag, comm, ierror)
       IMPORT
