@@ -135,10 +135,7 @@ PARAM_NOTES = {
 }
 
 NOT_IN_ABI = _names("""Abi_get_fortran_booleans Abi_get_fortran_info Abi_get_info
-Abi_get_version Abi_set_fortran_booleans Abi_set_fortran_info Buffer_flush Buffer_iflush
-Comm_attach_buffer Comm_attach_buffer_c Comm_detach_buffer Comm_detach_buffer_c
-Comm_flush_buffer Comm_iflush_buffer Session_attach_buffer Session_attach_buffer_c
-Session_detach_buffer Session_detach_buffer_c Session_flush_buffer Session_iflush_buffer
+Abi_get_version Abi_set_fortran_booleans Abi_set_fortran_info
 Get_hw_resource_info Remove_error_class Remove_error_code Remove_error_string
 Sizeof F_sync_reg
 Comm_c2f Comm_f2c Errhandler_c2f Errhandler_f2c Group_c2f Group_f2c Message_c2f

@@ -206,6 +206,40 @@ int __attribute__((visibility("default"))) PMPI_Comm_accept(const char* port_nam
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
+#pragma weak MPI_Comm_attach_buffer = PMPI_Comm_attach_buffer
+int __attribute__((visibility("default"))) PMPI_Comm_attach_buffer(MPI_Comm comm, void* buffer, int size)
+{
+    static const char cr_fname[] = "MPI_Comm_attach_buffer";
+    int cr_err;
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    cr_err = core_comm_attach_buffer(cr_c, buffer, size);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_comm(comm, cr_err, cr_fname);
+}
+
+#pragma weak MPI_Comm_attach_buffer_c = PMPI_Comm_attach_buffer_c
+int __attribute__((visibility("default"))) PMPI_Comm_attach_buffer_c(MPI_Comm comm, void* buffer, MPI_Count size)
+{
+    static const char cr_fname[] = "MPI_Comm_attach_buffer_c";
+    int cr_err;
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    cr_err = core_comm_attach_buffer(cr_c, buffer, size);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_comm(comm, cr_err, cr_fname);
+}
+
 #pragma weak MPI_Comm_call_errhandler = PMPI_Comm_call_errhandler
 int __attribute__((visibility("default"))) PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
@@ -347,6 +381,46 @@ fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
+#pragma weak MPI_Comm_detach_buffer = PMPI_Comm_detach_buffer
+int __attribute__((visibility("default"))) PMPI_Comm_detach_buffer(MPI_Comm comm, void* buffer_addr, int* size)
+{
+    static const char cr_fname[] = "MPI_Comm_detach_buffer";
+    int cr_err;
+    cr_comm_t *cr_c = NULL;
+    MPI_Count cr_t_size;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(size, "size")))) goto fail;
+    cr_err = core_comm_detach_buffer(cr_c, buffer_addr, &cr_t_size);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) {
+        *size = cr_count_to_int(cr_t_size);
+    }
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_comm(comm, cr_err, cr_fname);
+}
+
+#pragma weak MPI_Comm_detach_buffer_c = PMPI_Comm_detach_buffer_c
+int __attribute__((visibility("default"))) PMPI_Comm_detach_buffer_c(MPI_Comm comm, void* buffer_addr, MPI_Count* size)
+{
+    static const char cr_fname[] = "MPI_Comm_detach_buffer_c";
+    int cr_err;
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(size, "size")))) goto fail;
+    cr_err = core_comm_detach_buffer(cr_c, buffer_addr, size);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_comm(comm, cr_err, cr_fname);
+}
+
 #pragma weak MPI_Comm_disconnect = PMPI_Comm_disconnect
 int __attribute__((visibility("default"))) PMPI_Comm_disconnect(MPI_Comm* comm)
 {
@@ -389,6 +463,23 @@ int __attribute__((visibility("default"))) PMPI_Comm_dup_with_info(MPI_Comm comm
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newcomm, "newcomm")))) goto fail;
     cr_err = core_comm_dup_with_info(comm, info, newcomm);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_comm(comm, cr_err, cr_fname);
+}
+
+#pragma weak MPI_Comm_flush_buffer = PMPI_Comm_flush_buffer
+int __attribute__((visibility("default"))) PMPI_Comm_flush_buffer(MPI_Comm comm)
+{
+    static const char cr_fname[] = "MPI_Comm_flush_buffer";
+    int cr_err;
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    cr_err = core_comm_flush_buffer(cr_c);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -551,6 +642,24 @@ int __attribute__((visibility("default"))) PMPI_Comm_idup_with_info(MPI_Comm com
     static const char cr_fname[] = "MPI_Comm_idup_with_info";
     int cr_err;
     cr_err = cr_error(MPI_ERR_OTHER, "MPI_Comm_idup_with_info is not implemented in Courier yet");
+    return cr_raise_comm(comm, cr_err, cr_fname);
+}
+
+#pragma weak MPI_Comm_iflush_buffer = PMPI_Comm_iflush_buffer
+int __attribute__((visibility("default"))) PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request)
+{
+    static const char cr_fname[] = "MPI_Comm_iflush_buffer";
+    int cr_err;
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_comm_iflush_buffer(cr_c, request);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -1330,6 +1439,40 @@ fail:
     return cr_raise_comm(intercomm, cr_err, cr_fname);
 }
 
+#pragma weak MPI_Session_attach_buffer = PMPI_Session_attach_buffer
+int __attribute__((visibility("default"))) PMPI_Session_attach_buffer(MPI_Session session, void* buffer, int size)
+{
+    static const char cr_fname[] = "MPI_Session_attach_buffer";
+    int cr_err;
+    cr_session_t *cr_o_session = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_session(session, "session", &cr_o_session)))) goto fail;
+    cr_err = core_session_attach_buffer(cr_o_session, buffer, size);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_session(session, cr_err, cr_fname);
+}
+
+#pragma weak MPI_Session_attach_buffer_c = PMPI_Session_attach_buffer_c
+int __attribute__((visibility("default"))) PMPI_Session_attach_buffer_c(MPI_Session session, void* buffer, MPI_Count size)
+{
+    static const char cr_fname[] = "MPI_Session_attach_buffer_c";
+    int cr_err;
+    cr_session_t *cr_o_session = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_session(session, "session", &cr_o_session)))) goto fail;
+    cr_err = core_session_attach_buffer(cr_o_session, buffer, size);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_session(session, cr_err, cr_fname);
+}
+
 #pragma weak MPI_Session_call_errhandler = PMPI_Session_call_errhandler
 int __attribute__((visibility("default"))) PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
 {
@@ -1348,6 +1491,46 @@ int __attribute__((visibility("default"))) PMPI_Session_create_errhandler(MPI_Se
     return cr_raise_none(cr_err, cr_fname);
 }
 
+#pragma weak MPI_Session_detach_buffer = PMPI_Session_detach_buffer
+int __attribute__((visibility("default"))) PMPI_Session_detach_buffer(MPI_Session session, void* buffer_addr, int* size)
+{
+    static const char cr_fname[] = "MPI_Session_detach_buffer";
+    int cr_err;
+    cr_session_t *cr_o_session = NULL;
+    MPI_Count cr_t_size;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_session(session, "session", &cr_o_session)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(size, "size")))) goto fail;
+    cr_err = core_session_detach_buffer(cr_o_session, buffer_addr, &cr_t_size);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) {
+        *size = cr_count_to_int(cr_t_size);
+    }
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_session(session, cr_err, cr_fname);
+}
+
+#pragma weak MPI_Session_detach_buffer_c = PMPI_Session_detach_buffer_c
+int __attribute__((visibility("default"))) PMPI_Session_detach_buffer_c(MPI_Session session, void* buffer_addr, MPI_Count* size)
+{
+    static const char cr_fname[] = "MPI_Session_detach_buffer_c";
+    int cr_err;
+    cr_session_t *cr_o_session = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_session(session, "session", &cr_o_session)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(size, "size")))) goto fail;
+    cr_err = core_session_detach_buffer(cr_o_session, buffer_addr, size);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_session(session, cr_err, cr_fname);
+}
+
 #pragma weak MPI_Session_finalize = PMPI_Session_finalize
 int __attribute__((visibility("default"))) PMPI_Session_finalize(MPI_Session* session)
 {
@@ -1355,6 +1538,23 @@ int __attribute__((visibility("default"))) PMPI_Session_finalize(MPI_Session* se
     int cr_err;
     cr_err = cr_error(MPI_ERR_OTHER, "MPI_Session_finalize is not implemented in Courier yet");
     return cr_raise_session(session ? *session : MPI_SESSION_NULL, cr_err, cr_fname);
+}
+
+#pragma weak MPI_Session_flush_buffer = PMPI_Session_flush_buffer
+int __attribute__((visibility("default"))) PMPI_Session_flush_buffer(MPI_Session session)
+{
+    static const char cr_fname[] = "MPI_Session_flush_buffer";
+    int cr_err;
+    cr_session_t *cr_o_session = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_session(session, "session", &cr_o_session)))) goto fail;
+    cr_err = core_session_flush_buffer(cr_o_session);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_session(session, cr_err, cr_fname);
 }
 
 #pragma weak MPI_Session_get_errhandler = PMPI_Session_get_errhandler
@@ -1399,6 +1599,24 @@ int __attribute__((visibility("default"))) PMPI_Session_get_pset_info(MPI_Sessio
     static const char cr_fname[] = "MPI_Session_get_pset_info";
     int cr_err;
     cr_err = cr_error(MPI_ERR_OTHER, "MPI_Session_get_pset_info is not implemented in Courier yet");
+    return cr_raise_session(session, cr_err, cr_fname);
+}
+
+#pragma weak MPI_Session_iflush_buffer = PMPI_Session_iflush_buffer
+int __attribute__((visibility("default"))) PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request)
+{
+    static const char cr_fname[] = "MPI_Session_iflush_buffer";
+    int cr_err;
+    cr_session_t *cr_o_session = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_session(session, "session", &cr_o_session)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_session_iflush_buffer(cr_o_session, request);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_session(session, cr_err, cr_fname);
 }
 

@@ -167,6 +167,37 @@ fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
+#pragma weak MPI_Buffer_flush = PMPI_Buffer_flush
+int __attribute__((visibility("default"))) PMPI_Buffer_flush(void)
+{
+    static const char cr_fname[] = "MPI_Buffer_flush";
+    int cr_err;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    cr_err = core_buffer_flush();
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_none(cr_err, cr_fname);
+}
+
+#pragma weak MPI_Buffer_iflush = PMPI_Buffer_iflush
+int __attribute__((visibility("default"))) PMPI_Buffer_iflush(MPI_Request* request)
+{
+    static const char cr_fname[] = "MPI_Buffer_iflush";
+    int cr_err;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_buffer_iflush(request);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_none(cr_err, cr_fname);
+}
+
 #pragma weak MPI_Cancel = PMPI_Cancel
 int __attribute__((visibility("default"))) PMPI_Cancel(MPI_Request* request)
 {

@@ -82,8 +82,22 @@ int core_mprobe(int source, int tag, cr_comm_t *comm, int *flag, MPI_Message *me
 /* MPI_Mrecv, MPI_Imrecv. */
 int core_mrecv(void *buf, MPI_Count count, cr_datatype_t *datatype, MPI_Message *message,
                MPI_Status *status, cr_how_t how, MPI_Request *request);
+/* Buffered mode (p2p_bsend.c): the process's, a communicator's and a
+ * session's buffer (buffer may be MPI_BUFFER_AUTOMATIC); detach and flush
+ * return once the buffer's pending messages are sent, iflush gives a request
+ * that completes then. */
 int core_buffer_attach(void *buffer, MPI_Count size);
 int core_buffer_detach(void *buffer_addr, MPI_Count *size);
+int core_buffer_flush(void);
+int core_buffer_iflush(MPI_Request *request);
+int core_comm_attach_buffer(cr_comm_t *comm, void *buffer, MPI_Count size);
+int core_comm_detach_buffer(cr_comm_t *comm, void *buffer_addr, MPI_Count *size);
+int core_comm_flush_buffer(cr_comm_t *comm);
+int core_comm_iflush_buffer(cr_comm_t *comm, MPI_Request *request);
+int core_session_attach_buffer(cr_session_t *session, void *buffer, MPI_Count size);
+int core_session_detach_buffer(cr_session_t *session, void *buffer_addr, MPI_Count *size);
+int core_session_flush_buffer(cr_session_t *session);
+int core_session_iflush_buffer(cr_session_t *session, MPI_Request *request);
 
 /* ---- requests (p2p_api.c) ------------------------------------------------------ */
 int core_wait(MPI_Request *request, MPI_Status *status);

@@ -87,8 +87,6 @@ static int finish_start(int err, cr_request_t *r, MPI_Status *status, MPI_Reques
 static int persistent_new(cr_req_kind_t kind, const void *buf, MPI_Count count,
                           cr_datatype_t *dt, int peer, int tag, cr_comm_t *comm, int mode,
                           MPI_Request *request);
-static int bsend_start(const void *buf, MPI_Aint count, cr_datatype_t *dt, int dest, int tag,
-                       cr_comm_t *comm, cr_request_t **out);
 
 __attribute__((noinline)) int cr_send_general(const void *buf, MPI_Count count, cr_datatype_t *datatype, int dest, int tag,
                     cr_comm_t *comm, int mode, cr_how_t how, MPI_Request *request)
@@ -98,7 +96,7 @@ __attribute__((noinline)) int cr_send_general(const void *buf, MPI_Count count, 
                               request);
     cr_request_t *r;
     if (mode == CR_MODE_BUFFERED) {
-        int err = bsend_start(buf, count, datatype, dest, tag, comm,
+        int err = cr_bsend_start(buf, count, datatype, dest, tag, comm,
                               how == CR_NONBLOCKING ? &r : NULL);
         if (!err && request) *request = r->handle;
         return err;
@@ -216,75 +214,6 @@ int core_sendrecv_replace(void *buf, MPI_Count count, cr_datatype_t *datatype, i
     cr_dt_pack(buf, count, datatype, tmp);
     return sendrecv_start(tmp, (MPI_Count)bytes, cr_datatype_ptr(MPI_BYTE), dest, sendtag, buf,
                           count, datatype, source, recvtag, comm, tmp, status, request);
-}
-
-/* ---- buffered sends ----------------------------------------------------------- */
-static void *bsend_buf;
-static size_t bsend_size, bsend_used;
-
-static void bsend_release(cr_request_t *r)
-{
-    bsend_used -= r->msg_bytes;
-    free(r->proto);
-    r->proto = NULL;
-}
-
-int core_buffer_attach(void *buffer, MPI_Count size)
-{
-    if (bsend_buf)
-        return cr_error(MPI_ERR_BUFFER, "a buffer is already attached (detach it first)");
-    bsend_buf = buffer;
-    bsend_size = (size_t)size;
-    bsend_used = 0;
-    return MPI_SUCCESS;
-}
-
-int core_buffer_detach(void *buffer_addr, MPI_Count *size)
-{
-    cr_wait_t w = CR_WAIT_INIT;
-    while (bsend_used) cr_wait_poll(&w);
-    *(void **)buffer_addr = bsend_buf;
-    *size = (MPI_Count)bsend_size;
-    bsend_buf = NULL;
-    bsend_size = 0;
-    return MPI_SUCCESS;
-}
-
-static int bsend_start(const void *buf, MPI_Aint count, cr_datatype_t *dt, int dest, int tag,
-                       cr_comm_t *comm, cr_request_t **out)
-{
-    size_t bytes = (size_t)count * (size_t)dt->size;
-    size_t need = bytes + MPI_BSEND_OVERHEAD;
-    if (bsend_used + need > bsend_size)
-        return cr_error(MPI_ERR_BUFFER, "buffered send of %zu bytes does not fit: attached "
-                        "buffer is %zu bytes, %zu in use (plus MPI_BSEND_OVERHEAD=%d per message)",
-                        bytes, bsend_size, bsend_used, MPI_BSEND_OVERHEAD);
-    void *copy = malloc(bytes ? bytes : 1);
-    if (!copy) return cr_error(MPI_ERR_NO_MEM, "no memory for a buffered send");
-    cr_dt_pack(buf, count, dt, copy);
-    cr_request_t *r;
-    int err = cr_isend(copy, (MPI_Aint)bytes, cr_datatype_ptr(MPI_BYTE), dest, tag, comm,
-                       CR_CTX_PT2PT, CR_MODE_STD, &r);
-    if (err) {
-        free(copy);
-        return err;
-    }
-    bsend_used += need;
-    if (r->complete) {
-        bsend_used -= need;
-        free(copy);
-        cr_request_free(r);
-    } else {
-        r->proto = copy;
-        r->msg_bytes = need;     /* for a send: bytes of the attached buffer it holds */
-        r->on_free = bsend_release;
-        r->detached = 1;
-    }
-    if (out) {
-        *out = cr_request_new(CR_REQ_SEND, 1);
-        cr_req_complete(*out);
-    }
-    return MPI_SUCCESS;
 }
 
 /* ---- completion ------------------------------------------------------------------ */
@@ -757,7 +686,7 @@ int core_start(MPI_Request *request)
     } else if (r->kind == CR_REQ_PREQ_RECV) {
         err = cr_irecv(r->buf, r->count, r->dt, r->peer, r->tag, r->comm, CR_CTX_PT2PT, &c);
     } else if (r->mode == CR_MODE_BUFFERED) {
-        err = bsend_start(r->buf, r->count, r->dt, r->peer, r->tag, r->comm, &c);
+        err = cr_bsend_start(r->buf, r->count, r->dt, r->peer, r->tag, r->comm, &c);
         if (!err) {
             /* the started operation is already complete; drop its handle */
             cr_request_drop_handle(c);

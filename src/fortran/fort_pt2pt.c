@@ -116,6 +116,28 @@ void CR_F_EXPORT pmpi_buffer_detach_f08ts_large_(void *buffer_addr, MPI_Count *s
 }
 void mpi_buffer_detach_f08ts_large_(void *buffer_addr, MPI_Count *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_buffer_detach_f08ts_large_);
 
+void CR_F_EXPORT pmpi_buffer_flush_(MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Buffer_flush();
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_buffer_flush__(MPI_Fint *ierror) CR_F_ALIAS(pmpi_buffer_flush_);
+void mpi_buffer_flush_(MPI_Fint *ierror) CR_F_ALIAS(pmpi_buffer_flush_);
+void mpi_buffer_flush__(MPI_Fint *ierror) CR_F_ALIAS(pmpi_buffer_flush_);
+void pmpi_buffer_flush_f08_(MPI_Fint *ierror) CR_F_ALIAS(pmpi_buffer_flush_);
+void mpi_buffer_flush_f08_(MPI_Fint *ierror) CR_F_ALIAS(pmpi_buffer_flush_);
+
+void CR_F_EXPORT pmpi_buffer_iflush_(MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Buffer_iflush((MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_buffer_iflush__(MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_buffer_iflush_);
+void mpi_buffer_iflush_(MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_buffer_iflush_);
+void mpi_buffer_iflush__(MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_buffer_iflush_);
+void pmpi_buffer_iflush_f08_(MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_buffer_iflush_);
+void mpi_buffer_iflush_f08_(MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_buffer_iflush_);
+
 void CR_F_EXPORT pmpi_cancel_(MPI_Fint *request, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Cancel((MPI_Request*)request);

@@ -1328,6 +1328,20 @@ MODULE mpi
       INTEGER :: size
       INTEGER :: ierror
     END SUBROUTINE PMPI_BUFFER_DETACH
+    SUBROUTINE MPI_BUFFER_FLUSH(ierror)
+      INTEGER :: ierror
+    END SUBROUTINE MPI_BUFFER_FLUSH
+    SUBROUTINE PMPI_BUFFER_FLUSH(ierror)
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_BUFFER_FLUSH
+    SUBROUTINE MPI_BUFFER_IFLUSH(request, ierror)
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_BUFFER_IFLUSH
+    SUBROUTINE PMPI_BUFFER_IFLUSH(request, ierror)
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_BUFFER_IFLUSH
     SUBROUTINE MPI_CANCEL(request, ierror)
       INTEGER :: request
       INTEGER :: ierror
@@ -1450,6 +1464,20 @@ MODULE mpi
       INTEGER :: ndims
       INTEGER :: ierror
     END SUBROUTINE PMPI_CARTDIM_GET
+    SUBROUTINE MPI_COMM_ATTACH_BUFFER(comm, buffer, size, ierror)
+      INTEGER :: comm
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*) :: buffer
+      INTEGER :: size
+      INTEGER :: ierror
+    END SUBROUTINE MPI_COMM_ATTACH_BUFFER
+    SUBROUTINE PMPI_COMM_ATTACH_BUFFER(comm, buffer, size, ierror)
+      INTEGER :: comm
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*) :: buffer
+      INTEGER :: size
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_COMM_ATTACH_BUFFER
     SUBROUTINE MPI_COMM_CALL_ERRHANDLER(comm, errorcode, ierror)
       INTEGER :: comm
       INTEGER :: errorcode
@@ -1536,6 +1564,20 @@ MODULE mpi
       INTEGER :: comm_keyval
       INTEGER :: ierror
     END SUBROUTINE PMPI_COMM_DELETE_ATTR
+    SUBROUTINE MPI_COMM_DETACH_BUFFER(comm, buffer_addr, size, ierror)
+      INTEGER :: comm
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+      TYPE(*), DIMENSION(*) :: buffer_addr
+      INTEGER :: size
+      INTEGER :: ierror
+    END SUBROUTINE MPI_COMM_DETACH_BUFFER
+    SUBROUTINE PMPI_COMM_DETACH_BUFFER(comm, buffer_addr, size, ierror)
+      INTEGER :: comm
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+      TYPE(*), DIMENSION(*) :: buffer_addr
+      INTEGER :: size
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_COMM_DETACH_BUFFER
     SUBROUTINE MPI_COMM_DUP(comm, newcomm, ierror)
       INTEGER :: comm
       INTEGER :: newcomm
@@ -1558,6 +1600,14 @@ MODULE mpi
       INTEGER :: newcomm
       INTEGER :: ierror
     END SUBROUTINE PMPI_COMM_DUP_WITH_INFO
+    SUBROUTINE MPI_COMM_FLUSH_BUFFER(comm, ierror)
+      INTEGER :: comm
+      INTEGER :: ierror
+    END SUBROUTINE MPI_COMM_FLUSH_BUFFER
+    SUBROUTINE PMPI_COMM_FLUSH_BUFFER(comm, ierror)
+      INTEGER :: comm
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_COMM_FLUSH_BUFFER
     SUBROUTINE MPI_COMM_FREE(comm, ierror)
       INTEGER :: comm
       INTEGER :: ierror
@@ -1644,6 +1694,16 @@ MODULE mpi
       INTEGER :: request
       INTEGER :: ierror
     END SUBROUTINE PMPI_COMM_IDUP
+    SUBROUTINE MPI_COMM_IFLUSH_BUFFER(comm, request, ierror)
+      INTEGER :: comm
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_COMM_IFLUSH_BUFFER
+    SUBROUTINE PMPI_COMM_IFLUSH_BUFFER(comm, request, ierror)
+      INTEGER :: comm
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_COMM_IFLUSH_BUFFER
     SUBROUTINE MPI_COMM_RANK(comm, rank, ierror)
       INTEGER :: comm
       INTEGER :: rank
@@ -4581,6 +4641,52 @@ MODULE mpi
       INTEGER :: status(MPI_STATUS_SIZE)
       INTEGER :: ierror
     END SUBROUTINE PMPI_SENDRECV_REPLACE
+    SUBROUTINE MPI_SESSION_ATTACH_BUFFER(session, buffer, size, ierror)
+      INTEGER :: session
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*) :: buffer
+      INTEGER :: size
+      INTEGER :: ierror
+    END SUBROUTINE MPI_SESSION_ATTACH_BUFFER
+    SUBROUTINE PMPI_SESSION_ATTACH_BUFFER(session, buffer, size, ierror)
+      INTEGER :: session
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*) :: buffer
+      INTEGER :: size
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_SESSION_ATTACH_BUFFER
+    SUBROUTINE MPI_SESSION_DETACH_BUFFER(session, buffer_addr, size, ierror)
+      INTEGER :: session
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+      TYPE(*), DIMENSION(*) :: buffer_addr
+      INTEGER :: size
+      INTEGER :: ierror
+    END SUBROUTINE MPI_SESSION_DETACH_BUFFER
+    SUBROUTINE PMPI_SESSION_DETACH_BUFFER(session, buffer_addr, size, ierror)
+      INTEGER :: session
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+      TYPE(*), DIMENSION(*) :: buffer_addr
+      INTEGER :: size
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_SESSION_DETACH_BUFFER
+    SUBROUTINE MPI_SESSION_FLUSH_BUFFER(session, ierror)
+      INTEGER :: session
+      INTEGER :: ierror
+    END SUBROUTINE MPI_SESSION_FLUSH_BUFFER
+    SUBROUTINE PMPI_SESSION_FLUSH_BUFFER(session, ierror)
+      INTEGER :: session
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_SESSION_FLUSH_BUFFER
+    SUBROUTINE MPI_SESSION_IFLUSH_BUFFER(session, request, ierror)
+      INTEGER :: session
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_SESSION_IFLUSH_BUFFER
+    SUBROUTINE PMPI_SESSION_IFLUSH_BUFFER(session, request, ierror)
+      INTEGER :: session
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_SESSION_IFLUSH_BUFFER
     SUBROUTINE MPI_SSEND(buf, count, datatype, dest, tag, comm, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf

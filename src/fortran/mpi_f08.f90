@@ -1913,6 +1913,36 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Buffer_detach_c
   END INTERFACE PMPI_Buffer_detach
+  INTERFACE MPI_Buffer_flush
+    SUBROUTINE MPI_Buffer_flush(ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Buffer_flush
+  END INTERFACE MPI_Buffer_flush
+  INTERFACE PMPI_Buffer_flush
+    SUBROUTINE PMPI_Buffer_flush(ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Buffer_flush
+  END INTERFACE PMPI_Buffer_flush
+  INTERFACE MPI_Buffer_iflush
+    SUBROUTINE MPI_Buffer_iflush(request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Buffer_iflush
+  END INTERFACE MPI_Buffer_iflush
+  INTERFACE PMPI_Buffer_iflush
+    SUBROUTINE PMPI_Buffer_iflush(request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Buffer_iflush
+  END INTERFACE PMPI_Buffer_iflush
   INTERFACE MPI_Cancel
     SUBROUTINE MPI_Cancel(request, ierror)
       IMPORT
@@ -2107,6 +2137,46 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Cartdim_get
   END INTERFACE PMPI_Cartdim_get
+  INTERFACE MPI_Comm_attach_buffer
+    SUBROUTINE MPI_Comm_attach_buffer(comm, buffer, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*) :: buffer
+      INTEGER, INTENT(IN) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Comm_attach_buffer
+    SUBROUTINE MPI_Comm_attach_buffer_c(comm, buffer, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*) :: buffer
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Comm_attach_buffer_c
+  END INTERFACE MPI_Comm_attach_buffer
+  INTERFACE PMPI_Comm_attach_buffer
+    SUBROUTINE PMPI_Comm_attach_buffer(comm, buffer, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*) :: buffer
+      INTEGER, INTENT(IN) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Comm_attach_buffer
+    SUBROUTINE PMPI_Comm_attach_buffer_c(comm, buffer, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*) :: buffer
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Comm_attach_buffer_c
+  END INTERFACE PMPI_Comm_attach_buffer
   INTERFACE MPI_Comm_call_errhandler
     SUBROUTINE MPI_Comm_call_errhandler(comm, errorcode, ierror)
       IMPORT
@@ -2247,6 +2317,46 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Comm_delete_attr
   END INTERFACE PMPI_Comm_delete_attr
+  INTERFACE MPI_Comm_detach_buffer
+    SUBROUTINE MPI_Comm_detach_buffer(comm, buffer_addr, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+      TYPE(*), DIMENSION(*) :: buffer_addr
+      INTEGER, INTENT(OUT) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Comm_detach_buffer
+    SUBROUTINE MPI_Comm_detach_buffer_c(comm, buffer_addr, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+      TYPE(*), DIMENSION(*) :: buffer_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Comm_detach_buffer_c
+  END INTERFACE MPI_Comm_detach_buffer
+  INTERFACE PMPI_Comm_detach_buffer
+    SUBROUTINE PMPI_Comm_detach_buffer(comm, buffer_addr, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+      TYPE(*), DIMENSION(*) :: buffer_addr
+      INTEGER, INTENT(OUT) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Comm_detach_buffer
+    SUBROUTINE PMPI_Comm_detach_buffer_c(comm, buffer_addr, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+      TYPE(*), DIMENSION(*) :: buffer_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Comm_detach_buffer_c
+  END INTERFACE PMPI_Comm_detach_buffer
   INTERFACE MPI_Comm_dup
     SUBROUTINE MPI_Comm_dup(comm, newcomm, ierror)
       IMPORT
@@ -2285,6 +2395,22 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Comm_dup_with_info
   END INTERFACE PMPI_Comm_dup_with_info
+  INTERFACE MPI_Comm_flush_buffer
+    SUBROUTINE MPI_Comm_flush_buffer(comm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Comm_flush_buffer
+  END INTERFACE MPI_Comm_flush_buffer
+  INTERFACE PMPI_Comm_flush_buffer
+    SUBROUTINE PMPI_Comm_flush_buffer(comm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Comm_flush_buffer
+  END INTERFACE PMPI_Comm_flush_buffer
   INTERFACE MPI_Comm_free
     SUBROUTINE MPI_Comm_free(comm, ierror)
       IMPORT
@@ -2433,6 +2559,24 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Comm_idup
   END INTERFACE PMPI_Comm_idup
+  INTERFACE MPI_Comm_iflush_buffer
+    SUBROUTINE MPI_Comm_iflush_buffer(comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Comm_iflush_buffer
+  END INTERFACE MPI_Comm_iflush_buffer
+  INTERFACE PMPI_Comm_iflush_buffer
+    SUBROUTINE PMPI_Comm_iflush_buffer(comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Comm_iflush_buffer
+  END INTERFACE PMPI_Comm_iflush_buffer
   INTERFACE MPI_Comm_rank
     SUBROUTINE MPI_Comm_rank(comm, rank, ierror)
       IMPORT
@@ -8757,6 +8901,120 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Sendrecv_replace_c
   END INTERFACE PMPI_Sendrecv_replace
+  INTERFACE MPI_Session_attach_buffer
+    SUBROUTINE MPI_Session_attach_buffer(session, buffer, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Session), INTENT(IN) :: session
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*) :: buffer
+      INTEGER, INTENT(IN) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Session_attach_buffer
+    SUBROUTINE MPI_Session_attach_buffer_c(session, buffer, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Session), INTENT(IN) :: session
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*) :: buffer
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Session_attach_buffer_c
+  END INTERFACE MPI_Session_attach_buffer
+  INTERFACE PMPI_Session_attach_buffer
+    SUBROUTINE PMPI_Session_attach_buffer(session, buffer, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Session), INTENT(IN) :: session
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*) :: buffer
+      INTEGER, INTENT(IN) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Session_attach_buffer
+    SUBROUTINE PMPI_Session_attach_buffer_c(session, buffer, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Session), INTENT(IN) :: session
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*) :: buffer
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Session_attach_buffer_c
+  END INTERFACE PMPI_Session_attach_buffer
+  INTERFACE MPI_Session_detach_buffer
+    SUBROUTINE MPI_Session_detach_buffer(session, buffer_addr, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Session), INTENT(IN) :: session
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+      TYPE(*), DIMENSION(*) :: buffer_addr
+      INTEGER, INTENT(OUT) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Session_detach_buffer
+    SUBROUTINE MPI_Session_detach_buffer_c(session, buffer_addr, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Session), INTENT(IN) :: session
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+      TYPE(*), DIMENSION(*) :: buffer_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Session_detach_buffer_c
+  END INTERFACE MPI_Session_detach_buffer
+  INTERFACE PMPI_Session_detach_buffer
+    SUBROUTINE PMPI_Session_detach_buffer(session, buffer_addr, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Session), INTENT(IN) :: session
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+      TYPE(*), DIMENSION(*) :: buffer_addr
+      INTEGER, INTENT(OUT) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Session_detach_buffer
+    SUBROUTINE PMPI_Session_detach_buffer_c(session, buffer_addr, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Session), INTENT(IN) :: session
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+      TYPE(*), DIMENSION(*) :: buffer_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Session_detach_buffer_c
+  END INTERFACE PMPI_Session_detach_buffer
+  INTERFACE MPI_Session_flush_buffer
+    SUBROUTINE MPI_Session_flush_buffer(session, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Session), INTENT(IN) :: session
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Session_flush_buffer
+  END INTERFACE MPI_Session_flush_buffer
+  INTERFACE PMPI_Session_flush_buffer
+    SUBROUTINE PMPI_Session_flush_buffer(session, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Session), INTENT(IN) :: session
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Session_flush_buffer
+  END INTERFACE PMPI_Session_flush_buffer
+  INTERFACE MPI_Session_iflush_buffer
+    SUBROUTINE MPI_Session_iflush_buffer(session, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Session), INTENT(IN) :: session
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Session_iflush_buffer
+  END INTERFACE MPI_Session_iflush_buffer
+  INTERFACE PMPI_Session_iflush_buffer
+    SUBROUTINE PMPI_Session_iflush_buffer(session, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Session), INTENT(IN) :: session
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Session_iflush_buffer
+  END INTERFACE PMPI_Session_iflush_buffer
   INTERFACE MPI_Ssend
     SUBROUTINE MPI_Ssend(buf, count, datatype, dest, tag, comm, ierror)
       IMPORT
