@@ -583,7 +583,16 @@ int __attribute__((visibility("default"))) PMPI_Parrived(MPI_Request request, in
 {
     static const char cr_fname[] = "MPI_Parrived";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Parrived is not implemented in Courier yet");
+    cr_request_t *cr_o_request = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_request(request, "request", &cr_o_request)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
+    cr_err = core_parrived(cr_o_request, partition, flag);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -592,7 +601,15 @@ int __attribute__((visibility("default"))) PMPI_Pready(int partition, MPI_Reques
 {
     static const char cr_fname[] = "MPI_Pready";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Pready is not implemented in Courier yet");
+    cr_request_t *cr_o_request = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_request(request, "request", &cr_o_request)))) goto fail;
+    cr_err = core_pready(partition, cr_o_request);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -601,7 +618,15 @@ int __attribute__((visibility("default"))) PMPI_Pready_list(int length, const in
 {
     static const char cr_fname[] = "MPI_Pready_list";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Pready_list is not implemented in Courier yet");
+    cr_request_t *cr_o_request = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_request(request, "request", &cr_o_request)))) goto fail;
+    cr_err = core_pready_list(length, array_of_partitions, cr_o_request);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -610,7 +635,15 @@ int __attribute__((visibility("default"))) PMPI_Pready_range(int partition_low, 
 {
     static const char cr_fname[] = "MPI_Pready_range";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Pready_range is not implemented in Courier yet");
+    cr_request_t *cr_o_request = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_request(request, "request", &cr_o_request)))) goto fail;
+    cr_err = core_pready_range(partition_low, partition_high, cr_o_request);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -619,7 +652,24 @@ int __attribute__((visibility("default"))) PMPI_Precv_init(void* buf, int partit
 {
     static const char cr_fname[] = "MPI_Precv_init";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Precv_init is not implemented in Courier yet");
+    cr_datatype_t *cr_o_datatype = NULL;
+    cr_comm_t *cr_c = NULL;
+    cr_info_t *cr_o_info = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, source, CR_RANK_PROC_NULL | CR_RANK_ANY_SOURCE, "source")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 0, "tag")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_precv_init(buf, partitions, count, cr_o_datatype, source, tag, cr_c, request);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -647,7 +697,24 @@ int __attribute__((visibility("default"))) PMPI_Psend_init(const void* buf, int 
 {
     static const char cr_fname[] = "MPI_Psend_init";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Psend_init is not implemented in Courier yet");
+    cr_datatype_t *cr_o_datatype = NULL;
+    cr_comm_t *cr_c = NULL;
+    cr_info_t *cr_o_info = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, dest, CR_RANK_PROC_NULL, "dest")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 0, "tag")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_psend_init(buf, partitions, count, cr_o_datatype, dest, tag, cr_c, request);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 

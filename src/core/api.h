@@ -99,6 +99,17 @@ int core_session_detach_buffer(cr_session_t *session, void *buffer_addr, MPI_Cou
 int core_session_flush_buffer(cr_session_t *session);
 int core_session_iflush_buffer(cr_session_t *session, MPI_Request *request);
 
+/* Partitioned communication (p2p_part.c): persistent requests whose send goes
+ * out when every partition is ready (one message per round). */
+int core_psend_init(const void *buf, int partitions, MPI_Count count, cr_datatype_t *datatype,
+                    int dest, int tag, cr_comm_t *comm, MPI_Request *request);
+int core_precv_init(void *buf, int partitions, MPI_Count count, cr_datatype_t *datatype,
+                    int source, int tag, cr_comm_t *comm, MPI_Request *request);
+int core_pready(int partition, cr_request_t *request);
+int core_pready_range(int partition_low, int partition_high, cr_request_t *request);
+int core_pready_list(int length, const int array_of_partitions[], cr_request_t *request);
+int core_parrived(cr_request_t *request, int partition, int *flag);
+
 /* ---- requests (p2p_api.c) ------------------------------------------------------ */
 int core_wait(MPI_Request *request, MPI_Status *status);
 int core_test(MPI_Request *request, int *flag, MPI_Status *status);

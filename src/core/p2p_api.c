@@ -232,6 +232,7 @@ static int finish(MPI_Request *h, cr_request_t *r, MPI_Status *status)
         if (r->child) {
             err = r->child->err;
             r->status = r->child->status;
+            if (r->kind == CR_REQ_PREQ_RECV && cr_part_is(r)) r->status.MPI_TAG = r->tag;
             cr_request_free(r->child);
             r->child = NULL;
         }

@@ -122,6 +122,9 @@ int cr_chan_irecv(cr_chan_t *ch, void *buf, MPI_Aint count, cr_datatype_t *dt, i
 int cr_bsend_start(const void *buf, MPI_Aint count, cr_datatype_t *dt, int dest, int tag,
                    cr_comm_t *comm, cr_request_t **out);
 
+/* Is r a partitioned request (p2p_part.c)?  Its status reports the user's tag. */
+int cr_part_is(const cr_request_t *r);
+
 /* Generalized requests (p2p_greq.c), for the completion calls: finish (query,
  * then free callback) a completed one, query only (MPI_Request_get_status),
  * MPI_Request_free and MPI_Cancel.  Each returns the callbacks' error code. */

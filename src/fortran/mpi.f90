@@ -3988,6 +3988,18 @@ MODULE mpi
       INTEGER :: size
       INTEGER :: ierror
     END SUBROUTINE PMPI_PACK_SIZE
+    SUBROUTINE MPI_PARRIVED(request, partition, flag, ierror)
+      INTEGER :: request
+      INTEGER :: partition
+      LOGICAL :: flag
+      INTEGER :: ierror
+    END SUBROUTINE MPI_PARRIVED
+    SUBROUTINE PMPI_PARRIVED(request, partition, flag, ierror)
+      INTEGER :: request
+      INTEGER :: partition
+      LOGICAL :: flag
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_PARRIVED
     SUBROUTINE MPI_PCONTROL(level, ierror)
       INTEGER :: level
       INTEGER :: ierror
@@ -3996,6 +4008,70 @@ MODULE mpi
       INTEGER :: level
       INTEGER :: ierror
     END SUBROUTINE PMPI_PCONTROL
+    SUBROUTINE MPI_PREADY(partition, request, ierror)
+      INTEGER :: partition
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_PREADY
+    SUBROUTINE PMPI_PREADY(partition, request, ierror)
+      INTEGER :: partition
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_PREADY
+    SUBROUTINE MPI_PREADY_LIST(length, array_of_partitions, request, ierror)
+      INTEGER :: length
+      INTEGER :: array_of_partitions(*)
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_PREADY_LIST
+    SUBROUTINE PMPI_PREADY_LIST(length, array_of_partitions, request, ierror)
+      INTEGER :: length
+      INTEGER :: array_of_partitions(*)
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_PREADY_LIST
+    SUBROUTINE MPI_PREADY_RANGE(partition_low, partition_high, request, ierror)
+      INTEGER :: partition_low
+      INTEGER :: partition_high
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_PREADY_RANGE
+    SUBROUTINE PMPI_PREADY_RANGE(partition_low, partition_high, request, ierror)
+      INTEGER :: partition_low
+      INTEGER :: partition_high
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_PREADY_RANGE
+    SUBROUTINE MPI_PRECV_INIT(buf, partitions, count, datatype, source, tag, comm, info, request, &
+          ierror)
+      IMPORT :: MPI_COUNT_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: partitions
+      INTEGER(KIND=MPI_COUNT_KIND) :: count
+      INTEGER :: datatype
+      INTEGER :: source
+      INTEGER :: tag
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_PRECV_INIT
+    SUBROUTINE PMPI_PRECV_INIT(buf, partitions, count, datatype, source, tag, comm, info, &
+          request, ierror)
+      IMPORT :: MPI_COUNT_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: partitions
+      INTEGER(KIND=MPI_COUNT_KIND) :: count
+      INTEGER :: datatype
+      INTEGER :: source
+      INTEGER :: tag
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_PRECV_INIT
     SUBROUTINE MPI_PROBE(source, tag, comm, status, ierror)
       IMPORT :: MPI_STATUS_SIZE
       INTEGER :: source
@@ -4012,6 +4088,36 @@ MODULE mpi
       INTEGER :: status(MPI_STATUS_SIZE)
       INTEGER :: ierror
     END SUBROUTINE PMPI_PROBE
+    SUBROUTINE MPI_PSEND_INIT(buf, partitions, count, datatype, dest, tag, comm, info, request, &
+          ierror)
+      IMPORT :: MPI_COUNT_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: partitions
+      INTEGER(KIND=MPI_COUNT_KIND) :: count
+      INTEGER :: datatype
+      INTEGER :: dest
+      INTEGER :: tag
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_PSEND_INIT
+    SUBROUTINE PMPI_PSEND_INIT(buf, partitions, count, datatype, dest, tag, comm, info, request, &
+          ierror)
+      IMPORT :: MPI_COUNT_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: partitions
+      INTEGER(KIND=MPI_COUNT_KIND) :: count
+      INTEGER :: datatype
+      INTEGER :: dest
+      INTEGER :: tag
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_PSEND_INIT
     SUBROUTINE MPI_QUERY_THREAD(provided, ierror)
       INTEGER :: provided
       INTEGER :: ierror

@@ -7410,6 +7410,26 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Pack_size_c
   END INTERFACE PMPI_Pack_size
+  INTERFACE MPI_Parrived
+    SUBROUTINE MPI_Parrived(request, partition, flag, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Request), INTENT(IN) :: request
+      INTEGER, INTENT(IN) :: partition
+      LOGICAL, INTENT(OUT) :: flag
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Parrived
+  END INTERFACE MPI_Parrived
+  INTERFACE PMPI_Parrived
+    SUBROUTINE PMPI_Parrived(request, partition, flag, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Request), INTENT(IN) :: request
+      INTEGER, INTENT(IN) :: partition
+      LOGICAL, INTENT(OUT) :: flag
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Parrived
+  END INTERFACE PMPI_Parrived
   INTERFACE MPI_Pcontrol
     SUBROUTINE MPI_Pcontrol(level, ierror)
       IMPORT
@@ -7426,6 +7446,100 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Pcontrol
   END INTERFACE PMPI_Pcontrol
+  INTERFACE MPI_Pready
+    SUBROUTINE MPI_Pready(partition, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: partition
+      TYPE(MPI_Request), INTENT(IN) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Pready
+  END INTERFACE MPI_Pready
+  INTERFACE PMPI_Pready
+    SUBROUTINE PMPI_Pready(partition, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: partition
+      TYPE(MPI_Request), INTENT(IN) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Pready
+  END INTERFACE PMPI_Pready
+  INTERFACE MPI_Pready_list
+    SUBROUTINE MPI_Pready_list(length, array_of_partitions, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: length
+      INTEGER, INTENT(IN) :: array_of_partitions(*)
+      TYPE(MPI_Request), INTENT(IN) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Pready_list
+  END INTERFACE MPI_Pready_list
+  INTERFACE PMPI_Pready_list
+    SUBROUTINE PMPI_Pready_list(length, array_of_partitions, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: length
+      INTEGER, INTENT(IN) :: array_of_partitions(*)
+      TYPE(MPI_Request), INTENT(IN) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Pready_list
+  END INTERFACE PMPI_Pready_list
+  INTERFACE MPI_Pready_range
+    SUBROUTINE MPI_Pready_range(partition_low, partition_high, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: partition_low
+      INTEGER, INTENT(IN) :: partition_high
+      TYPE(MPI_Request), INTENT(IN) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Pready_range
+  END INTERFACE MPI_Pready_range
+  INTERFACE PMPI_Pready_range
+    SUBROUTINE PMPI_Pready_range(partition_low, partition_high, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: partition_low
+      INTEGER, INTENT(IN) :: partition_high
+      TYPE(MPI_Request), INTENT(IN) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Pready_range
+  END INTERFACE PMPI_Pready_range
+  INTERFACE MPI_Precv_init
+    SUBROUTINE MPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request, &
+          ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: partitions
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: source
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Precv_init
+  END INTERFACE MPI_Precv_init
+  INTERFACE PMPI_Precv_init
+    SUBROUTINE PMPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, &
+          request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: partitions
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: source
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Precv_init
+  END INTERFACE PMPI_Precv_init
   INTERFACE MPI_Probe
     SUBROUTINE MPI_Probe(source, tag, comm, status, ierror)
       IMPORT
@@ -7448,6 +7562,42 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Probe
   END INTERFACE PMPI_Probe
+  INTERFACE MPI_Psend_init
+    SUBROUTINE MPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request, &
+          ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: partitions
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Psend_init
+  END INTERFACE MPI_Psend_init
+  INTERFACE PMPI_Psend_init
+    SUBROUTINE PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request, &
+          ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: partitions
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Psend_init
+  END INTERFACE PMPI_Psend_init
   INTERFACE MPI_Query_thread
     SUBROUTINE MPI_Query_thread(provided, ierror)
       IMPORT
