@@ -612,7 +612,7 @@ int core_mprobe(int source, int tag, cr_comm_t *comm, int *flag, MPI_Message *me
         cr_request_t *m = cr_request_new(CR_REQ_MPROBE, 1);
         if (!m) return cr_error(MPI_ERR_NO_MEM, "out of memory for a message handle");
         m->proto = u;
-        m->comm = comm;
+        cr_request_hold_comm(m, comm);
         *message = m->handle;
     } else {
         *message = MPI_MESSAGE_NULL;
@@ -657,7 +657,7 @@ static int persistent_new(cr_req_kind_t kind, const void *buf, MPI_Count count,
     cr_dt_retain(r->dt);     /* the type may be freed while the request lives */
     r->peer = peer;
     r->tag = tag;
-    r->comm = comm;
+    cr_request_hold_comm(r, comm);
     r->mode = mode;
     *request = r->handle;
     return MPI_SUCCESS;

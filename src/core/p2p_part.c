@@ -71,7 +71,7 @@ static int part_init(cr_req_kind_t kind, const void *buf, int partitions, MPI_Co
     cr_dt_retain(dt);
     r->peer = peer;
     r->tag = tag;
-    r->comm = comm;
+    cr_request_hold_comm(r, comm);
     r->sched = p;
     r->on_free = part_free;
     r->start = part_start;
