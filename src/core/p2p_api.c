@@ -332,18 +332,21 @@ int core_waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of
     return any_err ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
 }
 
-int core_testall(int count, MPI_Request array_of_requests[], int *flag,
-                 MPI_Status array_of_statuses[])
+/* After one progress call: is every active request of the array complete? */
+static int all_complete(int count, const MPI_Request reqs[])
 {
     cr_progress();
     for (int i = 0; i < count; i++) {
-        cr_request_t *r = active_req(array_of_requests[i]);
-        if (r && !poll_req(r)) {
-            *flag = 0;
-            return MPI_SUCCESS;
-        }
+        cr_request_t *r = active_req(reqs[i]);
+        if (r && !poll_req(r)) return 0;
     }
-    *flag = 1;
+    return 1;
+}
+
+int core_testall(int count, MPI_Request array_of_requests[], int *flag,
+                 MPI_Status array_of_statuses[])
+{
+    if (!(*flag = all_complete(count, array_of_requests))) return MPI_SUCCESS;
     int any_err = 0;
     for (int i = 0; i < count; i++) {
         MPI_Status tmp, *st = status_at(array_of_statuses, i);
@@ -477,15 +480,7 @@ int core_request_get_status_any(int count, const MPI_Request array_of_requests[]
 int core_request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag,
                                 MPI_Status array_of_statuses[])
 {
-    cr_progress();
-    for (int i = 0; i < count; i++) {
-        cr_request_t *r = active_req(array_of_requests[i]);
-        if (r && !poll_req(r)) {
-            *flag = 0;
-            return MPI_SUCCESS;
-        }
-    }
-    *flag = 1;
+    if (!(*flag = all_complete(count, array_of_requests))) return MPI_SUCCESS;
     int any_err = 0;
     for (int i = 0; i < count; i++) {
         MPI_Status tmp, *st = status_at(array_of_statuses, i);
