@@ -5,6 +5,7 @@
 #include "coll/api.h"
 #include "core/api.h"
 #include "core/api_dt.h"
+#include "tools/api.h"
 #include "binding/core_legacy.h"
 
 #pragma weak MPI_Bsend = PMPI_Bsend
@@ -1539,7 +1540,6 @@ int __attribute__((visibility("default"))) PMPI_Status_set_tag(MPI_Status* statu
         cr_err = cr_chk_init_error(cr_fname);
         goto fail;
     }
-    if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 0, "tag")))) goto fail;
     cr_err = core_status_set_tag(status, tag);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:

@@ -25,6 +25,7 @@
  * branch on the peer's kind, which LTO inlines. */
 #define _GNU_SOURCE
 #include "core/pt2pt.h"
+#include "core/pvar.h"
 #include "core/datatype.h"
 #include "transport/self/self.h"
 #include "transport/shm/shm.h"
@@ -78,7 +79,7 @@ static void status_set(cr_request_t *r, int src, int tag, size_t bytes)
 static void __attribute__((noreturn)) chan_fail(int peer, const char *what, tr_status_t st)
 {
     char msg[160];
-    snprintf(msg, sizeof msg, "courier: %s with peer %d failed: %s", what, peer,
+    snprintf(msg, sizeof msg, "rank %d: %s with rank %d failed: %s", cr_proc.world_rank, what, peer,
              tr_status_str(st));
     cr_abort_job(1, msg);
 }
@@ -247,7 +248,7 @@ static void out_append(cr_chan_t *ch, cr_vc_t *v, cr_out_t *o)
 static cr_out_t *out_new(int kind, cr_request_t *req)
 {
     cr_out_t *o = calloc(1, sizeof *o);
-    if (!o) cr_abort_job(1, "courier: out of memory queueing a message");
+    if (!o) cr_abort_job(1, "out of memory queueing a message");
     o->kind = kind;
     o->req = req;
     return o;
@@ -284,6 +285,18 @@ static void ctrl_send(cr_chan_t *ch, int peer, int type, uint64_t aux, const voi
     out_append(ch, v, o);
 }
 
+cr_pvar_sent_t cr_pvar_sent[CR_PVAR_NKIND][CR_PVAR_NPROTO];
+
+size_t cr_pvar_queue_length(int unexpected)
+{
+    size_t n = 0;
+    if (unexpected)
+        for (const cr_unexp_t *u = cr_chan0.ux_head; u; u = u->next) n++;
+    else
+        for (const cr_request_t *r = cr_chan0.posted_head; r; r = r->next) n++;
+    return n;
+}
+
 /* ---- sending ----------------------------------------------------------------------- */
 /* Put a send's first message on the wire.  Returns 0 when done, 1 when the
  * transport is full (try again later). */
@@ -303,6 +316,7 @@ static int send_inject(cr_chan_t *ch, cr_request_t *r)
         }
         if (st == TR_ERR_NO_RESOURCE) return 1;
         if (st != TR_OK && st != TR_INPROGRESS) chan_fail(r->vpeer, "an eager send", st);
+        cr_pvar_count_send(v->kind, CR_PVAR_EAGER, r->bytes);
         r->pending = (st == TR_INPROGRESS) + (r->mode == CR_MODE_SYNC);
         r->proto_state = r->mode == CR_MODE_SYNC ? PS_WAIT_ACK : PS_NONE;
         if (r->pending == 0) cr_req_complete(r);
@@ -318,6 +332,7 @@ static int send_inject(cr_chan_t *ch, cr_request_t *r)
         return 1;
     }
     if (st != TR_OK) chan_fail(r->vpeer, "a rendezvous request", st);
+    cr_pvar_count_send(v->kind, CR_PVAR_RNDV, r->bytes);
     r->remote_key = rts.key;     /* a sender keeps its own key here, to release it */
     r->proto_state = PS_WAIT_CTS;
     r->pending = 1;          /* FIN, or the last streamed data */
@@ -529,7 +544,7 @@ static void on_rts(cr_chan_t *ch, int peer, const tr_am_rx_t *m)
         return;
     }
     cr_unexp_t *u = calloc(1, sizeof *u);
-    if (!u) cr_abort_job(1, "courier: out of memory for an unexpected message");
+    if (!u) cr_abort_job(1, "out of memory for an unexpected message");
     u->kind = UX_RTS;
     u->ctx = h->ctx;
     u->src = h->src;
@@ -555,7 +570,7 @@ static void on_eager(cr_chan_t *ch, int peer, const tr_am_rx_t *m)
     }
     cr_unexp_t *u = malloc(sizeof *u);
     void *data = malloc(m->len ? m->len : 1);
-    if (!u || !data) cr_abort_job(1, "courier: out of memory for an unexpected message");
+    if (!u || !data) cr_abort_job(1, "out of memory for an unexpected message");
     u->next = NULL;
     u->kind = UX_EAGER;
     u->ctx = h->ctx;
@@ -659,7 +674,7 @@ static void chan_am_handler(void *arg, int peer, const tr_am_rx_t *m)
         on_data(m);
         break;
     default:
-        cr_abort_job(1, "courier: a message of unknown type arrived (corrupt transport?)");
+        cr_abort_job(1, "a message of unknown type arrived (corrupt transport?)");
     }
 }
 
@@ -879,7 +894,9 @@ static inline __attribute__((always_inline)) int eager_put(cr_vc_t *v, const voi
 {
     tr_am_hdr_t h = { .type = CR_AM_EAGER, .ctx = comm->ctx + CR_CTX_PT2PT, .src = comm->rank,
                       .tag = tag };
-    return shm_send_pkt((int)v->addr, &h, data, bytes);
+    int rc = shm_send_pkt((int)v->addr, &h, data, bytes);
+    if (CR_LIKELY(rc == 0)) cr_pvar_count_send(CR_VC_SHM, CR_PVAR_EAGER, bytes);
+    return rc;
 }
 
 /* Send `bytes` contiguous bytes eagerly, straight into the ring, when the peer

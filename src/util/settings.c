@@ -2,6 +2,7 @@
 #include "util/settings.h"
 #include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,15 @@ static const char *alias_of(const char *field)
 }
 const int ut_setting_count = sizeof(ut_setting_descs) / sizeof(ut_setting_descs[0]);
 
+/* Settings given a value through the tools interface before MPI_Init: loading
+ * the environment leaves them as they are. */
+static unsigned char pinned[sizeof(ut_setting_descs) / sizeof(ut_setting_descs[0])];
+
+void ut_setting_pin(int i)
+{
+    if (i >= 0 && i < ut_setting_count) pinned[i] = 1;
+}
+
 const char *ut_setting_type_name(ut_setting_type_t t)
 {
     switch (t) {
@@ -62,6 +72,10 @@ static int parse_value(const ut_setting_desc_t *d, const char *s, long *out)
         if (!strcasecmp(s, "1") || !strcasecmp(s, "yes") || !strcasecmp(s, "true") || !strcasecmp(s, "on")) { *out = 1; return 0; }
         if (!strcasecmp(s, "0") || !strcasecmp(s, "no") || !strcasecmp(s, "false") || !strcasecmp(s, "off")) { *out = 0; return 0; }
         return -1;
+    }
+    if (d->type == UT_SET_STRING) {   /* the environment's own string, kept as it is */
+        *out = (long)(intptr_t)s;
+        return 0;
     }
     long v = strtol(s, &end, 0);
     if (errno || end == s) return -1;
@@ -91,6 +105,7 @@ int ut_settings_load(void)
     int rc = 0;
     for (int i = 0; i < ut_setting_count; i++) {
         const ut_setting_desc_t *d = &ut_setting_descs[i];
+        if (pinned[i]) continue;
         char env[96];
         ut_setting_env(d, env, sizeof env);
         const char *s = getenv(env);
