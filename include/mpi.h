@@ -264,6 +264,8 @@ enum courier_combiner {
 
 #define MPI_BOTTOM           ((void *)0)
 #define MPI_IN_PLACE         ((void *)-1)
+/* MPI 4.1: a buffer for buffered sends that grows as needed (not in MPICH 4.0's ABI) */
+#define MPI_BUFFER_AUTOMATIC ((void *)-2)
 #define MPI_STATUS_IGNORE    ((MPI_Status *)1)
 #define MPI_STATUSES_IGNORE  ((MPI_Status *)1)
 #define MPI_ERRCODES_IGNORE  ((int *)0)

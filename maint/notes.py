@@ -136,12 +136,8 @@ PARAM_NOTES = {
 }
 
 NOT_IN_ABI = _names("""Abi_get_fortran_booleans Abi_get_fortran_info Abi_get_info
-Abi_get_version Abi_set_fortran_booleans Abi_set_fortran_info Buffer_flush Buffer_iflush
-Comm_attach_buffer Comm_attach_buffer_c Comm_detach_buffer Comm_detach_buffer_c
-Comm_flush_buffer Comm_iflush_buffer Session_attach_buffer Session_attach_buffer_c
-Session_detach_buffer Session_detach_buffer_c Session_flush_buffer Session_iflush_buffer
-Get_hw_resource_info
-Request_get_status_all Request_get_status_any Request_get_status_some Sizeof F_sync_reg
+Abi_get_version Abi_set_fortran_booleans Abi_set_fortran_info
+Get_hw_resource_info Sizeof F_sync_reg
 Comm_c2f Comm_f2c Errhandler_c2f Errhandler_f2c Group_c2f Group_f2c Message_c2f
 Info_c2f Info_f2c Message_f2c Op_c2f Op_f2c Request_c2f Request_f2c Session_c2f Session_f2c Type_c2f
 Type_f2c Win_c2f Win_f2c

@@ -208,6 +208,40 @@ int __attribute__((visibility("default"))) PMPI_Comm_accept(const char* port_nam
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
+#pragma weak MPI_Comm_attach_buffer = PMPI_Comm_attach_buffer
+int __attribute__((visibility("default"))) PMPI_Comm_attach_buffer(MPI_Comm comm, void* buffer, int size)
+{
+    static const char cr_fname[] = "MPI_Comm_attach_buffer";
+    int cr_err;
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    cr_err = core_comm_attach_buffer(cr_c, buffer, size);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_comm(comm, cr_err, cr_fname);
+}
+
+#pragma weak MPI_Comm_attach_buffer_c = PMPI_Comm_attach_buffer_c
+int __attribute__((visibility("default"))) PMPI_Comm_attach_buffer_c(MPI_Comm comm, void* buffer, MPI_Count size)
+{
+    static const char cr_fname[] = "MPI_Comm_attach_buffer_c";
+    int cr_err;
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    cr_err = core_comm_attach_buffer(cr_c, buffer, size);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_comm(comm, cr_err, cr_fname);
+}
+
 #pragma weak MPI_Comm_call_errhandler = PMPI_Comm_call_errhandler
 int __attribute__((visibility("default"))) PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
@@ -362,6 +396,46 @@ fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
+#pragma weak MPI_Comm_detach_buffer = PMPI_Comm_detach_buffer
+int __attribute__((visibility("default"))) PMPI_Comm_detach_buffer(MPI_Comm comm, void* buffer_addr, int* size)
+{
+    static const char cr_fname[] = "MPI_Comm_detach_buffer";
+    int cr_err;
+    cr_comm_t *cr_c = NULL;
+    MPI_Count cr_t_size;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(size, "size")))) goto fail;
+    cr_err = core_comm_detach_buffer(cr_c, buffer_addr, &cr_t_size);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) {
+        *size = cr_count_to_int(cr_t_size);
+    }
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_comm(comm, cr_err, cr_fname);
+}
+
+#pragma weak MPI_Comm_detach_buffer_c = PMPI_Comm_detach_buffer_c
+int __attribute__((visibility("default"))) PMPI_Comm_detach_buffer_c(MPI_Comm comm, void* buffer_addr, MPI_Count* size)
+{
+    static const char cr_fname[] = "MPI_Comm_detach_buffer_c";
+    int cr_err;
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(size, "size")))) goto fail;
+    cr_err = core_comm_detach_buffer(cr_c, buffer_addr, size);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_comm(comm, cr_err, cr_fname);
+}
+
 #pragma weak MPI_Comm_disconnect = PMPI_Comm_disconnect
 int __attribute__((visibility("default"))) PMPI_Comm_disconnect(MPI_Comm* comm)
 {
@@ -404,6 +478,23 @@ int __attribute__((visibility("default"))) PMPI_Comm_dup_with_info(MPI_Comm comm
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newcomm, "newcomm")))) goto fail;
     cr_err = core_comm_dup_with_info(cr_c, cr_o_info, newcomm);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_comm(comm, cr_err, cr_fname);
+}
+
+#pragma weak MPI_Comm_flush_buffer = PMPI_Comm_flush_buffer
+int __attribute__((visibility("default"))) PMPI_Comm_flush_buffer(MPI_Comm comm)
+{
+    static const char cr_fname[] = "MPI_Comm_flush_buffer";
+    int cr_err;
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    cr_err = core_comm_flush_buffer(cr_c);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -579,6 +670,24 @@ int __attribute__((visibility("default"))) PMPI_Comm_idup_with_info(MPI_Comm com
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newcomm, "newcomm")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     cr_err = core_comm_idup_with_info(cr_c, cr_o_info, newcomm, request);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_comm(comm, cr_err, cr_fname);
+}
+
+#pragma weak MPI_Comm_iflush_buffer = PMPI_Comm_iflush_buffer
+int __attribute__((visibility("default"))) PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request)
+{
+    static const char cr_fname[] = "MPI_Comm_iflush_buffer";
+    int cr_err;
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_comm_iflush_buffer(cr_c, request);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -1459,6 +1568,40 @@ fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
+#pragma weak MPI_Session_attach_buffer = PMPI_Session_attach_buffer
+int __attribute__((visibility("default"))) PMPI_Session_attach_buffer(MPI_Session session, void* buffer, int size)
+{
+    static const char cr_fname[] = "MPI_Session_attach_buffer";
+    int cr_err;
+    cr_session_t *cr_o_session = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_session(session, "session", &cr_o_session)))) goto fail;
+    cr_err = core_session_attach_buffer(cr_o_session, buffer, size);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_session(session, cr_err, cr_fname);
+}
+
+#pragma weak MPI_Session_attach_buffer_c = PMPI_Session_attach_buffer_c
+int __attribute__((visibility("default"))) PMPI_Session_attach_buffer_c(MPI_Session session, void* buffer, MPI_Count size)
+{
+    static const char cr_fname[] = "MPI_Session_attach_buffer_c";
+    int cr_err;
+    cr_session_t *cr_o_session = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_session(session, "session", &cr_o_session)))) goto fail;
+    cr_err = core_session_attach_buffer(cr_o_session, buffer, size);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_session(session, cr_err, cr_fname);
+}
+
 #pragma weak MPI_Session_call_errhandler = PMPI_Session_call_errhandler
 int __attribute__((visibility("default"))) PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
 {
@@ -1484,6 +1627,46 @@ fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
+#pragma weak MPI_Session_detach_buffer = PMPI_Session_detach_buffer
+int __attribute__((visibility("default"))) PMPI_Session_detach_buffer(MPI_Session session, void* buffer_addr, int* size)
+{
+    static const char cr_fname[] = "MPI_Session_detach_buffer";
+    int cr_err;
+    cr_session_t *cr_o_session = NULL;
+    MPI_Count cr_t_size;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_session(session, "session", &cr_o_session)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(size, "size")))) goto fail;
+    cr_err = core_session_detach_buffer(cr_o_session, buffer_addr, &cr_t_size);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) {
+        *size = cr_count_to_int(cr_t_size);
+    }
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_session(session, cr_err, cr_fname);
+}
+
+#pragma weak MPI_Session_detach_buffer_c = PMPI_Session_detach_buffer_c
+int __attribute__((visibility("default"))) PMPI_Session_detach_buffer_c(MPI_Session session, void* buffer_addr, MPI_Count* size)
+{
+    static const char cr_fname[] = "MPI_Session_detach_buffer_c";
+    int cr_err;
+    cr_session_t *cr_o_session = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_session(session, "session", &cr_o_session)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(size, "size")))) goto fail;
+    cr_err = core_session_detach_buffer(cr_o_session, buffer_addr, size);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_session(session, cr_err, cr_fname);
+}
+
 #pragma weak MPI_Session_finalize = PMPI_Session_finalize
 int __attribute__((visibility("default"))) PMPI_Session_finalize(MPI_Session* session)
 {
@@ -1499,6 +1682,23 @@ int __attribute__((visibility("default"))) PMPI_Session_finalize(MPI_Session* se
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_session(session ? *session : MPI_SESSION_NULL, cr_err, cr_fname);
+}
+
+#pragma weak MPI_Session_flush_buffer = PMPI_Session_flush_buffer
+int __attribute__((visibility("default"))) PMPI_Session_flush_buffer(MPI_Session session)
+{
+    static const char cr_fname[] = "MPI_Session_flush_buffer";
+    int cr_err;
+    cr_session_t *cr_o_session = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_session(session, "session", &cr_o_session)))) goto fail;
+    cr_err = core_session_flush_buffer(cr_o_session);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_session(session, cr_err, cr_fname);
 }
 
 #pragma weak MPI_Session_get_errhandler = PMPI_Session_get_errhandler
@@ -1569,6 +1769,24 @@ int __attribute__((visibility("default"))) PMPI_Session_get_pset_info(MPI_Sessio
     if (CR_UNLIKELY((cr_err = cr_chk_session(session, "session", &cr_o_session)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(info, "info")))) goto fail;
     cr_err = core_session_get_pset_info(cr_o_session, pset_name, info);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_session(session, cr_err, cr_fname);
+}
+
+#pragma weak MPI_Session_iflush_buffer = PMPI_Session_iflush_buffer
+int __attribute__((visibility("default"))) PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request)
+{
+    static const char cr_fname[] = "MPI_Session_iflush_buffer";
+    int cr_err;
+    cr_session_t *cr_o_session = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_session(session, "session", &cr_o_session)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_session_iflush_buffer(cr_o_session, request);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_session(session, cr_err, cr_fname);

@@ -169,6 +169,37 @@ fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
+#pragma weak MPI_Buffer_flush = PMPI_Buffer_flush
+int __attribute__((visibility("default"))) PMPI_Buffer_flush(void)
+{
+    static const char cr_fname[] = "MPI_Buffer_flush";
+    int cr_err;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    cr_err = core_buffer_flush();
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_none(cr_err, cr_fname);
+}
+
+#pragma weak MPI_Buffer_iflush = PMPI_Buffer_iflush
+int __attribute__((visibility("default"))) PMPI_Buffer_iflush(MPI_Request* request)
+{
+    static const char cr_fname[] = "MPI_Buffer_iflush";
+    int cr_err;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_buffer_iflush(request);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_none(cr_err, cr_fname);
+}
+
 #pragma weak MPI_Cancel = PMPI_Cancel
 int __attribute__((visibility("default"))) PMPI_Cancel(MPI_Request* request)
 {
@@ -229,7 +260,15 @@ int __attribute__((visibility("default"))) PMPI_Grequest_complete(MPI_Request re
 {
     static const char cr_fname[] = "MPI_Grequest_complete";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Grequest_complete is not implemented in Courier yet");
+    cr_request_t *cr_o_request = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_request(request, "request", &cr_o_request)))) goto fail;
+    cr_err = core_grequest_complete(cr_o_request);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -238,7 +277,14 @@ int __attribute__((visibility("default"))) PMPI_Grequest_start(MPI_Grequest_quer
 {
     static const char cr_fname[] = "MPI_Grequest_start";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Grequest_start is not implemented in Courier yet");
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_grequest_start(query_fn, free_fn, cancel_fn, extra_state, request);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -539,7 +585,16 @@ int __attribute__((visibility("default"))) PMPI_Parrived(MPI_Request request, in
 {
     static const char cr_fname[] = "MPI_Parrived";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Parrived is not implemented in Courier yet");
+    cr_request_t *cr_o_request = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_request(request, "request", &cr_o_request)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
+    cr_err = core_parrived(cr_o_request, partition, flag);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -548,7 +603,15 @@ int __attribute__((visibility("default"))) PMPI_Pready(int partition, MPI_Reques
 {
     static const char cr_fname[] = "MPI_Pready";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Pready is not implemented in Courier yet");
+    cr_request_t *cr_o_request = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_request(request, "request", &cr_o_request)))) goto fail;
+    cr_err = core_pready(partition, cr_o_request);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -557,7 +620,15 @@ int __attribute__((visibility("default"))) PMPI_Pready_list(int length, const in
 {
     static const char cr_fname[] = "MPI_Pready_list";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Pready_list is not implemented in Courier yet");
+    cr_request_t *cr_o_request = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_request(request, "request", &cr_o_request)))) goto fail;
+    cr_err = core_pready_list(length, array_of_partitions, cr_o_request);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -566,7 +637,15 @@ int __attribute__((visibility("default"))) PMPI_Pready_range(int partition_low, 
 {
     static const char cr_fname[] = "MPI_Pready_range";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Pready_range is not implemented in Courier yet");
+    cr_request_t *cr_o_request = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_request(request, "request", &cr_o_request)))) goto fail;
+    cr_err = core_pready_range(partition_low, partition_high, cr_o_request);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -575,7 +654,24 @@ int __attribute__((visibility("default"))) PMPI_Precv_init(void* buf, int partit
 {
     static const char cr_fname[] = "MPI_Precv_init";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Precv_init is not implemented in Courier yet");
+    cr_datatype_t *cr_o_datatype = NULL;
+    cr_comm_t *cr_c = NULL;
+    cr_info_t *cr_o_info = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, source, CR_RANK_PROC_NULL | CR_RANK_ANY_SOURCE, "source")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 0, "tag")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_precv_init(buf, partitions, count, cr_o_datatype, source, tag, cr_c, request);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -603,7 +699,24 @@ int __attribute__((visibility("default"))) PMPI_Psend_init(const void* buf, int 
 {
     static const char cr_fname[] = "MPI_Psend_init";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Psend_init is not implemented in Courier yet");
+    cr_datatype_t *cr_o_datatype = NULL;
+    cr_comm_t *cr_c = NULL;
+    cr_info_t *cr_o_info = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, dest, CR_RANK_PROC_NULL, "dest")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 0, "tag")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_psend_init(buf, partitions, count, cr_o_datatype, dest, tag, cr_c, request);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -732,6 +845,61 @@ int __attribute__((visibility("default"))) PMPI_Request_get_status(MPI_Request r
     if (CR_UNLIKELY((cr_err = cr_chk_request(request, "request", &cr_o_request)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
     cr_err = core_request_get_status(cr_o_request, flag, status);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_none(cr_err, cr_fname);
+}
+
+#pragma weak MPI_Request_get_status_all = PMPI_Request_get_status_all
+int __attribute__((visibility("default"))) PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[])
+{
+    static const char cr_fname[] = "MPI_Request_get_status_all";
+    int cr_err;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_requests(count, array_of_requests, "array_of_requests")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
+    cr_err = core_request_get_status_all(count, array_of_requests, flag, array_of_statuses);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_none(cr_err, cr_fname);
+}
+
+#pragma weak MPI_Request_get_status_any = PMPI_Request_get_status_any
+int __attribute__((visibility("default"))) PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status)
+{
+    static const char cr_fname[] = "MPI_Request_get_status_any";
+    int cr_err;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_requests(count, array_of_requests, "array_of_requests")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(index, "index")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
+    cr_err = core_request_get_status_any(count, array_of_requests, index, flag, status);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_none(cr_err, cr_fname);
+}
+
+#pragma weak MPI_Request_get_status_some = PMPI_Request_get_status_some
+int __attribute__((visibility("default"))) PMPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
+{
+    static const char cr_fname[] = "MPI_Request_get_status_some";
+    int cr_err;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(incount, "incount")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_requests(incount, array_of_requests, "array_of_requests")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(outcount, "outcount")))) goto fail;
+    cr_err = core_request_get_status_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);

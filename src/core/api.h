@@ -82,8 +82,33 @@ int core_mprobe(int source, int tag, cr_comm_t *comm, int *flag, MPI_Message *me
 /* MPI_Mrecv, MPI_Imrecv. */
 int core_mrecv(void *buf, MPI_Count count, cr_datatype_t *datatype, MPI_Message *message,
                MPI_Status *status, cr_how_t how, MPI_Request *request);
+/* Buffered mode (p2p_bsend.c): the process's, a communicator's and a
+ * session's buffer (buffer may be MPI_BUFFER_AUTOMATIC); detach and flush
+ * return once the buffer's pending messages are sent, iflush gives a request
+ * that completes then. */
 int core_buffer_attach(void *buffer, MPI_Count size);
 int core_buffer_detach(void *buffer_addr, MPI_Count *size);
+int core_buffer_flush(void);
+int core_buffer_iflush(MPI_Request *request);
+int core_comm_attach_buffer(cr_comm_t *comm, void *buffer, MPI_Count size);
+int core_comm_detach_buffer(cr_comm_t *comm, void *buffer_addr, MPI_Count *size);
+int core_comm_flush_buffer(cr_comm_t *comm);
+int core_comm_iflush_buffer(cr_comm_t *comm, MPI_Request *request);
+int core_session_attach_buffer(cr_session_t *session, void *buffer, MPI_Count size);
+int core_session_detach_buffer(cr_session_t *session, void *buffer_addr, MPI_Count *size);
+int core_session_flush_buffer(cr_session_t *session);
+int core_session_iflush_buffer(cr_session_t *session, MPI_Request *request);
+
+/* Partitioned communication (p2p_part.c): persistent requests whose send goes
+ * out when every partition is ready (one message per round). */
+int core_psend_init(const void *buf, int partitions, MPI_Count count, cr_datatype_t *datatype,
+                    int dest, int tag, cr_comm_t *comm, MPI_Request *request);
+int core_precv_init(void *buf, int partitions, MPI_Count count, cr_datatype_t *datatype,
+                    int source, int tag, cr_comm_t *comm, MPI_Request *request);
+int core_pready(int partition, cr_request_t *request);
+int core_pready_range(int partition_low, int partition_high, cr_request_t *request);
+int core_pready_list(int length, const int array_of_partitions[], cr_request_t *request);
+int core_parrived(cr_request_t *request, int partition, int *flag);
 
 /* ---- requests (p2p_api.c) ------------------------------------------------------ */
 int core_wait(MPI_Request *request, MPI_Status *status);
@@ -99,9 +124,24 @@ int core_waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
 int core_testsome(int incount, MPI_Request array_of_requests[], int *outcount,
                   int array_of_indices[], MPI_Status array_of_statuses[]);
 int core_request_get_status(cr_request_t *request, int *flag, MPI_Status *status);
+/* MPI 4.1's multi-request MPI_Request_get_status: like Testany/Testall/Testsome
+ * but nothing is freed or deactivated. */
+int core_request_get_status_any(int count, const MPI_Request array_of_requests[], int *index,
+                                int *flag, MPI_Status *status);
+int core_request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag,
+                                MPI_Status array_of_statuses[]);
+int core_request_get_status_some(int incount, const MPI_Request array_of_requests[],
+                                 int *outcount, int array_of_indices[],
+                                 MPI_Status array_of_statuses[]);
 int core_request_free(MPI_Request *request);
 int core_cancel(MPI_Request *request);
 int core_start(MPI_Request *request);
+/* Generalized requests (p2p_greq.c). */
+int core_grequest_start(MPI_Grequest_query_function *query_fn,
+                        MPI_Grequest_free_function *free_fn,
+                        MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
+                        MPI_Request *request);
+int core_grequest_complete(cr_request_t *request);
 int core_startall(int count, MPI_Request array_of_requests[]);
 
 /* ---- reduction operations (op.c) ------------------------------------------------ */

@@ -331,7 +331,8 @@ struct cr_request {
     int detached;              /* free on completion (buffered sends, Request_free) */
     int err;                   /* error code to report at completion */
     int pending;               /* protocol steps still to finish (acks, transfers) */
-    int pad_;                  /* (keeps the size a multiple of 16: request.c) */
+    int src_rank;              /* send: this process's rank in comm (the message's source),
+                                  so that a queued send needs no comm (it may be freed) */
     uint64_t remote_req;       /* the peer's request (rendezvous, sync ack) */
     tr_rkey_t remote_key;      /* rendezvous: the peer's buffer */
     struct cr_chan *chan;      /* the channel that carries it */
@@ -352,6 +353,10 @@ extern cr_objtab_t cr_request_tab;
 cr_request_t *cr_request_new(cr_req_kind_t kind, int with_handle);
 int cr_request_attach_handle(cr_request_t *r);   /* give it an MPI_Request handle */
 void cr_request_free(cr_request_t *r);
+/* A persistent point-to-point request (kind CR_REQ_PREQ_*) or an MPI_Message
+ * (CR_REQ_MPROBE) takes a reference on its communicator here, so that
+ * MPI_Comm_free may come first; cr_request_free releases it. */
+void cr_request_hold_comm(cr_request_t *r, cr_comm_t *comm);
 /* A request keeps its slot in cr_request_tab for its whole life in the pool
  * (no table update per operation); the slot is live while r->handle names it. */
 static inline cr_request_t *cr_request_ptr(MPI_Request h)

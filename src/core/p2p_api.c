@@ -87,8 +87,6 @@ static int finish_start(int err, cr_request_t *r, MPI_Status *status, MPI_Reques
 static int persistent_new(cr_req_kind_t kind, const void *buf, MPI_Count count,
                           cr_datatype_t *dt, int peer, int tag, cr_comm_t *comm, int mode,
                           MPI_Request *request);
-static int bsend_start(const void *buf, MPI_Aint count, cr_datatype_t *dt, int dest, int tag,
-                       cr_comm_t *comm, cr_request_t **out);
 
 __attribute__((noinline)) int cr_send_general(const void *buf, MPI_Count count, cr_datatype_t *datatype, int dest, int tag,
                     cr_comm_t *comm, int mode, cr_how_t how, MPI_Request *request)
@@ -98,7 +96,7 @@ __attribute__((noinline)) int cr_send_general(const void *buf, MPI_Count count, 
                               request);
     cr_request_t *r;
     if (mode == CR_MODE_BUFFERED) {
-        int err = bsend_start(buf, count, datatype, dest, tag, comm,
+        int err = cr_bsend_start(buf, count, datatype, dest, tag, comm,
                               how == CR_NONBLOCKING ? &r : NULL);
         if (!err && request) *request = r->handle;
         return err;
@@ -218,75 +216,6 @@ int core_sendrecv_replace(void *buf, MPI_Count count, cr_datatype_t *datatype, i
                           count, datatype, source, recvtag, comm, tmp, status, request);
 }
 
-/* ---- buffered sends ----------------------------------------------------------- */
-static void *bsend_buf;
-static size_t bsend_size, bsend_used;
-
-static void bsend_release(cr_request_t *r)
-{
-    bsend_used -= r->msg_bytes;
-    free(r->proto);
-    r->proto = NULL;
-}
-
-int core_buffer_attach(void *buffer, MPI_Count size)
-{
-    if (bsend_buf)
-        return cr_error(MPI_ERR_BUFFER, "a buffer is already attached (detach it first)");
-    bsend_buf = buffer;
-    bsend_size = (size_t)size;
-    bsend_used = 0;
-    return MPI_SUCCESS;
-}
-
-int core_buffer_detach(void *buffer_addr, MPI_Count *size)
-{
-    cr_wait_t w = CR_WAIT_INIT;
-    while (bsend_used) cr_wait_poll(&w);
-    *(void **)buffer_addr = bsend_buf;
-    *size = (MPI_Count)bsend_size;
-    bsend_buf = NULL;
-    bsend_size = 0;
-    return MPI_SUCCESS;
-}
-
-static int bsend_start(const void *buf, MPI_Aint count, cr_datatype_t *dt, int dest, int tag,
-                       cr_comm_t *comm, cr_request_t **out)
-{
-    size_t bytes = (size_t)count * (size_t)dt->size;
-    size_t need = bytes + MPI_BSEND_OVERHEAD;
-    if (bsend_used + need > bsend_size)
-        return cr_error(MPI_ERR_BUFFER, "buffered send of %zu bytes does not fit: attached "
-                        "buffer is %zu bytes, %zu in use (plus MPI_BSEND_OVERHEAD=%d per message)",
-                        bytes, bsend_size, bsend_used, MPI_BSEND_OVERHEAD);
-    void *copy = malloc(bytes ? bytes : 1);
-    if (!copy) return cr_error(MPI_ERR_NO_MEM, "no memory for a buffered send");
-    cr_dt_pack(buf, count, dt, copy);
-    cr_request_t *r;
-    int err = cr_isend(copy, (MPI_Aint)bytes, cr_datatype_ptr(MPI_BYTE), dest, tag, comm,
-                       CR_CTX_PT2PT, CR_MODE_STD, &r);
-    if (err) {
-        free(copy);
-        return err;
-    }
-    bsend_used += need;
-    if (r->complete) {
-        bsend_used -= need;
-        free(copy);
-        cr_request_free(r);
-    } else {
-        r->proto = copy;
-        r->msg_bytes = need;     /* for a send: bytes of the attached buffer it holds */
-        r->on_free = bsend_release;
-        r->detached = 1;
-    }
-    if (out) {
-        *out = cr_request_new(CR_REQ_SEND, 1);
-        cr_req_complete(*out);
-    }
-    return MPI_SUCCESS;
-}
-
 /* ---- completion ------------------------------------------------------------------ */
 /* The request whose completion a handle waits for (persistent: the started one). */
 static inline volatile int *done_flag(cr_request_t *r)
@@ -303,6 +232,7 @@ static int finish(MPI_Request *h, cr_request_t *r, MPI_Status *status)
         if (r->child) {
             err = r->child->err;
             r->status = r->child->status;
+            if (r->kind == CR_REQ_PREQ_RECV && cr_part_is(r)) r->status.MPI_TAG = r->tag;
             cr_request_free(r->child);
             r->child = NULL;
         }
@@ -311,7 +241,9 @@ static int finish(MPI_Request *h, cr_request_t *r, MPI_Status *status)
         return err;
     }
     int err = r->err;
-    if (r->kind == CR_REQ_SEND && status != MPI_STATUS_IGNORE) {
+    if (r->kind == CR_REQ_GREQ) {
+        err = cr_greq_finish(r, status);
+    } else if (r->kind == CR_REQ_SEND && status != MPI_STATUS_IGNORE) {
         status->MPI_ERROR = MPI_SUCCESS;
         status->count_hi_and_cancelled = r->status.count_hi_and_cancelled & 1;
         status->count_lo = 0;
@@ -400,18 +332,21 @@ int core_waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of
     return any_err ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
 }
 
-int core_testall(int count, MPI_Request array_of_requests[], int *flag,
-                 MPI_Status array_of_statuses[])
+/* After one progress call: is every active request of the array complete? */
+static int all_complete(int count, const MPI_Request reqs[])
 {
     cr_progress();
     for (int i = 0; i < count; i++) {
-        cr_request_t *r = active_req(array_of_requests[i]);
-        if (r && !poll_req(r)) {
-            *flag = 0;
-            return MPI_SUCCESS;
-        }
+        cr_request_t *r = active_req(reqs[i]);
+        if (r && !poll_req(r)) return 0;
     }
-    *flag = 1;
+    return 1;
+}
+
+int core_testall(int count, MPI_Request array_of_requests[], int *flag,
+                 MPI_Status array_of_statuses[])
+{
+    if (!(*flag = all_complete(count, array_of_requests))) return MPI_SUCCESS;
     int any_err = 0;
     for (int i = 0; i < count; i++) {
         MPI_Status tmp, *st = status_at(array_of_statuses, i);
@@ -498,10 +433,85 @@ int core_request_get_status(cr_request_t *request, int *flag, MPI_Status *status
     if (!poll_req(r)) cr_progress();
     *flag = poll_req(r);
     if (*flag) {
+        if (r->kind == CR_REQ_GREQ) return cr_greq_query(r, status);
         const cr_request_t *src = r->persistent && r->child ? r->child : r;
         if (status != MPI_STATUS_IGNORE) *status = src->status;
     }
     return MPI_SUCCESS;
+}
+
+/* MPI_Request_get_status_any/all/some: the test calls without freeing or
+ * deactivating anything (MPI 4.1 section 3.7.3). */
+static int peek(MPI_Request h, int *flag, MPI_Status *status)
+{
+    return core_request_get_status(cr_request_ptr(h), flag, status);
+}
+
+static int nactive_of(int count, const MPI_Request reqs[])
+{
+    int n = 0;
+    for (int i = 0; i < count; i++) n += active_req(reqs[i]) != NULL;
+    return n;
+}
+
+int core_request_get_status_any(int count, const MPI_Request array_of_requests[], int *index,
+                                int *flag, MPI_Status *status)
+{
+    *index = MPI_UNDEFINED;
+    if (nactive_of(count, array_of_requests) == 0) {
+        *flag = 1;
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    cr_progress();
+    for (int i = 0; i < count; i++) {
+        if (!active_req(array_of_requests[i])) continue;
+        int f, err = peek(array_of_requests[i], &f, status);
+        if (err || f) {
+            *index = i;
+            *flag = 1;
+            return err;
+        }
+    }
+    *flag = 0;
+    return MPI_SUCCESS;
+}
+
+int core_request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag,
+                                MPI_Status array_of_statuses[])
+{
+    if (!(*flag = all_complete(count, array_of_requests))) return MPI_SUCCESS;
+    int any_err = 0;
+    for (int i = 0; i < count; i++) {
+        MPI_Status tmp, *st = status_at(array_of_statuses, i);
+        int f, err = peek(array_of_requests[i], &f, st == MPI_STATUS_IGNORE ? &tmp : st);
+        if (err) any_err = 1;
+        if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = err;
+    }
+    return any_err ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+}
+
+int core_request_get_status_some(int incount, const MPI_Request array_of_requests[],
+                                 int *outcount, int array_of_indices[],
+                                 MPI_Status array_of_statuses[])
+{
+    if (nactive_of(incount, array_of_requests) == 0) {
+        *outcount = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    cr_progress();
+    int n = 0, any_err = 0;
+    for (int i = 0; i < incount; i++) {
+        cr_request_t *r = active_req(array_of_requests[i]);
+        if (!r || !poll_req(r)) continue;
+        MPI_Status tmp, *st = status_at(array_of_statuses, n);
+        int f, err = peek(array_of_requests[i], &f, st == MPI_STATUS_IGNORE ? &tmp : st);
+        if (err) any_err = 1;
+        if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = err;
+        array_of_indices[n++] = i;
+    }
+    *outcount = n;
+    return any_err ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
 }
 
 int core_request_free(MPI_Request *request)
@@ -510,6 +520,7 @@ int core_request_free(MPI_Request *request)
     if (!r)
         return cr_error(MPI_ERR_REQUEST, "request=0x%x: not an active request", (unsigned)*request);
     *request = MPI_REQUEST_NULL;
+    if (r->kind == CR_REQ_GREQ) return cr_greq_user_free(r);
     if (r->persistent) {
         if (r->child) r->child->detached = 1;
         if (r->child && r->child->complete) cr_request_free(r->child);
@@ -531,6 +542,7 @@ int core_cancel(MPI_Request *request)
     cr_request_t *r = cr_request_ptr(*request);
     if (!r)
         return cr_error(MPI_ERR_REQUEST, "request=0x%x: not an active request", (unsigned)*request);
+    if (r->kind == CR_REQ_GREQ) return cr_greq_cancel(r);
     if (r->persistent) r = r->child;
     if (r && r->kind == CR_REQ_RECV) cr_cancel_recv(r);
     /* Cancelling sends is deprecated (MPI 4.1); a send is never cancelled. */
@@ -595,7 +607,7 @@ int core_mprobe(int source, int tag, cr_comm_t *comm, int *flag, MPI_Message *me
         cr_request_t *m = cr_request_new(CR_REQ_MPROBE, 1);
         if (!m) return cr_error(MPI_ERR_NO_MEM, "out of memory for a message handle");
         m->proto = u;
-        m->comm = comm;
+        cr_request_hold_comm(m, comm);
         *message = m->handle;
     } else {
         *message = MPI_MESSAGE_NULL;
@@ -640,7 +652,7 @@ static int persistent_new(cr_req_kind_t kind, const void *buf, MPI_Count count,
     cr_dt_retain(r->dt);     /* the type may be freed while the request lives */
     r->peer = peer;
     r->tag = tag;
-    r->comm = comm;
+    cr_request_hold_comm(r, comm);
     r->mode = mode;
     *request = r->handle;
     return MPI_SUCCESS;
@@ -670,7 +682,7 @@ int core_start(MPI_Request *request)
     } else if (r->kind == CR_REQ_PREQ_RECV) {
         err = cr_irecv(r->buf, r->count, r->dt, r->peer, r->tag, r->comm, CR_CTX_PT2PT, &c);
     } else if (r->mode == CR_MODE_BUFFERED) {
-        err = bsend_start(r->buf, r->count, r->dt, r->peer, r->tag, r->comm, &c);
+        err = cr_bsend_start(r->buf, r->count, r->dt, r->peer, r->tag, r->comm, &c);
         if (!err) {
             /* the started operation is already complete; drop its handle */
             cr_request_drop_handle(c);

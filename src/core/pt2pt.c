@@ -304,7 +304,7 @@ size_t cr_pvar_queue_length(int unexpected)
 static int send_inject(cr_chan_t *ch, cr_request_t *r)
 {
     cr_vc_t *v = &ch->vc[r->vpeer];
-    tr_am_hdr_t h = { .ctx = r->ctx, .src = r->comm->rank, .tag = r->tag,
+    tr_am_hdr_t h = { .ctx = r->ctx, .src = r->src_rank, .tag = r->tag,
                       .aux = (uint64_t)(uintptr_t)r };
     tr_status_t st;
     if (r->bytes <= v->eager_max) {
@@ -357,6 +357,7 @@ int cr_chan_isend(cr_chan_t *ch, const void *buf, MPI_Aint count, cr_datatype_t 
     *req = r;
     r->mode = mode;
     r->comm = comm;
+    r->src_rank = comm->rank;
     r->chan = ch;
     r->ctx = comm->ctx + (uint32_t)ctx_off;
     r->peer = dest;

@@ -116,6 +116,23 @@ int cr_chan_isend(cr_chan_t *ch, const void *buf, MPI_Aint count, cr_datatype_t 
 int cr_chan_irecv(cr_chan_t *ch, void *buf, MPI_Aint count, cr_datatype_t *dt, int src, int tag,
                   cr_comm_t *comm, int ctx_off, cr_request_t **req);
 
+/* Start a buffered send (p2p_bsend.c): the data is packed into memory of its
+ * own and charged to the attached buffer that serves comm; *out (when out is
+ * not NULL) gets a complete request with a handle. */
+int cr_bsend_start(const void *buf, MPI_Aint count, cr_datatype_t *dt, int dest, int tag,
+                   cr_comm_t *comm, cr_request_t **out);
+
+/* Is r a partitioned request (p2p_part.c)?  Its status reports the user's tag. */
+int cr_part_is(const cr_request_t *r);
+
+/* Generalized requests (p2p_greq.c), for the completion calls: finish (query,
+ * then free callback) a completed one, query only (MPI_Request_get_status),
+ * MPI_Request_free and MPI_Cancel.  Each returns the callbacks' error code. */
+int cr_greq_finish(cr_request_t *r, MPI_Status *status);
+int cr_greq_query(cr_request_t *r, MPI_Status *status);
+int cr_greq_user_free(cr_request_t *r);
+int cr_greq_cancel(cr_request_t *r);
+
 /* Complete a request: sets the flag (release), frees detached requests. */
 void cr_req_complete(cr_request_t *r);
 /* Set up cr_chan0 with the transports init.c started. */

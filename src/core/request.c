@@ -2,6 +2,7 @@
 /* Request objects (a free-list pool). */
 #define _GNU_SOURCE
 #include "core/pt2pt.h"
+#include "core/comm_priv.h"
 #include "util/settings.h"
 
 #include <stdlib.h>
@@ -59,9 +60,25 @@ int cr_request_attach_handle(cr_request_t *r)
     return MPI_SUCCESS;
 }
 
+/* Requests that keep a communicator beyond their start: persistent
+ * point-to-point (and partitioned) requests, and MPI_Message handles. */
+static inline int holds_comm(const cr_request_t *r)
+{
+    return r->kind == CR_REQ_MPROBE ||
+           (r->persistent && (r->kind == CR_REQ_PREQ_SEND || r->kind == CR_REQ_PREQ_RECV));
+}
+
+void cr_request_hold_comm(cr_request_t *r, cr_comm_t *comm)
+{
+    r->comm = comm;
+    comm->refcount++;
+}
+
 void cr_request_free(cr_request_t *r)
 {
     if (r->on_free) r->on_free(r);
+    if (holds_comm(r) && r->comm) cr_comm_release(r->comm);
+    r->comm = NULL;
     r->handle = MPI_REQUEST_NULL;      /* the slot stays with the object */
     free(r->tmp);
     r->tmp = NULL;

@@ -125,6 +125,34 @@ void mpi_cartdim_get__(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *ierror) CR_F_A
 void pmpi_cartdim_get_f08_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *ierror) CR_F_ALIAS(pmpi_cartdim_get_);
 void mpi_cartdim_get_f08_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *ierror) CR_F_ALIAS(pmpi_cartdim_get_);
 
+void CR_F_EXPORT pmpi_comm_attach_buffer_(MPI_Fint *comm, void *buffer, MPI_Fint *size, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Comm_attach_buffer(*comm, cr_f_buf(buffer), *size);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_comm_attach_buffer__(MPI_Fint *comm, void *buffer, MPI_Fint *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_attach_buffer_);
+void mpi_comm_attach_buffer_(MPI_Fint *comm, void *buffer, MPI_Fint *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_attach_buffer_);
+void mpi_comm_attach_buffer__(MPI_Fint *comm, void *buffer, MPI_Fint *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_attach_buffer_);
+void CR_F_EXPORT pmpi_comm_attach_buffer_f08ts_(MPI_Fint *comm, void *buffer, MPI_Fint *size, MPI_Fint *ierror)
+{
+    pmpi_comm_attach_buffer_(comm, cr_f_desc(buffer), size, ierror);
+}
+void mpi_comm_attach_buffer_f08ts_(MPI_Fint *comm, void *buffer, MPI_Fint *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_attach_buffer_f08ts_);
+
+void CR_F_EXPORT pmpi_comm_attach_buffer_c_(MPI_Fint *comm, void *buffer, MPI_Count *size, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Comm_attach_buffer_c(*comm, cr_f_buf(buffer), *size);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_comm_attach_buffer_c__(MPI_Fint *comm, void *buffer, MPI_Count *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_attach_buffer_c_);
+void mpi_comm_attach_buffer_c_(MPI_Fint *comm, void *buffer, MPI_Count *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_attach_buffer_c_);
+void mpi_comm_attach_buffer_c__(MPI_Fint *comm, void *buffer, MPI_Count *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_attach_buffer_c_);
+void CR_F_EXPORT pmpi_comm_attach_buffer_f08ts_large_(MPI_Fint *comm, void *buffer, MPI_Count *size, MPI_Fint *ierror)
+{
+    pmpi_comm_attach_buffer_c_(comm, cr_f_desc(buffer), size, ierror);
+}
+void mpi_comm_attach_buffer_f08ts_large_(MPI_Fint *comm, void *buffer, MPI_Count *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_attach_buffer_f08ts_large_);
+
 void CR_F_EXPORT pmpi_comm_call_errhandler_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Comm_call_errhandler(*comm, *errorcode);
@@ -216,6 +244,36 @@ void mpi_comm_delete_attr__(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Fint *ier
 void pmpi_comm_delete_attr_f08_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_delete_attr_);
 void mpi_comm_delete_attr_f08_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_delete_attr_);
 
+void CR_F_EXPORT pmpi_comm_detach_buffer_(MPI_Fint *comm, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror)
+{
+    void *cr_buffer_addr = NULL;
+    int cr_err = PMPI_Comm_detach_buffer(*comm, &cr_buffer_addr, (int*)size);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_comm_detach_buffer__(MPI_Fint *comm, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_detach_buffer_);
+void mpi_comm_detach_buffer_(MPI_Fint *comm, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_detach_buffer_);
+void mpi_comm_detach_buffer__(MPI_Fint *comm, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_detach_buffer_);
+void CR_F_EXPORT pmpi_comm_detach_buffer_f08ts_(MPI_Fint *comm, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror)
+{
+    pmpi_comm_detach_buffer_(comm, cr_f_desc(buffer_addr), size, ierror);
+}
+void mpi_comm_detach_buffer_f08ts_(MPI_Fint *comm, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_detach_buffer_f08ts_);
+
+void CR_F_EXPORT pmpi_comm_detach_buffer_c_(MPI_Fint *comm, void *buffer_addr, MPI_Count *size, MPI_Fint *ierror)
+{
+    void *cr_buffer_addr = NULL;
+    int cr_err = PMPI_Comm_detach_buffer_c(*comm, &cr_buffer_addr, (MPI_Count*)size);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_comm_detach_buffer_c__(MPI_Fint *comm, void *buffer_addr, MPI_Count *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_detach_buffer_c_);
+void mpi_comm_detach_buffer_c_(MPI_Fint *comm, void *buffer_addr, MPI_Count *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_detach_buffer_c_);
+void mpi_comm_detach_buffer_c__(MPI_Fint *comm, void *buffer_addr, MPI_Count *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_detach_buffer_c_);
+void CR_F_EXPORT pmpi_comm_detach_buffer_f08ts_large_(MPI_Fint *comm, void *buffer_addr, MPI_Count *size, MPI_Fint *ierror)
+{
+    pmpi_comm_detach_buffer_c_(comm, cr_f_desc(buffer_addr), size, ierror);
+}
+void mpi_comm_detach_buffer_f08ts_large_(MPI_Fint *comm, void *buffer_addr, MPI_Count *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_detach_buffer_f08ts_large_);
+
 void CR_F_EXPORT pmpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Comm_dup(*comm, (MPI_Comm*)newcomm);
@@ -237,6 +295,17 @@ void mpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, 
 void mpi_comm_dup_with_info__(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_dup_with_info_);
 void pmpi_comm_dup_with_info_f08_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_dup_with_info_);
 void mpi_comm_dup_with_info_f08_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_dup_with_info_);
+
+void CR_F_EXPORT pmpi_comm_flush_buffer_(MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Comm_flush_buffer(*comm);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_comm_flush_buffer__(MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_flush_buffer_);
+void mpi_comm_flush_buffer_(MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_flush_buffer_);
+void mpi_comm_flush_buffer__(MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_flush_buffer_);
+void pmpi_comm_flush_buffer_f08_(MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_flush_buffer_);
+void mpi_comm_flush_buffer_f08_(MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_flush_buffer_);
 
 void CR_F_EXPORT pmpi_comm_free_(MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -344,6 +413,17 @@ void mpi_comm_idup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm,
 void mpi_comm_idup_with_info__(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_idup_with_info_);
 void pmpi_comm_idup_with_info_f08_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_idup_with_info_);
 void mpi_comm_idup_with_info_f08_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_idup_with_info_);
+
+void CR_F_EXPORT pmpi_comm_iflush_buffer_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Comm_iflush_buffer(*comm, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_comm_iflush_buffer__(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_iflush_buffer_);
+void mpi_comm_iflush_buffer_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_iflush_buffer_);
+void mpi_comm_iflush_buffer__(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_iflush_buffer_);
+void pmpi_comm_iflush_buffer_f08_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_iflush_buffer_);
+void mpi_comm_iflush_buffer_f08_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_iflush_buffer_);
 
 void CR_F_EXPORT pmpi_comm_rank_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ierror)
 {
@@ -846,6 +926,34 @@ void mpi_remove_error_string__(MPI_Fint *errorcode, MPI_Fint *ierror) CR_F_ALIAS
 void pmpi_remove_error_string_f08_(MPI_Fint *errorcode, MPI_Fint *ierror) CR_F_ALIAS(pmpi_remove_error_string_);
 void mpi_remove_error_string_f08_(MPI_Fint *errorcode, MPI_Fint *ierror) CR_F_ALIAS(pmpi_remove_error_string_);
 
+void CR_F_EXPORT pmpi_session_attach_buffer_(MPI_Fint *session, void *buffer, MPI_Fint *size, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Session_attach_buffer(*session, cr_f_buf(buffer), *size);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_session_attach_buffer__(MPI_Fint *session, void *buffer, MPI_Fint *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_attach_buffer_);
+void mpi_session_attach_buffer_(MPI_Fint *session, void *buffer, MPI_Fint *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_attach_buffer_);
+void mpi_session_attach_buffer__(MPI_Fint *session, void *buffer, MPI_Fint *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_attach_buffer_);
+void CR_F_EXPORT pmpi_session_attach_buffer_f08ts_(MPI_Fint *session, void *buffer, MPI_Fint *size, MPI_Fint *ierror)
+{
+    pmpi_session_attach_buffer_(session, cr_f_desc(buffer), size, ierror);
+}
+void mpi_session_attach_buffer_f08ts_(MPI_Fint *session, void *buffer, MPI_Fint *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_attach_buffer_f08ts_);
+
+void CR_F_EXPORT pmpi_session_attach_buffer_c_(MPI_Fint *session, void *buffer, MPI_Count *size, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Session_attach_buffer_c(*session, cr_f_buf(buffer), *size);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_session_attach_buffer_c__(MPI_Fint *session, void *buffer, MPI_Count *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_attach_buffer_c_);
+void mpi_session_attach_buffer_c_(MPI_Fint *session, void *buffer, MPI_Count *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_attach_buffer_c_);
+void mpi_session_attach_buffer_c__(MPI_Fint *session, void *buffer, MPI_Count *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_attach_buffer_c_);
+void CR_F_EXPORT pmpi_session_attach_buffer_f08ts_large_(MPI_Fint *session, void *buffer, MPI_Count *size, MPI_Fint *ierror)
+{
+    pmpi_session_attach_buffer_c_(session, cr_f_desc(buffer), size, ierror);
+}
+void mpi_session_attach_buffer_f08ts_large_(MPI_Fint *session, void *buffer, MPI_Count *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_attach_buffer_f08ts_large_);
+
 void CR_F_EXPORT pmpi_session_call_errhandler_(MPI_Fint *session, MPI_Fint *errorcode, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Session_call_errhandler(*session, *errorcode);
@@ -868,6 +976,36 @@ void mpi_session_create_errhandler__(void (*session_errhandler_fn)(void), MPI_Fi
 void pmpi_session_create_errhandler_f08_(void (*session_errhandler_fn)(void), MPI_Fint *errhandler, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_create_errhandler_);
 void mpi_session_create_errhandler_f08_(void (*session_errhandler_fn)(void), MPI_Fint *errhandler, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_create_errhandler_);
 
+void CR_F_EXPORT pmpi_session_detach_buffer_(MPI_Fint *session, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror)
+{
+    void *cr_buffer_addr = NULL;
+    int cr_err = PMPI_Session_detach_buffer(*session, &cr_buffer_addr, (int*)size);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_session_detach_buffer__(MPI_Fint *session, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_detach_buffer_);
+void mpi_session_detach_buffer_(MPI_Fint *session, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_detach_buffer_);
+void mpi_session_detach_buffer__(MPI_Fint *session, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_detach_buffer_);
+void CR_F_EXPORT pmpi_session_detach_buffer_f08ts_(MPI_Fint *session, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror)
+{
+    pmpi_session_detach_buffer_(session, cr_f_desc(buffer_addr), size, ierror);
+}
+void mpi_session_detach_buffer_f08ts_(MPI_Fint *session, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_detach_buffer_f08ts_);
+
+void CR_F_EXPORT pmpi_session_detach_buffer_c_(MPI_Fint *session, void *buffer_addr, MPI_Count *size, MPI_Fint *ierror)
+{
+    void *cr_buffer_addr = NULL;
+    int cr_err = PMPI_Session_detach_buffer_c(*session, &cr_buffer_addr, (MPI_Count*)size);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_session_detach_buffer_c__(MPI_Fint *session, void *buffer_addr, MPI_Count *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_detach_buffer_c_);
+void mpi_session_detach_buffer_c_(MPI_Fint *session, void *buffer_addr, MPI_Count *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_detach_buffer_c_);
+void mpi_session_detach_buffer_c__(MPI_Fint *session, void *buffer_addr, MPI_Count *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_detach_buffer_c_);
+void CR_F_EXPORT pmpi_session_detach_buffer_f08ts_large_(MPI_Fint *session, void *buffer_addr, MPI_Count *size, MPI_Fint *ierror)
+{
+    pmpi_session_detach_buffer_c_(session, cr_f_desc(buffer_addr), size, ierror);
+}
+void mpi_session_detach_buffer_f08ts_large_(MPI_Fint *session, void *buffer_addr, MPI_Count *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_detach_buffer_f08ts_large_);
+
 void CR_F_EXPORT pmpi_session_finalize_(MPI_Fint *session, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Session_finalize((MPI_Session*)session);
@@ -878,6 +1016,17 @@ void mpi_session_finalize_(MPI_Fint *session, MPI_Fint *ierror) CR_F_ALIAS(pmpi_
 void mpi_session_finalize__(MPI_Fint *session, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_finalize_);
 void pmpi_session_finalize_f08_(MPI_Fint *session, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_finalize_);
 void mpi_session_finalize_f08_(MPI_Fint *session, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_finalize_);
+
+void CR_F_EXPORT pmpi_session_flush_buffer_(MPI_Fint *session, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Session_flush_buffer(*session);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_session_flush_buffer__(MPI_Fint *session, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_flush_buffer_);
+void mpi_session_flush_buffer_(MPI_Fint *session, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_flush_buffer_);
+void mpi_session_flush_buffer__(MPI_Fint *session, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_flush_buffer_);
+void pmpi_session_flush_buffer_f08_(MPI_Fint *session, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_flush_buffer_);
+void mpi_session_flush_buffer_f08_(MPI_Fint *session, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_flush_buffer_);
 
 void CR_F_EXPORT pmpi_session_get_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror)
 {
@@ -938,6 +1087,17 @@ void mpi_session_get_pset_info_(MPI_Fint *session, char *pset_name, MPI_Fint *in
 void mpi_session_get_pset_info__(MPI_Fint *session, char *pset_name, MPI_Fint *info, MPI_Fint *ierror, size_t pset_name_len) CR_F_ALIAS(pmpi_session_get_pset_info_);
 void pmpi_session_get_pset_info_f08_(MPI_Fint *session, char *pset_name, MPI_Fint *info, MPI_Fint *ierror, size_t pset_name_len) CR_F_ALIAS(pmpi_session_get_pset_info_);
 void mpi_session_get_pset_info_f08_(MPI_Fint *session, char *pset_name, MPI_Fint *info, MPI_Fint *ierror, size_t pset_name_len) CR_F_ALIAS(pmpi_session_get_pset_info_);
+
+void CR_F_EXPORT pmpi_session_iflush_buffer_(MPI_Fint *session, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Session_iflush_buffer(*session, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_session_iflush_buffer__(MPI_Fint *session, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_iflush_buffer_);
+void mpi_session_iflush_buffer_(MPI_Fint *session, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_iflush_buffer_);
+void mpi_session_iflush_buffer__(MPI_Fint *session, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_iflush_buffer_);
+void pmpi_session_iflush_buffer_f08_(MPI_Fint *session, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_iflush_buffer_);
+void mpi_session_iflush_buffer_f08_(MPI_Fint *session, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_session_iflush_buffer_);
 
 void CR_F_EXPORT pmpi_session_init_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session, MPI_Fint *ierror)
 {

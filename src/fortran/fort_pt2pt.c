@@ -116,6 +116,28 @@ void CR_F_EXPORT pmpi_buffer_detach_f08ts_large_(void *buffer_addr, MPI_Count *s
 }
 void mpi_buffer_detach_f08ts_large_(void *buffer_addr, MPI_Count *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_buffer_detach_f08ts_large_);
 
+void CR_F_EXPORT pmpi_buffer_flush_(MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Buffer_flush();
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_buffer_flush__(MPI_Fint *ierror) CR_F_ALIAS(pmpi_buffer_flush_);
+void mpi_buffer_flush_(MPI_Fint *ierror) CR_F_ALIAS(pmpi_buffer_flush_);
+void mpi_buffer_flush__(MPI_Fint *ierror) CR_F_ALIAS(pmpi_buffer_flush_);
+void pmpi_buffer_flush_f08_(MPI_Fint *ierror) CR_F_ALIAS(pmpi_buffer_flush_);
+void mpi_buffer_flush_f08_(MPI_Fint *ierror) CR_F_ALIAS(pmpi_buffer_flush_);
+
+void CR_F_EXPORT pmpi_buffer_iflush_(MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Buffer_iflush((MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_buffer_iflush__(MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_buffer_iflush_);
+void mpi_buffer_iflush_(MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_buffer_iflush_);
+void mpi_buffer_iflush__(MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_buffer_iflush_);
+void pmpi_buffer_iflush_f08_(MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_buffer_iflush_);
+void mpi_buffer_iflush_f08_(MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_buffer_iflush_);
+
 void CR_F_EXPORT pmpi_cancel_(MPI_Fint *request, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Cancel((MPI_Request*)request);
@@ -148,6 +170,17 @@ void mpi_get_count_c_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MP
 void mpi_get_count_c__(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror) CR_F_ALIAS(pmpi_get_count_c_);
 void pmpi_get_count_f08_large_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror) CR_F_ALIAS(pmpi_get_count_c_);
 void mpi_get_count_f08_large_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror) CR_F_ALIAS(pmpi_get_count_c_);
+
+void CR_F_EXPORT pmpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Grequest_complete(*request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_grequest_complete__(MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_grequest_complete_);
+void mpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_grequest_complete_);
+void mpi_grequest_complete__(MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_grequest_complete_);
+void pmpi_grequest_complete_f08_(MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_grequest_complete_);
+void mpi_grequest_complete_f08_(MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_grequest_complete_);
 
 void CR_F_EXPORT pmpi_iprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
 {
@@ -313,6 +346,66 @@ void CR_F_EXPORT pmpi_mrecv_f08ts_large_(void *buf, MPI_Count *count, MPI_Fint *
 }
 void mpi_mrecv_f08ts_large_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror) CR_F_ALIAS(pmpi_mrecv_f08ts_large_);
 
+void CR_F_EXPORT pmpi_parrived_(MPI_Fint *request, MPI_Fint *partition, MPI_Fint *flag, MPI_Fint *ierror)
+{
+    int cr_flag = 0;
+    int cr_err = PMPI_Parrived(*request, *partition, &cr_flag);
+    *flag = cr_flag ? CR_F_TRUE : CR_F_FALSE;
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_parrived__(MPI_Fint *request, MPI_Fint *partition, MPI_Fint *flag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_parrived_);
+void mpi_parrived_(MPI_Fint *request, MPI_Fint *partition, MPI_Fint *flag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_parrived_);
+void mpi_parrived__(MPI_Fint *request, MPI_Fint *partition, MPI_Fint *flag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_parrived_);
+void pmpi_parrived_f08_(MPI_Fint *request, MPI_Fint *partition, MPI_Fint *flag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_parrived_);
+void mpi_parrived_f08_(MPI_Fint *request, MPI_Fint *partition, MPI_Fint *flag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_parrived_);
+
+void CR_F_EXPORT pmpi_pready_(MPI_Fint *partition, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Pready(*partition, *request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_pready__(MPI_Fint *partition, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_pready_);
+void mpi_pready_(MPI_Fint *partition, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_pready_);
+void mpi_pready__(MPI_Fint *partition, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_pready_);
+void pmpi_pready_f08_(MPI_Fint *partition, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_pready_);
+void mpi_pready_f08_(MPI_Fint *partition, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_pready_);
+
+void CR_F_EXPORT pmpi_pready_list_(MPI_Fint *length, MPI_Fint *array_of_partitions, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Pready_list(*length, (int*)array_of_partitions, *request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_pready_list__(MPI_Fint *length, MPI_Fint *array_of_partitions, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_pready_list_);
+void mpi_pready_list_(MPI_Fint *length, MPI_Fint *array_of_partitions, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_pready_list_);
+void mpi_pready_list__(MPI_Fint *length, MPI_Fint *array_of_partitions, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_pready_list_);
+void pmpi_pready_list_f08_(MPI_Fint *length, MPI_Fint *array_of_partitions, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_pready_list_);
+void mpi_pready_list_f08_(MPI_Fint *length, MPI_Fint *array_of_partitions, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_pready_list_);
+
+void CR_F_EXPORT pmpi_pready_range_(MPI_Fint *partition_low, MPI_Fint *partition_high, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Pready_range(*partition_low, *partition_high, *request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_pready_range__(MPI_Fint *partition_low, MPI_Fint *partition_high, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_pready_range_);
+void mpi_pready_range_(MPI_Fint *partition_low, MPI_Fint *partition_high, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_pready_range_);
+void mpi_pready_range__(MPI_Fint *partition_low, MPI_Fint *partition_high, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_pready_range_);
+void pmpi_pready_range_f08_(MPI_Fint *partition_low, MPI_Fint *partition_high, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_pready_range_);
+void mpi_pready_range_f08_(MPI_Fint *partition_low, MPI_Fint *partition_high, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_pready_range_);
+
+void CR_F_EXPORT pmpi_precv_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Precv_init(cr_f_buf(buf), *partitions, *count, *datatype, *source, *tag, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_precv_init__(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_precv_init_);
+void mpi_precv_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_precv_init_);
+void mpi_precv_init__(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_precv_init_);
+void CR_F_EXPORT pmpi_precv_init_f08ts_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_precv_init_(cr_f_desc(buf), partitions, count, datatype, source, tag, comm, info, request, ierror);
+}
+void mpi_precv_init_f08ts_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_precv_init_f08ts_);
+
 void CR_F_EXPORT pmpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Probe(*source, *tag, *comm, cr_f_status(status));
@@ -323,6 +416,20 @@ void mpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *statu
 void mpi_probe__(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) CR_F_ALIAS(pmpi_probe_);
 void pmpi_probe_f08_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) CR_F_ALIAS(pmpi_probe_);
 void mpi_probe_f08_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) CR_F_ALIAS(pmpi_probe_);
+
+void CR_F_EXPORT pmpi_psend_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Psend_init(cr_f_buf(buf), *partitions, *count, *datatype, *dest, *tag, *comm, *info, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_psend_init__(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_psend_init_);
+void mpi_psend_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_psend_init_);
+void mpi_psend_init__(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_psend_init_);
+void CR_F_EXPORT pmpi_psend_init_f08ts_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+{
+    pmpi_psend_init_(cr_f_desc(buf), partitions, count, datatype, dest, tag, comm, info, request, ierror);
+}
+void mpi_psend_init_f08ts_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_psend_init_f08ts_);
 
 void CR_F_EXPORT pmpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
 {
@@ -403,6 +510,45 @@ void mpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status
 void mpi_request_get_status__(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) CR_F_ALIAS(pmpi_request_get_status_);
 void pmpi_request_get_status_f08_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) CR_F_ALIAS(pmpi_request_get_status_);
 void mpi_request_get_status_f08_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) CR_F_ALIAS(pmpi_request_get_status_);
+
+void CR_F_EXPORT pmpi_request_get_status_all_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
+{
+    int cr_flag = 0;
+    int cr_err = PMPI_Request_get_status_all(*count, (MPI_Request*)array_of_requests, &cr_flag, cr_f_statuses(array_of_statuses));
+    *flag = cr_flag ? CR_F_TRUE : CR_F_FALSE;
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_request_get_status_all__(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror) CR_F_ALIAS(pmpi_request_get_status_all_);
+void mpi_request_get_status_all_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror) CR_F_ALIAS(pmpi_request_get_status_all_);
+void mpi_request_get_status_all__(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror) CR_F_ALIAS(pmpi_request_get_status_all_);
+void pmpi_request_get_status_all_f08_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror) CR_F_ALIAS(pmpi_request_get_status_all_);
+void mpi_request_get_status_all_f08_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror) CR_F_ALIAS(pmpi_request_get_status_all_);
+
+void CR_F_EXPORT pmpi_request_get_status_any_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
+{
+    int cr_flag = 0;
+    int cr_err = PMPI_Request_get_status_any(*count, (MPI_Request*)array_of_requests, (int*)index, &cr_flag, cr_f_status(status));
+    cr_f_index_out(index, 1);
+    *flag = cr_flag ? CR_F_TRUE : CR_F_FALSE;
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_request_get_status_any__(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) CR_F_ALIAS(pmpi_request_get_status_any_);
+void mpi_request_get_status_any_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) CR_F_ALIAS(pmpi_request_get_status_any_);
+void mpi_request_get_status_any__(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) CR_F_ALIAS(pmpi_request_get_status_any_);
+void pmpi_request_get_status_any_f08_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) CR_F_ALIAS(pmpi_request_get_status_any_);
+void mpi_request_get_status_any_f08_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) CR_F_ALIAS(pmpi_request_get_status_any_);
+
+void CR_F_EXPORT pmpi_request_get_status_some_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Request_get_status_some(*incount, (MPI_Request*)array_of_requests, (int*)outcount, (int*)array_of_indices, cr_f_statuses(array_of_statuses));
+    cr_f_index_out(array_of_indices, *outcount);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_request_get_status_some__(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror) CR_F_ALIAS(pmpi_request_get_status_some_);
+void mpi_request_get_status_some_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror) CR_F_ALIAS(pmpi_request_get_status_some_);
+void mpi_request_get_status_some__(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror) CR_F_ALIAS(pmpi_request_get_status_some_);
+void pmpi_request_get_status_some_f08_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror) CR_F_ALIAS(pmpi_request_get_status_some_);
+void mpi_request_get_status_some_f08_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror) CR_F_ALIAS(pmpi_request_get_status_some_);
 
 void CR_F_EXPORT pmpi_rsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
 {

@@ -1328,6 +1328,20 @@ MODULE mpi
       INTEGER :: size
       INTEGER :: ierror
     END SUBROUTINE PMPI_BUFFER_DETACH
+    SUBROUTINE MPI_BUFFER_FLUSH(ierror)
+      INTEGER :: ierror
+    END SUBROUTINE MPI_BUFFER_FLUSH
+    SUBROUTINE PMPI_BUFFER_FLUSH(ierror)
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_BUFFER_FLUSH
+    SUBROUTINE MPI_BUFFER_IFLUSH(request, ierror)
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_BUFFER_IFLUSH
+    SUBROUTINE PMPI_BUFFER_IFLUSH(request, ierror)
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_BUFFER_IFLUSH
     SUBROUTINE MPI_CANCEL(request, ierror)
       INTEGER :: request
       INTEGER :: ierror
@@ -1450,6 +1464,20 @@ MODULE mpi
       INTEGER :: ndims
       INTEGER :: ierror
     END SUBROUTINE PMPI_CARTDIM_GET
+    SUBROUTINE MPI_COMM_ATTACH_BUFFER(comm, buffer, size, ierror)
+      INTEGER :: comm
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*) :: buffer
+      INTEGER :: size
+      INTEGER :: ierror
+    END SUBROUTINE MPI_COMM_ATTACH_BUFFER
+    SUBROUTINE PMPI_COMM_ATTACH_BUFFER(comm, buffer, size, ierror)
+      INTEGER :: comm
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*) :: buffer
+      INTEGER :: size
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_COMM_ATTACH_BUFFER
     SUBROUTINE MPI_COMM_CALL_ERRHANDLER(comm, errorcode, ierror)
       INTEGER :: comm
       INTEGER :: errorcode
@@ -1552,6 +1580,20 @@ MODULE mpi
       INTEGER :: comm_keyval
       INTEGER :: ierror
     END SUBROUTINE PMPI_COMM_DELETE_ATTR
+    SUBROUTINE MPI_COMM_DETACH_BUFFER(comm, buffer_addr, size, ierror)
+      INTEGER :: comm
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+      TYPE(*), DIMENSION(*) :: buffer_addr
+      INTEGER :: size
+      INTEGER :: ierror
+    END SUBROUTINE MPI_COMM_DETACH_BUFFER
+    SUBROUTINE PMPI_COMM_DETACH_BUFFER(comm, buffer_addr, size, ierror)
+      INTEGER :: comm
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+      TYPE(*), DIMENSION(*) :: buffer_addr
+      INTEGER :: size
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_COMM_DETACH_BUFFER
     SUBROUTINE MPI_COMM_DUP(comm, newcomm, ierror)
       INTEGER :: comm
       INTEGER :: newcomm
@@ -1574,6 +1616,14 @@ MODULE mpi
       INTEGER :: newcomm
       INTEGER :: ierror
     END SUBROUTINE PMPI_COMM_DUP_WITH_INFO
+    SUBROUTINE MPI_COMM_FLUSH_BUFFER(comm, ierror)
+      INTEGER :: comm
+      INTEGER :: ierror
+    END SUBROUTINE MPI_COMM_FLUSH_BUFFER
+    SUBROUTINE PMPI_COMM_FLUSH_BUFFER(comm, ierror)
+      INTEGER :: comm
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_COMM_FLUSH_BUFFER
     SUBROUTINE MPI_COMM_FREE(comm, ierror)
       INTEGER :: comm
       INTEGER :: ierror
@@ -1674,6 +1724,16 @@ MODULE mpi
       INTEGER :: request
       INTEGER :: ierror
     END SUBROUTINE PMPI_COMM_IDUP_WITH_INFO
+    SUBROUTINE MPI_COMM_IFLUSH_BUFFER(comm, request, ierror)
+      INTEGER :: comm
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_COMM_IFLUSH_BUFFER
+    SUBROUTINE PMPI_COMM_IFLUSH_BUFFER(comm, request, ierror)
+      INTEGER :: comm
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_COMM_IFLUSH_BUFFER
     SUBROUTINE MPI_COMM_RANK(comm, rank, ierror)
       INTEGER :: comm
       INTEGER :: rank
@@ -2332,6 +2392,14 @@ MODULE mpi
       INTEGER :: nedges
       INTEGER :: ierror
     END SUBROUTINE PMPI_GRAPHDIMS_GET
+    SUBROUTINE MPI_GREQUEST_COMPLETE(request, ierror)
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_GREQUEST_COMPLETE
+    SUBROUTINE PMPI_GREQUEST_COMPLETE(request, ierror)
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_GREQUEST_COMPLETE
     SUBROUTINE MPI_GROUP_COMPARE(group1, group2, result, ierror)
       INTEGER :: group1
       INTEGER :: group2
@@ -4016,6 +4084,18 @@ MODULE mpi
       INTEGER :: size
       INTEGER :: ierror
     END SUBROUTINE PMPI_PACK_SIZE
+    SUBROUTINE MPI_PARRIVED(request, partition, flag, ierror)
+      INTEGER :: request
+      INTEGER :: partition
+      LOGICAL :: flag
+      INTEGER :: ierror
+    END SUBROUTINE MPI_PARRIVED
+    SUBROUTINE PMPI_PARRIVED(request, partition, flag, ierror)
+      INTEGER :: request
+      INTEGER :: partition
+      LOGICAL :: flag
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_PARRIVED
     SUBROUTINE MPI_PCONTROL(level, ierror)
       INTEGER :: level
       INTEGER :: ierror
@@ -4024,6 +4104,70 @@ MODULE mpi
       INTEGER :: level
       INTEGER :: ierror
     END SUBROUTINE PMPI_PCONTROL
+    SUBROUTINE MPI_PREADY(partition, request, ierror)
+      INTEGER :: partition
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_PREADY
+    SUBROUTINE PMPI_PREADY(partition, request, ierror)
+      INTEGER :: partition
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_PREADY
+    SUBROUTINE MPI_PREADY_LIST(length, array_of_partitions, request, ierror)
+      INTEGER :: length
+      INTEGER :: array_of_partitions(*)
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_PREADY_LIST
+    SUBROUTINE PMPI_PREADY_LIST(length, array_of_partitions, request, ierror)
+      INTEGER :: length
+      INTEGER :: array_of_partitions(*)
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_PREADY_LIST
+    SUBROUTINE MPI_PREADY_RANGE(partition_low, partition_high, request, ierror)
+      INTEGER :: partition_low
+      INTEGER :: partition_high
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_PREADY_RANGE
+    SUBROUTINE PMPI_PREADY_RANGE(partition_low, partition_high, request, ierror)
+      INTEGER :: partition_low
+      INTEGER :: partition_high
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_PREADY_RANGE
+    SUBROUTINE MPI_PRECV_INIT(buf, partitions, count, datatype, source, tag, comm, info, request, &
+          ierror)
+      IMPORT :: MPI_COUNT_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: partitions
+      INTEGER(KIND=MPI_COUNT_KIND) :: count
+      INTEGER :: datatype
+      INTEGER :: source
+      INTEGER :: tag
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_PRECV_INIT
+    SUBROUTINE PMPI_PRECV_INIT(buf, partitions, count, datatype, source, tag, comm, info, &
+          request, ierror)
+      IMPORT :: MPI_COUNT_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: partitions
+      INTEGER(KIND=MPI_COUNT_KIND) :: count
+      INTEGER :: datatype
+      INTEGER :: source
+      INTEGER :: tag
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_PRECV_INIT
     SUBROUTINE MPI_PROBE(source, tag, comm, status, ierror)
       IMPORT :: MPI_STATUS_SIZE
       INTEGER :: source
@@ -4040,6 +4184,36 @@ MODULE mpi
       INTEGER :: status(MPI_STATUS_SIZE)
       INTEGER :: ierror
     END SUBROUTINE PMPI_PROBE
+    SUBROUTINE MPI_PSEND_INIT(buf, partitions, count, datatype, dest, tag, comm, info, request, &
+          ierror)
+      IMPORT :: MPI_COUNT_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: partitions
+      INTEGER(KIND=MPI_COUNT_KIND) :: count
+      INTEGER :: datatype
+      INTEGER :: dest
+      INTEGER :: tag
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_PSEND_INIT
+    SUBROUTINE PMPI_PSEND_INIT(buf, partitions, count, datatype, dest, tag, comm, info, request, &
+          ierror)
+      IMPORT :: MPI_COUNT_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: partitions
+      INTEGER(KIND=MPI_COUNT_KIND) :: count
+      INTEGER :: datatype
+      INTEGER :: dest
+      INTEGER :: tag
+      INTEGER :: comm
+      INTEGER :: info
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_PSEND_INIT
     SUBROUTINE MPI_QUERY_THREAD(provided, ierror)
       INTEGER :: provided
       INTEGER :: ierror
@@ -4314,6 +4488,61 @@ MODULE mpi
       INTEGER :: status(MPI_STATUS_SIZE)
       INTEGER :: ierror
     END SUBROUTINE PMPI_REQUEST_GET_STATUS
+    SUBROUTINE MPI_REQUEST_GET_STATUS_ALL(count, array_of_requests, flag, array_of_statuses, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: count
+      INTEGER :: array_of_requests(*)
+      LOGICAL :: flag
+      INTEGER :: array_of_statuses(MPI_STATUS_SIZE,*)
+      INTEGER :: ierror
+    END SUBROUTINE MPI_REQUEST_GET_STATUS_ALL
+    SUBROUTINE PMPI_REQUEST_GET_STATUS_ALL(count, array_of_requests, flag, array_of_statuses, &
+          ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: count
+      INTEGER :: array_of_requests(*)
+      LOGICAL :: flag
+      INTEGER :: array_of_statuses(MPI_STATUS_SIZE,*)
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_REQUEST_GET_STATUS_ALL
+    SUBROUTINE MPI_REQUEST_GET_STATUS_ANY(count, array_of_requests, index, flag, status, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: count
+      INTEGER :: array_of_requests(*)
+      INTEGER :: index
+      LOGICAL :: flag
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: ierror
+    END SUBROUTINE MPI_REQUEST_GET_STATUS_ANY
+    SUBROUTINE PMPI_REQUEST_GET_STATUS_ANY(count, array_of_requests, index, flag, status, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: count
+      INTEGER :: array_of_requests(*)
+      INTEGER :: index
+      LOGICAL :: flag
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_REQUEST_GET_STATUS_ANY
+    SUBROUTINE MPI_REQUEST_GET_STATUS_SOME(incount, array_of_requests, outcount, &
+          array_of_indices, array_of_statuses, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: incount
+      INTEGER :: array_of_requests(*)
+      INTEGER :: outcount
+      INTEGER :: array_of_indices(*)
+      INTEGER :: array_of_statuses(MPI_STATUS_SIZE,*)
+      INTEGER :: ierror
+    END SUBROUTINE MPI_REQUEST_GET_STATUS_SOME
+    SUBROUTINE PMPI_REQUEST_GET_STATUS_SOME(incount, array_of_requests, outcount, &
+          array_of_indices, array_of_statuses, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: incount
+      INTEGER :: array_of_requests(*)
+      INTEGER :: outcount
+      INTEGER :: array_of_indices(*)
+      INTEGER :: array_of_statuses(MPI_STATUS_SIZE,*)
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_REQUEST_GET_STATUS_SOME
     SUBROUTINE MPI_RSEND(buf, count, datatype, dest, tag, comm, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -4638,6 +4867,20 @@ MODULE mpi
       INTEGER :: status(MPI_STATUS_SIZE)
       INTEGER :: ierror
     END SUBROUTINE PMPI_SENDRECV_REPLACE
+    SUBROUTINE MPI_SESSION_ATTACH_BUFFER(session, buffer, size, ierror)
+      INTEGER :: session
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*) :: buffer
+      INTEGER :: size
+      INTEGER :: ierror
+    END SUBROUTINE MPI_SESSION_ATTACH_BUFFER
+    SUBROUTINE PMPI_SESSION_ATTACH_BUFFER(session, buffer, size, ierror)
+      INTEGER :: session
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*) :: buffer
+      INTEGER :: size
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_SESSION_ATTACH_BUFFER
     SUBROUTINE MPI_SESSION_CALL_ERRHANDLER(session, errorcode, ierror)
       INTEGER :: session
       INTEGER :: errorcode
@@ -4658,6 +4901,20 @@ MODULE mpi
       INTEGER :: errhandler
       INTEGER :: ierror
     END SUBROUTINE PMPI_SESSION_CREATE_ERRHANDLER
+    SUBROUTINE MPI_SESSION_DETACH_BUFFER(session, buffer_addr, size, ierror)
+      INTEGER :: session
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+      TYPE(*), DIMENSION(*) :: buffer_addr
+      INTEGER :: size
+      INTEGER :: ierror
+    END SUBROUTINE MPI_SESSION_DETACH_BUFFER
+    SUBROUTINE PMPI_SESSION_DETACH_BUFFER(session, buffer_addr, size, ierror)
+      INTEGER :: session
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+      TYPE(*), DIMENSION(*) :: buffer_addr
+      INTEGER :: size
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_SESSION_DETACH_BUFFER
     SUBROUTINE MPI_SESSION_FINALIZE(session, ierror)
       INTEGER :: session
       INTEGER :: ierror
@@ -4666,6 +4923,14 @@ MODULE mpi
       INTEGER :: session
       INTEGER :: ierror
     END SUBROUTINE PMPI_SESSION_FINALIZE
+    SUBROUTINE MPI_SESSION_FLUSH_BUFFER(session, ierror)
+      INTEGER :: session
+      INTEGER :: ierror
+    END SUBROUTINE MPI_SESSION_FLUSH_BUFFER
+    SUBROUTINE PMPI_SESSION_FLUSH_BUFFER(session, ierror)
+      INTEGER :: session
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_SESSION_FLUSH_BUFFER
     SUBROUTINE MPI_SESSION_GET_ERRHANDLER(session, errhandler, ierror)
       INTEGER :: session
       INTEGER :: errhandler
@@ -4726,6 +4991,16 @@ MODULE mpi
       INTEGER :: info
       INTEGER :: ierror
     END SUBROUTINE PMPI_SESSION_GET_PSET_INFO
+    SUBROUTINE MPI_SESSION_IFLUSH_BUFFER(session, request, ierror)
+      INTEGER :: session
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_SESSION_IFLUSH_BUFFER
+    SUBROUTINE PMPI_SESSION_IFLUSH_BUFFER(session, request, ierror)
+      INTEGER :: session
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_SESSION_IFLUSH_BUFFER
     SUBROUTINE MPI_SESSION_INIT(info, errhandler, session, ierror)
       INTEGER :: info
       INTEGER :: errhandler

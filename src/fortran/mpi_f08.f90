@@ -1913,6 +1913,36 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Buffer_detach_c
   END INTERFACE PMPI_Buffer_detach
+  INTERFACE MPI_Buffer_flush
+    SUBROUTINE MPI_Buffer_flush(ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Buffer_flush
+  END INTERFACE MPI_Buffer_flush
+  INTERFACE PMPI_Buffer_flush
+    SUBROUTINE PMPI_Buffer_flush(ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Buffer_flush
+  END INTERFACE PMPI_Buffer_flush
+  INTERFACE MPI_Buffer_iflush
+    SUBROUTINE MPI_Buffer_iflush(request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Buffer_iflush
+  END INTERFACE MPI_Buffer_iflush
+  INTERFACE PMPI_Buffer_iflush
+    SUBROUTINE PMPI_Buffer_iflush(request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Buffer_iflush
+  END INTERFACE PMPI_Buffer_iflush
   INTERFACE MPI_Cancel
     SUBROUTINE MPI_Cancel(request, ierror)
       IMPORT
@@ -2107,6 +2137,46 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Cartdim_get
   END INTERFACE PMPI_Cartdim_get
+  INTERFACE MPI_Comm_attach_buffer
+    SUBROUTINE MPI_Comm_attach_buffer(comm, buffer, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*) :: buffer
+      INTEGER, INTENT(IN) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Comm_attach_buffer
+    SUBROUTINE MPI_Comm_attach_buffer_c(comm, buffer, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*) :: buffer
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Comm_attach_buffer_c
+  END INTERFACE MPI_Comm_attach_buffer
+  INTERFACE PMPI_Comm_attach_buffer
+    SUBROUTINE PMPI_Comm_attach_buffer(comm, buffer, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*) :: buffer
+      INTEGER, INTENT(IN) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Comm_attach_buffer
+    SUBROUTINE PMPI_Comm_attach_buffer_c(comm, buffer, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*) :: buffer
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Comm_attach_buffer_c
+  END INTERFACE PMPI_Comm_attach_buffer
   INTERFACE MPI_Comm_call_errhandler
     SUBROUTINE MPI_Comm_call_errhandler(comm, errorcode, ierror)
       IMPORT
@@ -2271,6 +2341,46 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Comm_delete_attr
   END INTERFACE PMPI_Comm_delete_attr
+  INTERFACE MPI_Comm_detach_buffer
+    SUBROUTINE MPI_Comm_detach_buffer(comm, buffer_addr, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+      TYPE(*), DIMENSION(*) :: buffer_addr
+      INTEGER, INTENT(OUT) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Comm_detach_buffer
+    SUBROUTINE MPI_Comm_detach_buffer_c(comm, buffer_addr, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+      TYPE(*), DIMENSION(*) :: buffer_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Comm_detach_buffer_c
+  END INTERFACE MPI_Comm_detach_buffer
+  INTERFACE PMPI_Comm_detach_buffer
+    SUBROUTINE PMPI_Comm_detach_buffer(comm, buffer_addr, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+      TYPE(*), DIMENSION(*) :: buffer_addr
+      INTEGER, INTENT(OUT) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Comm_detach_buffer
+    SUBROUTINE PMPI_Comm_detach_buffer_c(comm, buffer_addr, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+      TYPE(*), DIMENSION(*) :: buffer_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Comm_detach_buffer_c
+  END INTERFACE PMPI_Comm_detach_buffer
   INTERFACE MPI_Comm_dup
     SUBROUTINE MPI_Comm_dup(comm, newcomm, ierror)
       IMPORT
@@ -2309,6 +2419,22 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Comm_dup_with_info
   END INTERFACE PMPI_Comm_dup_with_info
+  INTERFACE MPI_Comm_flush_buffer
+    SUBROUTINE MPI_Comm_flush_buffer(comm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Comm_flush_buffer
+  END INTERFACE MPI_Comm_flush_buffer
+  INTERFACE PMPI_Comm_flush_buffer
+    SUBROUTINE PMPI_Comm_flush_buffer(comm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Comm_flush_buffer
+  END INTERFACE PMPI_Comm_flush_buffer
   INTERFACE MPI_Comm_free
     SUBROUTINE MPI_Comm_free(comm, ierror)
       IMPORT
@@ -2479,6 +2605,24 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Comm_idup_with_info
   END INTERFACE PMPI_Comm_idup_with_info
+  INTERFACE MPI_Comm_iflush_buffer
+    SUBROUTINE MPI_Comm_iflush_buffer(comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Comm_iflush_buffer
+  END INTERFACE MPI_Comm_iflush_buffer
+  INTERFACE PMPI_Comm_iflush_buffer
+    SUBROUTINE PMPI_Comm_iflush_buffer(comm, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Comm_iflush_buffer
+  END INTERFACE PMPI_Comm_iflush_buffer
   INTERFACE MPI_Comm_rank
     SUBROUTINE MPI_Comm_rank(comm, rank, ierror)
       IMPORT
@@ -3706,6 +3850,22 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Graphdims_get
   END INTERFACE PMPI_Graphdims_get
+  INTERFACE MPI_Grequest_complete
+    SUBROUTINE MPI_Grequest_complete(request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Request), INTENT(IN) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Grequest_complete
+  END INTERFACE MPI_Grequest_complete
+  INTERFACE PMPI_Grequest_complete
+    SUBROUTINE PMPI_Grequest_complete(request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Request), INTENT(IN) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Grequest_complete
+  END INTERFACE PMPI_Grequest_complete
   INTERFACE MPI_Group_compare
     SUBROUTINE MPI_Group_compare(group1, group2, result, ierror)
       IMPORT
@@ -7402,6 +7562,26 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Pack_size_c
   END INTERFACE PMPI_Pack_size
+  INTERFACE MPI_Parrived
+    SUBROUTINE MPI_Parrived(request, partition, flag, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Request), INTENT(IN) :: request
+      INTEGER, INTENT(IN) :: partition
+      LOGICAL, INTENT(OUT) :: flag
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Parrived
+  END INTERFACE MPI_Parrived
+  INTERFACE PMPI_Parrived
+    SUBROUTINE PMPI_Parrived(request, partition, flag, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Request), INTENT(IN) :: request
+      INTEGER, INTENT(IN) :: partition
+      LOGICAL, INTENT(OUT) :: flag
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Parrived
+  END INTERFACE PMPI_Parrived
   INTERFACE MPI_Pcontrol
     SUBROUTINE MPI_Pcontrol(level, ierror)
       IMPORT
@@ -7418,6 +7598,100 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Pcontrol
   END INTERFACE PMPI_Pcontrol
+  INTERFACE MPI_Pready
+    SUBROUTINE MPI_Pready(partition, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: partition
+      TYPE(MPI_Request), INTENT(IN) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Pready
+  END INTERFACE MPI_Pready
+  INTERFACE PMPI_Pready
+    SUBROUTINE PMPI_Pready(partition, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: partition
+      TYPE(MPI_Request), INTENT(IN) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Pready
+  END INTERFACE PMPI_Pready
+  INTERFACE MPI_Pready_list
+    SUBROUTINE MPI_Pready_list(length, array_of_partitions, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: length
+      INTEGER, INTENT(IN) :: array_of_partitions(*)
+      TYPE(MPI_Request), INTENT(IN) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Pready_list
+  END INTERFACE MPI_Pready_list
+  INTERFACE PMPI_Pready_list
+    SUBROUTINE PMPI_Pready_list(length, array_of_partitions, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: length
+      INTEGER, INTENT(IN) :: array_of_partitions(*)
+      TYPE(MPI_Request), INTENT(IN) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Pready_list
+  END INTERFACE PMPI_Pready_list
+  INTERFACE MPI_Pready_range
+    SUBROUTINE MPI_Pready_range(partition_low, partition_high, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: partition_low
+      INTEGER, INTENT(IN) :: partition_high
+      TYPE(MPI_Request), INTENT(IN) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Pready_range
+  END INTERFACE MPI_Pready_range
+  INTERFACE PMPI_Pready_range
+    SUBROUTINE PMPI_Pready_range(partition_low, partition_high, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: partition_low
+      INTEGER, INTENT(IN) :: partition_high
+      TYPE(MPI_Request), INTENT(IN) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Pready_range
+  END INTERFACE PMPI_Pready_range
+  INTERFACE MPI_Precv_init
+    SUBROUTINE MPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request, &
+          ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: partitions
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: source
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Precv_init
+  END INTERFACE MPI_Precv_init
+  INTERFACE PMPI_Precv_init
+    SUBROUTINE PMPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, &
+          request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: partitions
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: source
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Precv_init
+  END INTERFACE PMPI_Precv_init
   INTERFACE MPI_Probe
     SUBROUTINE MPI_Probe(source, tag, comm, status, ierror)
       IMPORT
@@ -7440,6 +7714,42 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Probe
   END INTERFACE PMPI_Probe
+  INTERFACE MPI_Psend_init
+    SUBROUTINE MPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request, &
+          ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: partitions
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Psend_init
+  END INTERFACE MPI_Psend_init
+  INTERFACE PMPI_Psend_init
+    SUBROUTINE PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request, &
+          ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: partitions
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Psend_init
+  END INTERFACE PMPI_Psend_init
   INTERFACE MPI_Query_thread
     SUBROUTINE MPI_Query_thread(provided, ierror)
       IMPORT
@@ -8084,6 +8394,79 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Request_get_status
   END INTERFACE PMPI_Request_get_status
+  INTERFACE MPI_Request_get_status_all
+    SUBROUTINE MPI_Request_get_status_all(count, array_of_requests, flag, array_of_statuses, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Request), INTENT(IN) :: array_of_requests(*)
+      LOGICAL, INTENT(OUT) :: flag
+      TYPE(MPI_Status) :: array_of_statuses(*)
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Request_get_status_all
+  END INTERFACE MPI_Request_get_status_all
+  INTERFACE PMPI_Request_get_status_all
+    SUBROUTINE PMPI_Request_get_status_all(count, array_of_requests, flag, array_of_statuses, &
+          ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Request), INTENT(IN) :: array_of_requests(*)
+      LOGICAL, INTENT(OUT) :: flag
+      TYPE(MPI_Status) :: array_of_statuses(*)
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Request_get_status_all
+  END INTERFACE PMPI_Request_get_status_all
+  INTERFACE MPI_Request_get_status_any
+    SUBROUTINE MPI_Request_get_status_any(count, array_of_requests, index, flag, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Request), INTENT(IN) :: array_of_requests(*)
+      INTEGER, INTENT(OUT) :: index
+      LOGICAL, INTENT(OUT) :: flag
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Request_get_status_any
+  END INTERFACE MPI_Request_get_status_any
+  INTERFACE PMPI_Request_get_status_any
+    SUBROUTINE PMPI_Request_get_status_any(count, array_of_requests, index, flag, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Request), INTENT(IN) :: array_of_requests(*)
+      INTEGER, INTENT(OUT) :: index
+      LOGICAL, INTENT(OUT) :: flag
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Request_get_status_any
+  END INTERFACE PMPI_Request_get_status_any
+  INTERFACE MPI_Request_get_status_some
+    SUBROUTINE MPI_Request_get_status_some(incount, array_of_requests, outcount, &
+          array_of_indices, array_of_statuses, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: incount
+      TYPE(MPI_Request), INTENT(IN) :: array_of_requests(*)
+      INTEGER, INTENT(OUT) :: outcount
+      INTEGER, INTENT(OUT) :: array_of_indices(*)
+      TYPE(MPI_Status) :: array_of_statuses(*)
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Request_get_status_some
+  END INTERFACE MPI_Request_get_status_some
+  INTERFACE PMPI_Request_get_status_some
+    SUBROUTINE PMPI_Request_get_status_some(incount, array_of_requests, outcount, &
+          array_of_indices, array_of_statuses, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: incount
+      TYPE(MPI_Request), INTENT(IN) :: array_of_requests(*)
+      INTEGER, INTENT(OUT) :: outcount
+      INTEGER, INTENT(OUT) :: array_of_indices(*)
+      TYPE(MPI_Status) :: array_of_statuses(*)
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Request_get_status_some
+  END INTERFACE PMPI_Request_get_status_some
   INTERFACE MPI_Rsend
     SUBROUTINE MPI_Rsend(buf, count, datatype, dest, tag, comm, ierror)
       IMPORT
@@ -8868,6 +9251,46 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Sendrecv_replace_c
   END INTERFACE PMPI_Sendrecv_replace
+  INTERFACE MPI_Session_attach_buffer
+    SUBROUTINE MPI_Session_attach_buffer(session, buffer, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Session), INTENT(IN) :: session
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*) :: buffer
+      INTEGER, INTENT(IN) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Session_attach_buffer
+    SUBROUTINE MPI_Session_attach_buffer_c(session, buffer, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Session), INTENT(IN) :: session
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*) :: buffer
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Session_attach_buffer_c
+  END INTERFACE MPI_Session_attach_buffer
+  INTERFACE PMPI_Session_attach_buffer
+    SUBROUTINE PMPI_Session_attach_buffer(session, buffer, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Session), INTENT(IN) :: session
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*) :: buffer
+      INTEGER, INTENT(IN) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Session_attach_buffer
+    SUBROUTINE PMPI_Session_attach_buffer_c(session, buffer, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Session), INTENT(IN) :: session
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*) :: buffer
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Session_attach_buffer_c
+  END INTERFACE PMPI_Session_attach_buffer
   INTERFACE MPI_Session_call_errhandler
     SUBROUTINE MPI_Session_call_errhandler(session, errorcode, ierror)
       IMPORT
@@ -8904,6 +9327,46 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Session_create_errhandler
   END INTERFACE PMPI_Session_create_errhandler
+  INTERFACE MPI_Session_detach_buffer
+    SUBROUTINE MPI_Session_detach_buffer(session, buffer_addr, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Session), INTENT(IN) :: session
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+      TYPE(*), DIMENSION(*) :: buffer_addr
+      INTEGER, INTENT(OUT) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Session_detach_buffer
+    SUBROUTINE MPI_Session_detach_buffer_c(session, buffer_addr, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Session), INTENT(IN) :: session
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+      TYPE(*), DIMENSION(*) :: buffer_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Session_detach_buffer_c
+  END INTERFACE MPI_Session_detach_buffer
+  INTERFACE PMPI_Session_detach_buffer
+    SUBROUTINE PMPI_Session_detach_buffer(session, buffer_addr, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Session), INTENT(IN) :: session
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+      TYPE(*), DIMENSION(*) :: buffer_addr
+      INTEGER, INTENT(OUT) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Session_detach_buffer
+    SUBROUTINE PMPI_Session_detach_buffer_c(session, buffer_addr, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Session), INTENT(IN) :: session
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+      TYPE(*), DIMENSION(*) :: buffer_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Session_detach_buffer_c
+  END INTERFACE PMPI_Session_detach_buffer
   INTERFACE MPI_Session_finalize
     SUBROUTINE MPI_Session_finalize(session, ierror)
       IMPORT
@@ -8920,6 +9383,22 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Session_finalize
   END INTERFACE PMPI_Session_finalize
+  INTERFACE MPI_Session_flush_buffer
+    SUBROUTINE MPI_Session_flush_buffer(session, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Session), INTENT(IN) :: session
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Session_flush_buffer
+  END INTERFACE MPI_Session_flush_buffer
+  INTERFACE PMPI_Session_flush_buffer
+    SUBROUTINE PMPI_Session_flush_buffer(session, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Session), INTENT(IN) :: session
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Session_flush_buffer
+  END INTERFACE PMPI_Session_flush_buffer
   INTERFACE MPI_Session_get_errhandler
     SUBROUTINE MPI_Session_get_errhandler(session, errhandler, ierror)
       IMPORT
@@ -9020,6 +9499,24 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Session_get_pset_info
   END INTERFACE PMPI_Session_get_pset_info
+  INTERFACE MPI_Session_iflush_buffer
+    SUBROUTINE MPI_Session_iflush_buffer(session, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Session), INTENT(IN) :: session
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Session_iflush_buffer
+  END INTERFACE MPI_Session_iflush_buffer
+  INTERFACE PMPI_Session_iflush_buffer
+    SUBROUTINE PMPI_Session_iflush_buffer(session, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Session), INTENT(IN) :: session
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Session_iflush_buffer
+  END INTERFACE PMPI_Session_iflush_buffer
   INTERFACE MPI_Session_init
     SUBROUTINE MPI_Session_init(info, errhandler, session, ierror)
       IMPORT
