@@ -104,6 +104,16 @@ int core_cancel(MPI_Request *request);
 int core_start(MPI_Request *request);
 int core_startall(int count, MPI_Request array_of_requests[]);
 
+/* ---- file error handlers (error.c) ------------------------------------------------ */
+/* A file's handler lives in its object (src/io); file NULL is MPI_FILE_NULL,
+ * whose handler (MPI_ERRORS_RETURN until set) new files take. */
+int core_file_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn,
+                                MPI_Errhandler *errhandler);
+int core_file_set_errhandler(cr_file_t *file, cr_errhandler_t *errhandler);
+int core_file_get_errhandler(cr_file_t *file, MPI_Errhandler *errhandler);
+/* Runs the handler of fh on errorcode; MPI_SUCCESS once it returns. */
+int core_file_call_errhandler(cr_file_t *fh, int errorcode);
+
 /* ---- reduction operations (op.c) ------------------------------------------------ */
 /* MPI_Op_create (user_fn) and MPI_Op_create_c (user_fn_c). */
 int core_op_create(MPI_User_function *user_fn, MPI_User_function_c *user_fn_c, int commute,

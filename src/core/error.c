@@ -250,9 +250,23 @@ int cr_raise_win(MPI_Win win, int code, const char *fname)
     return invoke(default_errh(), &world, code, fname);
 }
 
+/* A file's error handler lives in its object (src/io); MPI_FILE_NULL's is
+ * the default that new files take. */
+static cr_errhandler_t **file_slot(cr_file_t *f)
+{
+    return f ? cr_file_errh_slot(f) : &file_default_errh;
+}
+
 int cr_raise_file(MPI_File file, int code, const char *fname)
 {
-    return invoke(file_default_errh, &file, code, fname);
+    cr_file_t *f = cr_proc.state == CR_STATE_INIT ? cr_file_ptr(file) : NULL;
+    return invoke(*file_slot(f), &file, code, fname);
+}
+
+cr_errhandler_t *cr_file_errh_default(void)
+{
+    if (file_default_errh->kind != 0) file_default_errh->refcount++;
+    return file_default_errh;
 }
 
 int cr_raise_session(MPI_Session session, int code, const char *fname)
@@ -292,6 +306,44 @@ int core_comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler
     e->kind = CR_K_COMM;
     e->fn = (void (*)(void))fn;
     *errhandler = e->handle;
+    return MPI_SUCCESS;
+}
+
+int core_file_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn,
+                                MPI_Errhandler *errhandler)
+{
+    int err = core_comm_create_errhandler(NULL, errhandler);
+    if (err) return err;
+    cr_errhandler_t *e = cr_errhandler_ptr(*errhandler);
+    e->kind = CR_K_FILE;
+    e->fn = (void (*)(void))file_errhandler_fn;
+    return MPI_SUCCESS;
+}
+
+int core_file_set_errhandler(cr_file_t *file, cr_errhandler_t *errhandler)
+{
+    if (errhandler->kind != 0 && errhandler->kind != CR_K_FILE)
+        return cr_error(MPI_ERR_ARG, "errhandler=0x%08x: not a file error handler",
+                        (unsigned)errhandler->handle);
+    cr_errhandler_t **slot = file_slot(file);
+    errhandler->refcount++;
+    cr_errhandler_release(*slot);
+    *slot = errhandler;
+    return MPI_SUCCESS;
+}
+
+int core_file_get_errhandler(cr_file_t *file, MPI_Errhandler *errhandler)
+{
+    cr_errhandler_t *e = *file_slot(file);
+    e->refcount++;    /* the user frees what MPI_File_get_errhandler returns */
+    *errhandler = e->handle;
+    return MPI_SUCCESS;
+}
+
+int core_file_call_errhandler(cr_file_t *fh, int errorcode)
+{
+    MPI_File h = fh ? cr_file_handle(fh) : MPI_FILE_NULL;
+    invoke(*file_slot(fh), &h, errorcode, "MPI_File_call_errhandler");
     return MPI_SUCCESS;
 }
 

@@ -134,15 +134,9 @@ int core_pcontrol(const int level)
     return MPI_SUCCESS;
 }
 
-/* Windows, files and sessions do not exist yet (issues 13, 14 and 11): no
- * handle names one.  Their layers replace these. */
+/* Windows and sessions do not exist yet (issues 13 and 11): no handle names
+ * one.  Their layers replace these (files: src/io/file.c). */
 cr_win_t *cr_win_ptr(MPI_Win h)
-{
-    (void)h;
-    return NULL;
-}
-
-cr_file_t *cr_file_ptr(MPI_File h)
 {
     (void)h;
     return NULL;

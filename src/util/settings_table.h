@@ -52,3 +52,14 @@ CR_SETTING(pmi_batch,          INT,  16,     "PMI requests the launcher serves p
 /* debugging one rank (src/core/debug.c, src/util/backtrace.c) */
 CR_SETTING(attach,             INT,  -1,     "World rank that waits at the end of MPI_Init for a debugger to attach (prints its pid and host; -1: none)")
 CR_SETTING(backtrace,          BOOL, 1,      "On SIGSEGV, SIGBUS, SIGFPE, SIGILL or SIGABRT print a backtrace with function names before dying")
+/* MPI-IO (src/io, issue 14): defaults of the hints; a file's info overrides them (docs/io.md) */
+CR_SETTING(io_cb_buffer_size,  SIZE, 16777216, "Bytes an aggregator of two-phase collective I/O moves per round (hint cb_buffer_size)")
+CR_SETTING(io_cb_nodes,        INT,  0,      "Aggregators of two-phase collective I/O (hint cb_nodes); 0: one per node")
+CR_SETTING(io_cb_read,         INT,  0,      "Collective buffering of collective reads (hint romio_cb_read): 0 automatic, 1 enable, 2 disable")
+CR_SETTING(io_cb_write,        INT,  0,      "Collective buffering of collective writes (hint romio_cb_write): 0 automatic, 1 enable, 2 disable")
+CR_SETTING(io_ds_read,         INT,  0,      "Data sieving of independent non-contiguous reads (hint romio_ds_read): 0 automatic, 1 enable, 2 disable")
+CR_SETTING(io_ds_write,        INT,  0,      "Data sieving of independent non-contiguous writes (hint romio_ds_write): 0 automatic, 1 enable, 2 disable")
+CR_SETTING(io_ind_rd_buffer_size, SIZE, 4194304, "Bytes of the file window one sieved independent read covers (hint ind_rd_buffer_size)")
+CR_SETTING(io_ind_wr_buffer_size, SIZE, 524288, "Bytes of the file window one sieved independent write covers (hint ind_wr_buffer_size)")
+CR_SETTING(io_direct_min_run,  SIZE, 65536,  "Automatic modes: accesses whose contiguous runs average at least this many bytes go to the file run by run, without sieving or aggregation")
+CR_SETTING(io_worker,          BOOL, 1,      "Non-blocking independent file accesses run on a helper thread (0: at the call, in the calling thread)")
