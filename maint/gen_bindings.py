@@ -18,10 +18,10 @@ path): every `src/<layer>/api.h` (or api_<area>.h) holds prototypes
   CR_NONBLOCKING or CR_PERSISTENT.  maint/notes.py MEMBERS adds members whose
   name differs (MPI_Ssend -> core_send with mode = CR_MODE_SYNC; a fixed
   `how` overrides the form, so MPI_File_iread_at can be a non-blocking
-  member of core_file_access); a MEMBERS entry may also name an entry that
-  is not a family (fixed arguments only).
-- Every other procedure calls core_<name> (lower case, without MPI_), and its
-  large-count form MPI_X_c the same entry.
+  member of core_file_access).
+- Every other procedure calls core_<name> (lower case, without MPI_), or the
+  entry MEMBERS names for it (MPI_Type_hvector -> core_type_create_hvector), and
+  its large-count forms MPI_X_c (and MPI-3's MPI_X_x) the same entry.
 - The binding checks the arguments (from their kinds in the standard; helpers in
   src/core/check.h), turns handles into objects once and passes the objects:
   a core parameter `cr_comm_t *comm` receives the communicator that the MPI
@@ -34,7 +34,9 @@ path): every `src/<layer>/api.h` (or api_<area>.h) holds prototypes
     int[] / MPI_Aint[] / MPI_Count[] -> cr_vec_t (CR_VEC: either width)
     MPI_Datatype[] -> cr_datatype_t *const [] (each element checked)
   A core parameter the procedure does not have receives: a member's fixed
-  value (MEMBERS), `how` its variant, `fname` the procedure's name, or
+  value (MEMBERS), `how` its variant, `fname` the procedure's name, `int
+  large` 1 in the large-count (_c) form and 0 elsewhere (what
+  MPI_Type_get_contents reports depends on it), or
   MPI_STATUS_IGNORE / NULL / CR_VEC_NONE for a status, pointer or vector.
   Callback parameters are matched by name (x or x_c), else by type.
 - Errors go to the handler of the procedure's first communicator, window,
@@ -164,7 +166,7 @@ LEGACY_DEFINED = legacy_definitions(ROOT)
 def resolve(name):
     """(core entry, how, fixed arguments) for an MPI procedure, or (None, ...)."""
     b = name[4:]
-    if b.endswith("_c"):
+    if b.endswith("_c") or b.endswith("_x"):     # large-count forms (MPI-4 _c, MPI-3 _x)
         b = b[:-2]
     cands = []
     if b.endswith("_init"):
@@ -177,11 +179,10 @@ def resolve(name):
         e = ENTRIES.get(entry)
         if e and e.family:
             return e, how, fixed
-        if e and base in notes.MEMBERS:
-            return e, None, fixed
-    e = ENTRIES.get("core_" + b.lower())
+    entry, fixed = notes.MEMBERS.get(b, ("core_" + b.lower(), {}))
+    e = ENTRIES.get(entry)
     if e and not e.family:
-        return e, None, {}
+        return e, None, fixed
     return None, None, {}
 
 
@@ -400,14 +401,15 @@ def core_args(p, b):
             named = [f for f in same if f.name == c.name or f.name + "_c" == c.name]
             args.append(named[0].name if named else same[0].name if len(same) == 1 else "NULL")
             continue
-        if c.name in p.fixed:
-            args.append(p.fixed[c.name])
-            continue
         if a is None:
-            if c.name == "how" and c.ctype == "cr_how_t":
+            if c.name in p.fixed:                           # before `how`: a fixed how wins
+                args.append(p.fixed[c.name])
+            elif c.name == "how" and c.ctype == "cr_how_t":
                 args.append(HOW[p.how])
             elif c.name == "fname":
                 args.append("cr_fname")
+            elif c.name == "large" and c.ctype == "int":
+                args.append("1" if p.name.endswith("_c") else "0")
             elif c.ctype == "MPI_Status*":
                 args.append("MPI_STATUS_IGNORE")
             elif c.ctype == "cr_vec_t":
