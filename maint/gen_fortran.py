@@ -392,7 +392,7 @@ def constants():
             continue
         seen[name] = True
         val += 1 if name in F_KEYVALS else 0
-        out.append((name, to_int32(val), ty if ty in HANDLES else None))
+        out.append((name, to_int32(val), ty if ty in HANDLES or ty == "MPI_File" else None))
     return out
 
 
@@ -585,7 +585,7 @@ def mpi_module(fprocs):
 F08_TYPE = {"MPI_Comm": "MPI_Comm", "MPI_Group": "MPI_Group", "MPI_Datatype": "MPI_Datatype",
             "MPI_Op": "MPI_Op", "MPI_Errhandler": "MPI_Errhandler", "MPI_Info": "MPI_Info",
             "MPI_Win": "MPI_Win", "MPI_Request": "MPI_Request", "MPI_Message": "MPI_Message",
-            "MPI_Session": "MPI_Session"}
+            "MPI_Session": "MPI_Session", "MPI_File": "MPI_File"}
 
 
 INT_KIND = {"int": "INTEGER", "MPI_Aint": "INTEGER(KIND=MPI_ADDRESS_KIND)",

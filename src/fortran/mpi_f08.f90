@@ -14,6 +14,9 @@ MODULE mpi_f08
   TYPE, BIND(C) :: MPI_Errhandler
     INTEGER :: MPI_VAL
   END TYPE MPI_Errhandler
+  TYPE, BIND(C) :: MPI_File
+    INTEGER :: MPI_VAL
+  END TYPE MPI_File
   TYPE, BIND(C) :: MPI_Group
     INTEGER :: MPI_VAL
   END TYPE MPI_Group
@@ -60,7 +63,7 @@ MODULE mpi_f08
   TYPE(MPI_Message), PARAMETER :: MPI_MESSAGE_NULL = MPI_Message(738197504)
   TYPE(MPI_Message), PARAMETER :: MPI_MESSAGE_NO_PROC = MPI_Message(1811939328)
   TYPE(MPI_Session), PARAMETER :: MPI_SESSION_NULL = MPI_Session(939524096)
-  INTEGER, PARAMETER :: MPI_FILE_NULL = 0
+  TYPE(MPI_File), PARAMETER :: MPI_FILE_NULL = MPI_File(0)
   TYPE(MPI_Comm), PARAMETER :: MPI_COMM_WORLD = MPI_Comm(1140850688)
   TYPE(MPI_Comm), PARAMETER :: MPI_COMM_SELF = MPI_Comm(1140850689)
   TYPE(MPI_Group), PARAMETER :: MPI_GROUP_EMPTY = MPI_Group(1207959552)
@@ -341,6 +344,10 @@ MODULE mpi_f08
       IMPORT :: MPI_Errhandler
       TYPE(MPI_Errhandler), INTENT(IN) :: a, b
     END FUNCTION courier_errhandler_eq
+    LOGICAL FUNCTION courier_file_eq(a, b) BIND(C, NAME='courier_handle_eq')
+      IMPORT :: MPI_File
+      TYPE(MPI_File), INTENT(IN) :: a, b
+    END FUNCTION courier_file_eq
     LOGICAL FUNCTION courier_group_eq(a, b) BIND(C, NAME='courier_handle_eq')
       IMPORT :: MPI_Group
       TYPE(MPI_Group), INTENT(IN) :: a, b
@@ -383,6 +390,10 @@ MODULE mpi_f08
       IMPORT :: MPI_Errhandler
       TYPE(MPI_Errhandler), INTENT(IN) :: a, b
     END FUNCTION courier_errhandler_ne
+    LOGICAL FUNCTION courier_file_ne(a, b) BIND(C, NAME='courier_handle_ne')
+      IMPORT :: MPI_File
+      TYPE(MPI_File), INTENT(IN) :: a, b
+    END FUNCTION courier_file_ne
     LOGICAL FUNCTION courier_group_ne(a, b) BIND(C, NAME='courier_handle_ne')
       IMPORT :: MPI_Group
       TYPE(MPI_Group), INTENT(IN) :: a, b
@@ -2964,7 +2975,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_call_errhandler(fh, errorcode, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER, INTENT(IN) :: errorcode
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_File_call_errhandler
@@ -2973,7 +2984,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_call_errhandler(fh, errorcode, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER, INTENT(IN) :: errorcode
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_File_call_errhandler
@@ -2982,7 +2993,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_close(fh, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(INOUT) :: fh
+      TYPE(MPI_File), INTENT(INOUT) :: fh
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_File_close
   END INTERFACE MPI_File_close
@@ -2990,7 +3001,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_close(fh, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(INOUT) :: fh
+      TYPE(MPI_File), INTENT(INOUT) :: fh
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_File_close
   END INTERFACE PMPI_File_close
@@ -3016,7 +3027,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_get_amode(fh, amode, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER, INTENT(OUT) :: amode
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_File_get_amode
@@ -3025,7 +3036,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_get_amode(fh, amode, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER, INTENT(OUT) :: amode
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_File_get_amode
@@ -3034,7 +3045,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_get_atomicity(fh, flag, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       LOGICAL, INTENT(OUT) :: flag
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_File_get_atomicity
@@ -3043,7 +3054,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_get_atomicity(fh, flag, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       LOGICAL, INTENT(OUT) :: flag
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_File_get_atomicity
@@ -3052,7 +3063,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_get_byte_offset(fh, offset, disp, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: disp
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
@@ -3062,7 +3073,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_get_byte_offset(fh, offset, disp, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: disp
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
@@ -3072,7 +3083,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_get_errhandler(file, errhandler, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: file
+      TYPE(MPI_File), INTENT(IN) :: file
       TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_File_get_errhandler
@@ -3081,7 +3092,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_get_errhandler(file, errhandler, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: file
+      TYPE(MPI_File), INTENT(IN) :: file
       TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_File_get_errhandler
@@ -3090,7 +3101,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_get_group(fh, group, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       TYPE(MPI_Group), INTENT(OUT) :: group
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_File_get_group
@@ -3099,7 +3110,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_get_group(fh, group, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       TYPE(MPI_Group), INTENT(OUT) :: group
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_File_get_group
@@ -3108,7 +3119,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_get_info(fh, info_used, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       TYPE(MPI_Info), INTENT(OUT) :: info_used
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_File_get_info
@@ -3117,7 +3128,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_get_info(fh, info_used, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       TYPE(MPI_Info), INTENT(OUT) :: info_used
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_File_get_info
@@ -3126,7 +3137,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_get_position(fh, offset, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: offset
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_File_get_position
@@ -3135,7 +3146,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_get_position(fh, offset, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: offset
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_File_get_position
@@ -3144,7 +3155,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_get_position_shared(fh, offset, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: offset
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_File_get_position_shared
@@ -3153,7 +3164,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_get_position_shared(fh, offset, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: offset
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_File_get_position_shared
@@ -3162,7 +3173,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_get_size(fh, size, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: size
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_File_get_size
@@ -3171,7 +3182,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_get_size(fh, size, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: size
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_File_get_size
@@ -3180,7 +3191,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_get_type_extent(fh, datatype, extent, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: extent
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
@@ -3190,7 +3201,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_get_type_extent(fh, datatype, extent, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: extent
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
@@ -3200,7 +3211,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_get_type_extent_c(fh, datatype, extent, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: extent
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
@@ -3210,7 +3221,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_get_type_extent_c(fh, datatype, extent, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: extent
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
@@ -3220,7 +3231,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_get_view(fh, disp, etype, filetype, datarep, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: disp
       TYPE(MPI_Datatype), INTENT(OUT) :: etype
       TYPE(MPI_Datatype), INTENT(OUT) :: filetype
@@ -3232,7 +3243,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_get_view(fh, disp, etype, filetype, datarep, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: disp
       TYPE(MPI_Datatype), INTENT(OUT) :: etype
       TYPE(MPI_Datatype), INTENT(OUT) :: filetype
@@ -3244,7 +3255,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_iread(fh, buf, count, datatype, request, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER, INTENT(IN) :: count
@@ -3255,7 +3266,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_iread_c(fh, buf, count, datatype, request, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
@@ -3268,7 +3279,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_iread(fh, buf, count, datatype, request, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER, INTENT(IN) :: count
@@ -3279,7 +3290,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_iread_c(fh, buf, count, datatype, request, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
@@ -3292,7 +3303,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_iread_all(fh, buf, count, datatype, request, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER, INTENT(IN) :: count
@@ -3303,7 +3314,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_iread_all_c(fh, buf, count, datatype, request, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
@@ -3316,7 +3327,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_iread_all(fh, buf, count, datatype, request, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER, INTENT(IN) :: count
@@ -3327,7 +3338,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_iread_all_c(fh, buf, count, datatype, request, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
@@ -3340,7 +3351,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_iread_at(fh, offset, buf, count, datatype, request, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -3352,7 +3363,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_iread_at_c(fh, offset, buf, count, datatype, request, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -3366,7 +3377,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_iread_at(fh, offset, buf, count, datatype, request, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -3378,7 +3389,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_iread_at_c(fh, offset, buf, count, datatype, request, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -3392,7 +3403,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_iread_at_all(fh, offset, buf, count, datatype, request, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -3404,7 +3415,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -3418,7 +3429,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -3430,7 +3441,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -3444,7 +3455,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_iread_shared(fh, buf, count, datatype, request, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER, INTENT(IN) :: count
@@ -3455,7 +3466,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_iread_shared_c(fh, buf, count, datatype, request, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
@@ -3468,7 +3479,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_iread_shared(fh, buf, count, datatype, request, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER, INTENT(IN) :: count
@@ -3479,7 +3490,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_iread_shared_c(fh, buf, count, datatype, request, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
@@ -3492,7 +3503,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_iwrite(fh, buf, count, datatype, request, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER, INTENT(IN) :: count
@@ -3503,7 +3514,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_iwrite_c(fh, buf, count, datatype, request, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
@@ -3516,7 +3527,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_iwrite(fh, buf, count, datatype, request, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER, INTENT(IN) :: count
@@ -3527,7 +3538,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_iwrite_c(fh, buf, count, datatype, request, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
@@ -3540,7 +3551,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_iwrite_all(fh, buf, count, datatype, request, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER, INTENT(IN) :: count
@@ -3551,7 +3562,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_iwrite_all_c(fh, buf, count, datatype, request, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
@@ -3564,7 +3575,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_iwrite_all(fh, buf, count, datatype, request, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER, INTENT(IN) :: count
@@ -3575,7 +3586,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_iwrite_all_c(fh, buf, count, datatype, request, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
@@ -3588,7 +3599,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_iwrite_at(fh, offset, buf, count, datatype, request, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -3600,7 +3611,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -3614,7 +3625,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -3626,7 +3637,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -3640,7 +3651,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -3652,7 +3663,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -3666,7 +3677,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -3678,7 +3689,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -3692,7 +3703,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_iwrite_shared(fh, buf, count, datatype, request, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER, INTENT(IN) :: count
@@ -3703,7 +3714,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_iwrite_shared_c(fh, buf, count, datatype, request, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
@@ -3716,7 +3727,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_iwrite_shared(fh, buf, count, datatype, request, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER, INTENT(IN) :: count
@@ -3727,7 +3738,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
@@ -3744,7 +3755,7 @@ MODULE mpi_f08
       CHARACTER(LEN=*), INTENT(IN) :: filename
       INTEGER, INTENT(IN) :: amode
       TYPE(MPI_Info), INTENT(IN) :: info
-      INTEGER, INTENT(OUT) :: fh
+      TYPE(MPI_File), INTENT(OUT) :: fh
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_File_open
   END INTERFACE MPI_File_open
@@ -3756,7 +3767,7 @@ MODULE mpi_f08
       CHARACTER(LEN=*), INTENT(IN) :: filename
       INTEGER, INTENT(IN) :: amode
       TYPE(MPI_Info), INTENT(IN) :: info
-      INTEGER, INTENT(OUT) :: fh
+      TYPE(MPI_File), INTENT(OUT) :: fh
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_File_open
   END INTERFACE PMPI_File_open
@@ -3764,7 +3775,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_preallocate(fh, size, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: size
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_File_preallocate
@@ -3773,7 +3784,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_preallocate(fh, size, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: size
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_File_preallocate
@@ -3782,7 +3793,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_read(fh, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER, INTENT(IN) :: count
@@ -3793,7 +3804,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_read_c(fh, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
@@ -3806,7 +3817,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_read(fh, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER, INTENT(IN) :: count
@@ -3817,7 +3828,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_read_c(fh, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
@@ -3830,7 +3841,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_read_all(fh, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER, INTENT(IN) :: count
@@ -3841,7 +3852,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_read_all_c(fh, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
@@ -3854,7 +3865,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_read_all(fh, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER, INTENT(IN) :: count
@@ -3865,7 +3876,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_read_all_c(fh, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
@@ -3878,7 +3889,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_read_all_begin(fh, buf, count, datatype, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER, INTENT(IN) :: count
@@ -3888,7 +3899,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_read_all_begin_c(fh, buf, count, datatype, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
@@ -3900,7 +3911,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_read_all_begin(fh, buf, count, datatype, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER, INTENT(IN) :: count
@@ -3910,7 +3921,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_read_all_begin_c(fh, buf, count, datatype, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
@@ -3922,7 +3933,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_read_all_end(fh, buf, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       TYPE(MPI_Status) :: status
@@ -3933,7 +3944,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_read_all_end(fh, buf, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       TYPE(MPI_Status) :: status
@@ -3944,7 +3955,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_read_at(fh, offset, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -3956,7 +3967,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_read_at_c(fh, offset, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -3970,7 +3981,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_read_at(fh, offset, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -3982,7 +3993,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_read_at_c(fh, offset, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -3996,7 +4007,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_read_at_all(fh, offset, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -4008,7 +4019,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_read_at_all_c(fh, offset, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -4022,7 +4033,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_read_at_all(fh, offset, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -4034,7 +4045,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -4048,7 +4059,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_read_at_all_begin(fh, offset, buf, count, datatype, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -4059,7 +4070,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -4072,7 +4083,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -4083,7 +4094,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -4096,7 +4107,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_read_at_all_end(fh, buf, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       TYPE(MPI_Status) :: status
@@ -4107,7 +4118,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_read_at_all_end(fh, buf, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       TYPE(MPI_Status) :: status
@@ -4118,7 +4129,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_read_ordered(fh, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER, INTENT(IN) :: count
@@ -4129,7 +4140,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_read_ordered_c(fh, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
@@ -4142,7 +4153,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_read_ordered(fh, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER, INTENT(IN) :: count
@@ -4153,7 +4164,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_read_ordered_c(fh, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
@@ -4166,7 +4177,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_read_ordered_begin(fh, buf, count, datatype, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER, INTENT(IN) :: count
@@ -4176,7 +4187,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_read_ordered_begin_c(fh, buf, count, datatype, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
@@ -4188,7 +4199,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_read_ordered_begin(fh, buf, count, datatype, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER, INTENT(IN) :: count
@@ -4198,7 +4209,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_read_ordered_begin_c(fh, buf, count, datatype, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
@@ -4210,7 +4221,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_read_ordered_end(fh, buf, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       TYPE(MPI_Status) :: status
@@ -4221,7 +4232,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_read_ordered_end(fh, buf, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       TYPE(MPI_Status) :: status
@@ -4232,7 +4243,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_read_shared(fh, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER, INTENT(IN) :: count
@@ -4243,7 +4254,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_read_shared_c(fh, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
@@ -4256,7 +4267,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_read_shared(fh, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER, INTENT(IN) :: count
@@ -4267,7 +4278,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_read_shared_c(fh, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
@@ -4280,7 +4291,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_seek(fh, offset, whence, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       INTEGER, INTENT(IN) :: whence
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
@@ -4290,7 +4301,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_seek(fh, offset, whence, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       INTEGER, INTENT(IN) :: whence
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
@@ -4300,7 +4311,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_seek_shared(fh, offset, whence, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       INTEGER, INTENT(IN) :: whence
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
@@ -4310,7 +4321,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_seek_shared(fh, offset, whence, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       INTEGER, INTENT(IN) :: whence
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
@@ -4320,7 +4331,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_set_atomicity(fh, flag, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       LOGICAL, INTENT(IN) :: flag
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_File_set_atomicity
@@ -4329,7 +4340,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_set_atomicity(fh, flag, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       LOGICAL, INTENT(IN) :: flag
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_File_set_atomicity
@@ -4338,7 +4349,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_set_errhandler(file, errhandler, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: file
+      TYPE(MPI_File), INTENT(IN) :: file
       TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_File_set_errhandler
@@ -4347,7 +4358,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_set_errhandler(file, errhandler, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: file
+      TYPE(MPI_File), INTENT(IN) :: file
       TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_File_set_errhandler
@@ -4356,7 +4367,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_set_info(fh, info, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       TYPE(MPI_Info), INTENT(IN) :: info
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_File_set_info
@@ -4365,7 +4376,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_set_info(fh, info, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       TYPE(MPI_Info), INTENT(IN) :: info
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_File_set_info
@@ -4374,7 +4385,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_set_size(fh, size, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: size
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_File_set_size
@@ -4383,7 +4394,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_set_size(fh, size, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: size
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_File_set_size
@@ -4392,7 +4403,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_set_view(fh, disp, etype, filetype, datarep, info, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: disp
       TYPE(MPI_Datatype), INTENT(IN) :: etype
       TYPE(MPI_Datatype), INTENT(IN) :: filetype
@@ -4405,7 +4416,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_set_view(fh, disp, etype, filetype, datarep, info, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: disp
       TYPE(MPI_Datatype), INTENT(IN) :: etype
       TYPE(MPI_Datatype), INTENT(IN) :: filetype
@@ -4418,7 +4429,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_sync(fh, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_File_sync
   END INTERFACE MPI_File_sync
@@ -4426,7 +4437,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_sync(fh, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_File_sync
   END INTERFACE PMPI_File_sync
@@ -4434,7 +4445,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_write(fh, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER, INTENT(IN) :: count
@@ -4445,7 +4456,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_write_c(fh, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
@@ -4458,7 +4469,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_write(fh, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER, INTENT(IN) :: count
@@ -4469,7 +4480,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_write_c(fh, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
@@ -4482,7 +4493,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_write_all(fh, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER, INTENT(IN) :: count
@@ -4493,7 +4504,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_write_all_c(fh, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
@@ -4506,7 +4517,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_write_all(fh, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER, INTENT(IN) :: count
@@ -4517,7 +4528,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_write_all_c(fh, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
@@ -4530,7 +4541,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_write_all_begin(fh, buf, count, datatype, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER, INTENT(IN) :: count
@@ -4540,7 +4551,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_write_all_begin_c(fh, buf, count, datatype, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
@@ -4552,7 +4563,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_write_all_begin(fh, buf, count, datatype, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER, INTENT(IN) :: count
@@ -4562,7 +4573,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_write_all_begin_c(fh, buf, count, datatype, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
@@ -4574,7 +4585,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_write_all_end(fh, buf, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       TYPE(MPI_Status) :: status
@@ -4585,7 +4596,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_write_all_end(fh, buf, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       TYPE(MPI_Status) :: status
@@ -4596,7 +4607,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_write_at(fh, offset, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -4608,7 +4619,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_write_at_c(fh, offset, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -4622,7 +4633,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_write_at(fh, offset, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -4634,7 +4645,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_write_at_c(fh, offset, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -4648,7 +4659,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_write_at_all(fh, offset, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -4660,7 +4671,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_write_at_all_c(fh, offset, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -4674,7 +4685,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_write_at_all(fh, offset, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -4686,7 +4697,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -4700,7 +4711,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_write_at_all_begin(fh, offset, buf, count, datatype, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -4711,7 +4722,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -4724,7 +4735,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -4735,7 +4746,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -4748,7 +4759,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_write_at_all_end(fh, buf, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       TYPE(MPI_Status) :: status
@@ -4759,7 +4770,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_write_at_all_end(fh, buf, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       TYPE(MPI_Status) :: status
@@ -4770,7 +4781,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_write_ordered(fh, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER, INTENT(IN) :: count
@@ -4781,7 +4792,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_write_ordered_c(fh, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
@@ -4794,7 +4805,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_write_ordered(fh, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER, INTENT(IN) :: count
@@ -4805,7 +4816,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_write_ordered_c(fh, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
@@ -4818,7 +4829,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_write_ordered_begin(fh, buf, count, datatype, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER, INTENT(IN) :: count
@@ -4828,7 +4839,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_write_ordered_begin_c(fh, buf, count, datatype, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
@@ -4840,7 +4851,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_write_ordered_begin(fh, buf, count, datatype, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER, INTENT(IN) :: count
@@ -4850,7 +4861,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_write_ordered_begin_c(fh, buf, count, datatype, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
@@ -4862,7 +4873,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_write_ordered_end(fh, buf, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       TYPE(MPI_Status) :: status
@@ -4873,7 +4884,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_write_ordered_end(fh, buf, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       TYPE(MPI_Status) :: status
@@ -4884,7 +4895,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_write_shared(fh, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER, INTENT(IN) :: count
@@ -4895,7 +4906,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_write_shared_c(fh, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
@@ -4908,7 +4919,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_write_shared(fh, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER, INTENT(IN) :: count
@@ -4919,7 +4930,7 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_write_shared_c(fh, buf, count, datatype, status, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
