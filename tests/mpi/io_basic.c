@@ -5,35 +5,15 @@
  * individual pointer (seek, get_position, get_byte_offset) and through the
  * shared pointer, blocking, non-blocking and large-count.  Every datum is
  * checked in memory and, with POSIX reads, in the file. */
-#include "mpitest.h"
-#include <fcntl.h>
-#include <unistd.h>
+#include "iotest.h"
 #include <sys/stat.h>
 
 static int rank, size;
 static char path[512];
 
-/* One name for every rank: rank 0's pid under TMPDIR. */
-static void make_path(const char *tag)
-{
-    if (rank == 0) {
-        const char *d = getenv("TMPDIR");
-        snprintf(path, sizeof path, "%s/courier_%s_%d.dat", d && *d ? d : "/tmp", tag, (int)getpid());
-    }
-    MPI_Bcast(path, sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
-}
+static void make_path(const char *tag) { mt_io_path(path, sizeof path, tag, MPI_COMM_WORLD); }
 
-/* The file's bytes [off, off + n) read with POSIX. */
-static void file_bytes(long off, void *dst, size_t n)
-{
-    memset(dst, 0xEE, n);
-    int fd = open(path, O_RDONLY);
-    CHECK(fd >= 0, "open %s", path);
-    if (fd < 0) return;
-    ssize_t got = pread(fd, dst, n, off);
-    CHECK(got == (ssize_t)n, "pread %zd of %zu at %ld", got, n, off);
-    close(fd);
-}
+static void file_bytes(long off, void *dst, size_t n) { mt_file_bytes(path, off, dst, n); }
 
 static void open_errors(void)
 {

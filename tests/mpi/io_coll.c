@@ -6,37 +6,9 @@
  * MPI_COMM_SELF open side by side, hints given as info (cb_buffer_size,
  * cb_nodes, romio_cb_write), MPI_MODE_APPEND and MPI_MODE_SEQUENTIAL with
  * the shared pointer.  Data are checked in memory and in the file. */
-#include "mpitest.h"
-#include <fcntl.h>
-#include <unistd.h>
+#include "iotest.h"
 
 static int rank, size;
-
-static void make_path(char *path, size_t n, const char *tag, MPI_Comm comm)
-{
-    int r;
-    MPI_Comm_rank(comm, &r);
-    if (r == 0) {
-        const char *d = getenv("TMPDIR");
-        snprintf(path, n, "%s/courier_%s_%d_%d.dat", d && *d ? d : "/tmp", tag, (int)getpid(), rank);
-    }
-    MPI_Bcast(path, (int)n, MPI_CHAR, 0, comm);
-}
-
-static void *file_all(const char *path, size_t *n)
-{
-    int fd = open(path, O_RDONLY);
-    CHECK(fd >= 0, "open %s", path);
-    off_t end = fd >= 0 ? lseek(fd, 0, SEEK_END) : 0;
-    char *b = mt_malloc((size_t)end + 1);
-    if (fd >= 0) {
-        ssize_t got = pread(fd, b, (size_t)end, 0);
-        CHECK(got == end, "pread %zd of %lld", got, (long long)end);
-        close(fd);
-    }
-    *n = (size_t)end;
-    return b;
-}
 
 static long val(int r, int piece, long i) { return ((long)r << 40) + ((long)piece << 32) + i; }
 
@@ -48,7 +20,7 @@ static void outstanding(void)
 {
     char path[512];
     MPI_File fh;
-    make_path(path, sizeof path, "outst", MPI_COMM_WORLD);
+    mt_io_path(path, sizeof path, "outst", MPI_COMM_WORLD);
     MPI_Info info;
     MPI_Info_create(&info);
     MPI_Info_set(info, "cb_buffer_size", "4096");
@@ -87,7 +59,7 @@ static void outstanding(void)
     MPI_Barrier(MPI_COMM_WORLD);
     CHECK_MPI(MPI_File_sync(fh));
     size_t fl;
-    long *f = file_all(path, &fl);
+    long *f = mt_file_all(path, &fl);
     long total = (long)PIECES * M + 4;
     CHECK_INT(fl, (size_t)total * size * sizeof(long) - (size > 1 ? 0 : 0));
     for (long k = 0; k < total * size && (size_t)(k + 1) * sizeof(long) <= fl; k++) {
@@ -128,8 +100,8 @@ static void subcomms(void)
     MPI_Comm_rank(half, &hr);
     MPI_Comm_size(half, &hs);
     char hpath[512], spath[512];
-    make_path(hpath, sizeof hpath, "half", half);
-    make_path(spath, sizeof spath, "self", MPI_COMM_SELF);
+    mt_io_path(hpath, sizeof hpath, "half", half);
+    mt_io_path(spath, sizeof spath, "self", MPI_COMM_SELF);
     MPI_File hf, sf;
     CHECK_MPI(MPI_File_open(half, hpath, MPI_MODE_RDWR | MPI_MODE_CREATE | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL, &hf));
     CHECK_MPI(MPI_File_open(MPI_COMM_SELF, spath, MPI_MODE_RDWR | MPI_MODE_CREATE | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL, &sf));
@@ -157,7 +129,7 @@ static void modes(void)
 {
     char path[512];
     MPI_File fh;
-    make_path(path, sizeof path, "modes", MPI_COMM_WORLD);
+    mt_io_path(path, sizeof path, "modes", MPI_COMM_WORLD);
     if (rank == 0) {
         FILE *fp = fopen(path, "w");
         CHECK(fp != NULL, "fopen %s", path);
@@ -176,7 +148,7 @@ static void modes(void)
     CHECK_MPI(MPI_File_close(&fh));
     MPI_Barrier(MPI_COMM_WORLD);
     size_t fl;
-    char *f = file_all(path, &fl);
+    char *f = mt_file_all(path, &fl);
     CHECK_INT(fl, 10 + size);
     CHECK(memcmp(f, "0123456789", 10) == 0, "append kept the head");
     for (int r = 0; r < size && 10 + r < (int)fl; r++) CHECK(f[10 + r] == 'a' + r, "appended [%d] = %c", r, f[10 + r]);

@@ -5,33 +5,15 @@
  * get, call; MPI_ERRORS_RETURN by default; a handler that runs on an error
  * of a data access), errors of set_view and of accesses, non-blocking
  * shared-pointer access and MPI_File_c2f/f2c. */
-#include "mpitest.h"
-#include <fcntl.h>
-#include <unistd.h>
+#include "iotest.h"
 #include <stddef.h>
 
 static int rank, size;
 static char path[512];
 
-static void make_path(const char *tag)
-{
-    if (rank == 0) {
-        const char *d = getenv("TMPDIR");
-        snprintf(path, sizeof path, "%s/courier_%s_%d.dat", d && *d ? d : "/tmp", tag, (int)getpid());
-    }
-    MPI_Bcast(path, sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
-}
+static void make_path(const char *tag) { mt_io_path(path, sizeof path, tag, MPI_COMM_WORLD); }
 
-static void file_bytes(long off, void *dst, size_t n)
-{
-    memset(dst, 0xEE, n);
-    int fd = open(path, O_RDONLY);
-    CHECK(fd >= 0, "open %s", path);
-    if (fd < 0) return;
-    ssize_t got = pread(fd, dst, n, off);
-    CHECK(got == (ssize_t)n, "pread %zd of %zu at %ld", got, n, off);
-    close(fd);
-}
+static void file_bytes(long off, void *dst, size_t n) { mt_file_bytes(path, off, dst, n); }
 
 static void external32(void)
 {

@@ -7,36 +7,14 @@
  * and get_type_extent.  Every datum is checked in memory and in the file
  * (POSIX reads).  The settings variants in io.list force or forbid two-phase
  * buffering, sieving and small buffers so that every path runs. */
-#include "mpitest.h"
-#include <fcntl.h>
-#include <unistd.h>
+#include "iotest.h"
 
 static int rank, size;
 static char path[512];
 
-static void make_path(const char *tag)
-{
-    if (rank == 0) {
-        const char *d = getenv("TMPDIR");
-        snprintf(path, sizeof path, "%s/courier_%s_%d.dat", d && *d ? d : "/tmp", tag, (int)getpid());
-    }
-    MPI_Bcast(path, sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
-}
+static void make_path(const char *tag) { mt_io_path(path, sizeof path, tag, MPI_COMM_WORLD); }
 
-static void *file_all(size_t *n)
-{
-    int fd = open(path, O_RDONLY);
-    CHECK(fd >= 0, "open %s", path);
-    off_t end = fd >= 0 ? lseek(fd, 0, SEEK_END) : 0;
-    char *b = mt_malloc((size_t)end + 1);
-    if (fd >= 0) {
-        ssize_t got = pread(fd, b, (size_t)end, 0);
-        CHECK(got == end, "pread %zd of %lld", got, (long long)end);
-        close(fd);
-    }
-    *n = (size_t)end;
-    return b;
-}
+static void *file_all(size_t *n) { return mt_file_all(path, n); }
 
 /* Blocks of B ints, round robin over the ranks: rank r owns blocks r, r+size, ... */
 enum { B = 3, NB = 200 };
