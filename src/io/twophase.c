@@ -384,7 +384,7 @@ static int round_start(io_op_t *op)
         m->len = tp->len[i];
         m->nrec = rv->n;
         int k = rv->n < TP_INLINE ? rv->n : TP_INLINE;
-        memcpy(m->inl, rv->v, (size_t)k * sizeof *rv->v);
+        if (k > 0) memcpy(m->inl, rv->v, (size_t)k * sizeof *rv->v);
         if ((err = post_send(op, &tp->mine, m, 16 + (int64_t)k * (int64_t)sizeof(io_run_t), dest, TAG_META)))
             return err;
         if (rv->n > TP_INLINE &&
