@@ -4,7 +4,8 @@
  * the ABI (tests/abi/run_hdf5.sh).  Every rank writes its rows of a 2-D
  * dataset with a collective hyperslab write, then an independent one into a
  * second dataset, writes an attribute; the file is reopened and every rank
- * reads and checks all the data. */
+ * reads and checks all the data.  With an argument, the file is written
+ * there and kept (run_hdf5.sh compares h5dump of Courier's and MPICH's). */
 #include <hdf5.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -27,7 +28,9 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     char path[512];
-    if (rank == 0) {
+    if (rank == 0 && argc > 1) {
+        snprintf(path, sizeof path, "%s", argv[1]);
+    } else if (rank == 0) {
         const char *d = getenv("TMPDIR");
         snprintf(path, sizeof path, "%s/courier_h5_%d.h5", d && *d ? d : "/tmp", (int)getpid());
     }
@@ -102,7 +105,7 @@ int main(int argc, char **argv)
     H5OK(H5Fclose(file));
     H5Pclose(fapl);
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0) remove(path);
+    if (rank == 0 && argc < 2) remove(path);
     int total = 0;
     MPI_Allreduce(&errors, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0) printf("%s hdf5_parallel (np=%d)\n", total ? "FAIL" : "PASS", size);
