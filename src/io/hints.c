@@ -136,8 +136,8 @@ int io_hints_apply(io_hints_t *h, io_kv_t *kept, const cr_info_t *info, const ch
         else if (!strcmp(k, "striping_factor")) bad = count(v, &h->striping_factor);
         else if (!strcmp(k, "striping_unit")) bad = count(v, &h->striping_unit);
         else if (!strcmp(k, "romio_no_indep_rw")) {
-            if (!strcasecmp(v, "true")) h->no_indep_rw = 1;
-            else if (!strcasecmp(v, "false")) h->no_indep_rw = 0;
+            if (!strcasecmp(v, "true") || !strcmp(v, "1") || !strcasecmp(v, "enable")) h->no_indep_rw = 1;
+            else if (!strcasecmp(v, "false") || !strcmp(v, "0") || !strcasecmp(v, "disable")) h->no_indep_rw = 0;
             else bad = -1;
         } else if (!strcmp(k, "file_perm")) {
             char *end;
@@ -148,9 +148,9 @@ int io_hints_apply(io_hints_t *h, io_kv_t *kept, const cr_info_t *info, const ch
         } else if (kv_put(kept, k, v)) {
             return cr_error(MPI_ERR_NO_MEM, "%s: no memory for hints", fname);
         }
-        if (bad)
-            return cr_error(MPI_ERR_INFO_VALUE, "%s: info key \"%s\" has the invalid value \"%s\"",
-                            fname, k, v);
+        /* a value we cannot use is ignored, as hints may be (MPI 4.0 14.2.8) and as
+         * ROMIO does: the hint keeps its previous value */
+        (void)bad;
     }
     return MPI_SUCCESS;
 }

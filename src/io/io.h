@@ -48,7 +48,7 @@ typedef struct {
 /* Defaults from the settings table. */
 void io_hints_default(io_hints_t *h);
 /* Read the keys of info (NULL: none) into h and remember the ones we report.
- * Returns MPI_SUCCESS or an MPI_ERR_INFO_VALUE / MPI_ERR_NO_MEM code. */
+ * Values that cannot be used are ignored.  Returns MPI_SUCCESS or MPI_ERR_NO_MEM. */
 int io_hints_apply(io_hints_t *h, io_kv_t *kept, const cr_info_t *info, const char *fname);
 void io_kv_free(io_kv_t *kv);
 /* A new user info with the hints in use (MPI_File_get_info); cb_nodes is

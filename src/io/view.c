@@ -398,6 +398,10 @@ int core_file_set_view(cr_file_t *fh, MPI_Offset disp, cr_datatype_t *etype,
                        cr_datatype_t *filetype, const char *datarep, cr_info_t *info,
                        const char *fname)
 {
+    /* Operations still under way would see the view change under them (and
+     * their internal collectives would interleave with ours): the standard
+     * makes that the program's error, ROMIO finishes them first; so do we. */
+    io_op_drain(fh);
     int err = MPI_SUCCESS;
     if (disp == MPI_DISPLACEMENT_CURRENT) {
         if (!(fh->amode & MPI_MODE_SEQUENTIAL)) {
