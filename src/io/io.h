@@ -106,9 +106,11 @@ typedef struct io_sink {
 void io_view_init_default(io_view_t *v);
 void io_view_free(io_view_t *v);
 /* Set v from the arguments of MPI_File_set_view (checked here: committed
- * types, a filetype made of etypes, a known representation). */
+ * types, a filetype made of etypes, type maps with non-negative, non-
+ * decreasing displacements (MPI_ERR_IO), no overlap when writable, a known
+ * representation). */
 int io_view_set(io_view_t *v, MPI_Offset disp, cr_datatype_t *etype, cr_datatype_t *filetype,
-                const char *datarep, const char *fname);
+                const char *datarep, int writable, const char *fname);
 /* Walk stream bytes [pos, pos + len) of v: the sink gets their file runs. */
 int io_view_walk(const io_view_t *v, int64_t pos, int64_t len, io_sink_t *sink);
 /* File offset of stream byte pos. */

@@ -71,6 +71,54 @@ static int node_build(io_node_t *dst, const cr_dt_node_t *src, int *mono)
     return 0;
 }
 
+/* Whether the type map of n goes backwards (*dec) or lays data twice on
+ * the same bytes (*ovl): its repetitions, and its children in order. */
+static void node_order(const io_node_t *n, int *dec, int *ovl)
+{
+    if (n->count > 1 && n->size > 0) {
+        if (n->stride < 0) *dec = 1;
+        else if (n->stride < n->hi - n->lo) *ovl = 1;
+    }
+    int64_t prev_lo = INT64_MIN, prev_hi = INT64_MIN;
+    for (int k = 0; k < n->nkids; k++) {
+        const io_node_t *c = &n->kids[k];
+        if (c->size == 0 || c->count == 0) continue;
+        node_order(c, dec, ovl);
+        int64_t lo, hi;
+        node_span(c, &lo, &hi);
+        if (lo < prev_lo) *dec = 1;
+        else if (lo < prev_hi) *ovl = 1;
+        prev_lo = lo;
+        prev_hi = hi;
+    }
+}
+
+/* MPI 4.0 14.3: the displacements of an etype's and a filetype's type maps
+ * are non-negative and monotonically non-decreasing; a file open for
+ * writing takes no filetype that overlaps itself.  MPI_ERR_IO as ROMIO. */
+static int check_typemap(const cr_datatype_t *dt, const char *which, int writable, const char *fname)
+{
+    if (dt->size <= 0) return MPI_SUCCESS;
+    if (dt->true_lb < 0)
+        return cr_error(MPI_ERR_IO, "%s: %s=0x%08x has data at a negative displacement (%lld)", fname,
+                        which, (unsigned)dt->handle, (long long)dt->true_lb);
+    io_node_t root;
+    int mono = 1, dec = 0, ovl = 0;
+    if (node_build(&root, &cr_dt_desc(dt)->root, &mono)) {
+        node_free(&root);
+        return cr_error(MPI_ERR_NO_MEM, "%s: no memory to check %s's type map", fname, which);
+    }
+    node_order(&root, &dec, &ovl);
+    node_free(&root);
+    if (dec)
+        return cr_error(MPI_ERR_IO, "%s: %s=0x%08x has displacements that decrease (they must be "
+                        "monotonically non-decreasing)", fname, which, (unsigned)dt->handle);
+    if (ovl && writable)
+        return cr_error(MPI_ERR_IO, "%s: %s=0x%08x lays data twice on the same bytes, which a file "
+                        "open for writing does not take", fname, which, (unsigned)dt->handle);
+    return MPI_SUCCESS;
+}
+
 /* Blocks of one repetition... of every repetition of n. */
 static int64_t node_blocks(const io_node_t *n)
 {
@@ -166,7 +214,7 @@ static int is_committed(const cr_datatype_t *d)
 }
 
 int io_view_set(io_view_t *v, MPI_Offset disp, cr_datatype_t *etype, cr_datatype_t *filetype,
-                const char *datarep, const char *fname)
+                const char *datarep, int writable, const char *fname)
 {
     if (!is_committed(etype))
         return cr_error(MPI_ERR_TYPE, "%s: etype=0x%08x is not committed", fname, (unsigned)etype->handle);
@@ -189,9 +237,9 @@ int io_view_set(io_view_t *v, MPI_Offset disp, cr_datatype_t *etype, cr_datatype
         return cr_error(MPI_ERR_ARG, "%s: filetype=0x%08x is not built from etype=0x%08x "
                         "(different element types)", fname, (unsigned)filetype->handle,
                         (unsigned)etype->handle);
-    if (filetype->true_lb < 0 && filetype->size > 0)
-        return cr_error(MPI_ERR_ARG, "%s: filetype=0x%08x has data at a negative displacement (%lld)",
-                        fname, (unsigned)filetype->handle, (long long)filetype->true_lb);
+    int err = check_typemap(etype, "etype", writable, fname);
+    if (!err) err = check_typemap(filetype, "filetype", writable, fname);
+    if (err) return err;
     io_view_t n;
     memset(&n, 0, sizeof n);
     n.disp = disp;
@@ -211,7 +259,7 @@ int io_view_set(io_view_t *v, MPI_Offset disp, cr_datatype_t *etype, cr_datatype
     const cr_datatype_t *layout = filetype;
     MPI_Datatype lt = MPI_DATATYPE_NULL;
     if (n.rep_kind != IO_REP_NATIVE) {
-        int err = io_datarep_layout(n.rep_kind, n.rep, filetype->handle, &lt, fname);
+        err = io_datarep_layout(n.rep_kind, n.rep, filetype->handle, &lt, fname);
         if (err) return err;
         layout = cr_datatype_ptr(lt);
         n.esize = io_view_type_size(&n, etype);
@@ -415,7 +463,8 @@ int core_file_set_view(cr_file_t *fh, MPI_Offset disp, cr_datatype_t *etype,
     }
     io_view_t nv;
     io_view_init_default(&nv);
-    if (!err) err = io_view_set(&nv, disp, etype, filetype, datarep ? datarep : "", fname);
+    if (!err) err = io_view_set(&nv, disp, etype, filetype, datarep ? datarep : "",
+                                   !(fh->amode & MPI_MODE_RDONLY), fname);
     if (!err) err = io_hints_apply(&fh->hints, &fh->kept, info, fname);
     /* all or nothing: every rank's outcome, and whether any rank has the
      * shared pointer's file open */

@@ -159,6 +159,15 @@ static void errhandlers(void)
     rc = MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "no-such-rep", MPI_INFO_NULL);
     CHECK_CLASS(rc, MPI_ERR_UNSUPPORTED_DATAREP);
     MPI_Type_free(&v);
+    /* a filetype whose displacements decrease (ROMIO's class: MPI_ERR_IO) */
+    int bl2[2] = { 1, 1 }, dp2[2] = { 3, 0 };
+    MPI_Type_indexed(2, bl2, dp2, MPI_INT, &v);
+    MPI_Type_commit(&v);
+    rc = MPI_File_set_view(fh, 0, MPI_INT, v, "native", MPI_INFO_NULL);
+    CHECK_CLASS(rc, MPI_ERR_IO);
+    MPI_Type_free(&v);
+    /* the default view again (MPICH's ROMIO leaves a broken one after that error) */
+    CHECK_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
     /* MPI_FILE_NULL's handler governs open */
     CHECK_MPI(MPI_File_set_errhandler(MPI_FILE_NULL, eh));
     MPI_File f2;
