@@ -16,7 +16,9 @@ path): every `src/<layer>/api.h` (or api_<area>.h) holds prototypes
   MPI_Bcast, MPI_Bcast_c, MPI_Ibcast, MPI_Ibcast_c, MPI_Bcast_init and
   MPI_Bcast_init_c all call core_bcast, with how = CR_BLOCKING,
   CR_NONBLOCKING or CR_PERSISTENT.  maint/notes.py MEMBERS adds members whose
-  name differs (MPI_Ssend -> core_send with mode = CR_MODE_SYNC).
+  name differs (MPI_Ssend -> core_send with mode = CR_MODE_SYNC; a fixed
+  `how` overrides the form, so MPI_File_iread_at can be a non-blocking
+  member of core_file_access).
 - Every other procedure calls core_<name> (lower case, without MPI_), or the
   entry MEMBERS names for it (MPI_Type_hvector -> core_type_create_hvector), and
   its large-count forms MPI_X_c (and MPI-3's MPI_X_x) the same entry.
@@ -31,16 +33,21 @@ path): every `src/<layer>/api.h` (or api_<area>.h) holds prototypes
                                        when it does not fit)
     int[] / MPI_Aint[] / MPI_Count[] -> cr_vec_t (CR_VEC: either width)
     MPI_Datatype[] -> cr_datatype_t *const [] (each element checked)
-  A core parameter the procedure does not have receives: `how` its variant,
-  `fname` the procedure's name, `int large` 1 in the large-count (_c) form and
-  0 elsewhere (what MPI_Type_get_contents reports depends on it), a member's
-  fixed value (MEMBERS: a constant, or the name of one of the procedure's own
-  arguments; it comes before matching callbacks by type), or
-  MPI_STATUS_IGNORE / NULL / CR_VEC_NONE for a status, pointer or vector.
+  A core parameter the procedure does not have receives: a member's fixed
+  value (MEMBERS: a constant, or the name of one of the procedure's own
+  arguments; it comes before matching callbacks and before `how`, so a fixed
+  `how` wins), `how` its variant, `fname` the procedure's name, `int large` 1
+  in the large-count (_c) form and 0 elsewhere (what MPI_Type_get_contents
+  reports depends on it), or MPI_STATUS_IGNORE / NULL / CR_VEC_NONE for a
+  status, pointer or vector.  Callback parameters are matched by name (x or
+  x_c), else by type.
 - Members.  maint/notes.py MEMBERS also binds procedures to an entry of
   another name outside families: deprecated names (MPI_Attr_get ->
   core_comm_get_attr with comm_keyval = keyval, MPI_Type_hvector ->
   core_type_create_hvector), MPI_Init -> core_init_thread.
+- Errors go to the handler of the procedure's first communicator, window,
+  file or session argument, or notes.RAISE_WITH's for procedures that have
+  none (MPI_File_open raises on MPI_FILE_NULL's handler).
   MPI_Request and MPI_Message pointers and arrays stay handles: the core
   completes them in place.
 
@@ -119,7 +126,7 @@ class CoreEntry:
 
 # A prototype, or a static inline definition (an entry whose fast path the
 # compiler should see in every entry point, e.g. core_send).
-CORE_DECL = re.compile(r"^(?:static inline\s+)?(int|double|MPI_Aint|MPI_Count)\s+(core_\w+)\s*\(([^;{]*?)\)\s*[;{]", re.M | re.S)
+CORE_DECL = re.compile(r"^(?:static inline\s+)?(int|double|MPI_Aint|MPI_Count|MPI_File)\s+(core_\w+)\s*\(([^;{]*?)\)\s*[;{]", re.M | re.S)
 
 
 def core_entries(root):
@@ -399,15 +406,17 @@ def fail(p, msg):
 def core_args(p, b):
     """The C expressions passed to p's core entry, adding temporaries to b."""
     by = {a.name: a for a in p.params}
-    fptrs = {a.ctype: a for a in p.params if re.search(r"_function(_c)?\*$", a.ctype)}
+    fptrs = [a for a in p.params if re.search(r"_function(_c)?\*$", a.ctype)]
     args = []
     for c in p.entry.params:
         a = by.get(c.name)
         if a is None and c.name in p.fixed:   # a member's fixed value or argument (MEMBERS)
             args.append(p.fixed[c.name])
             continue
-        if re.search(r"_function(_c)?\*$", c.ctype):        # callbacks: by type
-            args.append(fptrs[c.ctype].name if c.ctype in fptrs else "NULL")
+        if re.search(r"_function(_c)?\*$", c.ctype):        # callbacks: by name, else by type
+            same = [f for f in fptrs if f.ctype == c.ctype]
+            named = [f for f in same if f.name == c.name or f.name + "_c" == c.name]
+            args.append(named[0].name if named else same[0].name if len(same) == 1 else "NULL")
             continue
         if a is None:
             if c.name == "how" and c.ctype == "cr_how_t":
@@ -463,6 +472,8 @@ def core_args(p, b):
 
 
 def raise_call(p):
+    if re.sub(r"_c$", "", p.name) in notes.RAISE_WITH:
+        return notes.RAISE_WITH[re.sub(r"_c$", "", p.name)]
     for a in p.params:
         if a.ctype in RAISE:
             return "%s(%s, cr_err, cr_fname)" % (RAISE[a.ctype], a.name)

@@ -234,7 +234,7 @@ def c_ftype(p):
     if cls in ("status", "statuses"):
         return "MPI_Fint *"
     base = p.c.ctype.replace("const ", "").rstrip("*").strip()
-    if base in HANDLES or base == "int":
+    if base in HANDLES or base == "int" or base == "MPI_File":
         return "MPI_Fint *"
     return base + " *"
 
@@ -263,7 +263,15 @@ def c_entry(fp):
         p = by[cp.name]
         n, cls = p.name, p.cls
         ctype = cp.ctype.replace("const ", "")
-        if n == "buffer_addr":          # MPI_Buffer_detach: the address means nothing in Fortran
+        if ctype.rstrip("*") == "MPI_File" and not cp.dims:
+            # MPI_File is a pointer in C (MPICH ABI), an INTEGER in Fortran
+            if cls == "value":
+                call.append("PMPI_File_f2c(*%s)" % n)
+            else:
+                pre.append("MPI_File cr_%s = %s;" % (n, "PMPI_File_f2c(*%s)" % n if cp.dir == "inout" else "MPI_FILE_NULL"))
+                call.append("&cr_%s" % n)
+                post.append("*%s = PMPI_File_c2f(cr_%s);" % (n, n))
+        elif n == "buffer_addr":          # MPI_Buffer_detach: the address means nothing in Fortran
             pre.append("void *cr_%s = NULL;" % n)
             call.append("&cr_%s" % n)
         elif cls == "choice":
@@ -389,7 +397,7 @@ def constants():
             continue
         seen[name] = True
         val += 1 if name in F_KEYVALS else 0
-        out.append((name, to_int32(val), ty if ty in HANDLES else None))
+        out.append((name, to_int32(val), ty if ty in HANDLES or ty == "MPI_File" else None))
     return out
 
 
@@ -582,7 +590,7 @@ def mpi_module(fprocs):
 F08_TYPE = {"MPI_Comm": "MPI_Comm", "MPI_Group": "MPI_Group", "MPI_Datatype": "MPI_Datatype",
             "MPI_Op": "MPI_Op", "MPI_Errhandler": "MPI_Errhandler", "MPI_Info": "MPI_Info",
             "MPI_Win": "MPI_Win", "MPI_Request": "MPI_Request", "MPI_Message": "MPI_Message",
-            "MPI_Session": "MPI_Session"}
+            "MPI_Session": "MPI_Session", "MPI_File": "MPI_File"}
 
 
 INT_KIND = {"int": "INTEGER", "MPI_Aint": "INTEGER(KIND=MPI_ADDRESS_KIND)",

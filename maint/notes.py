@@ -20,7 +20,10 @@ MEMBERS       procedures whose core entry is not core_<their name>: MPI base
               name (no I prefix, _init or _c suffix) -> (entry, fixed arguments):
               family members (MPI_Ssend -> core_send, mode CR_MODE_SYNC) and
               others bound to another procedure's entry (MPI_Attr_get ->
-              core_comm_get_attr, its keyval passed as comm_keyval).
+              core_comm_get_attr, its keyval passed as comm_keyval).  A fixed
+              `how` overrides the form.
+RAISE_WITH    procedures without a communicator, window, file or session
+              argument whose errors go to a particular handler: the call.
 ARRAY_LENGTH  (procedure, array of handles) -> C expression of its length, so the
               binding can check every element and pass an array of objects.
 NOT_IN_ABI    procedures of the standard that MPICH 4.0.2's header does not
@@ -104,6 +107,40 @@ MEMBERS = {
     "Type_get_contents": ("core_type_get_contents", {"max_large_counts": "0"}),
 }
 
+
+def _io_members():
+    """Every MPI-IO data access procedure -> core_file_access with its op
+    (src/io/api.h), the _end of split collectives -> core_file_split_end."""
+    out = {}
+    for rw, f in (("read", "CR_IO_READ"), ("write", "CR_IO_WRITE")):
+        for pos, p in (("_at", "CR_IO_AT"), ("", "CR_IO_INDIV"), ("_shared", "CR_IO_SHARED")):
+            fixed = {"op": "%s | %s" % (f, p)}
+            if pos != "_at":
+                fixed["offset"] = "0"
+            out["File_%s%s" % (rw, pos)] = ("core_file_access", dict(fixed))
+            out["File_i%s%s" % (rw, pos)] = ("core_file_access", dict(fixed, how="CR_NONBLOCKING"))
+            if pos == "_shared":
+                coll = dict(fixed, op="%s | CR_IO_SHARED | CR_IO_ORDERED" % f)
+                name = "File_%s_ordered" % rw
+            else:
+                coll = dict(fixed, op="%s | %s | CR_IO_COLL" % (f, p))
+                name = "File_%s%s_all" % (rw, pos)
+                out["File_i%s%s_all" % (rw, pos)] = ("core_file_access", dict(coll, how="CR_NONBLOCKING"))
+            out[name] = ("core_file_access", coll)
+            out[name + "_begin"] = ("core_file_access",
+                                    dict(coll, op=coll["op"] + " | CR_IO_SPLIT", how="CR_NONBLOCKING"))
+            out[name + "_end"] = ("core_file_split_end", {"op": coll["op"]})
+    return out
+
+
+MEMBERS.update(_io_members())
+
+RAISE_WITH = {
+    "MPI_File_open": "cr_raise_file(MPI_FILE_NULL, cr_err, cr_fname)",
+    "MPI_File_delete": "cr_raise_file(MPI_FILE_NULL, cr_err, cr_fname)",
+    "MPI_Register_datarep": "cr_raise_file(MPI_FILE_NULL, cr_err, cr_fname)",
+}
+
 ARRAY_LENGTH = {
     ("MPI_Alltoallw", "sendtypes"): "cr_chk_peer_size(cr_c)",
     ("MPI_Alltoallw", "recvtypes"): "cr_chk_peer_size(cr_c)",
@@ -122,10 +159,10 @@ ARRAY_LENGTH = {
 }
 
 PARAM_NOTES = {
-    ("MPI_Intercomm_create", "peer_comm"): "nullable",
     ("MPI_File_set_errhandler", "file"): "nullable",
     ("MPI_File_get_errhandler", "file"): "nullable",
     ("MPI_File_call_errhandler", "fh"): "nullable",
+    ("MPI_Intercomm_create", "peer_comm"): "nullable",
     ("MPI_Intercomm_create", "local_leader"): "nocheck",
     ("MPI_Intercomm_create", "remote_leader"): "nocheck",
     ("MPI_Intercomm_create_from_groups", "local_leader"): "nocheck",

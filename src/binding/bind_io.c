@@ -7,12 +7,13 @@
 #include "core/api_comm.h"
 #include "core/api_dt.h"
 #include "core/api_session.h"
+#include "io/api.h"
 #include "tools/api.h"
 
 #pragma weak MPI_File_c2f = PMPI_File_c2f
 MPI_Fint __attribute__((visibility("default"))) PMPI_File_c2f(MPI_File file)
 {
-    return 0;
+    return core_file_c2f(file);
 }
 
 #pragma weak MPI_File_call_errhandler = PMPI_File_call_errhandler
@@ -37,7 +38,19 @@ int __attribute__((visibility("default"))) PMPI_File_close(MPI_File* fh)
 {
     static const char cr_fname[] = "MPI_File_close";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_close is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(fh, "fh")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(*fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_close(cr_o_fh);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) {
+        *fh = MPI_FILE_NULL;
+    }
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh ? *fh : MPI_FILE_NULL, cr_err, cr_fname);
 }
 
@@ -62,14 +75,22 @@ int __attribute__((visibility("default"))) PMPI_File_delete(const char* filename
 {
     static const char cr_fname[] = "MPI_File_delete";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_delete is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    cr_info_t *cr_o_info = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    cr_err = core_file_delete(filename, cr_o_info);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_file(MPI_FILE_NULL, cr_err, cr_fname);
 }
 
 #pragma weak MPI_File_f2c = PMPI_File_f2c
 MPI_File __attribute__((visibility("default"))) PMPI_File_f2c(MPI_Fint file)
 {
-    return 0;
+    return core_file_f2c(file);
 }
 
 #pragma weak MPI_File_get_amode = PMPI_File_get_amode
@@ -77,7 +98,16 @@ int __attribute__((visibility("default"))) PMPI_File_get_amode(MPI_File fh, int*
 {
     static const char cr_fname[] = "MPI_File_get_amode";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_get_amode is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(amode, "amode")))) goto fail;
+    cr_err = core_file_get_amode(cr_o_fh, amode);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -86,7 +116,16 @@ int __attribute__((visibility("default"))) PMPI_File_get_atomicity(MPI_File fh, 
 {
     static const char cr_fname[] = "MPI_File_get_atomicity";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_get_atomicity is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
+    cr_err = core_file_get_atomicity(cr_o_fh, flag);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -95,7 +134,16 @@ int __attribute__((visibility("default"))) PMPI_File_get_byte_offset(MPI_File fh
 {
     static const char cr_fname[] = "MPI_File_get_byte_offset";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_get_byte_offset is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(disp, "disp")))) goto fail;
+    cr_err = core_file_get_byte_offset(cr_o_fh, offset, disp);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -122,7 +170,16 @@ int __attribute__((visibility("default"))) PMPI_File_get_group(MPI_File fh, MPI_
 {
     static const char cr_fname[] = "MPI_File_get_group";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_get_group is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(group, "group")))) goto fail;
+    cr_err = core_file_get_group(cr_o_fh, group);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -131,7 +188,16 @@ int __attribute__((visibility("default"))) PMPI_File_get_info(MPI_File fh, MPI_I
 {
     static const char cr_fname[] = "MPI_File_get_info";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_get_info is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(info_used, "info_used")))) goto fail;
+    cr_err = core_file_get_info(cr_o_fh, info_used);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -140,7 +206,16 @@ int __attribute__((visibility("default"))) PMPI_File_get_position(MPI_File fh, M
 {
     static const char cr_fname[] = "MPI_File_get_position";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_get_position is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(offset, "offset")))) goto fail;
+    cr_err = core_file_get_position(cr_o_fh, offset);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -149,7 +224,16 @@ int __attribute__((visibility("default"))) PMPI_File_get_position_shared(MPI_Fil
 {
     static const char cr_fname[] = "MPI_File_get_position_shared";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_get_position_shared is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(offset, "offset")))) goto fail;
+    cr_err = core_file_get_position_shared(cr_o_fh, offset);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -158,7 +242,16 @@ int __attribute__((visibility("default"))) PMPI_File_get_size(MPI_File fh, MPI_O
 {
     static const char cr_fname[] = "MPI_File_get_size";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_get_size is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(size, "size")))) goto fail;
+    cr_err = core_file_get_size(cr_o_fh, size);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -167,7 +260,22 @@ int __attribute__((visibility("default"))) PMPI_File_get_type_extent(MPI_File fh
 {
     static const char cr_fname[] = "MPI_File_get_type_extent";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_get_type_extent is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    MPI_Count cr_t_extent;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(extent, "extent")))) goto fail;
+    cr_err = core_file_get_type_extent(cr_o_fh, cr_o_datatype, &cr_t_extent, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) {
+        *extent = (MPI_Aint)cr_t_extent;
+    }
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -176,7 +284,18 @@ int __attribute__((visibility("default"))) PMPI_File_get_type_extent_c(MPI_File 
 {
     static const char cr_fname[] = "MPI_File_get_type_extent_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_get_type_extent_c is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(extent, "extent")))) goto fail;
+    cr_err = core_file_get_type_extent(cr_o_fh, cr_o_datatype, extent, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -185,7 +304,18 @@ int __attribute__((visibility("default"))) PMPI_File_get_view(MPI_File fh, MPI_O
 {
     static const char cr_fname[] = "MPI_File_get_view";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_get_view is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(disp, "disp")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(etype, "etype")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(filetype, "filetype")))) goto fail;
+    cr_err = core_file_get_view(cr_o_fh, disp, etype, filetype, datarep);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -194,7 +324,19 @@ int __attribute__((visibility("default"))) PMPI_File_iread(MPI_File fh, void* bu
 {
     static const char cr_fname[] = "MPI_File_iread";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_iread is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, MPI_STATUS_IGNORE, CR_IO_READ | CR_IO_INDIV, CR_NONBLOCKING, request, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -203,7 +345,19 @@ int __attribute__((visibility("default"))) PMPI_File_iread_all(MPI_File fh, void
 {
     static const char cr_fname[] = "MPI_File_iread_all";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_iread_all is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, MPI_STATUS_IGNORE, CR_IO_READ | CR_IO_INDIV | CR_IO_COLL, CR_NONBLOCKING, request, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -212,7 +366,19 @@ int __attribute__((visibility("default"))) PMPI_File_iread_all_c(MPI_File fh, vo
 {
     static const char cr_fname[] = "MPI_File_iread_all_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_iread_all_c is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, MPI_STATUS_IGNORE, CR_IO_READ | CR_IO_INDIV | CR_IO_COLL, CR_NONBLOCKING, request, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -221,7 +387,19 @@ int __attribute__((visibility("default"))) PMPI_File_iread_at(MPI_File fh, MPI_O
 {
     static const char cr_fname[] = "MPI_File_iread_at";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_iread_at is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_file_access(cr_o_fh, offset, buf, count, cr_o_datatype, MPI_STATUS_IGNORE, CR_IO_READ | CR_IO_AT, CR_NONBLOCKING, request, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -230,7 +408,19 @@ int __attribute__((visibility("default"))) PMPI_File_iread_at_all(MPI_File fh, M
 {
     static const char cr_fname[] = "MPI_File_iread_at_all";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_iread_at_all is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_file_access(cr_o_fh, offset, buf, count, cr_o_datatype, MPI_STATUS_IGNORE, CR_IO_READ | CR_IO_AT | CR_IO_COLL, CR_NONBLOCKING, request, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -239,7 +429,19 @@ int __attribute__((visibility("default"))) PMPI_File_iread_at_all_c(MPI_File fh,
 {
     static const char cr_fname[] = "MPI_File_iread_at_all_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_iread_at_all_c is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_file_access(cr_o_fh, offset, buf, count, cr_o_datatype, MPI_STATUS_IGNORE, CR_IO_READ | CR_IO_AT | CR_IO_COLL, CR_NONBLOCKING, request, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -248,7 +450,19 @@ int __attribute__((visibility("default"))) PMPI_File_iread_at_c(MPI_File fh, MPI
 {
     static const char cr_fname[] = "MPI_File_iread_at_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_iread_at_c is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_file_access(cr_o_fh, offset, buf, count, cr_o_datatype, MPI_STATUS_IGNORE, CR_IO_READ | CR_IO_AT, CR_NONBLOCKING, request, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -257,7 +471,19 @@ int __attribute__((visibility("default"))) PMPI_File_iread_c(MPI_File fh, void* 
 {
     static const char cr_fname[] = "MPI_File_iread_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_iread_c is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, MPI_STATUS_IGNORE, CR_IO_READ | CR_IO_INDIV, CR_NONBLOCKING, request, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -266,7 +492,19 @@ int __attribute__((visibility("default"))) PMPI_File_iread_shared(MPI_File fh, v
 {
     static const char cr_fname[] = "MPI_File_iread_shared";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_iread_shared is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, MPI_STATUS_IGNORE, CR_IO_READ | CR_IO_SHARED, CR_NONBLOCKING, request, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -275,7 +513,19 @@ int __attribute__((visibility("default"))) PMPI_File_iread_shared_c(MPI_File fh,
 {
     static const char cr_fname[] = "MPI_File_iread_shared_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_iread_shared_c is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, MPI_STATUS_IGNORE, CR_IO_READ | CR_IO_SHARED, CR_NONBLOCKING, request, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -284,7 +534,19 @@ int __attribute__((visibility("default"))) PMPI_File_iwrite(MPI_File fh, const v
 {
     static const char cr_fname[] = "MPI_File_iwrite";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_iwrite is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, MPI_STATUS_IGNORE, CR_IO_WRITE | CR_IO_INDIV, CR_NONBLOCKING, request, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -293,7 +555,19 @@ int __attribute__((visibility("default"))) PMPI_File_iwrite_all(MPI_File fh, con
 {
     static const char cr_fname[] = "MPI_File_iwrite_all";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_iwrite_all is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, MPI_STATUS_IGNORE, CR_IO_WRITE | CR_IO_INDIV | CR_IO_COLL, CR_NONBLOCKING, request, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -302,7 +576,19 @@ int __attribute__((visibility("default"))) PMPI_File_iwrite_all_c(MPI_File fh, c
 {
     static const char cr_fname[] = "MPI_File_iwrite_all_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_iwrite_all_c is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, MPI_STATUS_IGNORE, CR_IO_WRITE | CR_IO_INDIV | CR_IO_COLL, CR_NONBLOCKING, request, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -311,7 +597,19 @@ int __attribute__((visibility("default"))) PMPI_File_iwrite_at(MPI_File fh, MPI_
 {
     static const char cr_fname[] = "MPI_File_iwrite_at";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_iwrite_at is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_file_access(cr_o_fh, offset, buf, count, cr_o_datatype, MPI_STATUS_IGNORE, CR_IO_WRITE | CR_IO_AT, CR_NONBLOCKING, request, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -320,7 +618,19 @@ int __attribute__((visibility("default"))) PMPI_File_iwrite_at_all(MPI_File fh, 
 {
     static const char cr_fname[] = "MPI_File_iwrite_at_all";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_iwrite_at_all is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_file_access(cr_o_fh, offset, buf, count, cr_o_datatype, MPI_STATUS_IGNORE, CR_IO_WRITE | CR_IO_AT | CR_IO_COLL, CR_NONBLOCKING, request, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -329,7 +639,19 @@ int __attribute__((visibility("default"))) PMPI_File_iwrite_at_all_c(MPI_File fh
 {
     static const char cr_fname[] = "MPI_File_iwrite_at_all_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_iwrite_at_all_c is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_file_access(cr_o_fh, offset, buf, count, cr_o_datatype, MPI_STATUS_IGNORE, CR_IO_WRITE | CR_IO_AT | CR_IO_COLL, CR_NONBLOCKING, request, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -338,7 +660,19 @@ int __attribute__((visibility("default"))) PMPI_File_iwrite_at_c(MPI_File fh, MP
 {
     static const char cr_fname[] = "MPI_File_iwrite_at_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_iwrite_at_c is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_file_access(cr_o_fh, offset, buf, count, cr_o_datatype, MPI_STATUS_IGNORE, CR_IO_WRITE | CR_IO_AT, CR_NONBLOCKING, request, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -347,7 +681,19 @@ int __attribute__((visibility("default"))) PMPI_File_iwrite_c(MPI_File fh, const
 {
     static const char cr_fname[] = "MPI_File_iwrite_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_iwrite_c is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, MPI_STATUS_IGNORE, CR_IO_WRITE | CR_IO_INDIV, CR_NONBLOCKING, request, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -356,7 +702,19 @@ int __attribute__((visibility("default"))) PMPI_File_iwrite_shared(MPI_File fh, 
 {
     static const char cr_fname[] = "MPI_File_iwrite_shared";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_iwrite_shared is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, MPI_STATUS_IGNORE, CR_IO_WRITE | CR_IO_SHARED, CR_NONBLOCKING, request, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -365,7 +723,19 @@ int __attribute__((visibility("default"))) PMPI_File_iwrite_shared_c(MPI_File fh
 {
     static const char cr_fname[] = "MPI_File_iwrite_shared_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_iwrite_shared_c is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, MPI_STATUS_IGNORE, CR_IO_WRITE | CR_IO_SHARED, CR_NONBLOCKING, request, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -374,8 +744,19 @@ int __attribute__((visibility("default"))) PMPI_File_open(MPI_Comm comm, const c
 {
     static const char cr_fname[] = "MPI_File_open";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_open is not implemented in Courier yet");
-    return cr_raise_comm(comm, cr_err, cr_fname);
+    cr_comm_t *cr_c = NULL;
+    cr_info_t *cr_o_info = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(fh, "fh")))) goto fail;
+    cr_err = core_file_open(cr_c, filename, amode, cr_o_info, fh, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_file(MPI_FILE_NULL, cr_err, cr_fname);
 }
 
 #pragma weak MPI_File_preallocate = PMPI_File_preallocate
@@ -383,7 +764,15 @@ int __attribute__((visibility("default"))) PMPI_File_preallocate(MPI_File fh, MP
 {
     static const char cr_fname[] = "MPI_File_preallocate";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_preallocate is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_preallocate(cr_o_fh, size);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -392,7 +781,18 @@ int __attribute__((visibility("default"))) PMPI_File_read(MPI_File fh, void* buf
 {
     static const char cr_fname[] = "MPI_File_read";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_read is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, status, CR_IO_READ | CR_IO_INDIV, CR_BLOCKING, NULL, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -401,7 +801,18 @@ int __attribute__((visibility("default"))) PMPI_File_read_all(MPI_File fh, void*
 {
     static const char cr_fname[] = "MPI_File_read_all";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_read_all is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, status, CR_IO_READ | CR_IO_INDIV | CR_IO_COLL, CR_BLOCKING, NULL, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -410,7 +821,18 @@ int __attribute__((visibility("default"))) PMPI_File_read_all_begin(MPI_File fh,
 {
     static const char cr_fname[] = "MPI_File_read_all_begin";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_read_all_begin is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, MPI_STATUS_IGNORE, CR_IO_READ | CR_IO_INDIV | CR_IO_COLL | CR_IO_SPLIT, CR_NONBLOCKING, NULL, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -419,7 +841,18 @@ int __attribute__((visibility("default"))) PMPI_File_read_all_begin_c(MPI_File f
 {
     static const char cr_fname[] = "MPI_File_read_all_begin_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_read_all_begin_c is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, MPI_STATUS_IGNORE, CR_IO_READ | CR_IO_INDIV | CR_IO_COLL | CR_IO_SPLIT, CR_NONBLOCKING, NULL, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -428,7 +861,18 @@ int __attribute__((visibility("default"))) PMPI_File_read_all_c(MPI_File fh, voi
 {
     static const char cr_fname[] = "MPI_File_read_all_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_read_all_c is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, status, CR_IO_READ | CR_IO_INDIV | CR_IO_COLL, CR_BLOCKING, NULL, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -437,7 +881,15 @@ int __attribute__((visibility("default"))) PMPI_File_read_all_end(MPI_File fh, v
 {
     static const char cr_fname[] = "MPI_File_read_all_end";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_read_all_end is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_split_end(cr_o_fh, buf, status, CR_IO_READ | CR_IO_INDIV | CR_IO_COLL, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -446,7 +898,18 @@ int __attribute__((visibility("default"))) PMPI_File_read_at(MPI_File fh, MPI_Of
 {
     static const char cr_fname[] = "MPI_File_read_at";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_read_at is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_access(cr_o_fh, offset, buf, count, cr_o_datatype, status, CR_IO_READ | CR_IO_AT, CR_BLOCKING, NULL, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -455,7 +918,18 @@ int __attribute__((visibility("default"))) PMPI_File_read_at_all(MPI_File fh, MP
 {
     static const char cr_fname[] = "MPI_File_read_at_all";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_read_at_all is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_access(cr_o_fh, offset, buf, count, cr_o_datatype, status, CR_IO_READ | CR_IO_AT | CR_IO_COLL, CR_BLOCKING, NULL, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -464,7 +938,18 @@ int __attribute__((visibility("default"))) PMPI_File_read_at_all_begin(MPI_File 
 {
     static const char cr_fname[] = "MPI_File_read_at_all_begin";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_read_at_all_begin is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_access(cr_o_fh, offset, buf, count, cr_o_datatype, MPI_STATUS_IGNORE, CR_IO_READ | CR_IO_AT | CR_IO_COLL | CR_IO_SPLIT, CR_NONBLOCKING, NULL, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -473,7 +958,18 @@ int __attribute__((visibility("default"))) PMPI_File_read_at_all_begin_c(MPI_Fil
 {
     static const char cr_fname[] = "MPI_File_read_at_all_begin_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_read_at_all_begin_c is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_access(cr_o_fh, offset, buf, count, cr_o_datatype, MPI_STATUS_IGNORE, CR_IO_READ | CR_IO_AT | CR_IO_COLL | CR_IO_SPLIT, CR_NONBLOCKING, NULL, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -482,7 +978,18 @@ int __attribute__((visibility("default"))) PMPI_File_read_at_all_c(MPI_File fh, 
 {
     static const char cr_fname[] = "MPI_File_read_at_all_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_read_at_all_c is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_access(cr_o_fh, offset, buf, count, cr_o_datatype, status, CR_IO_READ | CR_IO_AT | CR_IO_COLL, CR_BLOCKING, NULL, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -491,7 +998,15 @@ int __attribute__((visibility("default"))) PMPI_File_read_at_all_end(MPI_File fh
 {
     static const char cr_fname[] = "MPI_File_read_at_all_end";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_read_at_all_end is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_split_end(cr_o_fh, buf, status, CR_IO_READ | CR_IO_AT | CR_IO_COLL, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -500,7 +1015,18 @@ int __attribute__((visibility("default"))) PMPI_File_read_at_c(MPI_File fh, MPI_
 {
     static const char cr_fname[] = "MPI_File_read_at_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_read_at_c is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_access(cr_o_fh, offset, buf, count, cr_o_datatype, status, CR_IO_READ | CR_IO_AT, CR_BLOCKING, NULL, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -509,7 +1035,18 @@ int __attribute__((visibility("default"))) PMPI_File_read_c(MPI_File fh, void* b
 {
     static const char cr_fname[] = "MPI_File_read_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_read_c is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, status, CR_IO_READ | CR_IO_INDIV, CR_BLOCKING, NULL, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -518,7 +1055,18 @@ int __attribute__((visibility("default"))) PMPI_File_read_ordered(MPI_File fh, v
 {
     static const char cr_fname[] = "MPI_File_read_ordered";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_read_ordered is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, status, CR_IO_READ | CR_IO_SHARED | CR_IO_ORDERED, CR_BLOCKING, NULL, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -527,7 +1075,18 @@ int __attribute__((visibility("default"))) PMPI_File_read_ordered_begin(MPI_File
 {
     static const char cr_fname[] = "MPI_File_read_ordered_begin";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_read_ordered_begin is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, MPI_STATUS_IGNORE, CR_IO_READ | CR_IO_SHARED | CR_IO_ORDERED | CR_IO_SPLIT, CR_NONBLOCKING, NULL, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -536,7 +1095,18 @@ int __attribute__((visibility("default"))) PMPI_File_read_ordered_begin_c(MPI_Fi
 {
     static const char cr_fname[] = "MPI_File_read_ordered_begin_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_read_ordered_begin_c is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, MPI_STATUS_IGNORE, CR_IO_READ | CR_IO_SHARED | CR_IO_ORDERED | CR_IO_SPLIT, CR_NONBLOCKING, NULL, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -545,7 +1115,18 @@ int __attribute__((visibility("default"))) PMPI_File_read_ordered_c(MPI_File fh,
 {
     static const char cr_fname[] = "MPI_File_read_ordered_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_read_ordered_c is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, status, CR_IO_READ | CR_IO_SHARED | CR_IO_ORDERED, CR_BLOCKING, NULL, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -554,7 +1135,15 @@ int __attribute__((visibility("default"))) PMPI_File_read_ordered_end(MPI_File f
 {
     static const char cr_fname[] = "MPI_File_read_ordered_end";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_read_ordered_end is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_split_end(cr_o_fh, buf, status, CR_IO_READ | CR_IO_SHARED | CR_IO_ORDERED, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -563,7 +1152,18 @@ int __attribute__((visibility("default"))) PMPI_File_read_shared(MPI_File fh, vo
 {
     static const char cr_fname[] = "MPI_File_read_shared";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_read_shared is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, status, CR_IO_READ | CR_IO_SHARED, CR_BLOCKING, NULL, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -572,7 +1172,18 @@ int __attribute__((visibility("default"))) PMPI_File_read_shared_c(MPI_File fh, 
 {
     static const char cr_fname[] = "MPI_File_read_shared_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_read_shared_c is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, status, CR_IO_READ | CR_IO_SHARED, CR_BLOCKING, NULL, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -581,7 +1192,15 @@ int __attribute__((visibility("default"))) PMPI_File_seek(MPI_File fh, MPI_Offse
 {
     static const char cr_fname[] = "MPI_File_seek";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_seek is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_seek(cr_o_fh, offset, whence);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -590,7 +1209,15 @@ int __attribute__((visibility("default"))) PMPI_File_seek_shared(MPI_File fh, MP
 {
     static const char cr_fname[] = "MPI_File_seek_shared";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_seek_shared is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_seek_shared(cr_o_fh, offset, whence);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -599,7 +1226,15 @@ int __attribute__((visibility("default"))) PMPI_File_set_atomicity(MPI_File fh, 
 {
     static const char cr_fname[] = "MPI_File_set_atomicity";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_set_atomicity is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_set_atomicity(cr_o_fh, flag);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -627,7 +1262,17 @@ int __attribute__((visibility("default"))) PMPI_File_set_info(MPI_File fh, MPI_I
 {
     static const char cr_fname[] = "MPI_File_set_info";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_set_info is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_info_t *cr_o_info = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    cr_err = core_file_set_info(cr_o_fh, cr_o_info);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -636,7 +1281,15 @@ int __attribute__((visibility("default"))) PMPI_File_set_size(MPI_File fh, MPI_O
 {
     static const char cr_fname[] = "MPI_File_set_size";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_set_size is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_set_size(cr_o_fh, size);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -645,7 +1298,21 @@ int __attribute__((visibility("default"))) PMPI_File_set_view(MPI_File fh, MPI_O
 {
     static const char cr_fname[] = "MPI_File_set_view";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_set_view is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_etype = NULL;
+    cr_datatype_t *cr_o_filetype = NULL;
+    cr_info_t *cr_o_info = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(etype, "etype", 0, &cr_o_etype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(filetype, "filetype", 0, &cr_o_filetype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    cr_err = core_file_set_view(cr_o_fh, disp, cr_o_etype, cr_o_filetype, datarep, cr_o_info, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -654,7 +1321,15 @@ int __attribute__((visibility("default"))) PMPI_File_sync(MPI_File fh)
 {
     static const char cr_fname[] = "MPI_File_sync";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_sync is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_sync(cr_o_fh);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -663,7 +1338,18 @@ int __attribute__((visibility("default"))) PMPI_File_write(MPI_File fh, const vo
 {
     static const char cr_fname[] = "MPI_File_write";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_write is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, status, CR_IO_WRITE | CR_IO_INDIV, CR_BLOCKING, NULL, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -672,7 +1358,18 @@ int __attribute__((visibility("default"))) PMPI_File_write_all(MPI_File fh, cons
 {
     static const char cr_fname[] = "MPI_File_write_all";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_write_all is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, status, CR_IO_WRITE | CR_IO_INDIV | CR_IO_COLL, CR_BLOCKING, NULL, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -681,7 +1378,18 @@ int __attribute__((visibility("default"))) PMPI_File_write_all_begin(MPI_File fh
 {
     static const char cr_fname[] = "MPI_File_write_all_begin";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_write_all_begin is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, MPI_STATUS_IGNORE, CR_IO_WRITE | CR_IO_INDIV | CR_IO_COLL | CR_IO_SPLIT, CR_NONBLOCKING, NULL, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -690,7 +1398,18 @@ int __attribute__((visibility("default"))) PMPI_File_write_all_begin_c(MPI_File 
 {
     static const char cr_fname[] = "MPI_File_write_all_begin_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_write_all_begin_c is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, MPI_STATUS_IGNORE, CR_IO_WRITE | CR_IO_INDIV | CR_IO_COLL | CR_IO_SPLIT, CR_NONBLOCKING, NULL, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -699,7 +1418,18 @@ int __attribute__((visibility("default"))) PMPI_File_write_all_c(MPI_File fh, co
 {
     static const char cr_fname[] = "MPI_File_write_all_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_write_all_c is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, status, CR_IO_WRITE | CR_IO_INDIV | CR_IO_COLL, CR_BLOCKING, NULL, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -708,7 +1438,15 @@ int __attribute__((visibility("default"))) PMPI_File_write_all_end(MPI_File fh, 
 {
     static const char cr_fname[] = "MPI_File_write_all_end";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_write_all_end is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_split_end(cr_o_fh, buf, status, CR_IO_WRITE | CR_IO_INDIV | CR_IO_COLL, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -717,7 +1455,18 @@ int __attribute__((visibility("default"))) PMPI_File_write_at(MPI_File fh, MPI_O
 {
     static const char cr_fname[] = "MPI_File_write_at";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_write_at is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_access(cr_o_fh, offset, buf, count, cr_o_datatype, status, CR_IO_WRITE | CR_IO_AT, CR_BLOCKING, NULL, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -726,7 +1475,18 @@ int __attribute__((visibility("default"))) PMPI_File_write_at_all(MPI_File fh, M
 {
     static const char cr_fname[] = "MPI_File_write_at_all";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_write_at_all is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_access(cr_o_fh, offset, buf, count, cr_o_datatype, status, CR_IO_WRITE | CR_IO_AT | CR_IO_COLL, CR_BLOCKING, NULL, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -735,7 +1495,18 @@ int __attribute__((visibility("default"))) PMPI_File_write_at_all_begin(MPI_File
 {
     static const char cr_fname[] = "MPI_File_write_at_all_begin";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_write_at_all_begin is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_access(cr_o_fh, offset, buf, count, cr_o_datatype, MPI_STATUS_IGNORE, CR_IO_WRITE | CR_IO_AT | CR_IO_COLL | CR_IO_SPLIT, CR_NONBLOCKING, NULL, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -744,7 +1515,18 @@ int __attribute__((visibility("default"))) PMPI_File_write_at_all_begin_c(MPI_Fi
 {
     static const char cr_fname[] = "MPI_File_write_at_all_begin_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_write_at_all_begin_c is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_access(cr_o_fh, offset, buf, count, cr_o_datatype, MPI_STATUS_IGNORE, CR_IO_WRITE | CR_IO_AT | CR_IO_COLL | CR_IO_SPLIT, CR_NONBLOCKING, NULL, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -753,7 +1535,18 @@ int __attribute__((visibility("default"))) PMPI_File_write_at_all_c(MPI_File fh,
 {
     static const char cr_fname[] = "MPI_File_write_at_all_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_write_at_all_c is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_access(cr_o_fh, offset, buf, count, cr_o_datatype, status, CR_IO_WRITE | CR_IO_AT | CR_IO_COLL, CR_BLOCKING, NULL, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -762,7 +1555,15 @@ int __attribute__((visibility("default"))) PMPI_File_write_at_all_end(MPI_File f
 {
     static const char cr_fname[] = "MPI_File_write_at_all_end";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_write_at_all_end is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_split_end(cr_o_fh, buf, status, CR_IO_WRITE | CR_IO_AT | CR_IO_COLL, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -771,7 +1572,18 @@ int __attribute__((visibility("default"))) PMPI_File_write_at_c(MPI_File fh, MPI
 {
     static const char cr_fname[] = "MPI_File_write_at_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_write_at_c is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_access(cr_o_fh, offset, buf, count, cr_o_datatype, status, CR_IO_WRITE | CR_IO_AT, CR_BLOCKING, NULL, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -780,7 +1592,18 @@ int __attribute__((visibility("default"))) PMPI_File_write_c(MPI_File fh, const 
 {
     static const char cr_fname[] = "MPI_File_write_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_write_c is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, status, CR_IO_WRITE | CR_IO_INDIV, CR_BLOCKING, NULL, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -789,7 +1612,18 @@ int __attribute__((visibility("default"))) PMPI_File_write_ordered(MPI_File fh, 
 {
     static const char cr_fname[] = "MPI_File_write_ordered";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_write_ordered is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, status, CR_IO_WRITE | CR_IO_SHARED | CR_IO_ORDERED, CR_BLOCKING, NULL, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -798,7 +1632,18 @@ int __attribute__((visibility("default"))) PMPI_File_write_ordered_begin(MPI_Fil
 {
     static const char cr_fname[] = "MPI_File_write_ordered_begin";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_write_ordered_begin is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, MPI_STATUS_IGNORE, CR_IO_WRITE | CR_IO_SHARED | CR_IO_ORDERED | CR_IO_SPLIT, CR_NONBLOCKING, NULL, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -807,7 +1652,18 @@ int __attribute__((visibility("default"))) PMPI_File_write_ordered_begin_c(MPI_F
 {
     static const char cr_fname[] = "MPI_File_write_ordered_begin_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_write_ordered_begin_c is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, MPI_STATUS_IGNORE, CR_IO_WRITE | CR_IO_SHARED | CR_IO_ORDERED | CR_IO_SPLIT, CR_NONBLOCKING, NULL, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -816,7 +1672,18 @@ int __attribute__((visibility("default"))) PMPI_File_write_ordered_c(MPI_File fh
 {
     static const char cr_fname[] = "MPI_File_write_ordered_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_write_ordered_c is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, status, CR_IO_WRITE | CR_IO_SHARED | CR_IO_ORDERED, CR_BLOCKING, NULL, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -825,7 +1692,15 @@ int __attribute__((visibility("default"))) PMPI_File_write_ordered_end(MPI_File 
 {
     static const char cr_fname[] = "MPI_File_write_ordered_end";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_write_ordered_end is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_split_end(cr_o_fh, buf, status, CR_IO_WRITE | CR_IO_SHARED | CR_IO_ORDERED, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -834,7 +1709,18 @@ int __attribute__((visibility("default"))) PMPI_File_write_shared(MPI_File fh, c
 {
     static const char cr_fname[] = "MPI_File_write_shared";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_write_shared is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, status, CR_IO_WRITE | CR_IO_SHARED, CR_BLOCKING, NULL, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -843,7 +1729,18 @@ int __attribute__((visibility("default"))) PMPI_File_write_shared_c(MPI_File fh,
 {
     static const char cr_fname[] = "MPI_File_write_shared_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_File_write_shared_c is not implemented in Courier yet");
+    cr_file_t *cr_o_fh = NULL;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, status, CR_IO_WRITE | CR_IO_SHARED, CR_BLOCKING, NULL, cr_fname);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_file(fh, cr_err, cr_fname);
 }
 
@@ -852,8 +1749,14 @@ int __attribute__((visibility("default"))) PMPI_Register_datarep(const char* dat
 {
     static const char cr_fname[] = "MPI_Register_datarep";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Register_datarep is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    cr_err = core_register_datarep(datarep, read_conversion_fn, write_conversion_fn, NULL, NULL, dtype_file_extent_fn, extra_state);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_file(MPI_FILE_NULL, cr_err, cr_fname);
 }
 
 #pragma weak MPI_Register_datarep_c = PMPI_Register_datarep_c
@@ -861,6 +1764,12 @@ int __attribute__((visibility("default"))) PMPI_Register_datarep_c(const char* d
 {
     static const char cr_fname[] = "MPI_Register_datarep_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Register_datarep_c is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    cr_err = core_register_datarep(datarep, NULL, NULL, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_file(MPI_FILE_NULL, cr_err, cr_fname);
 }

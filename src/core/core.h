@@ -117,7 +117,14 @@ typedef struct cr_win cr_win_t;
 typedef struct cr_file cr_file_t;
 typedef struct cr_session cr_session_t;
 cr_win_t *cr_win_ptr(MPI_Win h);             /* NULL if invalid */
-cr_file_t *cr_file_ptr(MPI_File h);          /* NULL if invalid */
+cr_file_t *cr_file_ptr(MPI_File h);          /* NULL if invalid (src/io/file.c) */
+/* The I/O layer keeps each file's error handler; the core reaches it here
+ * (src/io/file.c): the slot holding it (one reference), and the handle. */
+cr_errhandler_t **cr_file_errh_slot(cr_file_t *f);
+MPI_File cr_file_handle(const cr_file_t *f);
+/* MPI_FILE_NULL's error handler, which a new file takes, with a reference
+ * for the caller (src/core/error.c). */
+cr_errhandler_t *cr_file_errh_default(void);
 cr_session_t *cr_session_ptr(MPI_Session h); /* NULL if invalid */
 int cr_raise_session(MPI_Session session, int code, const char *fname);
 

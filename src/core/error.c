@@ -329,9 +329,23 @@ int cr_raise_win(MPI_Win win, int code, const char *fname)
     return invoke(default_errh(), &world, code, fname);
 }
 
+/* A file's error handler lives in its object (src/io); MPI_FILE_NULL's is
+ * the default that new files take. */
+static cr_errhandler_t **file_slot(cr_file_t *f)
+{
+    return f ? cr_file_errh_slot(f) : &file_default_errh;
+}
+
 int cr_raise_file(MPI_File file, int code, const char *fname)
 {
-    return invoke(file_default_errh, &file, code, fname);
+    cr_file_t *f = cr_proc.state == CR_STATE_INIT ? cr_file_ptr(file) : NULL;
+    return invoke(*file_slot(f), &file, code, fname);
+}
+
+cr_errhandler_t *cr_file_errh_default(void)
+{
+    if (file_default_errh->kind != 0) file_default_errh->refcount++;
+    return file_default_errh;
 }
 
 int cr_raise_session(MPI_Session session, int code, const char *fname)
@@ -474,23 +488,21 @@ int core_comm_call_errhandler(cr_comm_t *comm, int errorcode)
     return MPI_SUCCESS;
 }
 
+/* file NULL: MPI_FILE_NULL, whose handler new files take */
 int core_file_set_errhandler(cr_file_t *file, cr_errhandler_t *errhandler)
 {
-    (void)file;     /* NULL: MPI_FILE_NULL; files do not exist yet (MPI-IO) */
-    return cr_errhandler_set(&file_default_errh, errhandler, CR_K_FILE);
+    return cr_errhandler_set(file_slot(file), errhandler, CR_K_FILE);
 }
 
 int core_file_get_errhandler(cr_file_t *file, MPI_Errhandler *errhandler)
 {
-    (void)file;
-    return cr_errhandler_get(file_default_errh, errhandler);
+    return cr_errhandler_get(*file_slot(file), errhandler);
 }
 
 int core_file_call_errhandler(cr_file_t *fh, int errorcode)
 {
-    MPI_File h = MPI_FILE_NULL;
-    (void)fh;
-    invoke(file_default_errh, &h, errorcode, "MPI_File_call_errhandler");
+    MPI_File h = fh ? cr_file_handle(fh) : MPI_FILE_NULL;
+    invoke(*file_slot(fh), &h, errorcode, "MPI_File_call_errhandler");
     return MPI_SUCCESS;
 }
 

@@ -136,17 +136,10 @@ int core_pcontrol(const int level)
     return MPI_SUCCESS;
 }
 
-/* Windows and files do not exist yet (issues 13 and 14): no handle names
- * one.  Their layers replace these. */
+/* Windows do not exist yet (issue 13): no handle names one.  Their layer
+ * replaces this (files: src/io/file.c). */
 cr_win_t *cr_win_ptr(MPI_Win h)
 {
     (void)h;
     return NULL;
 }
-
-cr_file_t *cr_file_ptr(MPI_File h)
-{
-    (void)h;
-    return NULL;
-}
-

@@ -2048,6 +2048,58 @@ MODULE mpi
       INTEGER :: errorcode
       INTEGER :: ierror
     END SUBROUTINE PMPI_FILE_CALL_ERRHANDLER
+    SUBROUTINE MPI_FILE_CLOSE(fh, ierror)
+      INTEGER :: fh
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_CLOSE
+    SUBROUTINE PMPI_FILE_CLOSE(fh, ierror)
+      INTEGER :: fh
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_CLOSE
+    SUBROUTINE MPI_FILE_DELETE(filename, info, ierror)
+      CHARACTER(LEN=*) :: filename
+      INTEGER :: info
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_DELETE
+    SUBROUTINE PMPI_FILE_DELETE(filename, info, ierror)
+      CHARACTER(LEN=*) :: filename
+      INTEGER :: info
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_DELETE
+    SUBROUTINE MPI_FILE_GET_AMODE(fh, amode, ierror)
+      INTEGER :: fh
+      INTEGER :: amode
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_GET_AMODE
+    SUBROUTINE PMPI_FILE_GET_AMODE(fh, amode, ierror)
+      INTEGER :: fh
+      INTEGER :: amode
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_GET_AMODE
+    SUBROUTINE MPI_FILE_GET_ATOMICITY(fh, flag, ierror)
+      INTEGER :: fh
+      LOGICAL :: flag
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_GET_ATOMICITY
+    SUBROUTINE PMPI_FILE_GET_ATOMICITY(fh, flag, ierror)
+      INTEGER :: fh
+      LOGICAL :: flag
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_GET_ATOMICITY
+    SUBROUTINE MPI_FILE_GET_BYTE_OFFSET(fh, offset, disp, ierror)
+      IMPORT :: MPI_OFFSET_KIND
+      INTEGER :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND) :: offset
+      INTEGER(KIND=MPI_OFFSET_KIND) :: disp
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_GET_BYTE_OFFSET
+    SUBROUTINE PMPI_FILE_GET_BYTE_OFFSET(fh, offset, disp, ierror)
+      IMPORT :: MPI_OFFSET_KIND
+      INTEGER :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND) :: offset
+      INTEGER(KIND=MPI_OFFSET_KIND) :: disp
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_GET_BYTE_OFFSET
     SUBROUTINE MPI_FILE_GET_ERRHANDLER(file, errhandler, ierror)
       INTEGER :: file
       INTEGER :: errhandler
@@ -2058,6 +2110,584 @@ MODULE mpi
       INTEGER :: errhandler
       INTEGER :: ierror
     END SUBROUTINE PMPI_FILE_GET_ERRHANDLER
+    SUBROUTINE MPI_FILE_GET_GROUP(fh, group, ierror)
+      INTEGER :: fh
+      INTEGER :: group
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_GET_GROUP
+    SUBROUTINE PMPI_FILE_GET_GROUP(fh, group, ierror)
+      INTEGER :: fh
+      INTEGER :: group
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_GET_GROUP
+    SUBROUTINE MPI_FILE_GET_INFO(fh, info_used, ierror)
+      INTEGER :: fh
+      INTEGER :: info_used
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_GET_INFO
+    SUBROUTINE PMPI_FILE_GET_INFO(fh, info_used, ierror)
+      INTEGER :: fh
+      INTEGER :: info_used
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_GET_INFO
+    SUBROUTINE MPI_FILE_GET_POSITION(fh, offset, ierror)
+      IMPORT :: MPI_OFFSET_KIND
+      INTEGER :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND) :: offset
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_GET_POSITION
+    SUBROUTINE PMPI_FILE_GET_POSITION(fh, offset, ierror)
+      IMPORT :: MPI_OFFSET_KIND
+      INTEGER :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND) :: offset
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_GET_POSITION
+    SUBROUTINE MPI_FILE_GET_POSITION_SHARED(fh, offset, ierror)
+      IMPORT :: MPI_OFFSET_KIND
+      INTEGER :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND) :: offset
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_GET_POSITION_SHARED
+    SUBROUTINE PMPI_FILE_GET_POSITION_SHARED(fh, offset, ierror)
+      IMPORT :: MPI_OFFSET_KIND
+      INTEGER :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND) :: offset
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_GET_POSITION_SHARED
+    SUBROUTINE MPI_FILE_GET_SIZE(fh, size, ierror)
+      IMPORT :: MPI_OFFSET_KIND
+      INTEGER :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND) :: size
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_GET_SIZE
+    SUBROUTINE PMPI_FILE_GET_SIZE(fh, size, ierror)
+      IMPORT :: MPI_OFFSET_KIND
+      INTEGER :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND) :: size
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_GET_SIZE
+    SUBROUTINE MPI_FILE_GET_TYPE_EXTENT(fh, datatype, extent, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      INTEGER :: fh
+      INTEGER :: datatype
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: extent
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_GET_TYPE_EXTENT
+    SUBROUTINE PMPI_FILE_GET_TYPE_EXTENT(fh, datatype, extent, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      INTEGER :: fh
+      INTEGER :: datatype
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: extent
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_GET_TYPE_EXTENT
+    SUBROUTINE MPI_FILE_GET_VIEW(fh, disp, etype, filetype, datarep, ierror)
+      IMPORT :: MPI_OFFSET_KIND
+      INTEGER :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND) :: disp
+      INTEGER :: etype
+      INTEGER :: filetype
+      CHARACTER(LEN=*) :: datarep
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_GET_VIEW
+    SUBROUTINE PMPI_FILE_GET_VIEW(fh, disp, etype, filetype, datarep, ierror)
+      IMPORT :: MPI_OFFSET_KIND
+      INTEGER :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND) :: disp
+      INTEGER :: etype
+      INTEGER :: filetype
+      CHARACTER(LEN=*) :: datarep
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_GET_VIEW
+    SUBROUTINE MPI_FILE_IREAD(fh, buf, count, datatype, request, ierror)
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_IREAD
+    SUBROUTINE PMPI_FILE_IREAD(fh, buf, count, datatype, request, ierror)
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_IREAD
+    SUBROUTINE MPI_FILE_IREAD_ALL(fh, buf, count, datatype, request, ierror)
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_IREAD_ALL
+    SUBROUTINE PMPI_FILE_IREAD_ALL(fh, buf, count, datatype, request, ierror)
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_IREAD_ALL
+    SUBROUTINE MPI_FILE_IREAD_AT(fh, offset, buf, count, datatype, request, ierror)
+      IMPORT :: MPI_OFFSET_KIND
+      INTEGER :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_IREAD_AT
+    SUBROUTINE PMPI_FILE_IREAD_AT(fh, offset, buf, count, datatype, request, ierror)
+      IMPORT :: MPI_OFFSET_KIND
+      INTEGER :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_IREAD_AT
+    SUBROUTINE MPI_FILE_IREAD_AT_ALL(fh, offset, buf, count, datatype, request, ierror)
+      IMPORT :: MPI_OFFSET_KIND
+      INTEGER :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_IREAD_AT_ALL
+    SUBROUTINE PMPI_FILE_IREAD_AT_ALL(fh, offset, buf, count, datatype, request, ierror)
+      IMPORT :: MPI_OFFSET_KIND
+      INTEGER :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_IREAD_AT_ALL
+    SUBROUTINE MPI_FILE_IREAD_SHARED(fh, buf, count, datatype, request, ierror)
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_IREAD_SHARED
+    SUBROUTINE PMPI_FILE_IREAD_SHARED(fh, buf, count, datatype, request, ierror)
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_IREAD_SHARED
+    SUBROUTINE MPI_FILE_IWRITE(fh, buf, count, datatype, request, ierror)
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_IWRITE
+    SUBROUTINE PMPI_FILE_IWRITE(fh, buf, count, datatype, request, ierror)
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_IWRITE
+    SUBROUTINE MPI_FILE_IWRITE_ALL(fh, buf, count, datatype, request, ierror)
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_IWRITE_ALL
+    SUBROUTINE PMPI_FILE_IWRITE_ALL(fh, buf, count, datatype, request, ierror)
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_IWRITE_ALL
+    SUBROUTINE MPI_FILE_IWRITE_AT(fh, offset, buf, count, datatype, request, ierror)
+      IMPORT :: MPI_OFFSET_KIND
+      INTEGER :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_IWRITE_AT
+    SUBROUTINE PMPI_FILE_IWRITE_AT(fh, offset, buf, count, datatype, request, ierror)
+      IMPORT :: MPI_OFFSET_KIND
+      INTEGER :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_IWRITE_AT
+    SUBROUTINE MPI_FILE_IWRITE_AT_ALL(fh, offset, buf, count, datatype, request, ierror)
+      IMPORT :: MPI_OFFSET_KIND
+      INTEGER :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_IWRITE_AT_ALL
+    SUBROUTINE PMPI_FILE_IWRITE_AT_ALL(fh, offset, buf, count, datatype, request, ierror)
+      IMPORT :: MPI_OFFSET_KIND
+      INTEGER :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_IWRITE_AT_ALL
+    SUBROUTINE MPI_FILE_IWRITE_SHARED(fh, buf, count, datatype, request, ierror)
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_IWRITE_SHARED
+    SUBROUTINE PMPI_FILE_IWRITE_SHARED(fh, buf, count, datatype, request, ierror)
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_IWRITE_SHARED
+    SUBROUTINE MPI_FILE_OPEN(comm, filename, amode, info, fh, ierror)
+      INTEGER :: comm
+      CHARACTER(LEN=*) :: filename
+      INTEGER :: amode
+      INTEGER :: info
+      INTEGER :: fh
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_OPEN
+    SUBROUTINE PMPI_FILE_OPEN(comm, filename, amode, info, fh, ierror)
+      INTEGER :: comm
+      CHARACTER(LEN=*) :: filename
+      INTEGER :: amode
+      INTEGER :: info
+      INTEGER :: fh
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_OPEN
+    SUBROUTINE MPI_FILE_PREALLOCATE(fh, size, ierror)
+      IMPORT :: MPI_OFFSET_KIND
+      INTEGER :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND) :: size
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_PREALLOCATE
+    SUBROUTINE PMPI_FILE_PREALLOCATE(fh, size, ierror)
+      IMPORT :: MPI_OFFSET_KIND
+      INTEGER :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND) :: size
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_PREALLOCATE
+    SUBROUTINE MPI_FILE_READ(fh, buf, count, datatype, status, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_READ
+    SUBROUTINE PMPI_FILE_READ(fh, buf, count, datatype, status, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_READ
+    SUBROUTINE MPI_FILE_READ_ALL(fh, buf, count, datatype, status, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_READ_ALL
+    SUBROUTINE PMPI_FILE_READ_ALL(fh, buf, count, datatype, status, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_READ_ALL
+    SUBROUTINE MPI_FILE_READ_ALL_BEGIN(fh, buf, count, datatype, ierror)
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_READ_ALL_BEGIN
+    SUBROUTINE PMPI_FILE_READ_ALL_BEGIN(fh, buf, count, datatype, ierror)
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_READ_ALL_BEGIN
+    SUBROUTINE MPI_FILE_READ_ALL_END(fh, buf, status, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_READ_ALL_END
+    SUBROUTINE PMPI_FILE_READ_ALL_END(fh, buf, status, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_READ_ALL_END
+    SUBROUTINE MPI_FILE_READ_AT(fh, offset, buf, count, datatype, status, ierror)
+      IMPORT :: MPI_OFFSET_KIND
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_READ_AT
+    SUBROUTINE PMPI_FILE_READ_AT(fh, offset, buf, count, datatype, status, ierror)
+      IMPORT :: MPI_OFFSET_KIND
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_READ_AT
+    SUBROUTINE MPI_FILE_READ_AT_ALL(fh, offset, buf, count, datatype, status, ierror)
+      IMPORT :: MPI_OFFSET_KIND
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_READ_AT_ALL
+    SUBROUTINE PMPI_FILE_READ_AT_ALL(fh, offset, buf, count, datatype, status, ierror)
+      IMPORT :: MPI_OFFSET_KIND
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_READ_AT_ALL
+    SUBROUTINE MPI_FILE_READ_AT_ALL_BEGIN(fh, offset, buf, count, datatype, ierror)
+      IMPORT :: MPI_OFFSET_KIND
+      INTEGER :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_READ_AT_ALL_BEGIN
+    SUBROUTINE PMPI_FILE_READ_AT_ALL_BEGIN(fh, offset, buf, count, datatype, ierror)
+      IMPORT :: MPI_OFFSET_KIND
+      INTEGER :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_READ_AT_ALL_BEGIN
+    SUBROUTINE MPI_FILE_READ_AT_ALL_END(fh, buf, status, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_READ_AT_ALL_END
+    SUBROUTINE PMPI_FILE_READ_AT_ALL_END(fh, buf, status, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_READ_AT_ALL_END
+    SUBROUTINE MPI_FILE_READ_ORDERED(fh, buf, count, datatype, status, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_READ_ORDERED
+    SUBROUTINE PMPI_FILE_READ_ORDERED(fh, buf, count, datatype, status, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_READ_ORDERED
+    SUBROUTINE MPI_FILE_READ_ORDERED_BEGIN(fh, buf, count, datatype, ierror)
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_READ_ORDERED_BEGIN
+    SUBROUTINE PMPI_FILE_READ_ORDERED_BEGIN(fh, buf, count, datatype, ierror)
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_READ_ORDERED_BEGIN
+    SUBROUTINE MPI_FILE_READ_ORDERED_END(fh, buf, status, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_READ_ORDERED_END
+    SUBROUTINE PMPI_FILE_READ_ORDERED_END(fh, buf, status, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_READ_ORDERED_END
+    SUBROUTINE MPI_FILE_READ_SHARED(fh, buf, count, datatype, status, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_READ_SHARED
+    SUBROUTINE PMPI_FILE_READ_SHARED(fh, buf, count, datatype, status, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_READ_SHARED
+    SUBROUTINE MPI_FILE_SEEK(fh, offset, whence, ierror)
+      IMPORT :: MPI_OFFSET_KIND
+      INTEGER :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND) :: offset
+      INTEGER :: whence
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_SEEK
+    SUBROUTINE PMPI_FILE_SEEK(fh, offset, whence, ierror)
+      IMPORT :: MPI_OFFSET_KIND
+      INTEGER :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND) :: offset
+      INTEGER :: whence
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_SEEK
+    SUBROUTINE MPI_FILE_SEEK_SHARED(fh, offset, whence, ierror)
+      IMPORT :: MPI_OFFSET_KIND
+      INTEGER :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND) :: offset
+      INTEGER :: whence
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_SEEK_SHARED
+    SUBROUTINE PMPI_FILE_SEEK_SHARED(fh, offset, whence, ierror)
+      IMPORT :: MPI_OFFSET_KIND
+      INTEGER :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND) :: offset
+      INTEGER :: whence
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_SEEK_SHARED
+    SUBROUTINE MPI_FILE_SET_ATOMICITY(fh, flag, ierror)
+      INTEGER :: fh
+      LOGICAL :: flag
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_SET_ATOMICITY
+    SUBROUTINE PMPI_FILE_SET_ATOMICITY(fh, flag, ierror)
+      INTEGER :: fh
+      LOGICAL :: flag
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_SET_ATOMICITY
     SUBROUTINE MPI_FILE_SET_ERRHANDLER(file, errhandler, ierror)
       INTEGER :: file
       INTEGER :: errhandler
@@ -2068,6 +2698,284 @@ MODULE mpi
       INTEGER :: errhandler
       INTEGER :: ierror
     END SUBROUTINE PMPI_FILE_SET_ERRHANDLER
+    SUBROUTINE MPI_FILE_SET_INFO(fh, info, ierror)
+      INTEGER :: fh
+      INTEGER :: info
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_SET_INFO
+    SUBROUTINE PMPI_FILE_SET_INFO(fh, info, ierror)
+      INTEGER :: fh
+      INTEGER :: info
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_SET_INFO
+    SUBROUTINE MPI_FILE_SET_SIZE(fh, size, ierror)
+      IMPORT :: MPI_OFFSET_KIND
+      INTEGER :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND) :: size
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_SET_SIZE
+    SUBROUTINE PMPI_FILE_SET_SIZE(fh, size, ierror)
+      IMPORT :: MPI_OFFSET_KIND
+      INTEGER :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND) :: size
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_SET_SIZE
+    SUBROUTINE MPI_FILE_SET_VIEW(fh, disp, etype, filetype, datarep, info, ierror)
+      IMPORT :: MPI_OFFSET_KIND
+      INTEGER :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND) :: disp
+      INTEGER :: etype
+      INTEGER :: filetype
+      CHARACTER(LEN=*) :: datarep
+      INTEGER :: info
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_SET_VIEW
+    SUBROUTINE PMPI_FILE_SET_VIEW(fh, disp, etype, filetype, datarep, info, ierror)
+      IMPORT :: MPI_OFFSET_KIND
+      INTEGER :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND) :: disp
+      INTEGER :: etype
+      INTEGER :: filetype
+      CHARACTER(LEN=*) :: datarep
+      INTEGER :: info
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_SET_VIEW
+    SUBROUTINE MPI_FILE_SYNC(fh, ierror)
+      INTEGER :: fh
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_SYNC
+    SUBROUTINE PMPI_FILE_SYNC(fh, ierror)
+      INTEGER :: fh
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_SYNC
+    SUBROUTINE MPI_FILE_WRITE(fh, buf, count, datatype, status, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_WRITE
+    SUBROUTINE PMPI_FILE_WRITE(fh, buf, count, datatype, status, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_WRITE
+    SUBROUTINE MPI_FILE_WRITE_ALL(fh, buf, count, datatype, status, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_WRITE_ALL
+    SUBROUTINE PMPI_FILE_WRITE_ALL(fh, buf, count, datatype, status, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_WRITE_ALL
+    SUBROUTINE MPI_FILE_WRITE_ALL_BEGIN(fh, buf, count, datatype, ierror)
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_WRITE_ALL_BEGIN
+    SUBROUTINE PMPI_FILE_WRITE_ALL_BEGIN(fh, buf, count, datatype, ierror)
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_WRITE_ALL_BEGIN
+    SUBROUTINE MPI_FILE_WRITE_ALL_END(fh, buf, status, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_WRITE_ALL_END
+    SUBROUTINE PMPI_FILE_WRITE_ALL_END(fh, buf, status, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_WRITE_ALL_END
+    SUBROUTINE MPI_FILE_WRITE_AT(fh, offset, buf, count, datatype, status, ierror)
+      IMPORT :: MPI_OFFSET_KIND
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_WRITE_AT
+    SUBROUTINE PMPI_FILE_WRITE_AT(fh, offset, buf, count, datatype, status, ierror)
+      IMPORT :: MPI_OFFSET_KIND
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_WRITE_AT
+    SUBROUTINE MPI_FILE_WRITE_AT_ALL(fh, offset, buf, count, datatype, status, ierror)
+      IMPORT :: MPI_OFFSET_KIND
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_WRITE_AT_ALL
+    SUBROUTINE PMPI_FILE_WRITE_AT_ALL(fh, offset, buf, count, datatype, status, ierror)
+      IMPORT :: MPI_OFFSET_KIND
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_WRITE_AT_ALL
+    SUBROUTINE MPI_FILE_WRITE_AT_ALL_BEGIN(fh, offset, buf, count, datatype, ierror)
+      IMPORT :: MPI_OFFSET_KIND
+      INTEGER :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_WRITE_AT_ALL_BEGIN
+    SUBROUTINE PMPI_FILE_WRITE_AT_ALL_BEGIN(fh, offset, buf, count, datatype, ierror)
+      IMPORT :: MPI_OFFSET_KIND
+      INTEGER :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_WRITE_AT_ALL_BEGIN
+    SUBROUTINE MPI_FILE_WRITE_AT_ALL_END(fh, buf, status, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_WRITE_AT_ALL_END
+    SUBROUTINE PMPI_FILE_WRITE_AT_ALL_END(fh, buf, status, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_WRITE_AT_ALL_END
+    SUBROUTINE MPI_FILE_WRITE_ORDERED(fh, buf, count, datatype, status, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_WRITE_ORDERED
+    SUBROUTINE PMPI_FILE_WRITE_ORDERED(fh, buf, count, datatype, status, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_WRITE_ORDERED
+    SUBROUTINE MPI_FILE_WRITE_ORDERED_BEGIN(fh, buf, count, datatype, ierror)
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_WRITE_ORDERED_BEGIN
+    SUBROUTINE PMPI_FILE_WRITE_ORDERED_BEGIN(fh, buf, count, datatype, ierror)
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_WRITE_ORDERED_BEGIN
+    SUBROUTINE MPI_FILE_WRITE_ORDERED_END(fh, buf, status, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_WRITE_ORDERED_END
+    SUBROUTINE PMPI_FILE_WRITE_ORDERED_END(fh, buf, status, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_WRITE_ORDERED_END
+    SUBROUTINE MPI_FILE_WRITE_SHARED(fh, buf, count, datatype, status, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_WRITE_SHARED
+    SUBROUTINE PMPI_FILE_WRITE_SHARED(fh, buf, count, datatype, status, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER :: count
+      INTEGER :: datatype
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_WRITE_SHARED
     SUBROUTINE MPI_FINALIZE(ierror)
       INTEGER :: ierror
     END SUBROUTINE MPI_FINALIZE

@@ -14,6 +14,9 @@ MODULE mpi_f08
   TYPE, BIND(C) :: MPI_Errhandler
     INTEGER :: MPI_VAL
   END TYPE MPI_Errhandler
+  TYPE, BIND(C) :: MPI_File
+    INTEGER :: MPI_VAL
+  END TYPE MPI_File
   TYPE, BIND(C) :: MPI_Group
     INTEGER :: MPI_VAL
   END TYPE MPI_Group
@@ -60,7 +63,7 @@ MODULE mpi_f08
   TYPE(MPI_Message), PARAMETER :: MPI_MESSAGE_NULL = MPI_Message(738197504)
   TYPE(MPI_Message), PARAMETER :: MPI_MESSAGE_NO_PROC = MPI_Message(1811939328)
   TYPE(MPI_Session), PARAMETER :: MPI_SESSION_NULL = MPI_Session(939524096)
-  INTEGER, PARAMETER :: MPI_FILE_NULL = 0
+  TYPE(MPI_File), PARAMETER :: MPI_FILE_NULL = MPI_File(0)
   TYPE(MPI_Comm), PARAMETER :: MPI_COMM_WORLD = MPI_Comm(1140850688)
   TYPE(MPI_Comm), PARAMETER :: MPI_COMM_SELF = MPI_Comm(1140850689)
   TYPE(MPI_Group), PARAMETER :: MPI_GROUP_EMPTY = MPI_Group(1207959552)
@@ -341,6 +344,10 @@ MODULE mpi_f08
       IMPORT :: MPI_Errhandler
       TYPE(MPI_Errhandler), INTENT(IN) :: a, b
     END FUNCTION courier_errhandler_eq
+    LOGICAL FUNCTION courier_file_eq(a, b) BIND(C, NAME='courier_handle_eq')
+      IMPORT :: MPI_File
+      TYPE(MPI_File), INTENT(IN) :: a, b
+    END FUNCTION courier_file_eq
     LOGICAL FUNCTION courier_group_eq(a, b) BIND(C, NAME='courier_handle_eq')
       IMPORT :: MPI_Group
       TYPE(MPI_Group), INTENT(IN) :: a, b
@@ -383,6 +390,10 @@ MODULE mpi_f08
       IMPORT :: MPI_Errhandler
       TYPE(MPI_Errhandler), INTENT(IN) :: a, b
     END FUNCTION courier_errhandler_ne
+    LOGICAL FUNCTION courier_file_ne(a, b) BIND(C, NAME='courier_handle_ne')
+      IMPORT :: MPI_File
+      TYPE(MPI_File), INTENT(IN) :: a, b
+    END FUNCTION courier_file_ne
     LOGICAL FUNCTION courier_group_ne(a, b) BIND(C, NAME='courier_handle_ne')
       IMPORT :: MPI_Group
       TYPE(MPI_Group), INTENT(IN) :: a, b
@@ -3154,7 +3165,7 @@ MODULE mpi_f08
     SUBROUTINE MPI_File_call_errhandler(fh, errorcode, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER, INTENT(IN) :: errorcode
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_File_call_errhandler
@@ -3163,16 +3174,106 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_call_errhandler(fh, errorcode, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: fh
+      TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER, INTENT(IN) :: errorcode
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_File_call_errhandler
   END INTERFACE PMPI_File_call_errhandler
+  INTERFACE MPI_File_close
+    SUBROUTINE MPI_File_close(fh, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(INOUT) :: fh
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_close
+  END INTERFACE MPI_File_close
+  INTERFACE PMPI_File_close
+    SUBROUTINE PMPI_File_close(fh, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(INOUT) :: fh
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_close
+  END INTERFACE PMPI_File_close
+  INTERFACE MPI_File_delete
+    SUBROUTINE MPI_File_delete(filename, info, ierror)
+      IMPORT
+      IMPLICIT NONE
+      CHARACTER(LEN=*), INTENT(IN) :: filename
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_delete
+  END INTERFACE MPI_File_delete
+  INTERFACE PMPI_File_delete
+    SUBROUTINE PMPI_File_delete(filename, info, ierror)
+      IMPORT
+      IMPLICIT NONE
+      CHARACTER(LEN=*), INTENT(IN) :: filename
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_delete
+  END INTERFACE PMPI_File_delete
+  INTERFACE MPI_File_get_amode
+    SUBROUTINE MPI_File_get_amode(fh, amode, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER, INTENT(OUT) :: amode
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_get_amode
+  END INTERFACE MPI_File_get_amode
+  INTERFACE PMPI_File_get_amode
+    SUBROUTINE PMPI_File_get_amode(fh, amode, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER, INTENT(OUT) :: amode
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_get_amode
+  END INTERFACE PMPI_File_get_amode
+  INTERFACE MPI_File_get_atomicity
+    SUBROUTINE MPI_File_get_atomicity(fh, flag, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      LOGICAL, INTENT(OUT) :: flag
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_get_atomicity
+  END INTERFACE MPI_File_get_atomicity
+  INTERFACE PMPI_File_get_atomicity
+    SUBROUTINE PMPI_File_get_atomicity(fh, flag, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      LOGICAL, INTENT(OUT) :: flag
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_get_atomicity
+  END INTERFACE PMPI_File_get_atomicity
+  INTERFACE MPI_File_get_byte_offset
+    SUBROUTINE MPI_File_get_byte_offset(fh, offset, disp, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: disp
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_get_byte_offset
+  END INTERFACE MPI_File_get_byte_offset
+  INTERFACE PMPI_File_get_byte_offset
+    SUBROUTINE PMPI_File_get_byte_offset(fh, offset, disp, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: disp
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_get_byte_offset
+  END INTERFACE PMPI_File_get_byte_offset
   INTERFACE MPI_File_get_errhandler
     SUBROUTINE MPI_File_get_errhandler(file, errhandler, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: file
+      TYPE(MPI_File), INTENT(IN) :: file
       TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_File_get_errhandler
@@ -3181,16 +3282,1264 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_get_errhandler(file, errhandler, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: file
+      TYPE(MPI_File), INTENT(IN) :: file
       TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_File_get_errhandler
   END INTERFACE PMPI_File_get_errhandler
+  INTERFACE MPI_File_get_group
+    SUBROUTINE MPI_File_get_group(fh, group, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(MPI_Group), INTENT(OUT) :: group
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_get_group
+  END INTERFACE MPI_File_get_group
+  INTERFACE PMPI_File_get_group
+    SUBROUTINE PMPI_File_get_group(fh, group, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(MPI_Group), INTENT(OUT) :: group
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_get_group
+  END INTERFACE PMPI_File_get_group
+  INTERFACE MPI_File_get_info
+    SUBROUTINE MPI_File_get_info(fh, info_used, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(MPI_Info), INTENT(OUT) :: info_used
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_get_info
+  END INTERFACE MPI_File_get_info
+  INTERFACE PMPI_File_get_info
+    SUBROUTINE PMPI_File_get_info(fh, info_used, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(MPI_Info), INTENT(OUT) :: info_used
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_get_info
+  END INTERFACE PMPI_File_get_info
+  INTERFACE MPI_File_get_position
+    SUBROUTINE MPI_File_get_position(fh, offset, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: offset
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_get_position
+  END INTERFACE MPI_File_get_position
+  INTERFACE PMPI_File_get_position
+    SUBROUTINE PMPI_File_get_position(fh, offset, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: offset
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_get_position
+  END INTERFACE PMPI_File_get_position
+  INTERFACE MPI_File_get_position_shared
+    SUBROUTINE MPI_File_get_position_shared(fh, offset, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: offset
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_get_position_shared
+  END INTERFACE MPI_File_get_position_shared
+  INTERFACE PMPI_File_get_position_shared
+    SUBROUTINE PMPI_File_get_position_shared(fh, offset, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: offset
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_get_position_shared
+  END INTERFACE PMPI_File_get_position_shared
+  INTERFACE MPI_File_get_size
+    SUBROUTINE MPI_File_get_size(fh, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_get_size
+  END INTERFACE MPI_File_get_size
+  INTERFACE PMPI_File_get_size
+    SUBROUTINE PMPI_File_get_size(fh, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_get_size
+  END INTERFACE PMPI_File_get_size
+  INTERFACE MPI_File_get_type_extent
+    SUBROUTINE MPI_File_get_type_extent(fh, datatype, extent, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: extent
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_get_type_extent
+  END INTERFACE MPI_File_get_type_extent
+  INTERFACE PMPI_File_get_type_extent
+    SUBROUTINE PMPI_File_get_type_extent(fh, datatype, extent, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: extent
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_get_type_extent
+  END INTERFACE PMPI_File_get_type_extent
+  INTERFACE MPI_File_get_type_extent_c
+    SUBROUTINE MPI_File_get_type_extent_c(fh, datatype, extent, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: extent
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_get_type_extent_c
+  END INTERFACE MPI_File_get_type_extent_c
+  INTERFACE PMPI_File_get_type_extent_c
+    SUBROUTINE PMPI_File_get_type_extent_c(fh, datatype, extent, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: extent
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_get_type_extent_c
+  END INTERFACE PMPI_File_get_type_extent_c
+  INTERFACE MPI_File_get_view
+    SUBROUTINE MPI_File_get_view(fh, disp, etype, filetype, datarep, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: disp
+      TYPE(MPI_Datatype), INTENT(OUT) :: etype
+      TYPE(MPI_Datatype), INTENT(OUT) :: filetype
+      CHARACTER(LEN=*), INTENT(OUT) :: datarep
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_get_view
+  END INTERFACE MPI_File_get_view
+  INTERFACE PMPI_File_get_view
+    SUBROUTINE PMPI_File_get_view(fh, disp, etype, filetype, datarep, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: disp
+      TYPE(MPI_Datatype), INTENT(OUT) :: etype
+      TYPE(MPI_Datatype), INTENT(OUT) :: filetype
+      CHARACTER(LEN=*), INTENT(OUT) :: datarep
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_get_view
+  END INTERFACE PMPI_File_get_view
+  INTERFACE MPI_File_iread
+    SUBROUTINE MPI_File_iread(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_iread
+    SUBROUTINE MPI_File_iread_c(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_iread_c
+  END INTERFACE MPI_File_iread
+  INTERFACE PMPI_File_iread
+    SUBROUTINE PMPI_File_iread(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_iread
+    SUBROUTINE PMPI_File_iread_c(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_iread_c
+  END INTERFACE PMPI_File_iread
+  INTERFACE MPI_File_iread_all
+    SUBROUTINE MPI_File_iread_all(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_iread_all
+    SUBROUTINE MPI_File_iread_all_c(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_iread_all_c
+  END INTERFACE MPI_File_iread_all
+  INTERFACE PMPI_File_iread_all
+    SUBROUTINE PMPI_File_iread_all(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_iread_all
+    SUBROUTINE PMPI_File_iread_all_c(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_iread_all_c
+  END INTERFACE PMPI_File_iread_all
+  INTERFACE MPI_File_iread_at
+    SUBROUTINE MPI_File_iread_at(fh, offset, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_iread_at
+    SUBROUTINE MPI_File_iread_at_c(fh, offset, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_iread_at_c
+  END INTERFACE MPI_File_iread_at
+  INTERFACE PMPI_File_iread_at
+    SUBROUTINE PMPI_File_iread_at(fh, offset, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_iread_at
+    SUBROUTINE PMPI_File_iread_at_c(fh, offset, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_iread_at_c
+  END INTERFACE PMPI_File_iread_at
+  INTERFACE MPI_File_iread_at_all
+    SUBROUTINE MPI_File_iread_at_all(fh, offset, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_iread_at_all
+    SUBROUTINE MPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_iread_at_all_c
+  END INTERFACE MPI_File_iread_at_all
+  INTERFACE PMPI_File_iread_at_all
+    SUBROUTINE PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_iread_at_all
+    SUBROUTINE PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_iread_at_all_c
+  END INTERFACE PMPI_File_iread_at_all
+  INTERFACE MPI_File_iread_shared
+    SUBROUTINE MPI_File_iread_shared(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_iread_shared
+    SUBROUTINE MPI_File_iread_shared_c(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_iread_shared_c
+  END INTERFACE MPI_File_iread_shared
+  INTERFACE PMPI_File_iread_shared
+    SUBROUTINE PMPI_File_iread_shared(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_iread_shared
+    SUBROUTINE PMPI_File_iread_shared_c(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_iread_shared_c
+  END INTERFACE PMPI_File_iread_shared
+  INTERFACE MPI_File_iwrite
+    SUBROUTINE MPI_File_iwrite(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_iwrite
+    SUBROUTINE MPI_File_iwrite_c(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_iwrite_c
+  END INTERFACE MPI_File_iwrite
+  INTERFACE PMPI_File_iwrite
+    SUBROUTINE PMPI_File_iwrite(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_iwrite
+    SUBROUTINE PMPI_File_iwrite_c(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_iwrite_c
+  END INTERFACE PMPI_File_iwrite
+  INTERFACE MPI_File_iwrite_all
+    SUBROUTINE MPI_File_iwrite_all(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_iwrite_all
+    SUBROUTINE MPI_File_iwrite_all_c(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_iwrite_all_c
+  END INTERFACE MPI_File_iwrite_all
+  INTERFACE PMPI_File_iwrite_all
+    SUBROUTINE PMPI_File_iwrite_all(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_iwrite_all
+    SUBROUTINE PMPI_File_iwrite_all_c(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_iwrite_all_c
+  END INTERFACE PMPI_File_iwrite_all
+  INTERFACE MPI_File_iwrite_at
+    SUBROUTINE MPI_File_iwrite_at(fh, offset, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_iwrite_at
+    SUBROUTINE MPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_iwrite_at_c
+  END INTERFACE MPI_File_iwrite_at
+  INTERFACE PMPI_File_iwrite_at
+    SUBROUTINE PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_iwrite_at
+    SUBROUTINE PMPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_iwrite_at_c
+  END INTERFACE PMPI_File_iwrite_at
+  INTERFACE MPI_File_iwrite_at_all
+    SUBROUTINE MPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_iwrite_at_all
+    SUBROUTINE MPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_iwrite_at_all_c
+  END INTERFACE MPI_File_iwrite_at_all
+  INTERFACE PMPI_File_iwrite_at_all
+    SUBROUTINE PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_iwrite_at_all
+    SUBROUTINE PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_iwrite_at_all_c
+  END INTERFACE PMPI_File_iwrite_at_all
+  INTERFACE MPI_File_iwrite_shared
+    SUBROUTINE MPI_File_iwrite_shared(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_iwrite_shared
+    SUBROUTINE MPI_File_iwrite_shared_c(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_iwrite_shared_c
+  END INTERFACE MPI_File_iwrite_shared
+  INTERFACE PMPI_File_iwrite_shared
+    SUBROUTINE PMPI_File_iwrite_shared(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_iwrite_shared
+    SUBROUTINE PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_iwrite_shared_c
+  END INTERFACE PMPI_File_iwrite_shared
+  INTERFACE MPI_File_open
+    SUBROUTINE MPI_File_open(comm, filename, amode, info, fh, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      CHARACTER(LEN=*), INTENT(IN) :: filename
+      INTEGER, INTENT(IN) :: amode
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_File), INTENT(OUT) :: fh
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_open
+  END INTERFACE MPI_File_open
+  INTERFACE PMPI_File_open
+    SUBROUTINE PMPI_File_open(comm, filename, amode, info, fh, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      CHARACTER(LEN=*), INTENT(IN) :: filename
+      INTEGER, INTENT(IN) :: amode
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_File), INTENT(OUT) :: fh
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_open
+  END INTERFACE PMPI_File_open
+  INTERFACE MPI_File_preallocate
+    SUBROUTINE MPI_File_preallocate(fh, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_preallocate
+  END INTERFACE MPI_File_preallocate
+  INTERFACE PMPI_File_preallocate
+    SUBROUTINE PMPI_File_preallocate(fh, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_preallocate
+  END INTERFACE PMPI_File_preallocate
+  INTERFACE MPI_File_read
+    SUBROUTINE MPI_File_read(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_read
+    SUBROUTINE MPI_File_read_c(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_read_c
+  END INTERFACE MPI_File_read
+  INTERFACE PMPI_File_read
+    SUBROUTINE PMPI_File_read(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_read
+    SUBROUTINE PMPI_File_read_c(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_read_c
+  END INTERFACE PMPI_File_read
+  INTERFACE MPI_File_read_all
+    SUBROUTINE MPI_File_read_all(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_read_all
+    SUBROUTINE MPI_File_read_all_c(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_read_all_c
+  END INTERFACE MPI_File_read_all
+  INTERFACE PMPI_File_read_all
+    SUBROUTINE PMPI_File_read_all(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_read_all
+    SUBROUTINE PMPI_File_read_all_c(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_read_all_c
+  END INTERFACE PMPI_File_read_all
+  INTERFACE MPI_File_read_all_begin
+    SUBROUTINE MPI_File_read_all_begin(fh, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_read_all_begin
+    SUBROUTINE MPI_File_read_all_begin_c(fh, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_read_all_begin_c
+  END INTERFACE MPI_File_read_all_begin
+  INTERFACE PMPI_File_read_all_begin
+    SUBROUTINE PMPI_File_read_all_begin(fh, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_read_all_begin
+    SUBROUTINE PMPI_File_read_all_begin_c(fh, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_read_all_begin_c
+  END INTERFACE PMPI_File_read_all_begin
+  INTERFACE MPI_File_read_all_end
+    SUBROUTINE MPI_File_read_all_end(fh, buf, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_read_all_end
+  END INTERFACE MPI_File_read_all_end
+  INTERFACE PMPI_File_read_all_end
+    SUBROUTINE PMPI_File_read_all_end(fh, buf, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_read_all_end
+  END INTERFACE PMPI_File_read_all_end
+  INTERFACE MPI_File_read_at
+    SUBROUTINE MPI_File_read_at(fh, offset, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_read_at
+    SUBROUTINE MPI_File_read_at_c(fh, offset, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_read_at_c
+  END INTERFACE MPI_File_read_at
+  INTERFACE PMPI_File_read_at
+    SUBROUTINE PMPI_File_read_at(fh, offset, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_read_at
+    SUBROUTINE PMPI_File_read_at_c(fh, offset, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_read_at_c
+  END INTERFACE PMPI_File_read_at
+  INTERFACE MPI_File_read_at_all
+    SUBROUTINE MPI_File_read_at_all(fh, offset, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_read_at_all
+    SUBROUTINE MPI_File_read_at_all_c(fh, offset, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_read_at_all_c
+  END INTERFACE MPI_File_read_at_all
+  INTERFACE PMPI_File_read_at_all
+    SUBROUTINE PMPI_File_read_at_all(fh, offset, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_read_at_all
+    SUBROUTINE PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_read_at_all_c
+  END INTERFACE PMPI_File_read_at_all
+  INTERFACE MPI_File_read_at_all_begin
+    SUBROUTINE MPI_File_read_at_all_begin(fh, offset, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_read_at_all_begin
+    SUBROUTINE MPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_read_at_all_begin_c
+  END INTERFACE MPI_File_read_at_all_begin
+  INTERFACE PMPI_File_read_at_all_begin
+    SUBROUTINE PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_read_at_all_begin
+    SUBROUTINE PMPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_read_at_all_begin_c
+  END INTERFACE PMPI_File_read_at_all_begin
+  INTERFACE MPI_File_read_at_all_end
+    SUBROUTINE MPI_File_read_at_all_end(fh, buf, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_read_at_all_end
+  END INTERFACE MPI_File_read_at_all_end
+  INTERFACE PMPI_File_read_at_all_end
+    SUBROUTINE PMPI_File_read_at_all_end(fh, buf, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_read_at_all_end
+  END INTERFACE PMPI_File_read_at_all_end
+  INTERFACE MPI_File_read_ordered
+    SUBROUTINE MPI_File_read_ordered(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_read_ordered
+    SUBROUTINE MPI_File_read_ordered_c(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_read_ordered_c
+  END INTERFACE MPI_File_read_ordered
+  INTERFACE PMPI_File_read_ordered
+    SUBROUTINE PMPI_File_read_ordered(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_read_ordered
+    SUBROUTINE PMPI_File_read_ordered_c(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_read_ordered_c
+  END INTERFACE PMPI_File_read_ordered
+  INTERFACE MPI_File_read_ordered_begin
+    SUBROUTINE MPI_File_read_ordered_begin(fh, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_read_ordered_begin
+    SUBROUTINE MPI_File_read_ordered_begin_c(fh, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_read_ordered_begin_c
+  END INTERFACE MPI_File_read_ordered_begin
+  INTERFACE PMPI_File_read_ordered_begin
+    SUBROUTINE PMPI_File_read_ordered_begin(fh, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_read_ordered_begin
+    SUBROUTINE PMPI_File_read_ordered_begin_c(fh, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_read_ordered_begin_c
+  END INTERFACE PMPI_File_read_ordered_begin
+  INTERFACE MPI_File_read_ordered_end
+    SUBROUTINE MPI_File_read_ordered_end(fh, buf, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_read_ordered_end
+  END INTERFACE MPI_File_read_ordered_end
+  INTERFACE PMPI_File_read_ordered_end
+    SUBROUTINE PMPI_File_read_ordered_end(fh, buf, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_read_ordered_end
+  END INTERFACE PMPI_File_read_ordered_end
+  INTERFACE MPI_File_read_shared
+    SUBROUTINE MPI_File_read_shared(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_read_shared
+    SUBROUTINE MPI_File_read_shared_c(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_read_shared_c
+  END INTERFACE MPI_File_read_shared
+  INTERFACE PMPI_File_read_shared
+    SUBROUTINE PMPI_File_read_shared(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_read_shared
+    SUBROUTINE PMPI_File_read_shared_c(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_read_shared_c
+  END INTERFACE PMPI_File_read_shared
+  INTERFACE MPI_File_seek
+    SUBROUTINE MPI_File_seek(fh, offset, whence, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      INTEGER, INTENT(IN) :: whence
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_seek
+  END INTERFACE MPI_File_seek
+  INTERFACE PMPI_File_seek
+    SUBROUTINE PMPI_File_seek(fh, offset, whence, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      INTEGER, INTENT(IN) :: whence
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_seek
+  END INTERFACE PMPI_File_seek
+  INTERFACE MPI_File_seek_shared
+    SUBROUTINE MPI_File_seek_shared(fh, offset, whence, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      INTEGER, INTENT(IN) :: whence
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_seek_shared
+  END INTERFACE MPI_File_seek_shared
+  INTERFACE PMPI_File_seek_shared
+    SUBROUTINE PMPI_File_seek_shared(fh, offset, whence, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      INTEGER, INTENT(IN) :: whence
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_seek_shared
+  END INTERFACE PMPI_File_seek_shared
+  INTERFACE MPI_File_set_atomicity
+    SUBROUTINE MPI_File_set_atomicity(fh, flag, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      LOGICAL, INTENT(IN) :: flag
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_set_atomicity
+  END INTERFACE MPI_File_set_atomicity
+  INTERFACE PMPI_File_set_atomicity
+    SUBROUTINE PMPI_File_set_atomicity(fh, flag, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      LOGICAL, INTENT(IN) :: flag
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_set_atomicity
+  END INTERFACE PMPI_File_set_atomicity
   INTERFACE MPI_File_set_errhandler
     SUBROUTINE MPI_File_set_errhandler(file, errhandler, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: file
+      TYPE(MPI_File), INTENT(IN) :: file
       TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_File_set_errhandler
@@ -3199,11 +4548,587 @@ MODULE mpi_f08
     SUBROUTINE PMPI_File_set_errhandler(file, errhandler, ierror)
       IMPORT
       IMPLICIT NONE
-      INTEGER, INTENT(IN) :: file
+      TYPE(MPI_File), INTENT(IN) :: file
       TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_File_set_errhandler
   END INTERFACE PMPI_File_set_errhandler
+  INTERFACE MPI_File_set_info
+    SUBROUTINE MPI_File_set_info(fh, info, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_set_info
+  END INTERFACE MPI_File_set_info
+  INTERFACE PMPI_File_set_info
+    SUBROUTINE PMPI_File_set_info(fh, info, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_set_info
+  END INTERFACE PMPI_File_set_info
+  INTERFACE MPI_File_set_size
+    SUBROUTINE MPI_File_set_size(fh, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_set_size
+  END INTERFACE MPI_File_set_size
+  INTERFACE PMPI_File_set_size
+    SUBROUTINE PMPI_File_set_size(fh, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_set_size
+  END INTERFACE PMPI_File_set_size
+  INTERFACE MPI_File_set_view
+    SUBROUTINE MPI_File_set_view(fh, disp, etype, filetype, datarep, info, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: disp
+      TYPE(MPI_Datatype), INTENT(IN) :: etype
+      TYPE(MPI_Datatype), INTENT(IN) :: filetype
+      CHARACTER(LEN=*), INTENT(IN) :: datarep
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_set_view
+  END INTERFACE MPI_File_set_view
+  INTERFACE PMPI_File_set_view
+    SUBROUTINE PMPI_File_set_view(fh, disp, etype, filetype, datarep, info, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: disp
+      TYPE(MPI_Datatype), INTENT(IN) :: etype
+      TYPE(MPI_Datatype), INTENT(IN) :: filetype
+      CHARACTER(LEN=*), INTENT(IN) :: datarep
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_set_view
+  END INTERFACE PMPI_File_set_view
+  INTERFACE MPI_File_sync
+    SUBROUTINE MPI_File_sync(fh, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_sync
+  END INTERFACE MPI_File_sync
+  INTERFACE PMPI_File_sync
+    SUBROUTINE PMPI_File_sync(fh, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_sync
+  END INTERFACE PMPI_File_sync
+  INTERFACE MPI_File_write
+    SUBROUTINE MPI_File_write(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_write
+    SUBROUTINE MPI_File_write_c(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_write_c
+  END INTERFACE MPI_File_write
+  INTERFACE PMPI_File_write
+    SUBROUTINE PMPI_File_write(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_write
+    SUBROUTINE PMPI_File_write_c(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_write_c
+  END INTERFACE PMPI_File_write
+  INTERFACE MPI_File_write_all
+    SUBROUTINE MPI_File_write_all(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_write_all
+    SUBROUTINE MPI_File_write_all_c(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_write_all_c
+  END INTERFACE MPI_File_write_all
+  INTERFACE PMPI_File_write_all
+    SUBROUTINE PMPI_File_write_all(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_write_all
+    SUBROUTINE PMPI_File_write_all_c(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_write_all_c
+  END INTERFACE PMPI_File_write_all
+  INTERFACE MPI_File_write_all_begin
+    SUBROUTINE MPI_File_write_all_begin(fh, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_write_all_begin
+    SUBROUTINE MPI_File_write_all_begin_c(fh, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_write_all_begin_c
+  END INTERFACE MPI_File_write_all_begin
+  INTERFACE PMPI_File_write_all_begin
+    SUBROUTINE PMPI_File_write_all_begin(fh, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_write_all_begin
+    SUBROUTINE PMPI_File_write_all_begin_c(fh, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_write_all_begin_c
+  END INTERFACE PMPI_File_write_all_begin
+  INTERFACE MPI_File_write_all_end
+    SUBROUTINE MPI_File_write_all_end(fh, buf, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_write_all_end
+  END INTERFACE MPI_File_write_all_end
+  INTERFACE PMPI_File_write_all_end
+    SUBROUTINE PMPI_File_write_all_end(fh, buf, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_write_all_end
+  END INTERFACE PMPI_File_write_all_end
+  INTERFACE MPI_File_write_at
+    SUBROUTINE MPI_File_write_at(fh, offset, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_write_at
+    SUBROUTINE MPI_File_write_at_c(fh, offset, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_write_at_c
+  END INTERFACE MPI_File_write_at
+  INTERFACE PMPI_File_write_at
+    SUBROUTINE PMPI_File_write_at(fh, offset, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_write_at
+    SUBROUTINE PMPI_File_write_at_c(fh, offset, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_write_at_c
+  END INTERFACE PMPI_File_write_at
+  INTERFACE MPI_File_write_at_all
+    SUBROUTINE MPI_File_write_at_all(fh, offset, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_write_at_all
+    SUBROUTINE MPI_File_write_at_all_c(fh, offset, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_write_at_all_c
+  END INTERFACE MPI_File_write_at_all
+  INTERFACE PMPI_File_write_at_all
+    SUBROUTINE PMPI_File_write_at_all(fh, offset, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_write_at_all
+    SUBROUTINE PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_write_at_all_c
+  END INTERFACE PMPI_File_write_at_all
+  INTERFACE MPI_File_write_at_all_begin
+    SUBROUTINE MPI_File_write_at_all_begin(fh, offset, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_write_at_all_begin
+    SUBROUTINE MPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_write_at_all_begin_c
+  END INTERFACE MPI_File_write_at_all_begin
+  INTERFACE PMPI_File_write_at_all_begin
+    SUBROUTINE PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_write_at_all_begin
+    SUBROUTINE PMPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_write_at_all_begin_c
+  END INTERFACE PMPI_File_write_at_all_begin
+  INTERFACE MPI_File_write_at_all_end
+    SUBROUTINE MPI_File_write_at_all_end(fh, buf, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_write_at_all_end
+  END INTERFACE MPI_File_write_at_all_end
+  INTERFACE PMPI_File_write_at_all_end
+    SUBROUTINE PMPI_File_write_at_all_end(fh, buf, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_write_at_all_end
+  END INTERFACE PMPI_File_write_at_all_end
+  INTERFACE MPI_File_write_ordered
+    SUBROUTINE MPI_File_write_ordered(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_write_ordered
+    SUBROUTINE MPI_File_write_ordered_c(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_write_ordered_c
+  END INTERFACE MPI_File_write_ordered
+  INTERFACE PMPI_File_write_ordered
+    SUBROUTINE PMPI_File_write_ordered(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_write_ordered
+    SUBROUTINE PMPI_File_write_ordered_c(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_write_ordered_c
+  END INTERFACE PMPI_File_write_ordered
+  INTERFACE MPI_File_write_ordered_begin
+    SUBROUTINE MPI_File_write_ordered_begin(fh, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_write_ordered_begin
+    SUBROUTINE MPI_File_write_ordered_begin_c(fh, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_write_ordered_begin_c
+  END INTERFACE MPI_File_write_ordered_begin
+  INTERFACE PMPI_File_write_ordered_begin
+    SUBROUTINE PMPI_File_write_ordered_begin(fh, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_write_ordered_begin
+    SUBROUTINE PMPI_File_write_ordered_begin_c(fh, buf, count, datatype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_write_ordered_begin_c
+  END INTERFACE PMPI_File_write_ordered_begin
+  INTERFACE MPI_File_write_ordered_end
+    SUBROUTINE MPI_File_write_ordered_end(fh, buf, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_write_ordered_end
+  END INTERFACE MPI_File_write_ordered_end
+  INTERFACE PMPI_File_write_ordered_end
+    SUBROUTINE PMPI_File_write_ordered_end(fh, buf, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_write_ordered_end
+  END INTERFACE PMPI_File_write_ordered_end
+  INTERFACE MPI_File_write_shared
+    SUBROUTINE MPI_File_write_shared(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_write_shared
+    SUBROUTINE MPI_File_write_shared_c(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_write_shared_c
+  END INTERFACE MPI_File_write_shared
+  INTERFACE PMPI_File_write_shared
+    SUBROUTINE PMPI_File_write_shared(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_write_shared
+    SUBROUTINE PMPI_File_write_shared_c(fh, buf, count, datatype, status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_File), INTENT(IN) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_write_shared_c
+  END INTERFACE PMPI_File_write_shared
   INTERFACE MPI_Finalize
     SUBROUTINE MPI_Finalize(ierror)
       IMPORT

@@ -1,0 +1,673 @@
+/* SPDX-License-Identifier: MIT */
+/* Two-phase collective buffering (learned from ROMIO's design, written
+ * anew).
+ *
+ * Every rank has summarised its access (first and last file byte, bytes,
+ * an estimate of its runs); from the allgathered summaries each rank decides
+ * the same thing:
+ *  - independent: atomic mode, non-monotonic views, collective buffering
+ *    disabled, or (automatic) accesses that do not interleave between ranks
+ *    or whose runs are long (courier_direct_min_run): each rank moves its own
+ *    data (io_indep);
+ *  - two-phase: the span [first, last) of all accesses is cut into one
+ *    domain per aggregator (cb_nodes; one per node by default), and each
+ *    domain is moved in rounds of one window of cb_buffer_size bytes.
+ *
+ * A round, for each aggregator's window: every rank finds the part of its
+ * stream that falls in the window (two inverse mappings, no flattening: the
+ * view is monotonic) and walks it into run records, which are vectors (off,
+ * len, stride, count), so a strided access sends one record per window
+ * rather than one offset/length pair per block.  It sends a fixed-size meta
+ * message (length, record count, the first records), the remaining records
+ * if any, and the data straight from the user's buffer when it is one run
+ * there.  The aggregator
+ *  - for writes: reads the window's span first only where it may have holes
+ *    (the records' bytes add up to less than the span, or to more: overlap),
+ *    receives each rank's data (into its place in the window when it is one
+ *    block), copies the records in, and writes the span once.  When the
+ *    bytes add up exactly but the ranks' blocks interleave, a bitmap of the
+ *    bytes written proves there is no hole (or the holes are read and
+ *    filled);
+ *  - for reads: reads the span once and sends each rank its records' bytes
+ *    (straight from the window when they are one block).
+ * Messages travel on the file's private communicator (tags META, RECS,
+ * DATA); every step is non-blocking, so the same rounds serve blocking,
+ * non-blocking and split collectives. */
+#define _GNU_SOURCE
+#include "io/io.h"
+#include "core/pt2pt.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define TP_INLINE 30
+enum { TAG_META = 1, TAG_RECS = 2, TAG_DATA = 3 };
+enum { R_START = 0, R_META, R_RECS, R_DATA, R_SENDS };
+
+typedef struct {
+    int64_t len, nrec;
+    io_run_t inl[TP_INLINE];
+} meta_t;
+
+typedef struct {
+    cr_request_t **v;
+    int n, cap;
+} reqs_t;
+
+struct io_tp {
+    int write;
+    int naggr, me;                 /* aggregators; my index among them or -1 */
+    const int *aggr;
+    int64_t base, dsize, win;      /* domains: base + i * dsize; rounds of win bytes */
+    int64_t ntimes, t;
+    int rstate;
+    int64_t st, end;               /* my access's file range */
+    /* this rank, per aggregator */
+    io_runvec_t *rv;
+    int64_t *p0, *len;
+    char **data;                   /* the stream bytes: user memory or stage[i] */
+    char **stage;
+    size_t *stage_cap;
+    meta_t *mout;
+    reqs_t mine;
+    /* the aggregator */
+    meta_t *min;                   /* per rank */
+    io_run_t **recs;               /* per rank: its records this round */
+    io_run_t **extra;
+    size_t *extra_cap;
+    int64_t *roff;                 /* per rank: offset of its data in rstage, -1: in place */
+    char *cb, *rstage, *tmp;
+    size_t cb_cap, rstage_cap, tmp_cap;
+    unsigned char *bm;
+    size_t bm_cap;
+    int64_t lo, hi, sum;
+    int preread, verify;
+    reqs_t agg;
+};
+
+/* ---- helpers ------------------------------------------------------------------------------ */
+static int reqs_add(reqs_t *q, cr_request_t *r)
+{
+    if (q->n == q->cap) {
+        int cap = q->cap ? 2 * q->cap : 16;
+        cr_request_t **v = realloc(q->v, (size_t)cap * sizeof *v);
+        if (!v) return -1;
+        q->v = v;
+        q->cap = cap;
+    }
+    q->v[q->n++] = r;
+    return 0;
+}
+
+/* All complete?  Then they are freed; the first error goes to *err. */
+static int reqs_done(reqs_t *q, int *err)
+{
+    for (int i = 0; i < q->n; i++)
+        if (!q->v[i]->complete) return 0;
+    for (int i = 0; i < q->n; i++) {
+        int e = cr_wait(q->v[i], MPI_STATUS_IGNORE);
+        if (e && !*err) *err = e;
+    }
+    q->n = 0;
+    return 1;
+}
+
+static int grow(char **p, size_t *cap, size_t need)
+{
+    if (need <= *cap) return 0;
+    char *n = realloc(*p, need);
+    if (!n) return -1;
+    *p = n;
+    *cap = need;
+    return 0;
+}
+
+static int64_t rend(const io_run_t *r)
+{
+    return r->off + (r->count - 1) * r->stride + r->len;
+}
+
+static void set_err(io_op_t *op, int err)
+{
+    if (err && !op->err) op->err = err;
+}
+
+static int nomem(io_op_t *op)
+{
+    return cr_error(MPI_ERR_NO_MEM, "%s: out of memory for collective buffering", op->fname);
+}
+
+static int post_send(io_op_t *op, reqs_t *q, const void *buf, int64_t bytes, int dest, int tag)
+{
+    cr_request_t *r;
+    int err = cr_isend(buf, (MPI_Aint)bytes, cr_datatype_ptr(MPI_BYTE), dest, tag, op->fh->comm,
+                       CR_CTX_PT2PT, CR_MODE_STD, &r);
+    if (err) return err;
+    if (reqs_add(q, r)) {
+        cr_wait(r, MPI_STATUS_IGNORE);
+        return nomem(op);
+    }
+    return 0;
+}
+
+static int post_recv(io_op_t *op, reqs_t *q, void *buf, int64_t bytes, int src, int tag)
+{
+    cr_request_t *r;
+    int err = cr_irecv(buf, (MPI_Aint)bytes, cr_datatype_ptr(MPI_BYTE), src, tag, op->fh->comm,
+                       CR_CTX_PT2PT, &r);
+    if (err) return err;
+    if (reqs_add(q, r)) {
+        cr_wait(r, MPI_STATUS_IGNORE);
+        return nomem(op);
+    }
+    return 0;
+}
+
+/* ---- the decision --------------------------------------------------------------------------- */
+void io_tp_summary(const io_xfer_t *x, int64_t out[IO_G_N])
+{
+    const io_view_t *v = &x->fh->view;
+    out[IO_G_BYTES] = x->n;
+    out[IO_G_FLAGS] = x->fh->readable ? 0 : IO_GF_NOREAD;
+    if (x->n <= 0) {
+        out[IO_G_ST] = INT64_MAX;
+        out[IO_G_END] = INT64_MIN;
+        out[IO_G_RUNS] = 0;
+    } else if (!v->monotonic) {
+        out[IO_G_FLAGS] |= IO_GF_NONMONO;
+        out[IO_G_ST] = out[IO_G_END] = 0;
+        out[IO_G_RUNS] = 1;
+    } else {
+        out[IO_G_ST] = io_view_offset(v, x->vpos);
+        out[IO_G_END] = io_view_offset(v, x->vpos + x->n - 1) + 1;
+        if (v->contig) out[IO_G_RUNS] = 1;
+        else if (v->vec) out[IO_G_RUNS] = x->n / v->blen + 1;
+        else out[IO_G_RUNS] = (x->n / v->fsize + 1) * (v->iblocks > 0 ? v->iblocks : 1);
+    }
+}
+
+typedef struct {
+    int64_t st, end;
+} range_t;
+
+static int cmp_range(const void *a, const void *b)
+{
+    const range_t *x = a, *y = b;
+    return x->st < y->st ? -1 : x->st > y->st;
+}
+
+int io_tp_setup(io_op_t *op)
+{
+    cr_file_t *fh = op->fh;
+    const int64_t *G = op->gath;
+    int write = op->x.write;
+    long cb = write ? fh->hints.cb_write : fh->hints.cb_read;
+    int64_t total = 0, runs = 0, gmin = INT64_MAX, gmax = INT64_MIN;
+    int nonmono = 0, noread = 0, nr = 0;
+    range_t *rg = malloc((size_t)fh->size * sizeof *rg);
+    if (!rg) {
+        set_err(op, nomem(op));
+        return 1;
+    }
+    for (int r = 0; r < fh->size; r++) {
+        const int64_t *g = G + r * IO_G_N;
+        if (g[IO_G_FLAGS] & IO_GF_NONMONO) nonmono = 1;
+        if (g[IO_G_FLAGS] & IO_GF_NOREAD) noread = 1;
+        if (g[IO_G_BYTES] <= 0) continue;
+        total += g[IO_G_BYTES];
+        runs += g[IO_G_RUNS];
+        if (g[IO_G_ST] < gmin) gmin = g[IO_G_ST];
+        if (g[IO_G_END] > gmax) gmax = g[IO_G_END];
+        rg[nr++] = (range_t){ g[IO_G_ST], g[IO_G_END] };
+    }
+    int indep = total == 0 || nonmono || fh->atomic || cb == IO_DISABLE || fh->size == 1 ||
+                (write && noread);
+    if (!indep && cb == IO_AUTO) {
+        qsort(rg, (size_t)nr, sizeof *rg, cmp_range);
+        int interleaved = 0;
+        int64_t reach = INT64_MIN;
+        for (int i = 0; i < nr; i++) {
+            if (rg[i].st < reach) interleaved = 1;
+            if (rg[i].end > reach) reach = rg[i].end;
+        }
+        int64_t mean = total / (runs > 0 ? runs : 1);
+        if (!interleaved || mean >= fh->hints.direct_min_run) indep = 1;
+    }
+    free(rg);
+    if (indep) return 1;
+
+    struct io_tp *tp = calloc(1, sizeof *tp);
+    int na = fh->naggr, P = fh->size;
+    if (!tp) goto oom;
+    op->tp = tp;
+    tp->write = write;
+    tp->naggr = na;
+    tp->aggr = fh->aggr;
+    tp->me = -1;
+    for (int i = 0; i < na; i++)
+        if (fh->aggr[i] == fh->rank) tp->me = i;
+    int64_t align = fh->hints.striping_unit > 0 ? fh->hints.striping_unit : 1;
+    tp->base = gmin - gmin % align;
+    int64_t span = gmax - tp->base;
+    tp->dsize = (span + na - 1) / na;
+    if (tp->dsize > align) tp->dsize = (tp->dsize + align - 1) / align * align;
+    tp->win = fh->hints.cb_buffer_size;
+    tp->ntimes = (tp->dsize + tp->win - 1) / tp->win;
+    const int64_t *g = G + fh->rank * IO_G_N;
+    tp->st = g[IO_G_ST];
+    tp->end = g[IO_G_END];
+    tp->rv = calloc((size_t)na, sizeof *tp->rv);
+    tp->p0 = calloc((size_t)na, sizeof *tp->p0);
+    tp->len = calloc((size_t)na, sizeof *tp->len);
+    tp->data = calloc((size_t)na, sizeof *tp->data);
+    tp->stage = calloc((size_t)na, sizeof *tp->stage);
+    tp->stage_cap = calloc((size_t)na, sizeof *tp->stage_cap);
+    tp->mout = calloc((size_t)na, sizeof *tp->mout);
+    if (!tp->rv || !tp->p0 || !tp->len || !tp->data || !tp->stage || !tp->stage_cap || !tp->mout) goto oom;
+    for (int i = 0; i < na; i++) io_runvec_init(&tp->rv[i]);
+    if (tp->me >= 0) {
+        tp->min = calloc((size_t)P, sizeof *tp->min);
+        tp->recs = calloc((size_t)P, sizeof *tp->recs);
+        tp->extra = calloc((size_t)P, sizeof *tp->extra);
+        tp->extra_cap = calloc((size_t)P, sizeof *tp->extra_cap);
+        tp->roff = calloc((size_t)P, sizeof *tp->roff);
+        if (!tp->min || !tp->recs || !tp->extra || !tp->extra_cap || !tp->roff) goto oom;
+    }
+    if (!write) {
+        /* what a read finds: the data before the end of the file */
+        struct stat st;
+        int64_t size = fstat(fh->fd, &st) == 0 ? st.st_size : INT64_MAX;
+        int64_t avail = io_view_pos(&fh->view, size) - op->x.vpos;
+        op->x.done = avail < 0 ? 0 : avail > op->x.n ? op->x.n : avail;
+    }
+    return 0;
+oom:
+    set_err(op, nomem(op));
+    io_tp_free(op);
+    return 1;
+}
+
+void io_tp_free(io_op_t *op)
+{
+    struct io_tp *tp = op->tp;
+    if (!tp) return;
+    int dummy = 0;
+    /* requests still out (an error stopped the rounds): wait them out */
+    if (tp->mine.n || tp->agg.n) {
+        cr_wait_t w = CR_WAIT_INIT;
+        while (!reqs_done(&tp->mine, &dummy)) cr_wait_poll(&w);
+        while (!reqs_done(&tp->agg, &dummy)) cr_wait_poll(&w);
+    }
+    for (int i = 0; tp->rv && i < tp->naggr; i++) io_runvec_free(&tp->rv[i]);
+    for (int i = 0; tp->stage && i < tp->naggr; i++) free(tp->stage[i]);
+    for (int r = 0; tp->extra && r < op->fh->size; r++) free(tp->extra[r]);
+    free(tp->rv);
+    free(tp->p0);
+    free(tp->len);
+    free(tp->data);
+    free(tp->stage);
+    free(tp->stage_cap);
+    free(tp->mout);
+    free(tp->mine.v);
+    free(tp->min);
+    free(tp->recs);
+    free(tp->extra);
+    free(tp->extra_cap);
+    free(tp->roff);
+    free(tp->cb);
+    free(tp->rstage);
+    free(tp->tmp);
+    free(tp->bm);
+    free(tp->agg.v);
+    free(tp);
+    op->tp = NULL;
+}
+
+/* ---- rounds ---------------------------------------------------------------------------------- */
+static void window(const struct io_tp *tp, int i, int64_t *lo, int64_t *hi)
+{
+    int64_t d0 = tp->base + i * tp->dsize, d1 = d0 + tp->dsize;
+    *lo = d0 + tp->t * tp->win;
+    if (*lo > d1) *lo = d1;
+    *hi = d1 - *lo > tp->win ? *lo + tp->win : d1;
+}
+
+/* This rank's part of every aggregator's window: records, data, messages. */
+static int round_start(io_op_t *op)
+{
+    struct io_tp *tp = op->tp;
+    io_xfer_t *x = &op->x;
+    const io_view_t *v = &op->fh->view;
+    int err;
+    for (int i = 0; i < tp->naggr; i++) {
+        int64_t lo, hi;
+        window(tp, i, &lo, &hi);
+        io_runvec_t *rv = &tp->rv[i];
+        rv->n = 0;
+        rv->bytes = 0;
+        rv->s.cur.count = 0;
+        tp->len[i] = 0;
+        tp->data[i] = NULL;
+        if (x->n > 0 && hi > tp->st && lo < tp->end && hi > lo) {
+            int64_t p0 = io_view_pos(v, lo), p1 = io_view_pos(v, hi);
+            if (p0 < x->vpos) p0 = x->vpos;
+            if (p1 > x->vpos + x->n) p1 = x->vpos + x->n;
+            if (p1 > p0) {
+                int64_t a = p0 - x->vpos;
+                char *p = io_mem_ptr(x, a, p1 - p0);
+                err = io_view_walk(v, p0, p1 - p0, &rv->s);
+                if (!err) err = io_runvec_finish(rv);
+                if (!err && !p) {
+                    if (grow(&tp->stage[i], &tp->stage_cap[i], (size_t)(p1 - p0))) err = nomem(op);
+                    else {
+                        p = tp->stage[i];
+                        if (x->write) io_mem_pack(x, a, p1 - p0, p);
+                    }
+                }
+                if (err) {   /* take no part in this window, but say so */
+                    set_err(op, err);
+                    rv->n = 0;
+                    rv->bytes = 0;
+                } else {
+                    tp->p0[i] = p0;
+                    tp->len[i] = p1 - p0;
+                    tp->data[i] = p;
+                }
+            }
+        }
+        if (i == tp->me) continue;
+        int dest = tp->aggr[i];
+        meta_t *m = &tp->mout[i];
+        m->len = tp->len[i];
+        m->nrec = rv->n;
+        int k = rv->n < TP_INLINE ? rv->n : TP_INLINE;
+        if (k > 0) memcpy(m->inl, rv->v, (size_t)k * sizeof *rv->v);
+        if ((err = post_send(op, &tp->mine, m, 16 + (int64_t)k * (int64_t)sizeof(io_run_t), dest, TAG_META)))
+            return err;
+        if (rv->n > TP_INLINE &&
+            (err = post_send(op, &tp->mine, rv->v + TP_INLINE,
+                             (int64_t)(rv->n - TP_INLINE) * (int64_t)sizeof(io_run_t), dest, TAG_RECS)))
+            return err;
+        if (tp->len[i] > 0) {
+            err = x->write ? post_send(op, &tp->mine, tp->data[i], tp->len[i], dest, TAG_DATA)
+                           : post_recv(op, &tp->mine, tp->data[i], tp->len[i], dest, TAG_DATA);
+            if (err) return err;
+        }
+    }
+    if (tp->me >= 0) {
+        for (int r = 0; r < op->fh->size; r++) {
+            if (r == op->fh->rank) continue;
+            if ((err = post_recv(op, &tp->agg, &tp->min[r], (int64_t)sizeof(meta_t), r, TAG_META))) return err;
+        }
+    }
+    return 0;
+}
+
+/* Metas arrived: receive the records that did not fit. */
+static int agg_records(io_op_t *op)
+{
+    struct io_tp *tp = op->tp;
+    cr_file_t *fh = op->fh;
+    for (int r = 0; r < fh->size; r++) {
+        if (r == fh->rank) {
+            tp->recs[r] = tp->rv[tp->me].v;
+            continue;
+        }
+        meta_t *m = &tp->min[r];
+        if (m->nrec <= TP_INLINE) {
+            tp->recs[r] = m->inl;
+            continue;
+        }
+        size_t need = (size_t)m->nrec * sizeof(io_run_t);
+        if (grow((char **)&tp->extra[r], &tp->extra_cap[r], need)) return nomem(op);
+        memcpy(tp->extra[r], m->inl, TP_INLINE * sizeof(io_run_t));
+        tp->recs[r] = tp->extra[r];
+        int err = post_recv(op, &tp->agg, tp->extra[r] + TP_INLINE,
+                            (int64_t)(m->nrec - TP_INLINE) * (int64_t)sizeof(io_run_t), r, TAG_RECS);
+        if (err) return err;
+    }
+    return 0;
+}
+
+static int64_t rank_nrec(const struct io_tp *tp, const cr_file_t *fh, int r)
+{
+    return r == fh->rank ? tp->rv[tp->me].n : tp->min[r].nrec;
+}
+
+static int64_t rank_len(const struct io_tp *tp, const cr_file_t *fh, int r)
+{
+    return r == fh->rank ? tp->len[tp->me] : tp->min[r].len;
+}
+
+typedef struct {
+    int64_t off, end;
+} blk_t;
+
+static int cmp_blk(const void *a, const void *b)
+{
+    const blk_t *x = a, *y = b;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Records arrived: the span, whether it has holes, and the data's places. */
+static int agg_plan(io_op_t *op)
+{
+    struct io_tp *tp = op->tp;
+    cr_file_t *fh = op->fh;
+    int P = fh->size;
+    tp->lo = INT64_MAX;
+    tp->hi = INT64_MIN;
+    tp->sum = 0;
+    int singles = 1, ncontrib = 0;
+    for (int r = 0; r < P; r++) {
+        int64_t n = rank_nrec(tp, fh, r);
+        if (n == 0) continue;
+        ncontrib++;
+        const io_run_t *rec = tp->recs[r];
+        for (int64_t k = 0; k < n; k++) {
+            if (rec[k].off < tp->lo) tp->lo = rec[k].off;
+            if (rend(&rec[k]) > tp->hi) tp->hi = rend(&rec[k]);
+            tp->sum += rec[k].len * rec[k].count;
+        }
+        if (n != 1 || rec[0].count != 1) singles = 0;
+    }
+    if (tp->sum == 0) return 0;
+    int64_t span = tp->hi - tp->lo;
+    if (grow(&tp->cb, &tp->cb_cap, (size_t)span)) return nomem(op);
+    tp->preread = tp->verify = 0;
+    if (tp->write) {
+        if (tp->sum != span) {
+            tp->preread = 1;
+        } else if (singles) {
+            /* single blocks: sorted, they tile the span or there is a hole */
+            blk_t *b = malloc((size_t)ncontrib * sizeof *b);
+            if (!b) return nomem(op);
+            int nb = 0;
+            for (int r = 0; r < P; r++)
+                if (rank_nrec(tp, fh, r)) b[nb++] = (blk_t){ tp->recs[r][0].off, rend(&tp->recs[r][0]) };
+            qsort(b, (size_t)nb, sizeof *b, cmp_blk);
+            for (int k = 1; k < nb; k++)
+                if (b[k].off != b[k - 1].end) tp->preread = 1;
+            free(b);
+        } else {
+            tp->verify = 1;
+        }
+        if (tp->preread) {
+            size_t got = 0;
+            int e = io_pread(fh->fd, tp->cb, (size_t)span, tp->lo, &got);
+            if (e) set_err(op, io_errno(e, op->fname, "cannot read (collective buffering)", fh->path));
+            if ((int64_t)got < span) memset(tp->cb + got, 0, (size_t)(span - (int64_t)got));
+        }
+        /* where each rank's data lands */
+        int64_t stage = 0;
+        for (int r = 0; r < P; r++) {
+            tp->roff[r] = -1;
+            if (r == fh->rank) continue;
+            int64_t len = rank_len(tp, fh, r);
+            if (len == 0) continue;
+            if (!tp->verify && tp->min[r].nrec == 1 && tp->recs[r][0].count == 1) continue;
+            tp->roff[r] = stage;
+            stage += len;
+        }
+        if (stage && grow(&tp->rstage, &tp->rstage_cap, (size_t)stage)) return nomem(op);
+        for (int r = 0; r < P; r++) {
+            if (r == fh->rank) continue;
+            int64_t len = rank_len(tp, fh, r);
+            if (len == 0) continue;
+            char *dst = tp->roff[r] >= 0 ? tp->rstage + tp->roff[r] : tp->cb + (tp->recs[r][0].off - tp->lo);
+            int err = post_recv(op, &tp->agg, dst, len, r, TAG_DATA);
+            if (err) return err;
+        }
+        return 0;
+    }
+    /* reads: the span once, then every rank's bytes */
+    size_t got = 0;
+    int e = io_pread(fh->fd, tp->cb, (size_t)span, tp->lo, &got);
+    if (e) set_err(op, io_errno(e, op->fname, "cannot read", fh->path));
+    if ((int64_t)got < span) memset(tp->cb + got, 0, (size_t)(span - (int64_t)got));
+    int64_t stage = 0;
+    for (int r = 0; r < P; r++) {
+        tp->roff[r] = -1;
+        int64_t len = rank_len(tp, fh, r);
+        if (r == fh->rank || len == 0) continue;
+        if (tp->min[r].nrec == 1 && tp->recs[r][0].count == 1) continue;
+        tp->roff[r] = stage;
+        stage += len;
+    }
+    if (stage && grow(&tp->rstage, &tp->rstage_cap, (size_t)stage)) return nomem(op);
+    for (int r = 0; r < P; r++) {
+        int64_t len = rank_len(tp, fh, r);
+        if (len == 0) continue;
+        if (r == fh->rank) {
+            io_runs_copy(1, tp->recs[r], (int)rank_nrec(tp, fh, r), tp->cb, tp->lo, tp->data[tp->me]);
+            continue;
+        }
+        const char *src;
+        if (tp->roff[r] >= 0) {
+            io_runs_copy(1, tp->recs[r], (int)tp->min[r].nrec, tp->cb, tp->lo, tp->rstage + tp->roff[r]);
+            src = tp->rstage + tp->roff[r];
+        } else {
+            src = tp->cb + (tp->recs[r][0].off - tp->lo);
+        }
+        int err = post_send(op, &tp->agg, src, len, r, TAG_DATA);
+        if (err) return err;
+    }
+    return 0;
+}
+
+static void bits_set(unsigned char *bm, int64_t from, int64_t len)
+{
+    int64_t to = from + len;
+    while (from < to && (from & 7)) {
+        bm[from >> 3] |= (unsigned char)(1u << (from & 7));
+        from++;
+    }
+    if (to - from >= 8) {
+        memset(bm + (from >> 3), 0xff, (size_t)((to - from) >> 3));
+        from += (to - from) & ~(int64_t)7;
+    }
+    while (from < to) {
+        bm[from >> 3] |= (unsigned char)(1u << (from & 7));
+        from++;
+    }
+}
+
+static void bits_records(unsigned char *bm, const io_run_t *r, int64_t n, int64_t base)
+{
+    for (int64_t k = 0; k < n; k++)
+        for (int64_t j = 0; j < r[k].count; j++) bits_set(bm, r[k].off + j * r[k].stride - base, r[k].len);
+}
+
+/* Data arrived: copy it into the window and write the span. */
+static int agg_write(io_op_t *op)
+{
+    struct io_tp *tp = op->tp;
+    cr_file_t *fh = op->fh;
+    int64_t span = tp->hi - tp->lo;
+    if (tp->verify) {
+        size_t nb = (size_t)(span + 7) / 8;
+        if (grow((char **)&tp->bm, &tp->bm_cap, nb)) return nomem(op);
+        memset(tp->bm, 0, nb);
+    }
+    for (int r = 0; r < fh->size; r++) {
+        int64_t n = rank_nrec(tp, fh, r);
+        if (n == 0) continue;
+        const char *src = r == fh->rank ? tp->data[tp->me] : tp->roff[r] >= 0 ? tp->rstage + tp->roff[r] : NULL;
+        if (src) io_runs_copy(0, tp->recs[r], (int)n, tp->cb, tp->lo, (char *)src);
+        if (tp->verify) bits_records(tp->bm, tp->recs[r], n, tp->lo);
+    }
+    if (tp->verify) {
+        /* every byte written?  Else fill the holes from the file */
+        int64_t full = span / 8;
+        int holes = 0;
+        for (int64_t k = 0; k < full && !holes; k++)
+            if (tp->bm[k] != 0xff) holes = 1;
+        for (int64_t b = full * 8; b < span && !holes; b++)
+            if (!(tp->bm[b >> 3] & (1u << (b & 7)))) holes = 1;
+        if (holes) {
+            if (grow(&tp->tmp, &tp->tmp_cap, (size_t)span)) return nomem(op);
+            size_t got;
+            int e = io_pread(fh->fd, tp->tmp, (size_t)span, tp->lo, &got);
+            if (e) return io_errno(e, op->fname, "cannot read (collective buffering)", fh->path);
+            if ((int64_t)got < span) memset(tp->tmp + got, 0, (size_t)(span - (int64_t)got));
+            for (int64_t b = 0; b < span; b++)
+                if (!(tp->bm[b >> 3] & (1u << (b & 7)))) tp->cb[b] = tp->tmp[b];
+        }
+    }
+    int e = io_pwrite(fh->fd, tp->cb, (size_t)span, tp->lo);
+    if (e) return io_errno(e, op->fname, "cannot write", fh->path);
+    return 0;
+}
+
+/* The round's own data arrived (reads): unpack what went through a stage. */
+static void rank_unpack(io_op_t *op)
+{
+    struct io_tp *tp = op->tp;
+    for (int i = 0; i < tp->naggr; i++)
+        if (tp->len[i] > 0 && tp->stage[i] && tp->data[i] == tp->stage[i])
+            io_mem_unpack(&op->x, tp->p0[i] - op->x.vpos, tp->len[i], tp->data[i]);
+}
+
+int io_tp_advance(io_op_t *op)
+{
+    struct io_tp *tp = op->tp;
+    if (!tp) return 1;
+    for (;;) {
+        int err = 0;
+        switch (tp->rstate) {
+        case R_START:
+            if (tp->t >= tp->ntimes) {
+                if (tp->write && !op->err) op->x.done = op->x.n;
+                return 1;
+            }
+            err = round_start(op);
+            tp->rstate = tp->me >= 0 ? R_META : R_SENDS;
+            break;
+        case R_META:
+            if (!reqs_done(&tp->agg, &err)) return 0;
+            if (!err) err = agg_records(op);
+            tp->rstate = R_RECS;
+            break;
+        case R_RECS:
+            if (!reqs_done(&tp->agg, &err)) return 0;
+            if (!err) err = agg_plan(op);
+            tp->rstate = R_DATA;
+            break;
+        case R_DATA:
+            if (!reqs_done(&tp->agg, &err)) return 0;
+            if (!err && tp->write && tp->sum > 0 && !op->err) err = agg_write(op);
+            tp->rstate = R_SENDS;
+            break;
+        case R_SENDS:
+            if (!reqs_done(&tp->mine, &err)) return 0;
+            if (!err && !tp->write) rank_unpack(op);
+            tp->t++;
+            tp->rstate = R_START;
+            break;
+        }
+        set_err(op, err);
+    }
+}
