@@ -390,10 +390,10 @@ def core_args(p, b):
             args.append(fptrs[c.ctype].name if c.ctype in fptrs else "NULL")
             continue
         if a is None:
-            if c.name == "how" and c.ctype == "cr_how_t":
-                args.append(HOW[p.how])
-            elif c.name in p.fixed:
+            if c.name in p.fixed:       # a member's fixed value wins (MPI_Rput: how)
                 args.append(p.fixed[c.name])
+            elif c.name == "how" and c.ctype == "cr_how_t":
+                args.append(HOW[p.how])
             elif c.name == "fname":
                 args.append("cr_fname")
             elif c.ctype == "MPI_Status*":

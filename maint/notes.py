@@ -110,6 +110,11 @@ MEMBERS = {
     "Ssend": ("core_send", {"mode": "CR_MODE_SYNC"}),
     "Rsend": ("core_send", {"mode": "CR_MODE_READY"}),
     "Bsend": ("core_send", {"mode": "CR_MODE_BUFFERED"}),
+    # RMA's request forms (src/rma/api.h)
+    "Rput": ("core_put", {"how": "CR_NONBLOCKING"}),
+    "Rget": ("core_get", {"how": "CR_NONBLOCKING"}),
+    "Raccumulate": ("core_accumulate", {"how": "CR_NONBLOCKING"}),
+    "Rget_accumulate": ("core_get_accumulate", {"how": "CR_NONBLOCKING"}),
 }
 
 ARRAY_LENGTH = {

@@ -4,6 +4,7 @@
 #include "core/check.h"
 #include "coll/api.h"
 #include "core/api.h"
+#include "rma/api.h"
 #include "binding/core_legacy.h"
 
 #pragma weak MPI_Accumulate = PMPI_Accumulate
@@ -11,7 +12,23 @@ int __attribute__((visibility("default"))) PMPI_Accumulate(const void* origin_ad
 {
     static const char cr_fname[] = "MPI_Accumulate";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Accumulate is not implemented in Courier yet");
+    cr_datatype_t *cr_o_origin_datatype = NULL;
+    cr_datatype_t *cr_o_target_datatype = NULL;
+    cr_op_t *cr_o_op = NULL;
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(origin_count, "origin_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(target_count, "target_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(origin_datatype, "origin_datatype", 1, &cr_o_origin_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(target_datatype, "target_datatype", 1, &cr_o_target_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_accumulate(origin_addr, origin_count, cr_o_origin_datatype, target_rank, target_disp, target_count, cr_o_target_datatype, cr_o_op, cr_o_win, CR_BLOCKING, NULL);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -20,7 +37,23 @@ int __attribute__((visibility("default"))) PMPI_Accumulate_c(const void* origin_
 {
     static const char cr_fname[] = "MPI_Accumulate_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Accumulate_c is not implemented in Courier yet");
+    cr_datatype_t *cr_o_origin_datatype = NULL;
+    cr_datatype_t *cr_o_target_datatype = NULL;
+    cr_op_t *cr_o_op = NULL;
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(origin_count, "origin_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(target_count, "target_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(origin_datatype, "origin_datatype", 1, &cr_o_origin_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(target_datatype, "target_datatype", 1, &cr_o_target_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_accumulate(origin_addr, origin_count, cr_o_origin_datatype, target_rank, target_disp, target_count, cr_o_target_datatype, cr_o_op, cr_o_win, CR_BLOCKING, NULL);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -29,7 +62,17 @@ int __attribute__((visibility("default"))) PMPI_Compare_and_swap(const void* ori
 {
     static const char cr_fname[] = "MPI_Compare_and_swap";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Compare_and_swap is not implemented in Courier yet");
+    cr_datatype_t *cr_o_datatype = NULL;
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_compare_and_swap(origin_addr, compare_addr, result_addr, cr_o_datatype, target_rank, target_disp, cr_o_win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -38,7 +81,19 @@ int __attribute__((visibility("default"))) PMPI_Fetch_and_op(const void* origin_
 {
     static const char cr_fname[] = "MPI_Fetch_and_op";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Fetch_and_op is not implemented in Courier yet");
+    cr_datatype_t *cr_o_datatype = NULL;
+    cr_op_t *cr_o_op = NULL;
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_fetch_and_op(origin_addr, result_addr, cr_o_datatype, target_rank, target_disp, cr_o_op, cr_o_win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -47,7 +102,21 @@ int __attribute__((visibility("default"))) PMPI_Get(void* origin_addr, int origi
 {
     static const char cr_fname[] = "MPI_Get";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Get is not implemented in Courier yet");
+    cr_datatype_t *cr_o_origin_datatype = NULL;
+    cr_datatype_t *cr_o_target_datatype = NULL;
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(origin_count, "origin_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(target_count, "target_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(origin_datatype, "origin_datatype", 1, &cr_o_origin_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(target_datatype, "target_datatype", 1, &cr_o_target_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_get(origin_addr, origin_count, cr_o_origin_datatype, target_rank, target_disp, target_count, cr_o_target_datatype, cr_o_win, CR_BLOCKING, NULL);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -56,7 +125,26 @@ int __attribute__((visibility("default"))) PMPI_Get_accumulate(const void* origi
 {
     static const char cr_fname[] = "MPI_Get_accumulate";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Get_accumulate is not implemented in Courier yet");
+    cr_datatype_t *cr_o_origin_datatype = NULL;
+    cr_datatype_t *cr_o_result_datatype = NULL;
+    cr_datatype_t *cr_o_target_datatype = NULL;
+    cr_op_t *cr_o_op = NULL;
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(origin_count, "origin_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(result_count, "result_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(target_count, "target_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(origin_datatype, "origin_datatype", 1, &cr_o_origin_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(result_datatype, "result_datatype", 1, &cr_o_result_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(target_datatype, "target_datatype", 1, &cr_o_target_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_get_accumulate(origin_addr, origin_count, cr_o_origin_datatype, result_addr, result_count, cr_o_result_datatype, target_rank, target_disp, target_count, cr_o_target_datatype, cr_o_op, cr_o_win, CR_BLOCKING, NULL);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -65,7 +153,26 @@ int __attribute__((visibility("default"))) PMPI_Get_accumulate_c(const void* ori
 {
     static const char cr_fname[] = "MPI_Get_accumulate_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Get_accumulate_c is not implemented in Courier yet");
+    cr_datatype_t *cr_o_origin_datatype = NULL;
+    cr_datatype_t *cr_o_result_datatype = NULL;
+    cr_datatype_t *cr_o_target_datatype = NULL;
+    cr_op_t *cr_o_op = NULL;
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(origin_count, "origin_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(result_count, "result_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(target_count, "target_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(origin_datatype, "origin_datatype", 1, &cr_o_origin_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(result_datatype, "result_datatype", 1, &cr_o_result_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(target_datatype, "target_datatype", 1, &cr_o_target_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_get_accumulate(origin_addr, origin_count, cr_o_origin_datatype, result_addr, result_count, cr_o_result_datatype, target_rank, target_disp, target_count, cr_o_target_datatype, cr_o_op, cr_o_win, CR_BLOCKING, NULL);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -74,7 +181,21 @@ int __attribute__((visibility("default"))) PMPI_Get_c(void* origin_addr, MPI_Cou
 {
     static const char cr_fname[] = "MPI_Get_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Get_c is not implemented in Courier yet");
+    cr_datatype_t *cr_o_origin_datatype = NULL;
+    cr_datatype_t *cr_o_target_datatype = NULL;
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(origin_count, "origin_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(target_count, "target_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(origin_datatype, "origin_datatype", 1, &cr_o_origin_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(target_datatype, "target_datatype", 1, &cr_o_target_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_get(origin_addr, origin_count, cr_o_origin_datatype, target_rank, target_disp, target_count, cr_o_target_datatype, cr_o_win, CR_BLOCKING, NULL);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -83,7 +204,21 @@ int __attribute__((visibility("default"))) PMPI_Put(const void* origin_addr, int
 {
     static const char cr_fname[] = "MPI_Put";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Put is not implemented in Courier yet");
+    cr_datatype_t *cr_o_origin_datatype = NULL;
+    cr_datatype_t *cr_o_target_datatype = NULL;
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(origin_count, "origin_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(target_count, "target_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(origin_datatype, "origin_datatype", 1, &cr_o_origin_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(target_datatype, "target_datatype", 1, &cr_o_target_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_put(origin_addr, origin_count, cr_o_origin_datatype, target_rank, target_disp, target_count, cr_o_target_datatype, cr_o_win, CR_BLOCKING, NULL);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -92,7 +227,21 @@ int __attribute__((visibility("default"))) PMPI_Put_c(const void* origin_addr, M
 {
     static const char cr_fname[] = "MPI_Put_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Put_c is not implemented in Courier yet");
+    cr_datatype_t *cr_o_origin_datatype = NULL;
+    cr_datatype_t *cr_o_target_datatype = NULL;
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(origin_count, "origin_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(target_count, "target_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(origin_datatype, "origin_datatype", 1, &cr_o_origin_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(target_datatype, "target_datatype", 1, &cr_o_target_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_put(origin_addr, origin_count, cr_o_origin_datatype, target_rank, target_disp, target_count, cr_o_target_datatype, cr_o_win, CR_BLOCKING, NULL);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -101,7 +250,24 @@ int __attribute__((visibility("default"))) PMPI_Raccumulate(const void* origin_a
 {
     static const char cr_fname[] = "MPI_Raccumulate";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Raccumulate is not implemented in Courier yet");
+    cr_datatype_t *cr_o_origin_datatype = NULL;
+    cr_datatype_t *cr_o_target_datatype = NULL;
+    cr_op_t *cr_o_op = NULL;
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(origin_count, "origin_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(target_count, "target_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(origin_datatype, "origin_datatype", 1, &cr_o_origin_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(target_datatype, "target_datatype", 1, &cr_o_target_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_accumulate(origin_addr, origin_count, cr_o_origin_datatype, target_rank, target_disp, target_count, cr_o_target_datatype, cr_o_op, cr_o_win, CR_NONBLOCKING, request);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -110,7 +276,24 @@ int __attribute__((visibility("default"))) PMPI_Raccumulate_c(const void* origin
 {
     static const char cr_fname[] = "MPI_Raccumulate_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Raccumulate_c is not implemented in Courier yet");
+    cr_datatype_t *cr_o_origin_datatype = NULL;
+    cr_datatype_t *cr_o_target_datatype = NULL;
+    cr_op_t *cr_o_op = NULL;
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(origin_count, "origin_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(target_count, "target_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(origin_datatype, "origin_datatype", 1, &cr_o_origin_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(target_datatype, "target_datatype", 1, &cr_o_target_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_accumulate(origin_addr, origin_count, cr_o_origin_datatype, target_rank, target_disp, target_count, cr_o_target_datatype, cr_o_op, cr_o_win, CR_NONBLOCKING, request);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -119,7 +302,22 @@ int __attribute__((visibility("default"))) PMPI_Rget(void* origin_addr, int orig
 {
     static const char cr_fname[] = "MPI_Rget";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Rget is not implemented in Courier yet");
+    cr_datatype_t *cr_o_origin_datatype = NULL;
+    cr_datatype_t *cr_o_target_datatype = NULL;
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(origin_count, "origin_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(target_count, "target_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(origin_datatype, "origin_datatype", 1, &cr_o_origin_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(target_datatype, "target_datatype", 1, &cr_o_target_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_get(origin_addr, origin_count, cr_o_origin_datatype, target_rank, target_disp, target_count, cr_o_target_datatype, cr_o_win, CR_NONBLOCKING, request);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -128,7 +326,27 @@ int __attribute__((visibility("default"))) PMPI_Rget_accumulate(const void* orig
 {
     static const char cr_fname[] = "MPI_Rget_accumulate";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Rget_accumulate is not implemented in Courier yet");
+    cr_datatype_t *cr_o_origin_datatype = NULL;
+    cr_datatype_t *cr_o_result_datatype = NULL;
+    cr_datatype_t *cr_o_target_datatype = NULL;
+    cr_op_t *cr_o_op = NULL;
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(origin_count, "origin_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(result_count, "result_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(target_count, "target_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(origin_datatype, "origin_datatype", 1, &cr_o_origin_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(result_datatype, "result_datatype", 1, &cr_o_result_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(target_datatype, "target_datatype", 1, &cr_o_target_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_get_accumulate(origin_addr, origin_count, cr_o_origin_datatype, result_addr, result_count, cr_o_result_datatype, target_rank, target_disp, target_count, cr_o_target_datatype, cr_o_op, cr_o_win, CR_NONBLOCKING, request);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -137,7 +355,27 @@ int __attribute__((visibility("default"))) PMPI_Rget_accumulate_c(const void* or
 {
     static const char cr_fname[] = "MPI_Rget_accumulate_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Rget_accumulate_c is not implemented in Courier yet");
+    cr_datatype_t *cr_o_origin_datatype = NULL;
+    cr_datatype_t *cr_o_result_datatype = NULL;
+    cr_datatype_t *cr_o_target_datatype = NULL;
+    cr_op_t *cr_o_op = NULL;
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(origin_count, "origin_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(result_count, "result_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(target_count, "target_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(origin_datatype, "origin_datatype", 1, &cr_o_origin_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(result_datatype, "result_datatype", 1, &cr_o_result_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(target_datatype, "target_datatype", 1, &cr_o_target_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_get_accumulate(origin_addr, origin_count, cr_o_origin_datatype, result_addr, result_count, cr_o_result_datatype, target_rank, target_disp, target_count, cr_o_target_datatype, cr_o_op, cr_o_win, CR_NONBLOCKING, request);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -146,7 +384,22 @@ int __attribute__((visibility("default"))) PMPI_Rget_c(void* origin_addr, MPI_Co
 {
     static const char cr_fname[] = "MPI_Rget_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Rget_c is not implemented in Courier yet");
+    cr_datatype_t *cr_o_origin_datatype = NULL;
+    cr_datatype_t *cr_o_target_datatype = NULL;
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(origin_count, "origin_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(target_count, "target_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(origin_datatype, "origin_datatype", 1, &cr_o_origin_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(target_datatype, "target_datatype", 1, &cr_o_target_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_get(origin_addr, origin_count, cr_o_origin_datatype, target_rank, target_disp, target_count, cr_o_target_datatype, cr_o_win, CR_NONBLOCKING, request);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -155,7 +408,22 @@ int __attribute__((visibility("default"))) PMPI_Rput(const void* origin_addr, in
 {
     static const char cr_fname[] = "MPI_Rput";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Rput is not implemented in Courier yet");
+    cr_datatype_t *cr_o_origin_datatype = NULL;
+    cr_datatype_t *cr_o_target_datatype = NULL;
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(origin_count, "origin_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(target_count, "target_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(origin_datatype, "origin_datatype", 1, &cr_o_origin_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(target_datatype, "target_datatype", 1, &cr_o_target_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_put(origin_addr, origin_count, cr_o_origin_datatype, target_rank, target_disp, target_count, cr_o_target_datatype, cr_o_win, CR_NONBLOCKING, request);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -164,7 +432,22 @@ int __attribute__((visibility("default"))) PMPI_Rput_c(const void* origin_addr, 
 {
     static const char cr_fname[] = "MPI_Rput_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Rput_c is not implemented in Courier yet");
+    cr_datatype_t *cr_o_origin_datatype = NULL;
+    cr_datatype_t *cr_o_target_datatype = NULL;
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(origin_count, "origin_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(target_count, "target_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(origin_datatype, "origin_datatype", 1, &cr_o_origin_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(target_datatype, "target_datatype", 1, &cr_o_target_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_put(origin_addr, origin_count, cr_o_origin_datatype, target_rank, target_disp, target_count, cr_o_target_datatype, cr_o_win, CR_NONBLOCKING, request);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -173,7 +456,18 @@ int __attribute__((visibility("default"))) PMPI_Win_allocate(MPI_Aint size, int 
 {
     static const char cr_fname[] = "MPI_Win_allocate";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_allocate is not implemented in Courier yet");
+    cr_info_t *cr_o_info = NULL;
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(win, "win")))) goto fail;
+    cr_err = core_win_allocate(size, disp_unit, cr_o_info, cr_c, baseptr, win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -182,7 +476,18 @@ int __attribute__((visibility("default"))) PMPI_Win_allocate_c(MPI_Aint size, MP
 {
     static const char cr_fname[] = "MPI_Win_allocate_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_allocate_c is not implemented in Courier yet");
+    cr_info_t *cr_o_info = NULL;
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(win, "win")))) goto fail;
+    cr_err = core_win_allocate(size, disp_unit, cr_o_info, cr_c, baseptr, win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -191,7 +496,18 @@ int __attribute__((visibility("default"))) PMPI_Win_allocate_shared(MPI_Aint siz
 {
     static const char cr_fname[] = "MPI_Win_allocate_shared";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_allocate_shared is not implemented in Courier yet");
+    cr_info_t *cr_o_info = NULL;
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(win, "win")))) goto fail;
+    cr_err = core_win_allocate_shared(size, disp_unit, cr_o_info, cr_c, baseptr, win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -200,7 +516,18 @@ int __attribute__((visibility("default"))) PMPI_Win_allocate_shared_c(MPI_Aint s
 {
     static const char cr_fname[] = "MPI_Win_allocate_shared_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_allocate_shared_c is not implemented in Courier yet");
+    cr_info_t *cr_o_info = NULL;
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(win, "win")))) goto fail;
+    cr_err = core_win_allocate_shared(size, disp_unit, cr_o_info, cr_c, baseptr, win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -209,7 +536,15 @@ int __attribute__((visibility("default"))) PMPI_Win_attach(MPI_Win win, void* ba
 {
     static const char cr_fname[] = "MPI_Win_attach";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_attach is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_win_attach(cr_o_win, base, size);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -218,7 +553,15 @@ int __attribute__((visibility("default"))) PMPI_Win_call_errhandler(MPI_Win win,
 {
     static const char cr_fname[] = "MPI_Win_call_errhandler";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_call_errhandler is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_win_call_errhandler(cr_o_win, errorcode);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -227,7 +570,15 @@ int __attribute__((visibility("default"))) PMPI_Win_complete(MPI_Win win)
 {
     static const char cr_fname[] = "MPI_Win_complete";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_complete is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_win_complete(cr_o_win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -236,7 +587,18 @@ int __attribute__((visibility("default"))) PMPI_Win_create(void* base, MPI_Aint 
 {
     static const char cr_fname[] = "MPI_Win_create";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_create is not implemented in Courier yet");
+    cr_info_t *cr_o_info = NULL;
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(win, "win")))) goto fail;
+    cr_err = core_win_create(base, size, disp_unit, cr_o_info, cr_c, win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -245,7 +607,18 @@ int __attribute__((visibility("default"))) PMPI_Win_create_c(void* base, MPI_Ain
 {
     static const char cr_fname[] = "MPI_Win_create_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_create_c is not implemented in Courier yet");
+    cr_info_t *cr_o_info = NULL;
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(win, "win")))) goto fail;
+    cr_err = core_win_create(base, size, disp_unit, cr_o_info, cr_c, win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -254,7 +627,18 @@ int __attribute__((visibility("default"))) PMPI_Win_create_dynamic(MPI_Info info
 {
     static const char cr_fname[] = "MPI_Win_create_dynamic";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_create_dynamic is not implemented in Courier yet");
+    cr_info_t *cr_o_info = NULL;
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(win, "win")))) goto fail;
+    cr_err = core_win_create_dynamic(cr_o_info, cr_c, win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -263,7 +647,14 @@ int __attribute__((visibility("default"))) PMPI_Win_create_errhandler(MPI_Win_er
 {
     static const char cr_fname[] = "MPI_Win_create_errhandler";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_create_errhandler is not implemented in Courier yet");
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(errhandler, "errhandler")))) goto fail;
+    cr_err = core_win_create_errhandler(win_errhandler_fn, errhandler);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -294,7 +685,7 @@ int __attribute__((visibility("default"))) PMPI_Win_delete_attr(MPI_Win win, int
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
-    cr_err = core_win_delete_attr(win, win_keyval);
+    cr_err = core_win_delete_attr(cr_o_win, win_keyval);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_win(win, cr_err, cr_fname);
@@ -305,7 +696,15 @@ int __attribute__((visibility("default"))) PMPI_Win_detach(MPI_Win win, const vo
 {
     static const char cr_fname[] = "MPI_Win_detach";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_detach is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_win_detach(cr_o_win, base);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -314,7 +713,15 @@ int __attribute__((visibility("default"))) PMPI_Win_fence(int assert, MPI_Win wi
 {
     static const char cr_fname[] = "MPI_Win_fence";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_fence is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_win_fence(assert, cr_o_win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -323,7 +730,15 @@ int __attribute__((visibility("default"))) PMPI_Win_flush(int rank, MPI_Win win)
 {
     static const char cr_fname[] = "MPI_Win_flush";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_flush is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_win_flush(rank, cr_o_win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -332,7 +747,15 @@ int __attribute__((visibility("default"))) PMPI_Win_flush_all(MPI_Win win)
 {
     static const char cr_fname[] = "MPI_Win_flush_all";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_flush_all is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_win_flush_all(cr_o_win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -341,7 +764,15 @@ int __attribute__((visibility("default"))) PMPI_Win_flush_local(int rank, MPI_Wi
 {
     static const char cr_fname[] = "MPI_Win_flush_local";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_flush_local is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_win_flush_local(rank, cr_o_win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -350,7 +781,15 @@ int __attribute__((visibility("default"))) PMPI_Win_flush_local_all(MPI_Win win)
 {
     static const char cr_fname[] = "MPI_Win_flush_local_all";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_flush_local_all is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_win_flush_local_all(cr_o_win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -359,7 +798,19 @@ int __attribute__((visibility("default"))) PMPI_Win_free(MPI_Win* win)
 {
     static const char cr_fname[] = "MPI_Win_free";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_free is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(win, "win")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_win(*win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_win_free(cr_o_win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) {
+        *win = MPI_WIN_NULL;
+    }
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win ? *win : MPI_WIN_NULL, cr_err, cr_fname);
 }
 
@@ -390,7 +841,7 @@ int __attribute__((visibility("default"))) PMPI_Win_get_attr(MPI_Win win, int wi
     }
     if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
-    cr_err = core_win_get_attr(win, win_keyval, attribute_val, flag);
+    cr_err = core_win_get_attr(cr_o_win, win_keyval, attribute_val, flag);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_win(win, cr_err, cr_fname);
@@ -401,7 +852,16 @@ int __attribute__((visibility("default"))) PMPI_Win_get_errhandler(MPI_Win win, 
 {
     static const char cr_fname[] = "MPI_Win_get_errhandler";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_get_errhandler is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(errhandler, "errhandler")))) goto fail;
+    cr_err = core_win_get_errhandler(cr_o_win, errhandler);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -410,7 +870,16 @@ int __attribute__((visibility("default"))) PMPI_Win_get_group(MPI_Win win, MPI_G
 {
     static const char cr_fname[] = "MPI_Win_get_group";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_get_group is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(group, "group")))) goto fail;
+    cr_err = core_win_get_group(cr_o_win, group);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -419,7 +888,16 @@ int __attribute__((visibility("default"))) PMPI_Win_get_info(MPI_Win win, MPI_In
 {
     static const char cr_fname[] = "MPI_Win_get_info";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_get_info is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(info_used, "info_used")))) goto fail;
+    cr_err = core_win_get_info(cr_o_win, info_used);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -428,7 +906,16 @@ int __attribute__((visibility("default"))) PMPI_Win_get_name(MPI_Win win, char* 
 {
     static const char cr_fname[] = "MPI_Win_get_name";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_get_name is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(resultlen, "resultlen")))) goto fail;
+    cr_err = core_win_get_name(cr_o_win, win_name, resultlen);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -437,7 +924,15 @@ int __attribute__((visibility("default"))) PMPI_Win_lock(int lock_type, int rank
 {
     static const char cr_fname[] = "MPI_Win_lock";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_lock is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_win_lock(lock_type, rank, assert, cr_o_win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -446,7 +941,15 @@ int __attribute__((visibility("default"))) PMPI_Win_lock_all(int assert, MPI_Win
 {
     static const char cr_fname[] = "MPI_Win_lock_all";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_lock_all is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_win_lock_all(assert, cr_o_win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -455,7 +958,17 @@ int __attribute__((visibility("default"))) PMPI_Win_post(MPI_Group group, int as
 {
     static const char cr_fname[] = "MPI_Win_post";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_post is not implemented in Courier yet");
+    cr_group_t *cr_o_group = NULL;
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_group(group, "group", &cr_o_group)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_win_post(cr_o_group, assert, cr_o_win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -470,7 +983,7 @@ int __attribute__((visibility("default"))) PMPI_Win_set_attr(MPI_Win win, int wi
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
-    cr_err = core_win_set_attr(win, win_keyval, attribute_val);
+    cr_err = core_win_set_attr(cr_o_win, win_keyval, attribute_val);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_win(win, cr_err, cr_fname);
@@ -481,7 +994,17 @@ int __attribute__((visibility("default"))) PMPI_Win_set_errhandler(MPI_Win win, 
 {
     static const char cr_fname[] = "MPI_Win_set_errhandler";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_set_errhandler is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    cr_errhandler_t *cr_o_errhandler = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_errhandler(errhandler, "errhandler", &cr_o_errhandler)))) goto fail;
+    cr_err = core_win_set_errhandler(cr_o_win, cr_o_errhandler);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -490,7 +1013,17 @@ int __attribute__((visibility("default"))) PMPI_Win_set_info(MPI_Win win, MPI_In
 {
     static const char cr_fname[] = "MPI_Win_set_info";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_set_info is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    cr_info_t *cr_o_info = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    cr_err = core_win_set_info(cr_o_win, cr_o_info);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -499,7 +1032,15 @@ int __attribute__((visibility("default"))) PMPI_Win_set_name(MPI_Win win, const 
 {
     static const char cr_fname[] = "MPI_Win_set_name";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_set_name is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_win_set_name(cr_o_win, win_name);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -508,7 +1049,21 @@ int __attribute__((visibility("default"))) PMPI_Win_shared_query(MPI_Win win, in
 {
     static const char cr_fname[] = "MPI_Win_shared_query";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_shared_query is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    MPI_Aint cr_t_disp_unit;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(size, "size")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(disp_unit, "disp_unit")))) goto fail;
+    cr_err = core_win_shared_query(cr_o_win, rank, size, &cr_t_disp_unit, baseptr);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) {
+        *disp_unit = cr_count_to_int(cr_t_disp_unit);
+    }
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -517,7 +1072,17 @@ int __attribute__((visibility("default"))) PMPI_Win_shared_query_c(MPI_Win win, 
 {
     static const char cr_fname[] = "MPI_Win_shared_query_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_shared_query_c is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(size, "size")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(disp_unit, "disp_unit")))) goto fail;
+    cr_err = core_win_shared_query(cr_o_win, rank, size, disp_unit, baseptr);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -526,7 +1091,17 @@ int __attribute__((visibility("default"))) PMPI_Win_start(MPI_Group group, int a
 {
     static const char cr_fname[] = "MPI_Win_start";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_start is not implemented in Courier yet");
+    cr_group_t *cr_o_group = NULL;
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_group(group, "group", &cr_o_group)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_win_start(cr_o_group, assert, cr_o_win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -535,7 +1110,15 @@ int __attribute__((visibility("default"))) PMPI_Win_sync(MPI_Win win)
 {
     static const char cr_fname[] = "MPI_Win_sync";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_sync is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_win_sync(cr_o_win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -544,7 +1127,16 @@ int __attribute__((visibility("default"))) PMPI_Win_test(MPI_Win win, int* flag)
 {
     static const char cr_fname[] = "MPI_Win_test";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_test is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
+    cr_err = core_win_test(cr_o_win, flag);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -553,7 +1145,15 @@ int __attribute__((visibility("default"))) PMPI_Win_unlock(int rank, MPI_Win win
 {
     static const char cr_fname[] = "MPI_Win_unlock";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_unlock is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_win_unlock(rank, cr_o_win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -562,7 +1162,15 @@ int __attribute__((visibility("default"))) PMPI_Win_unlock_all(MPI_Win win)
 {
     static const char cr_fname[] = "MPI_Win_unlock_all";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_unlock_all is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_win_unlock_all(cr_o_win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -571,6 +1179,14 @@ int __attribute__((visibility("default"))) PMPI_Win_wait(MPI_Win win)
 {
     static const char cr_fname[] = "MPI_Win_wait";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_wait is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_win_wait(cr_o_win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }

@@ -181,10 +181,7 @@ int core_unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void
 int core_unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize, MPI_Aint* position, void* outbuf, int outcount, MPI_Datatype datatype);
 int core_unpack_external_c(const char datarep[], const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf, MPI_Count outcount, MPI_Datatype datatype);
 int core_win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn, MPI_Win_delete_attr_function* win_delete_attr_fn, int* win_keyval, void* extra_state);
-int core_win_delete_attr(MPI_Win win, int win_keyval);
 int core_win_free_keyval(int* win_keyval);
-int core_win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag);
-int core_win_set_attr(MPI_Win win, int win_keyval, void* attribute_val);
 double core_wtick(void);
 double core_wtime(void);
 #endif

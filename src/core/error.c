@@ -245,9 +245,12 @@ int cr_raise_comm(MPI_Comm comm, int code, const char *fname)
 
 int cr_raise_win(MPI_Win win, int code, const char *fname)
 {
-    /* Windows have no objects yet: their errors go to MPI_COMM_WORLD's handler. */
-    MPI_Comm world = MPI_COMM_WORLD;
-    return invoke(default_errh(), &world, code, fname);
+    cr_win_t *w = cr_proc.state == CR_STATE_INIT ? cr_win_ptr(win) : NULL;
+    if (!w) {    /* no window (MPI_WIN_NULL, a bad handle): MPI_COMM_WORLD's handler */
+        MPI_Comm world = MPI_COMM_WORLD;
+        return invoke(default_errh(), &world, code, fname);
+    }
+    return invoke(((cr_win_head_t *)(void *)w)->errh, &win, code, fname);
 }
 
 int cr_raise_file(MPI_File file, int code, const char *fname)
@@ -281,6 +284,11 @@ void cr_abort_job(int exitcode, const char *msg)
 /* ---- core functions behind the MPI procedures -------------------------------- */
 int core_comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
 {
+    return cr_errhandler_create(CR_K_COMM, (void (*)(void))fn, errhandler);
+}
+
+int cr_errhandler_create(int kind, void (*fn)(void), MPI_Errhandler *errhandler)
+{
     cr_errhandler_t *e = calloc(1, sizeof *e);
     int idx = e ? cr_objtab_add(&errh_tab, e) : -1;
     if (idx < 0) {
@@ -289,8 +297,8 @@ int core_comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler
     }
     e->handle = CR_H_MAKE(CR_ST_USER, CR_K_ERRHANDLER, idx);
     e->refcount = 1;
-    e->kind = CR_K_COMM;
-    e->fn = (void (*)(void))fn;
+    e->kind = kind;
+    e->fn = fn;
     *errhandler = e->handle;
     return MPI_SUCCESS;
 }

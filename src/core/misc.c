@@ -134,14 +134,8 @@ int core_pcontrol(const int level)
     return MPI_SUCCESS;
 }
 
-/* Windows, files and sessions do not exist yet (issues 13, 14 and 11): no
- * handle names one.  Their layers replace these. */
-cr_win_t *cr_win_ptr(MPI_Win h)
-{
-    (void)h;
-    return NULL;
-}
-
+/* Files and sessions do not exist yet (issues 14 and 11): no handle names
+ * one.  Their layers replace these.  Windows: src/rma/win.c. */
 cr_file_t *cr_file_ptr(MPI_File h)
 {
     (void)h;
