@@ -103,6 +103,7 @@ struct cr_win {
     int first_err;                 /* AM: an error a target reported, for the next sync */
     int win_id;                    /* AM: this window's context id (same at every rank) */
     struct cr_win *next;           /* the list of windows (AM lookup) */
+    struct rma_am_win *am;         /* AM: this rank's listening state (am.c), or NULL */
 };
 
 /* Segment layout: the node's control blocks, then (allocate flavours) data. */
@@ -148,7 +149,10 @@ void rma_acc_local(char *t, MPI_Aint tcount, cr_datatype_t *tdt, const cr_op_t *
 /* Operations through active messages (RMA_AM targets).  Each returns
  * MPI_SUCCESS or an error code; data-returning ones complete when the reply
  * has arrived (done is set). */
-int rma_am_init(void);
+/* Start / stop serving requests on w (collective; every rank of a window
+ * that spans nodes listens). */
+int rma_am_init(cr_win_t *w);
+void rma_am_fini(cr_win_t *w);
 int rma_am_put(cr_win_t *w, int target, const void *packed, size_t bytes, MPI_Aint disp,
                MPI_Aint tcount, cr_datatype_t *tdt);
 int rma_am_get(cr_win_t *w, int target, void *packed, size_t bytes, MPI_Aint disp,

@@ -317,7 +317,7 @@ static int win_make(cr_comm_t *comm, int flavor, void *base, MPI_Aint size, MPI_
     w->head.handle = CR_H_MAKE(CR_ST_USER, CR_K_WIN, idx);
     w->next = win_list;
     win_list = w;
-    if (w->am_targets && (err = rma_am_init()) != MPI_SUCCESS) {
+    if (w->am_targets && (err = rma_am_init(w)) != MPI_SUCCESS) {
         win_destroy(w);
         return err;
     }
@@ -458,6 +458,7 @@ int core_win_free(cr_win_t *win)
     /* every rank's operations on this rank's memory are done */
     err = cr_barrier_internal(win->comm);
     if (err) return err;
+    rma_am_fini(win);
     cr_errhandler_release(win->head.errh);
     win_destroy(win);
     return MPI_SUCCESS;
