@@ -48,6 +48,9 @@ static void attributes(void)
         void *v;
         int flag = 0;
         CHECK_MPI(MPI_Win_get_attr(w[k], MPI_WIN_BASE, &v, &flag));
+#ifdef MT_REFERENCE_MPICH    /* MPICH 4.0 reports another address for MPI_Win_allocate */
+        if (k != 1)
+#endif
         CHECK(flag && v == bases[k], "flavour %d: MPI_WIN_BASE %p, expected %p", k, v, bases[k]);
         CHECK_MPI(MPI_Win_get_attr(w[k], MPI_WIN_SIZE, &v, &flag));
         CHECK(flag, "MPI_WIN_SIZE present");
@@ -123,8 +126,10 @@ static void info(void)
     MPI_Info_free(&used);
     /* a lock on a no_locks window is an error the window's handler sees */
     MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN);
+#ifndef MT_REFERENCE_MPICH    /* erroneous, and MPICH lets it pass */
     CHECK_CLASS(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w), MPI_ERR_RMA_SYNC);
     CHECK_CLASS(MPI_Win_lock_all(0, w), MPI_ERR_RMA_SYNC);
+#endif
     /* set_info can lift it */
     MPI_Info_create(&in);
     MPI_Info_set(in, "no_locks", "false");
@@ -163,6 +168,8 @@ static void errors(void)
     /* the errors come back with MPI_ERRORS_RETURN */
     CHECK_MPI(MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN));
     CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, tgt, 0, w));
+#ifndef MT_REFERENCE_MPICH
+    /* erroneous calls that the standard lets an implementation miss (MPICH does) */
     CHECK_CLASS(MPI_Put(&one, 1, MPI_INT, tgt, 8, 1, MPI_INT, w), MPI_ERR_RMA_RANGE);
     CHECK_CLASS(MPI_Put(&one, 1, MPI_INT, tgt, -1, 1, MPI_INT, w), MPI_ERR_RMA_RANGE);
     int two[2];
@@ -177,9 +184,11 @@ static void errors(void)
     CHECK_CLASS(MPI_Fetch_and_op(&one, &r, MPI_INT, tgt, 0, MPI_OP_NULL, w), MPI_ERR_OP);
     CHECK_CLASS(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, tgt, 0, w), MPI_ERR_RMA_SYNC);
     CHECK_CLASS(MPI_Win_fence(0, w), MPI_ERR_RMA_SYNC);
+#endif
     /* a correct put still works after the errors */
     CHECK_MPI(MPI_Put(&one, 1, MPI_INT, tgt, 7, 1, MPI_INT, w));
     CHECK_MPI(MPI_Win_unlock(tgt, w));
+#ifndef MT_REFERENCE_MPICH
     CHECK_CLASS(MPI_Win_unlock(tgt, w), MPI_ERR_RMA_SYNC);
     CHECK_CLASS(MPI_Win_flush(tgt, w), MPI_ERR_RMA_SYNC);
     CHECK_CLASS(MPI_Win_complete(w), MPI_ERR_RMA_SYNC);
@@ -190,6 +199,7 @@ static void errors(void)
     MPI_Aint qs;
     int qd;
     CHECK_CLASS(MPI_Win_shared_query(w, 0, &qs, &qd, &q), MPI_ERR_RMA_FLAVOR);
+#endif
     MPI_Barrier(MPI_COMM_WORLD);
     CHECK_INT(buf[7], 1);
     CHECK_MPI(MPI_Win_free(&w));
@@ -198,15 +208,19 @@ static void errors(void)
     CHECK_MPI(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &w));
     CHECK_MPI(MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN));
     CHECK_MPI(MPI_Win_attach(w, buf, sizeof buf));
+#ifndef MT_REFERENCE_MPICH
     CHECK_CLASS(MPI_Win_attach(w, buf + 2, 4), MPI_ERR_RMA_ATTACH);
     CHECK_CLASS(MPI_Win_detach(w, &one), MPI_ERR_RMA_ATTACH);
+#endif
     MPI_Aint addr, *all = mt_malloc(np * sizeof(MPI_Aint));
     MPI_Get_address(buf, &addr);
     MPI_Allgather(&addr, 1, MPI_AINT, all, 1, MPI_AINT, MPI_COMM_WORLD);
     CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, tgt, 0, w));
+#ifndef MT_REFERENCE_MPICH
     int rc = MPI_Put(&one, 1, MPI_INT, tgt, all[tgt] + sizeof buf, 1, MPI_INT, w);
     if (rc == MPI_SUCCESS) rc = MPI_Win_flush(tgt, w);   /* a remote target reports it here */
     CHECK_CLASS(rc, MPI_ERR_RMA_RANGE);
+#endif
     CHECK_MPI(MPI_Put(&tgt, 1, MPI_INT, tgt, all[tgt] + 4, 1, MPI_INT, w));
     CHECK_MPI(MPI_Win_unlock(tgt, w));
     MPI_Barrier(MPI_COMM_WORLD);
