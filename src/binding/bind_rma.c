@@ -138,11 +138,11 @@ int __attribute__((visibility("default"))) PMPI_Get_accumulate(const void* origi
     if (CR_UNLIKELY((cr_err = cr_chk_count(origin_count, "origin_count")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(result_count, "result_count")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(target_count, "target_count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(origin_datatype, "origin_datatype", 1, &cr_o_origin_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(result_datatype, "result_datatype", 1, &cr_o_result_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(target_datatype, "target_datatype", 1, &cr_o_target_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    if (!cr_o_origin_datatype) cr_o_origin_datatype = cr_datatype_ptr(origin_datatype);
     cr_err = core_get_accumulate(origin_addr, origin_count, cr_o_origin_datatype, result_addr, result_count, cr_o_result_datatype, target_rank, target_disp, target_count, cr_o_target_datatype, cr_o_op, cr_o_win, CR_BLOCKING, NULL);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
@@ -166,11 +166,11 @@ int __attribute__((visibility("default"))) PMPI_Get_accumulate_c(const void* ori
     if (CR_UNLIKELY((cr_err = cr_chk_count(origin_count, "origin_count")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(result_count, "result_count")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(target_count, "target_count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(origin_datatype, "origin_datatype", 1, &cr_o_origin_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(result_datatype, "result_datatype", 1, &cr_o_result_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(target_datatype, "target_datatype", 1, &cr_o_target_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    if (!cr_o_origin_datatype) cr_o_origin_datatype = cr_datatype_ptr(origin_datatype);
     cr_err = core_get_accumulate(origin_addr, origin_count, cr_o_origin_datatype, result_addr, result_count, cr_o_result_datatype, target_rank, target_disp, target_count, cr_o_target_datatype, cr_o_op, cr_o_win, CR_BLOCKING, NULL);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
@@ -339,12 +339,12 @@ int __attribute__((visibility("default"))) PMPI_Rget_accumulate(const void* orig
     if (CR_UNLIKELY((cr_err = cr_chk_count(origin_count, "origin_count")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(result_count, "result_count")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(target_count, "target_count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(origin_datatype, "origin_datatype", 1, &cr_o_origin_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(result_datatype, "result_datatype", 1, &cr_o_result_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(target_datatype, "target_datatype", 1, &cr_o_target_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    if (!cr_o_origin_datatype) cr_o_origin_datatype = cr_datatype_ptr(origin_datatype);
     cr_err = core_get_accumulate(origin_addr, origin_count, cr_o_origin_datatype, result_addr, result_count, cr_o_result_datatype, target_rank, target_disp, target_count, cr_o_target_datatype, cr_o_op, cr_o_win, CR_NONBLOCKING, request);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
@@ -368,12 +368,12 @@ int __attribute__((visibility("default"))) PMPI_Rget_accumulate_c(const void* or
     if (CR_UNLIKELY((cr_err = cr_chk_count(origin_count, "origin_count")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(result_count, "result_count")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(target_count, "target_count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(origin_datatype, "origin_datatype", 1, &cr_o_origin_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(result_datatype, "result_datatype", 1, &cr_o_result_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(target_datatype, "target_datatype", 1, &cr_o_target_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    if (!cr_o_origin_datatype) cr_o_origin_datatype = cr_datatype_ptr(origin_datatype);
     cr_err = core_get_accumulate(origin_addr, origin_count, cr_o_origin_datatype, result_addr, result_count, cr_o_result_datatype, target_rank, target_disp, target_count, cr_o_target_datatype, cr_o_op, cr_o_win, CR_NONBLOCKING, request);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:

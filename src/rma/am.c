@@ -157,11 +157,7 @@ static int runs_check(cr_win_t *w, const am_run_t *r, int n)
             if (r[i].off < 0 || r[i].len < 0 || e > (uint64_t)w->wsize) return MPI_ERR_RMA_RANGE;
             continue;
         }
-        rma_dyn_t *d = rma_dyn(w, w->my_local);
-        int ok = 0;
-        for (uint64_t k = 0; k < w->me->ndyn && !ok; k++)
-            ok = d[k].size && a >= d[k].base && e <= d[k].base + d[k].size;
-        if (!ok) return MPI_ERR_RMA_RANGE;
+        if (!rma_dyn_covers(rma_dyn(w, w->my_local), w->me->ndyn, a, e)) return MPI_ERR_RMA_RANGE;
     }
     return MPI_SUCCESS;
 }

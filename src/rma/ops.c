@@ -168,11 +168,8 @@ static int op_range(cr_win_t *w, rma_target_t *t, int rank, MPI_Aint disp, MPI_A
         if (t->local < 0 || tcount == 0) return MPI_SUCCESS;   /* the target checks */
         rma_dyn_t *d = rma_dyn(w, t->local);
         uint64_t a = (uint64_t)(disp + lo), e = (uint64_t)(disp + hi);
-        uint64_t n = __atomic_load_n(&t->ctl->ndyn, __ATOMIC_ACQUIRE);
-        for (uint64_t i = 0; i < n; i++) {
-            uint64_t sz = __atomic_load_n(&d[i].size, __ATOMIC_ACQUIRE);
-            if (sz && a >= d[i].base && e <= d[i].base + sz) return MPI_SUCCESS;
-        }
+        if (rma_dyn_covers(d, __atomic_load_n(&t->ctl->ndyn, __ATOMIC_ACQUIRE), a, e))
+            return MPI_SUCCESS;
         return cr_error(MPI_ERR_RMA_RANGE, "target_disp=0x%lx: bytes [0x%lx, 0x%lx) are not in "
                         "memory rank %d attached to the dynamic window", (unsigned long)disp,
                         (unsigned long)a, (unsigned long)e, rank);
@@ -260,7 +257,7 @@ int core_put(const void *origin_addr, MPI_Count origin_count, cr_datatype_t *ori
         } else {
             void *tmp;
             const void *p = packed_of(origin_addr, origin_count, origin_datatype, bytes, &tmp);
-            if (!p) return cr_error(MPI_ERR_NO_MEM, "no memory to pack %zu bytes", bytes);
+            if (!p && bytes) return cr_error(MPI_ERR_NO_MEM, "no memory to pack %zu bytes", bytes);
             if (t->path == RMA_CMA)
                 err = cma_move(t, at, target_count, target_datatype, (void *)p, 1);
             else
@@ -294,7 +291,7 @@ int core_get(void *origin_addr, MPI_Count origin_count, cr_datatype_t *origin_da
     }
     int contig = origin_datatype->contig;
     char *stream = contig ? (char *)origin_addr + origin_datatype->true_lb : malloc(bytes ? bytes : 1);
-    if (!stream) return cr_error(MPI_ERR_NO_MEM, "no memory for %zu bytes", bytes);
+    if (!stream && bytes) return cr_error(MPI_ERR_NO_MEM, "no memory for %zu bytes", bytes);
     if (t->path == RMA_CMA) {
         err = cma_move(t, at, target_count, target_datatype, stream, 0);
     } else {
@@ -382,7 +379,7 @@ int core_accumulate(const void *origin_addr, MPI_Count origin_count,
             return err;
         void *tmp;
         const void *in = packed_of(origin_addr, origin_count, origin_datatype, bytes, &tmp);
-        if (!in) return cr_error(MPI_ERR_NO_MEM, "no memory to pack %zu bytes", bytes);
+        if (!in && bytes) return cr_error(MPI_ERR_NO_MEM, "no memory to pack %zu bytes", bytes);
         err = acc_run(win, t, target_rank, at, target_count, target_datatype, op, in, NULL, NULL);
         free(tmp);
         if (err) return err;
@@ -401,6 +398,11 @@ int core_get_accumulate(const void *origin_addr, MPI_Count origin_count,
     MPI_Aint at;
     int err = op_target(win, target_rank, &t);
     if (CR_UNLIKELY(err)) return err;
+    if (!(op->handle == MPI_NO_OP) &&
+        (!origin_datatype || !origin_datatype->committed))   /* the binding leaves it to us */
+        return cr_error(MPI_ERR_TYPE, "origin_datatype: %s (only MPI_NO_OP ignores it)",
+                        origin_datatype ? "not committed" : "not a valid datatype "
+                        "(MPI_DATATYPE_NULL or freed)");
     if (t) {
         int noop = op->handle == MPI_NO_OP;
         size_t bytes = (size_t)target_count * (size_t)target_datatype->size;
@@ -417,7 +419,7 @@ int core_get_accumulate(const void *origin_addr, MPI_Count origin_count,
         int rcontig = result_datatype->contig;
         char *old = rcontig ? (char *)result_addr + result_datatype->true_lb
                             : malloc(bytes ? bytes : 1);
-        if ((!noop && !in) || !old) {
+        if (bytes && ((!noop && !in) || !old)) {
             free(tmp);
             if (!rcontig) free(old);
             return cr_error(MPI_ERR_NO_MEM, "no memory for %zu bytes", bytes);

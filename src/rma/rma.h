@@ -120,6 +120,23 @@ static inline rma_dyn_t *rma_dyn(cr_win_t *w, int local)
     return (rma_dyn_t *)((char *)rma_posted(w, local) + (size_t)w->size * 8);
 }
 
+/* 1 when [a, e) lies in the union of the first n regions of d (adjacent
+ * attached regions together hold an operation that spans them). */
+static inline int rma_dyn_covers(const rma_dyn_t *d, uint64_t n, uint64_t a, uint64_t e)
+{
+    for (int moved = 1; a < e && moved;) {
+        moved = 0;
+        for (uint64_t i = 0; i < n && a < e; i++) {
+            uint64_t sz = __atomic_load_n(&d[i].size, __ATOMIC_ACQUIRE);
+            if (sz && a >= d[i].base && a < d[i].base + sz) {
+                a = d[i].base + sz;
+                moved = 1;
+            }
+        }
+    }
+    return a >= e;
+}
+
 /* ---- win.c ---------------------------------------------------------------- */
 /* The window that AM traffic names by id, or NULL. */
 cr_win_t *rma_win_by_id(int id);

@@ -87,7 +87,10 @@ static int target_unlock(cr_win_t *win, int rank)
     rma_target_t *t = &win->t[rank];
     int held = t->lock, err = MPI_SUCCESS;
     t->lock = RMA_UNLOCKED;
-    if (held & RMA_LOCK_NOCHECK) return core_win_flush(rank, win);
+    if (held & RMA_LOCK_NOCHECK) {   /* no lock word taken: complete the operations only */
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        return t->path == RMA_AM ? rma_am_flush(win, rank) : MPI_SUCCESS;
+    }
     if (t->path == RMA_AM) return rma_am_unlock(win, rank, held & RMA_LOCK_TYPE);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     rma_lock_release(&t->ctl->lock, held & RMA_LOCK_TYPE);

@@ -488,8 +488,12 @@ int core_win_get_name(cr_win_t *win, char *win_name, int *resultlen)
 int core_win_set_info(cr_win_t *win, cr_info_t *info)
 {
     if (!info) return MPI_SUCCESS;
-    /* the hints that may change: the others keep the values the window was made with */
+    /* the hints that may change (promises of the program that this rank only
+     * records): the others keep the values the window was made with */
     if (cr_info_lookup(info->handle, "no_locks")) win->no_locks = info_true(info, "no_locks");
+    if (cr_info_lookup(info->handle, "same_size")) win->same_size = info_true(info, "same_size");
+    if (cr_info_lookup(info->handle, "same_disp_unit"))
+        win->same_disp_unit = info_true(info, "same_disp_unit");
     const char *v = cr_info_lookup(info->handle, "accumulate_ordering");
     if (v) snprintf(win->acc_ordering, sizeof win->acc_ordering, "%s", v);
     v = cr_info_lookup(info->handle, "accumulate_ops");

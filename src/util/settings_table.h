@@ -53,5 +53,5 @@ CR_SETTING(pmi_batch,          INT,  16,     "PMI requests the launcher serves p
 CR_SETTING(attach,             INT,  -1,     "World rank that waits at the end of MPI_Init for a debugger to attach (prints its pid and host; -1: none)")
 CR_SETTING(backtrace,          BOOL, 1,      "On SIGSEGV, SIGBUS, SIGFPE, SIGILL or SIGABRT print a backtrace with function names before dying")
 /* one-sided communication (src/rma) */
-CR_SETTING(rma_dynamic_max,    INT,  256,    "Regions one rank can have attached to one dynamic window (MPI_Win_attach) at a time")
+CR_SETTING(rma_dynamic_max,    INT,  4096,   "Regions one rank can have attached to one dynamic window (MPI_Win_attach) at a time")
 CR_SETTING(rma_am_chunk_bytes, SIZE, 32768,  "Largest piece of one RMA operation in one active message to a target reached through messages (another node)")
