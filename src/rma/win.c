@@ -396,7 +396,7 @@ int core_win_shared_query(cr_win_t *win, int rank, MPI_Aint *size, MPI_Aint *dis
                         "another node", rank);
     *size = t->size;
     *disp_unit = t->disp_unit;
-    *(void **)baseptr = t->base;
+    *(void **)baseptr = t->size ? t->base : NULL;   /* a rank without memory: NULL, as MPICH */
     return MPI_SUCCESS;
 }
 
