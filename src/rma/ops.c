@@ -445,7 +445,17 @@ int core_fetch_and_op(const void *origin_addr, void *result_addr, cr_datatype_t 
     if ((err = acc_check(op, datatype)) ||
         (err = op_range(win, t, target_rank, target_disp, 1, datatype, &at)))
         return err;
-    return acc_run(win, t, target_rank, at, 1, datatype, op, origin_addr, NULL, result_addr);
+    if (datatype->contig)
+        return acc_run(win, t, target_rank, at, 1, datatype, op, origin_addr, NULL, result_addr);
+    /* pairs with padding (MPI_SHORT_INT): the operation works on packed values */
+    char in[64], old[64];
+    if ((size_t)datatype->size > sizeof in)
+        return cr_error(MPI_ERR_TYPE, "MPI_Fetch_and_op: a %ld-byte element is too large",
+                        (long)datatype->size);
+    if (op->handle != MPI_NO_OP) cr_dt_pack(origin_addr, 1, datatype, in);
+    err = acc_run(win, t, target_rank, at, 1, datatype, op, in, NULL, old);
+    if (!err) cr_dt_unpack(old, (size_t)datatype->size, result_addr, 1, datatype);
+    return err;
 }
 
 int core_compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
