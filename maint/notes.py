@@ -98,6 +98,11 @@ MEMBERS = {
     "Delete_error_class": ("core_remove_error_class", {}),
     "Delete_error_code": ("core_remove_error_code", {}),
     "Delete_error_string": ("core_remove_error_string", {}),
+    # RMA's request forms (src/rma/api.h)
+    "Rput": ("core_put", {"how": "CR_NONBLOCKING"}),
+    "Rget": ("core_get", {"how": "CR_NONBLOCKING"}),
+    "Raccumulate": ("core_accumulate", {"how": "CR_NONBLOCKING"}),
+    "Rget_accumulate": ("core_get_accumulate", {"how": "CR_NONBLOCKING"}),
     # MPI-1 names of datatype procedures (src/core/api_dt.h)
     "Type_hvector": ("core_type_create_hvector", {}),
     "Type_hindexed": ("core_type_create_hindexed", {}),
@@ -162,6 +167,12 @@ PARAM_NOTES = {
     ("MPI_File_set_errhandler", "file"): "nullable",
     ("MPI_File_get_errhandler", "file"): "nullable",
     ("MPI_File_call_errhandler", "fh"): "nullable",
+    # with MPI_NO_OP the origin arguments are ignored (MPI_DATATYPE_NULL is common);
+    # src/rma checks the datatype when the op uses it
+    ("MPI_Get_accumulate", "origin_datatype"): "nocheck",
+    ("MPI_Get_accumulate_c", "origin_datatype"): "nocheck",
+    ("MPI_Rget_accumulate", "origin_datatype"): "nocheck",
+    ("MPI_Rget_accumulate_c", "origin_datatype"): "nocheck",
     ("MPI_Intercomm_create", "peer_comm"): "nullable",
     ("MPI_Intercomm_create", "local_leader"): "nocheck",
     ("MPI_Intercomm_create", "remote_leader"): "nocheck",

@@ -8,6 +8,7 @@
 #include "core/api_dt.h"
 #include "core/api_session.h"
 #include "io/api.h"
+#include "rma/api.h"
 #include "tools/api.h"
 
 #pragma weak MPI_Bsend = PMPI_Bsend

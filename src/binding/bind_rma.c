@@ -8,6 +8,7 @@
 #include "core/api_dt.h"
 #include "core/api_session.h"
 #include "io/api.h"
+#include "rma/api.h"
 #include "tools/api.h"
 
 #pragma weak MPI_Accumulate = PMPI_Accumulate
@@ -15,7 +16,23 @@ int __attribute__((visibility("default"))) PMPI_Accumulate(const void* origin_ad
 {
     static const char cr_fname[] = "MPI_Accumulate";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Accumulate is not implemented in Courier yet");
+    cr_datatype_t *cr_o_origin_datatype = NULL;
+    cr_datatype_t *cr_o_target_datatype = NULL;
+    cr_op_t *cr_o_op = NULL;
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(origin_count, "origin_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(target_count, "target_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(origin_datatype, "origin_datatype", 1, &cr_o_origin_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(target_datatype, "target_datatype", 1, &cr_o_target_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_accumulate(origin_addr, origin_count, cr_o_origin_datatype, target_rank, target_disp, target_count, cr_o_target_datatype, cr_o_op, cr_o_win, CR_BLOCKING, NULL);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -24,7 +41,23 @@ int __attribute__((visibility("default"))) PMPI_Accumulate_c(const void* origin_
 {
     static const char cr_fname[] = "MPI_Accumulate_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Accumulate_c is not implemented in Courier yet");
+    cr_datatype_t *cr_o_origin_datatype = NULL;
+    cr_datatype_t *cr_o_target_datatype = NULL;
+    cr_op_t *cr_o_op = NULL;
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(origin_count, "origin_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(target_count, "target_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(origin_datatype, "origin_datatype", 1, &cr_o_origin_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(target_datatype, "target_datatype", 1, &cr_o_target_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_accumulate(origin_addr, origin_count, cr_o_origin_datatype, target_rank, target_disp, target_count, cr_o_target_datatype, cr_o_op, cr_o_win, CR_BLOCKING, NULL);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -33,7 +66,17 @@ int __attribute__((visibility("default"))) PMPI_Compare_and_swap(const void* ori
 {
     static const char cr_fname[] = "MPI_Compare_and_swap";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Compare_and_swap is not implemented in Courier yet");
+    cr_datatype_t *cr_o_datatype = NULL;
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_compare_and_swap(origin_addr, compare_addr, result_addr, cr_o_datatype, target_rank, target_disp, cr_o_win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -42,7 +85,19 @@ int __attribute__((visibility("default"))) PMPI_Fetch_and_op(const void* origin_
 {
     static const char cr_fname[] = "MPI_Fetch_and_op";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Fetch_and_op is not implemented in Courier yet");
+    cr_datatype_t *cr_o_datatype = NULL;
+    cr_op_t *cr_o_op = NULL;
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_fetch_and_op(origin_addr, result_addr, cr_o_datatype, target_rank, target_disp, cr_o_op, cr_o_win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -51,7 +106,21 @@ int __attribute__((visibility("default"))) PMPI_Get(void* origin_addr, int origi
 {
     static const char cr_fname[] = "MPI_Get";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Get is not implemented in Courier yet");
+    cr_datatype_t *cr_o_origin_datatype = NULL;
+    cr_datatype_t *cr_o_target_datatype = NULL;
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(origin_count, "origin_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(target_count, "target_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(origin_datatype, "origin_datatype", 1, &cr_o_origin_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(target_datatype, "target_datatype", 1, &cr_o_target_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_get(origin_addr, origin_count, cr_o_origin_datatype, target_rank, target_disp, target_count, cr_o_target_datatype, cr_o_win, CR_BLOCKING, NULL);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -60,7 +129,26 @@ int __attribute__((visibility("default"))) PMPI_Get_accumulate(const void* origi
 {
     static const char cr_fname[] = "MPI_Get_accumulate";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Get_accumulate is not implemented in Courier yet");
+    cr_datatype_t *cr_o_origin_datatype = NULL;
+    cr_datatype_t *cr_o_result_datatype = NULL;
+    cr_datatype_t *cr_o_target_datatype = NULL;
+    cr_op_t *cr_o_op = NULL;
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(origin_count, "origin_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(result_count, "result_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(target_count, "target_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(result_datatype, "result_datatype", 1, &cr_o_result_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(target_datatype, "target_datatype", 1, &cr_o_target_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    if (!cr_o_origin_datatype) cr_o_origin_datatype = cr_datatype_ptr(origin_datatype);
+    cr_err = core_get_accumulate(origin_addr, origin_count, cr_o_origin_datatype, result_addr, result_count, cr_o_result_datatype, target_rank, target_disp, target_count, cr_o_target_datatype, cr_o_op, cr_o_win, CR_BLOCKING, NULL);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -69,7 +157,26 @@ int __attribute__((visibility("default"))) PMPI_Get_accumulate_c(const void* ori
 {
     static const char cr_fname[] = "MPI_Get_accumulate_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Get_accumulate_c is not implemented in Courier yet");
+    cr_datatype_t *cr_o_origin_datatype = NULL;
+    cr_datatype_t *cr_o_result_datatype = NULL;
+    cr_datatype_t *cr_o_target_datatype = NULL;
+    cr_op_t *cr_o_op = NULL;
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(origin_count, "origin_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(result_count, "result_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(target_count, "target_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(result_datatype, "result_datatype", 1, &cr_o_result_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(target_datatype, "target_datatype", 1, &cr_o_target_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    if (!cr_o_origin_datatype) cr_o_origin_datatype = cr_datatype_ptr(origin_datatype);
+    cr_err = core_get_accumulate(origin_addr, origin_count, cr_o_origin_datatype, result_addr, result_count, cr_o_result_datatype, target_rank, target_disp, target_count, cr_o_target_datatype, cr_o_op, cr_o_win, CR_BLOCKING, NULL);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -78,7 +185,21 @@ int __attribute__((visibility("default"))) PMPI_Get_c(void* origin_addr, MPI_Cou
 {
     static const char cr_fname[] = "MPI_Get_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Get_c is not implemented in Courier yet");
+    cr_datatype_t *cr_o_origin_datatype = NULL;
+    cr_datatype_t *cr_o_target_datatype = NULL;
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(origin_count, "origin_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(target_count, "target_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(origin_datatype, "origin_datatype", 1, &cr_o_origin_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(target_datatype, "target_datatype", 1, &cr_o_target_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_get(origin_addr, origin_count, cr_o_origin_datatype, target_rank, target_disp, target_count, cr_o_target_datatype, cr_o_win, CR_BLOCKING, NULL);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -87,7 +208,21 @@ int __attribute__((visibility("default"))) PMPI_Put(const void* origin_addr, int
 {
     static const char cr_fname[] = "MPI_Put";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Put is not implemented in Courier yet");
+    cr_datatype_t *cr_o_origin_datatype = NULL;
+    cr_datatype_t *cr_o_target_datatype = NULL;
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(origin_count, "origin_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(target_count, "target_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(origin_datatype, "origin_datatype", 1, &cr_o_origin_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(target_datatype, "target_datatype", 1, &cr_o_target_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_put(origin_addr, origin_count, cr_o_origin_datatype, target_rank, target_disp, target_count, cr_o_target_datatype, cr_o_win, CR_BLOCKING, NULL);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -96,7 +231,21 @@ int __attribute__((visibility("default"))) PMPI_Put_c(const void* origin_addr, M
 {
     static const char cr_fname[] = "MPI_Put_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Put_c is not implemented in Courier yet");
+    cr_datatype_t *cr_o_origin_datatype = NULL;
+    cr_datatype_t *cr_o_target_datatype = NULL;
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(origin_count, "origin_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(target_count, "target_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(origin_datatype, "origin_datatype", 1, &cr_o_origin_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(target_datatype, "target_datatype", 1, &cr_o_target_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_put(origin_addr, origin_count, cr_o_origin_datatype, target_rank, target_disp, target_count, cr_o_target_datatype, cr_o_win, CR_BLOCKING, NULL);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -105,7 +254,24 @@ int __attribute__((visibility("default"))) PMPI_Raccumulate(const void* origin_a
 {
     static const char cr_fname[] = "MPI_Raccumulate";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Raccumulate is not implemented in Courier yet");
+    cr_datatype_t *cr_o_origin_datatype = NULL;
+    cr_datatype_t *cr_o_target_datatype = NULL;
+    cr_op_t *cr_o_op = NULL;
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(origin_count, "origin_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(target_count, "target_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(origin_datatype, "origin_datatype", 1, &cr_o_origin_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(target_datatype, "target_datatype", 1, &cr_o_target_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_accumulate(origin_addr, origin_count, cr_o_origin_datatype, target_rank, target_disp, target_count, cr_o_target_datatype, cr_o_op, cr_o_win, CR_NONBLOCKING, request);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -114,7 +280,24 @@ int __attribute__((visibility("default"))) PMPI_Raccumulate_c(const void* origin
 {
     static const char cr_fname[] = "MPI_Raccumulate_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Raccumulate_c is not implemented in Courier yet");
+    cr_datatype_t *cr_o_origin_datatype = NULL;
+    cr_datatype_t *cr_o_target_datatype = NULL;
+    cr_op_t *cr_o_op = NULL;
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(origin_count, "origin_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(target_count, "target_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(origin_datatype, "origin_datatype", 1, &cr_o_origin_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(target_datatype, "target_datatype", 1, &cr_o_target_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_accumulate(origin_addr, origin_count, cr_o_origin_datatype, target_rank, target_disp, target_count, cr_o_target_datatype, cr_o_op, cr_o_win, CR_NONBLOCKING, request);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -123,7 +306,22 @@ int __attribute__((visibility("default"))) PMPI_Rget(void* origin_addr, int orig
 {
     static const char cr_fname[] = "MPI_Rget";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Rget is not implemented in Courier yet");
+    cr_datatype_t *cr_o_origin_datatype = NULL;
+    cr_datatype_t *cr_o_target_datatype = NULL;
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(origin_count, "origin_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(target_count, "target_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(origin_datatype, "origin_datatype", 1, &cr_o_origin_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(target_datatype, "target_datatype", 1, &cr_o_target_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_get(origin_addr, origin_count, cr_o_origin_datatype, target_rank, target_disp, target_count, cr_o_target_datatype, cr_o_win, CR_NONBLOCKING, request);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -132,7 +330,27 @@ int __attribute__((visibility("default"))) PMPI_Rget_accumulate(const void* orig
 {
     static const char cr_fname[] = "MPI_Rget_accumulate";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Rget_accumulate is not implemented in Courier yet");
+    cr_datatype_t *cr_o_origin_datatype = NULL;
+    cr_datatype_t *cr_o_result_datatype = NULL;
+    cr_datatype_t *cr_o_target_datatype = NULL;
+    cr_op_t *cr_o_op = NULL;
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(origin_count, "origin_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(result_count, "result_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(target_count, "target_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(result_datatype, "result_datatype", 1, &cr_o_result_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(target_datatype, "target_datatype", 1, &cr_o_target_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    if (!cr_o_origin_datatype) cr_o_origin_datatype = cr_datatype_ptr(origin_datatype);
+    cr_err = core_get_accumulate(origin_addr, origin_count, cr_o_origin_datatype, result_addr, result_count, cr_o_result_datatype, target_rank, target_disp, target_count, cr_o_target_datatype, cr_o_op, cr_o_win, CR_NONBLOCKING, request);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -141,7 +359,27 @@ int __attribute__((visibility("default"))) PMPI_Rget_accumulate_c(const void* or
 {
     static const char cr_fname[] = "MPI_Rget_accumulate_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Rget_accumulate_c is not implemented in Courier yet");
+    cr_datatype_t *cr_o_origin_datatype = NULL;
+    cr_datatype_t *cr_o_result_datatype = NULL;
+    cr_datatype_t *cr_o_target_datatype = NULL;
+    cr_op_t *cr_o_op = NULL;
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(origin_count, "origin_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(result_count, "result_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(target_count, "target_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(result_datatype, "result_datatype", 1, &cr_o_result_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(target_datatype, "target_datatype", 1, &cr_o_target_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    if (!cr_o_origin_datatype) cr_o_origin_datatype = cr_datatype_ptr(origin_datatype);
+    cr_err = core_get_accumulate(origin_addr, origin_count, cr_o_origin_datatype, result_addr, result_count, cr_o_result_datatype, target_rank, target_disp, target_count, cr_o_target_datatype, cr_o_op, cr_o_win, CR_NONBLOCKING, request);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -150,7 +388,22 @@ int __attribute__((visibility("default"))) PMPI_Rget_c(void* origin_addr, MPI_Co
 {
     static const char cr_fname[] = "MPI_Rget_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Rget_c is not implemented in Courier yet");
+    cr_datatype_t *cr_o_origin_datatype = NULL;
+    cr_datatype_t *cr_o_target_datatype = NULL;
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(origin_count, "origin_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(target_count, "target_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(origin_datatype, "origin_datatype", 1, &cr_o_origin_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(target_datatype, "target_datatype", 1, &cr_o_target_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_get(origin_addr, origin_count, cr_o_origin_datatype, target_rank, target_disp, target_count, cr_o_target_datatype, cr_o_win, CR_NONBLOCKING, request);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -159,7 +412,22 @@ int __attribute__((visibility("default"))) PMPI_Rput(const void* origin_addr, in
 {
     static const char cr_fname[] = "MPI_Rput";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Rput is not implemented in Courier yet");
+    cr_datatype_t *cr_o_origin_datatype = NULL;
+    cr_datatype_t *cr_o_target_datatype = NULL;
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(origin_count, "origin_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(target_count, "target_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(origin_datatype, "origin_datatype", 1, &cr_o_origin_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(target_datatype, "target_datatype", 1, &cr_o_target_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_put(origin_addr, origin_count, cr_o_origin_datatype, target_rank, target_disp, target_count, cr_o_target_datatype, cr_o_win, CR_NONBLOCKING, request);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -168,7 +436,22 @@ int __attribute__((visibility("default"))) PMPI_Rput_c(const void* origin_addr, 
 {
     static const char cr_fname[] = "MPI_Rput_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Rput_c is not implemented in Courier yet");
+    cr_datatype_t *cr_o_origin_datatype = NULL;
+    cr_datatype_t *cr_o_target_datatype = NULL;
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(origin_count, "origin_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(target_count, "target_count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(origin_datatype, "origin_datatype", 1, &cr_o_origin_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(target_datatype, "target_datatype", 1, &cr_o_target_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
+    cr_err = core_put(origin_addr, origin_count, cr_o_origin_datatype, target_rank, target_disp, target_count, cr_o_target_datatype, cr_o_win, CR_NONBLOCKING, request);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -177,7 +460,18 @@ int __attribute__((visibility("default"))) PMPI_Win_allocate(MPI_Aint size, int 
 {
     static const char cr_fname[] = "MPI_Win_allocate";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_allocate is not implemented in Courier yet");
+    cr_info_t *cr_o_info = NULL;
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(win, "win")))) goto fail;
+    cr_err = core_win_allocate(size, disp_unit, cr_o_info, cr_c, baseptr, win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -186,7 +480,18 @@ int __attribute__((visibility("default"))) PMPI_Win_allocate_c(MPI_Aint size, MP
 {
     static const char cr_fname[] = "MPI_Win_allocate_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_allocate_c is not implemented in Courier yet");
+    cr_info_t *cr_o_info = NULL;
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(win, "win")))) goto fail;
+    cr_err = core_win_allocate(size, disp_unit, cr_o_info, cr_c, baseptr, win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -195,7 +500,18 @@ int __attribute__((visibility("default"))) PMPI_Win_allocate_shared(MPI_Aint siz
 {
     static const char cr_fname[] = "MPI_Win_allocate_shared";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_allocate_shared is not implemented in Courier yet");
+    cr_info_t *cr_o_info = NULL;
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(win, "win")))) goto fail;
+    cr_err = core_win_allocate_shared(size, disp_unit, cr_o_info, cr_c, baseptr, win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -204,7 +520,18 @@ int __attribute__((visibility("default"))) PMPI_Win_allocate_shared_c(MPI_Aint s
 {
     static const char cr_fname[] = "MPI_Win_allocate_shared_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_allocate_shared_c is not implemented in Courier yet");
+    cr_info_t *cr_o_info = NULL;
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(win, "win")))) goto fail;
+    cr_err = core_win_allocate_shared(size, disp_unit, cr_o_info, cr_c, baseptr, win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -213,7 +540,15 @@ int __attribute__((visibility("default"))) PMPI_Win_attach(MPI_Win win, void* ba
 {
     static const char cr_fname[] = "MPI_Win_attach";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_attach is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_win_attach(cr_o_win, base, size);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -222,7 +557,15 @@ int __attribute__((visibility("default"))) PMPI_Win_call_errhandler(MPI_Win win,
 {
     static const char cr_fname[] = "MPI_Win_call_errhandler";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_call_errhandler is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_win_call_errhandler(cr_o_win, errorcode);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -231,7 +574,15 @@ int __attribute__((visibility("default"))) PMPI_Win_complete(MPI_Win win)
 {
     static const char cr_fname[] = "MPI_Win_complete";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_complete is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_win_complete(cr_o_win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -240,7 +591,18 @@ int __attribute__((visibility("default"))) PMPI_Win_create(void* base, MPI_Aint 
 {
     static const char cr_fname[] = "MPI_Win_create";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_create is not implemented in Courier yet");
+    cr_info_t *cr_o_info = NULL;
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(win, "win")))) goto fail;
+    cr_err = core_win_create(base, size, disp_unit, cr_o_info, cr_c, win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -249,7 +611,18 @@ int __attribute__((visibility("default"))) PMPI_Win_create_c(void* base, MPI_Ain
 {
     static const char cr_fname[] = "MPI_Win_create_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_create_c is not implemented in Courier yet");
+    cr_info_t *cr_o_info = NULL;
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(win, "win")))) goto fail;
+    cr_err = core_win_create(base, size, disp_unit, cr_o_info, cr_c, win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -258,7 +631,18 @@ int __attribute__((visibility("default"))) PMPI_Win_create_dynamic(MPI_Info info
 {
     static const char cr_fname[] = "MPI_Win_create_dynamic";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_create_dynamic is not implemented in Courier yet");
+    cr_info_t *cr_o_info = NULL;
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(win, "win")))) goto fail;
+    cr_err = core_win_create_dynamic(cr_o_info, cr_c, win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -299,7 +683,15 @@ int __attribute__((visibility("default"))) PMPI_Win_delete_attr(MPI_Win win, int
 {
     static const char cr_fname[] = "MPI_Win_delete_attr";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_delete_attr is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_win_delete_attr(cr_o_win, win_keyval);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -308,7 +700,15 @@ int __attribute__((visibility("default"))) PMPI_Win_detach(MPI_Win win, const vo
 {
     static const char cr_fname[] = "MPI_Win_detach";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_detach is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_win_detach(cr_o_win, base);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -317,7 +717,15 @@ int __attribute__((visibility("default"))) PMPI_Win_fence(int assert, MPI_Win wi
 {
     static const char cr_fname[] = "MPI_Win_fence";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_fence is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_win_fence(assert, cr_o_win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -326,7 +734,15 @@ int __attribute__((visibility("default"))) PMPI_Win_flush(int rank, MPI_Win win)
 {
     static const char cr_fname[] = "MPI_Win_flush";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_flush is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_win_flush(rank, cr_o_win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -335,7 +751,15 @@ int __attribute__((visibility("default"))) PMPI_Win_flush_all(MPI_Win win)
 {
     static const char cr_fname[] = "MPI_Win_flush_all";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_flush_all is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_win_flush_all(cr_o_win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -344,7 +768,15 @@ int __attribute__((visibility("default"))) PMPI_Win_flush_local(int rank, MPI_Wi
 {
     static const char cr_fname[] = "MPI_Win_flush_local";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_flush_local is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_win_flush_local(rank, cr_o_win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -353,7 +785,15 @@ int __attribute__((visibility("default"))) PMPI_Win_flush_local_all(MPI_Win win)
 {
     static const char cr_fname[] = "MPI_Win_flush_local_all";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_flush_local_all is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_win_flush_local_all(cr_o_win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -362,7 +802,19 @@ int __attribute__((visibility("default"))) PMPI_Win_free(MPI_Win* win)
 {
     static const char cr_fname[] = "MPI_Win_free";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_free is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(win, "win")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_win(*win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_win_free(cr_o_win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) {
+        *win = MPI_WIN_NULL;
+    }
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win ? *win : MPI_WIN_NULL, cr_err, cr_fname);
 }
 
@@ -386,7 +838,16 @@ int __attribute__((visibility("default"))) PMPI_Win_get_attr(MPI_Win win, int wi
 {
     static const char cr_fname[] = "MPI_Win_get_attr";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_get_attr is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
+    cr_err = core_win_get_attr(cr_o_win, win_keyval, attribute_val, flag);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -395,7 +856,16 @@ int __attribute__((visibility("default"))) PMPI_Win_get_errhandler(MPI_Win win, 
 {
     static const char cr_fname[] = "MPI_Win_get_errhandler";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_get_errhandler is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(errhandler, "errhandler")))) goto fail;
+    cr_err = core_win_get_errhandler(cr_o_win, errhandler);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -404,7 +874,16 @@ int __attribute__((visibility("default"))) PMPI_Win_get_group(MPI_Win win, MPI_G
 {
     static const char cr_fname[] = "MPI_Win_get_group";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_get_group is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(group, "group")))) goto fail;
+    cr_err = core_win_get_group(cr_o_win, group);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -413,7 +892,16 @@ int __attribute__((visibility("default"))) PMPI_Win_get_info(MPI_Win win, MPI_In
 {
     static const char cr_fname[] = "MPI_Win_get_info";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_get_info is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(info_used, "info_used")))) goto fail;
+    cr_err = core_win_get_info(cr_o_win, info_used);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -422,7 +910,16 @@ int __attribute__((visibility("default"))) PMPI_Win_get_name(MPI_Win win, char* 
 {
     static const char cr_fname[] = "MPI_Win_get_name";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_get_name is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(resultlen, "resultlen")))) goto fail;
+    cr_err = core_win_get_name(cr_o_win, win_name, resultlen);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -431,7 +928,15 @@ int __attribute__((visibility("default"))) PMPI_Win_lock(int lock_type, int rank
 {
     static const char cr_fname[] = "MPI_Win_lock";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_lock is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_win_lock(lock_type, rank, assert, cr_o_win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -440,7 +945,15 @@ int __attribute__((visibility("default"))) PMPI_Win_lock_all(int assert, MPI_Win
 {
     static const char cr_fname[] = "MPI_Win_lock_all";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_lock_all is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_win_lock_all(assert, cr_o_win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -449,7 +962,17 @@ int __attribute__((visibility("default"))) PMPI_Win_post(MPI_Group group, int as
 {
     static const char cr_fname[] = "MPI_Win_post";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_post is not implemented in Courier yet");
+    cr_group_t *cr_o_group = NULL;
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_group(group, "group", &cr_o_group)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_win_post(cr_o_group, assert, cr_o_win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -458,7 +981,15 @@ int __attribute__((visibility("default"))) PMPI_Win_set_attr(MPI_Win win, int wi
 {
     static const char cr_fname[] = "MPI_Win_set_attr";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_set_attr is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_win_set_attr(cr_o_win, win_keyval, attribute_val);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -467,7 +998,17 @@ int __attribute__((visibility("default"))) PMPI_Win_set_errhandler(MPI_Win win, 
 {
     static const char cr_fname[] = "MPI_Win_set_errhandler";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_set_errhandler is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    cr_errhandler_t *cr_o_errhandler = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_errhandler(errhandler, "errhandler", &cr_o_errhandler)))) goto fail;
+    cr_err = core_win_set_errhandler(cr_o_win, cr_o_errhandler);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -476,7 +1017,17 @@ int __attribute__((visibility("default"))) PMPI_Win_set_info(MPI_Win win, MPI_In
 {
     static const char cr_fname[] = "MPI_Win_set_info";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_set_info is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    cr_info_t *cr_o_info = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    cr_err = core_win_set_info(cr_o_win, cr_o_info);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -485,7 +1036,15 @@ int __attribute__((visibility("default"))) PMPI_Win_set_name(MPI_Win win, const 
 {
     static const char cr_fname[] = "MPI_Win_set_name";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_set_name is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_win_set_name(cr_o_win, win_name);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -494,7 +1053,21 @@ int __attribute__((visibility("default"))) PMPI_Win_shared_query(MPI_Win win, in
 {
     static const char cr_fname[] = "MPI_Win_shared_query";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_shared_query is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    MPI_Aint cr_t_disp_unit;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(size, "size")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(disp_unit, "disp_unit")))) goto fail;
+    cr_err = core_win_shared_query(cr_o_win, rank, size, &cr_t_disp_unit, baseptr);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) {
+        *disp_unit = cr_count_to_int(cr_t_disp_unit);
+    }
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -503,7 +1076,17 @@ int __attribute__((visibility("default"))) PMPI_Win_shared_query_c(MPI_Win win, 
 {
     static const char cr_fname[] = "MPI_Win_shared_query_c";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_shared_query_c is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(size, "size")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(disp_unit, "disp_unit")))) goto fail;
+    cr_err = core_win_shared_query(cr_o_win, rank, size, disp_unit, baseptr);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -512,7 +1095,17 @@ int __attribute__((visibility("default"))) PMPI_Win_start(MPI_Group group, int a
 {
     static const char cr_fname[] = "MPI_Win_start";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_start is not implemented in Courier yet");
+    cr_group_t *cr_o_group = NULL;
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_group(group, "group", &cr_o_group)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_win_start(cr_o_group, assert, cr_o_win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -521,7 +1114,15 @@ int __attribute__((visibility("default"))) PMPI_Win_sync(MPI_Win win)
 {
     static const char cr_fname[] = "MPI_Win_sync";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_sync is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_win_sync(cr_o_win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -530,7 +1131,16 @@ int __attribute__((visibility("default"))) PMPI_Win_test(MPI_Win win, int* flag)
 {
     static const char cr_fname[] = "MPI_Win_test";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_test is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
+    cr_err = core_win_test(cr_o_win, flag);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -539,7 +1149,15 @@ int __attribute__((visibility("default"))) PMPI_Win_unlock(int rank, MPI_Win win
 {
     static const char cr_fname[] = "MPI_Win_unlock";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_unlock is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_win_unlock(rank, cr_o_win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -548,7 +1166,15 @@ int __attribute__((visibility("default"))) PMPI_Win_unlock_all(MPI_Win win)
 {
     static const char cr_fname[] = "MPI_Win_unlock_all";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_unlock_all is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_win_unlock_all(cr_o_win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
@@ -557,6 +1183,14 @@ int __attribute__((visibility("default"))) PMPI_Win_wait(MPI_Win win)
 {
     static const char cr_fname[] = "MPI_Win_wait";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Win_wait is not implemented in Courier yet");
+    cr_win_t *cr_o_win = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    cr_err = core_win_wait(cr_o_win);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }

@@ -171,8 +171,6 @@ int core_remove_error_code(int errorcode);
 int core_remove_error_string(int errorcode);
 int core_comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn,
                                 MPI_Errhandler *errhandler);
-int core_win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn,
-                               MPI_Errhandler *errhandler);
 int core_file_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn,
                                 MPI_Errhandler *errhandler);
 int core_session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn,

@@ -86,6 +86,8 @@ int cr_barrier_internal(cr_comm_t *c);
  * allgather: out gets n ints from every rank, rank order.  bcast: root's n ints. */
 int cr_comm_allgather_ints(cr_comm_t *c, const int *in, int n, int *out, int tag);
 int cr_comm_bcast_ints(cr_comm_t *c, int root, int *buf, int n, int tag);
+/* A barrier over c on its collective context (internal tag); progress while waiting. */
+int cr_barrier_internal(cr_comm_t *c);
 /* The maximum of every member's next free context id (collective over c);
  * does not reserve anything (see cr_ctx_reserve). */
 int cr_ctx_max(cr_comm_t *c, int tag, uint32_t *ctx);

@@ -106,6 +106,8 @@ cr_errhandler_t *cr_errhandler_ptr(MPI_Errhandler h);   /* NULL if invalid */
 /* References: every object whose handler e is holds one (no-ops on the
  * predefined handlers). */
 void cr_errhandler_retain(cr_errhandler_t *e);
+/* A new user error handler of kind (CR_K_COMM, CR_K_WIN, CR_K_FILE) calling fn. */
+int cr_errhandler_create(int kind, void (*fn)(void), MPI_Errhandler *out);
 void cr_errhandler_release(cr_errhandler_t *e);
 
 /* ---- objects of other files and later layers ------------------------------------
@@ -115,6 +117,12 @@ void cr_errhandler_release(cr_errhandler_t *e);
 typedef struct cr_info cr_info_t;
 typedef struct cr_win cr_win_t;
 typedef struct cr_file cr_file_t;
+/* What the core knows of a window (src/rma): struct cr_win begins with it, so
+ * that the core raises a window's errors on the window's own handler. */
+typedef struct {
+    int handle;
+    cr_errhandler_t *errh;     /* NULL: MPI_ERRORS_ARE_FATAL */
+} cr_win_head_t;
 typedef struct cr_session cr_session_t;
 cr_win_t *cr_win_ptr(MPI_Win h);             /* NULL if invalid */
 cr_file_t *cr_file_ptr(MPI_File h);          /* NULL if invalid (src/io/file.c) */
@@ -302,6 +310,10 @@ int cr_op_check(const cr_op_t *op, const cr_datatype_t *dt);
  * earlier rank's operand). */
 void cr_op_apply(const cr_op_t *op, const void *in, void *inout, MPI_Aint count,
                  const cr_datatype_t *dt);
+/* The same for a predefined op (MPI_REPLACE and MPI_NO_OP included) on packed
+ * streams of `bytes` bytes of basic elements of kind b (pairs unpadded). */
+void cr_op_apply_packed(const cr_op_t *op, cr_basic_t b, const void *in, void *inout,
+                        size_t bytes);
 
 /* ---- requests and point-to-point (src/core/request.c, pt2pt.c) ----------- */
 typedef enum {
@@ -498,6 +510,9 @@ typedef struct {
     char hostname[MPI_MAX_PROCESSOR_NAME];
 } cr_proc_t;
 extern cr_proc_t cr_proc;
+
+/* The job's name (its PMI key-value space): shared-memory names start with it. */
+const char *cr_job_name(void);
 
 /* Agree on a fresh base context id among the members of comm (collective over
  * comm); returns it. */

@@ -323,10 +323,12 @@ int cr_raise_comm(MPI_Comm comm, int code, const char *fname)
 
 int cr_raise_win(MPI_Win win, int code, const char *fname)
 {
-    /* Windows have no objects yet: their errors go to MPI_COMM_WORLD's handler. */
-    MPI_Comm world = MPI_COMM_WORLD;
-    (void)win;
-    return invoke(default_errh(), &world, code, fname);
+    cr_win_t *w = cr_proc.state == CR_STATE_INIT ? cr_win_ptr(win) : NULL;
+    if (!w) {    /* no window (MPI_WIN_NULL, a bad handle): MPI_COMM_WORLD's handler */
+        MPI_Comm world = MPI_COMM_WORLD;
+        return invoke(default_errh(), &world, code, fname);
+    }
+    return invoke(((cr_win_head_t *)(void *)w)->errh, &win, code, fname);
 }
 
 /* A file's error handler lives in its object (src/io); MPI_FILE_NULL's is
@@ -377,7 +379,7 @@ void cr_abort_job(int exitcode, const char *msg)
 }
 
 /* ---- core functions behind the MPI procedures -------------------------------- */
-static int errh_create(int kind, void (*fn)(void), MPI_Errhandler *errhandler)
+int cr_errhandler_create(int kind, void (*fn)(void), MPI_Errhandler *errhandler)
 {
     cr_errhandler_t *e = calloc(1, sizeof *e);
     int idx = e ? cr_objtab_add(&errh_tab, e) : -1;
@@ -397,25 +399,19 @@ static int errh_create(int kind, void (*fn)(void), MPI_Errhandler *errhandler)
 int core_comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn,
                                 MPI_Errhandler *errhandler)
 {
-    return errh_create(CR_K_COMM, (void (*)(void))comm_errhandler_fn, errhandler);
-}
-
-int core_win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn,
-                               MPI_Errhandler *errhandler)
-{
-    return errh_create(CR_K_WIN, (void (*)(void))win_errhandler_fn, errhandler);
+    return cr_errhandler_create(CR_K_COMM, (void (*)(void))comm_errhandler_fn, errhandler);
 }
 
 int core_file_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn,
                                 MPI_Errhandler *errhandler)
 {
-    return errh_create(CR_K_FILE, (void (*)(void))file_errhandler_fn, errhandler);
+    return cr_errhandler_create(CR_K_FILE, (void (*)(void))file_errhandler_fn, errhandler);
 }
 
 int core_session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn,
                                    MPI_Errhandler *errhandler)
 {
-    return errh_create(CR_K_SESSION, (void (*)(void))session_errhandler_fn, errhandler);
+    return cr_errhandler_create(CR_K_SESSION, (void (*)(void))session_errhandler_fn, errhandler);
 }
 
 /* One of the user's references goes; with the last one the handle becomes

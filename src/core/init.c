@@ -118,6 +118,11 @@ static int boot_get(int rank, const char *key, char *val, size_t len)
     return crpmi_get(rank, key, val, (int)len);
 }
 
+const char *cr_job_name(void)
+{
+    return pmi.kvsname;
+}
+
 /* The transports, in the order a peer is tried: self, shared memory, and the
  * network when the job spans nodes (every rank sees the same: all start it or
  * none); then the channel over them and the progress engine with shm's

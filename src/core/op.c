@@ -329,6 +329,13 @@ static void apply_packed(int oi, cr_basic_t b, const void *in, void *inout, size
     }
 }
 
+void cr_op_apply_packed(const cr_op_t *op, cr_basic_t b, const void *in, void *inout,
+                        size_t bytes)
+{
+    size_t es = packed_pair_size[b] ? packed_pair_size[b] : elem_size[b];
+    if (es) apply_packed(op_index(op), b, in, inout, bytes / es);
+}
+
 void cr_op_apply(const cr_op_t *op, const void *in, void *inout, MPI_Aint count,
                  const cr_datatype_t *dt)
 {

@@ -750,6 +750,36 @@ MODULE mpi
       INTEGER :: errorcode
       INTEGER :: ierror
     END SUBROUTINE PMPI_ABORT
+    SUBROUTINE MPI_ACCUMULATE(origin_addr, origin_count, origin_datatype, target_rank, &
+          target_disp, target_count, target_datatype, op, win, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER :: origin_count
+      INTEGER :: origin_datatype
+      INTEGER :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: target_disp
+      INTEGER :: target_count
+      INTEGER :: target_datatype
+      INTEGER :: op
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE MPI_ACCUMULATE
+    SUBROUTINE PMPI_ACCUMULATE(origin_addr, origin_count, origin_datatype, target_rank, &
+          target_disp, target_count, target_datatype, op, win, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER :: origin_count
+      INTEGER :: origin_datatype
+      INTEGER :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: target_disp
+      INTEGER :: target_count
+      INTEGER :: target_datatype
+      INTEGER :: op
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_ACCUMULATE
     SUBROUTINE MPI_ADD_ERROR_CLASS(errorclass, ierror)
       INTEGER :: errorclass
       INTEGER :: ierror
@@ -1858,6 +1888,36 @@ MODULE mpi
       LOGICAL :: flag
       INTEGER :: ierror
     END SUBROUTINE PMPI_COMM_TEST_INTER
+    SUBROUTINE MPI_COMPARE_AND_SWAP(origin_addr, compare_addr, result_addr, datatype, &
+          target_rank, target_disp, win, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: compare_addr
+      TYPE(*), DIMENSION(*) :: compare_addr
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      TYPE(*), DIMENSION(*) :: result_addr
+      INTEGER :: datatype
+      INTEGER :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: target_disp
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE MPI_COMPARE_AND_SWAP
+    SUBROUTINE PMPI_COMPARE_AND_SWAP(origin_addr, compare_addr, result_addr, datatype, &
+          target_rank, target_disp, win, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: compare_addr
+      TYPE(*), DIMENSION(*) :: compare_addr
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      TYPE(*), DIMENSION(*) :: result_addr
+      INTEGER :: datatype
+      INTEGER :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: target_disp
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_COMPARE_AND_SWAP
     SUBROUTINE MPI_DIMS_CREATE(nnodes, ndims, dims, ierror)
       INTEGER :: nnodes
       INTEGER :: ndims
@@ -2038,6 +2098,34 @@ MODULE mpi
       INTEGER :: request
       INTEGER :: ierror
     END SUBROUTINE PMPI_EXSCAN_INIT
+    SUBROUTINE MPI_FETCH_AND_OP(origin_addr, result_addr, datatype, target_rank, target_disp, op, &
+          win, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      TYPE(*), DIMENSION(*) :: result_addr
+      INTEGER :: datatype
+      INTEGER :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: target_disp
+      INTEGER :: op
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FETCH_AND_OP
+    SUBROUTINE PMPI_FETCH_AND_OP(origin_addr, result_addr, datatype, target_rank, target_disp, &
+          op, win, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      TYPE(*), DIMENSION(*) :: result_addr
+      INTEGER :: datatype
+      INTEGER :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: target_disp
+      INTEGER :: op
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FETCH_AND_OP
     SUBROUTINE MPI_FILE_CALL_ERRHANDLER(fh, errorcode, ierror)
       INTEGER :: fh
       INTEGER :: errorcode
@@ -3124,6 +3212,74 @@ MODULE mpi
       INTEGER :: request
       INTEGER :: ierror
     END SUBROUTINE PMPI_GATHERV_INIT
+    SUBROUTINE MPI_GET(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+          target_count, target_datatype, win, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER :: origin_count
+      INTEGER :: origin_datatype
+      INTEGER :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: target_disp
+      INTEGER :: target_count
+      INTEGER :: target_datatype
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE MPI_GET
+    SUBROUTINE PMPI_GET(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+          target_count, target_datatype, win, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER :: origin_count
+      INTEGER :: origin_datatype
+      INTEGER :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: target_disp
+      INTEGER :: target_count
+      INTEGER :: target_datatype
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_GET
+    SUBROUTINE MPI_GET_ACCUMULATE(origin_addr, origin_count, origin_datatype, result_addr, &
+          result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, &
+          op, win, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER :: origin_count
+      INTEGER :: origin_datatype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      TYPE(*), DIMENSION(*) :: result_addr
+      INTEGER :: result_count
+      INTEGER :: result_datatype
+      INTEGER :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: target_disp
+      INTEGER :: target_count
+      INTEGER :: target_datatype
+      INTEGER :: op
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE MPI_GET_ACCUMULATE
+    SUBROUTINE PMPI_GET_ACCUMULATE(origin_addr, origin_count, origin_datatype, result_addr, &
+          result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, &
+          op, win, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER :: origin_count
+      INTEGER :: origin_datatype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      TYPE(*), DIMENSION(*) :: result_addr
+      INTEGER :: result_count
+      INTEGER :: result_datatype
+      INTEGER :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: target_disp
+      INTEGER :: target_count
+      INTEGER :: target_datatype
+      INTEGER :: op
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_GET_ACCUMULATE
     SUBROUTINE MPI_GET_ADDRESS(location, address, ierror)
       IMPORT :: MPI_ADDRESS_KIND
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: location
@@ -5122,6 +5278,34 @@ MODULE mpi
       INTEGER :: request
       INTEGER :: ierror
     END SUBROUTINE PMPI_PSEND_INIT
+    SUBROUTINE MPI_PUT(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+          target_count, target_datatype, win, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER :: origin_count
+      INTEGER :: origin_datatype
+      INTEGER :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: target_disp
+      INTEGER :: target_count
+      INTEGER :: target_datatype
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE MPI_PUT
+    SUBROUTINE PMPI_PUT(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+          target_count, target_datatype, win, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER :: origin_count
+      INTEGER :: origin_datatype
+      INTEGER :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: target_disp
+      INTEGER :: target_count
+      INTEGER :: target_datatype
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_PUT
     SUBROUTINE MPI_QUERY_THREAD(provided, ierror)
       INTEGER :: provided
       INTEGER :: ierror
@@ -5130,6 +5314,38 @@ MODULE mpi
       INTEGER :: provided
       INTEGER :: ierror
     END SUBROUTINE PMPI_QUERY_THREAD
+    SUBROUTINE MPI_RACCUMULATE(origin_addr, origin_count, origin_datatype, target_rank, &
+          target_disp, target_count, target_datatype, op, win, request, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER :: origin_count
+      INTEGER :: origin_datatype
+      INTEGER :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: target_disp
+      INTEGER :: target_count
+      INTEGER :: target_datatype
+      INTEGER :: op
+      INTEGER :: win
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_RACCUMULATE
+    SUBROUTINE PMPI_RACCUMULATE(origin_addr, origin_count, origin_datatype, target_rank, &
+          target_disp, target_count, target_datatype, op, win, request, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER :: origin_count
+      INTEGER :: origin_datatype
+      INTEGER :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: target_disp
+      INTEGER :: target_count
+      INTEGER :: target_datatype
+      INTEGER :: op
+      INTEGER :: win
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_RACCUMULATE
     SUBROUTINE MPI_RECV(buf, count, datatype, source, tag, comm, status, ierror)
       IMPORT :: MPI_STATUS_SIZE
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -5451,6 +5667,108 @@ MODULE mpi
       INTEGER :: array_of_statuses(MPI_STATUS_SIZE,*)
       INTEGER :: ierror
     END SUBROUTINE PMPI_REQUEST_GET_STATUS_SOME
+    SUBROUTINE MPI_RGET(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+          target_count, target_datatype, win, request, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER :: origin_count
+      INTEGER :: origin_datatype
+      INTEGER :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: target_disp
+      INTEGER :: target_count
+      INTEGER :: target_datatype
+      INTEGER :: win
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_RGET
+    SUBROUTINE PMPI_RGET(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+          target_count, target_datatype, win, request, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER :: origin_count
+      INTEGER :: origin_datatype
+      INTEGER :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: target_disp
+      INTEGER :: target_count
+      INTEGER :: target_datatype
+      INTEGER :: win
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_RGET
+    SUBROUTINE MPI_RGET_ACCUMULATE(origin_addr, origin_count, origin_datatype, result_addr, &
+          result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, &
+          op, win, request, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER :: origin_count
+      INTEGER :: origin_datatype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      TYPE(*), DIMENSION(*) :: result_addr
+      INTEGER :: result_count
+      INTEGER :: result_datatype
+      INTEGER :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: target_disp
+      INTEGER :: target_count
+      INTEGER :: target_datatype
+      INTEGER :: op
+      INTEGER :: win
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_RGET_ACCUMULATE
+    SUBROUTINE PMPI_RGET_ACCUMULATE(origin_addr, origin_count, origin_datatype, result_addr, &
+          result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, &
+          op, win, request, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER :: origin_count
+      INTEGER :: origin_datatype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      TYPE(*), DIMENSION(*) :: result_addr
+      INTEGER :: result_count
+      INTEGER :: result_datatype
+      INTEGER :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: target_disp
+      INTEGER :: target_count
+      INTEGER :: target_datatype
+      INTEGER :: op
+      INTEGER :: win
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_RGET_ACCUMULATE
+    SUBROUTINE MPI_RPUT(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+          target_count, target_datatype, win, request, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER :: origin_count
+      INTEGER :: origin_datatype
+      INTEGER :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: target_disp
+      INTEGER :: target_count
+      INTEGER :: target_datatype
+      INTEGER :: win
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_RPUT
+    SUBROUTINE PMPI_RPUT(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+          target_count, target_datatype, win, request, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER :: origin_count
+      INTEGER :: origin_datatype
+      INTEGER :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: target_disp
+      INTEGER :: target_count
+      INTEGER :: target_datatype
+      INTEGER :: win
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_RPUT
     SUBROUTINE MPI_RSEND(buf, count, datatype, dest, tag, comm, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
@@ -6809,6 +7127,114 @@ MODULE mpi
       INTEGER :: array_of_statuses(MPI_STATUS_SIZE,*)
       INTEGER :: ierror
     END SUBROUTINE PMPI_WAITSOME
+    SUBROUTINE MPI_WIN_ALLOCATE(size, disp_unit, info, comm, baseptr, win, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: size
+      INTEGER :: disp_unit
+      INTEGER :: info
+      INTEGER :: comm
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: baseptr
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE MPI_WIN_ALLOCATE
+    SUBROUTINE PMPI_WIN_ALLOCATE(size, disp_unit, info, comm, baseptr, win, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: size
+      INTEGER :: disp_unit
+      INTEGER :: info
+      INTEGER :: comm
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: baseptr
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_WIN_ALLOCATE
+    SUBROUTINE MPI_WIN_ALLOCATE_SHARED(size, disp_unit, info, comm, baseptr, win, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: size
+      INTEGER :: disp_unit
+      INTEGER :: info
+      INTEGER :: comm
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: baseptr
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE MPI_WIN_ALLOCATE_SHARED
+    SUBROUTINE PMPI_WIN_ALLOCATE_SHARED(size, disp_unit, info, comm, baseptr, win, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: size
+      INTEGER :: disp_unit
+      INTEGER :: info
+      INTEGER :: comm
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: baseptr
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_WIN_ALLOCATE_SHARED
+    SUBROUTINE MPI_WIN_ATTACH(win, base, size, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      INTEGER :: win
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+      TYPE(*), DIMENSION(*) :: base
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: size
+      INTEGER :: ierror
+    END SUBROUTINE MPI_WIN_ATTACH
+    SUBROUTINE PMPI_WIN_ATTACH(win, base, size, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      INTEGER :: win
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+      TYPE(*), DIMENSION(*) :: base
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: size
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_WIN_ATTACH
+    SUBROUTINE MPI_WIN_CALL_ERRHANDLER(win, errorcode, ierror)
+      INTEGER :: win
+      INTEGER :: errorcode
+      INTEGER :: ierror
+    END SUBROUTINE MPI_WIN_CALL_ERRHANDLER
+    SUBROUTINE PMPI_WIN_CALL_ERRHANDLER(win, errorcode, ierror)
+      INTEGER :: win
+      INTEGER :: errorcode
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_WIN_CALL_ERRHANDLER
+    SUBROUTINE MPI_WIN_COMPLETE(win, ierror)
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE MPI_WIN_COMPLETE
+    SUBROUTINE PMPI_WIN_COMPLETE(win, ierror)
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_WIN_COMPLETE
+    SUBROUTINE MPI_WIN_CREATE(base, size, disp_unit, info, comm, win, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+      TYPE(*), DIMENSION(*) :: base
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: size
+      INTEGER :: disp_unit
+      INTEGER :: info
+      INTEGER :: comm
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE MPI_WIN_CREATE
+    SUBROUTINE PMPI_WIN_CREATE(base, size, disp_unit, info, comm, win, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+      TYPE(*), DIMENSION(*) :: base
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: size
+      INTEGER :: disp_unit
+      INTEGER :: info
+      INTEGER :: comm
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_WIN_CREATE
+    SUBROUTINE MPI_WIN_CREATE_DYNAMIC(info, comm, win, ierror)
+      INTEGER :: info
+      INTEGER :: comm
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE MPI_WIN_CREATE_DYNAMIC
+    SUBROUTINE PMPI_WIN_CREATE_DYNAMIC(info, comm, win, ierror)
+      INTEGER :: info
+      INTEGER :: comm
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_WIN_CREATE_DYNAMIC
     SUBROUTINE MPI_WIN_CREATE_ERRHANDLER(win_errhandler_fn, errhandler, ierror)
       EXTERNAL :: win_errhandler_fn
       INTEGER :: errhandler
@@ -6837,6 +7263,82 @@ MODULE mpi
       INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state
       INTEGER :: ierror
     END SUBROUTINE PMPI_WIN_CREATE_KEYVAL
+    SUBROUTINE MPI_WIN_DELETE_ATTR(win, win_keyval, ierror)
+      INTEGER :: win
+      INTEGER :: win_keyval
+      INTEGER :: ierror
+    END SUBROUTINE MPI_WIN_DELETE_ATTR
+    SUBROUTINE PMPI_WIN_DELETE_ATTR(win, win_keyval, ierror)
+      INTEGER :: win
+      INTEGER :: win_keyval
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_WIN_DELETE_ATTR
+    SUBROUTINE MPI_WIN_DETACH(win, base, ierror)
+      INTEGER :: win
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+      TYPE(*), DIMENSION(*) :: base
+      INTEGER :: ierror
+    END SUBROUTINE MPI_WIN_DETACH
+    SUBROUTINE PMPI_WIN_DETACH(win, base, ierror)
+      INTEGER :: win
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+      TYPE(*), DIMENSION(*) :: base
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_WIN_DETACH
+    SUBROUTINE MPI_WIN_FENCE(assert, win, ierror)
+      INTEGER :: assert
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE MPI_WIN_FENCE
+    SUBROUTINE PMPI_WIN_FENCE(assert, win, ierror)
+      INTEGER :: assert
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_WIN_FENCE
+    SUBROUTINE MPI_WIN_FLUSH(rank, win, ierror)
+      INTEGER :: rank
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE MPI_WIN_FLUSH
+    SUBROUTINE PMPI_WIN_FLUSH(rank, win, ierror)
+      INTEGER :: rank
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_WIN_FLUSH
+    SUBROUTINE MPI_WIN_FLUSH_ALL(win, ierror)
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE MPI_WIN_FLUSH_ALL
+    SUBROUTINE PMPI_WIN_FLUSH_ALL(win, ierror)
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_WIN_FLUSH_ALL
+    SUBROUTINE MPI_WIN_FLUSH_LOCAL(rank, win, ierror)
+      INTEGER :: rank
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE MPI_WIN_FLUSH_LOCAL
+    SUBROUTINE PMPI_WIN_FLUSH_LOCAL(rank, win, ierror)
+      INTEGER :: rank
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_WIN_FLUSH_LOCAL
+    SUBROUTINE MPI_WIN_FLUSH_LOCAL_ALL(win, ierror)
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE MPI_WIN_FLUSH_LOCAL_ALL
+    SUBROUTINE PMPI_WIN_FLUSH_LOCAL_ALL(win, ierror)
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_WIN_FLUSH_LOCAL_ALL
+    SUBROUTINE MPI_WIN_FREE(win, ierror)
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE MPI_WIN_FREE
+    SUBROUTINE PMPI_WIN_FREE(win, ierror)
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_WIN_FREE
     SUBROUTINE MPI_WIN_FREE_KEYVAL(win_keyval, ierror)
       INTEGER :: win_keyval
       INTEGER :: ierror
@@ -6845,6 +7347,218 @@ MODULE mpi
       INTEGER :: win_keyval
       INTEGER :: ierror
     END SUBROUTINE PMPI_WIN_FREE_KEYVAL
+    SUBROUTINE MPI_WIN_GET_ATTR(win, win_keyval, attribute_val, flag, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      INTEGER :: win
+      INTEGER :: win_keyval
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: attribute_val
+      LOGICAL :: flag
+      INTEGER :: ierror
+    END SUBROUTINE MPI_WIN_GET_ATTR
+    SUBROUTINE PMPI_WIN_GET_ATTR(win, win_keyval, attribute_val, flag, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      INTEGER :: win
+      INTEGER :: win_keyval
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: attribute_val
+      LOGICAL :: flag
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_WIN_GET_ATTR
+    SUBROUTINE MPI_WIN_GET_ERRHANDLER(win, errhandler, ierror)
+      INTEGER :: win
+      INTEGER :: errhandler
+      INTEGER :: ierror
+    END SUBROUTINE MPI_WIN_GET_ERRHANDLER
+    SUBROUTINE PMPI_WIN_GET_ERRHANDLER(win, errhandler, ierror)
+      INTEGER :: win
+      INTEGER :: errhandler
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_WIN_GET_ERRHANDLER
+    SUBROUTINE MPI_WIN_GET_GROUP(win, group, ierror)
+      INTEGER :: win
+      INTEGER :: group
+      INTEGER :: ierror
+    END SUBROUTINE MPI_WIN_GET_GROUP
+    SUBROUTINE PMPI_WIN_GET_GROUP(win, group, ierror)
+      INTEGER :: win
+      INTEGER :: group
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_WIN_GET_GROUP
+    SUBROUTINE MPI_WIN_GET_INFO(win, info_used, ierror)
+      INTEGER :: win
+      INTEGER :: info_used
+      INTEGER :: ierror
+    END SUBROUTINE MPI_WIN_GET_INFO
+    SUBROUTINE PMPI_WIN_GET_INFO(win, info_used, ierror)
+      INTEGER :: win
+      INTEGER :: info_used
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_WIN_GET_INFO
+    SUBROUTINE MPI_WIN_GET_NAME(win, win_name, resultlen, ierror)
+      INTEGER :: win
+      CHARACTER(LEN=*) :: win_name
+      INTEGER :: resultlen
+      INTEGER :: ierror
+    END SUBROUTINE MPI_WIN_GET_NAME
+    SUBROUTINE PMPI_WIN_GET_NAME(win, win_name, resultlen, ierror)
+      INTEGER :: win
+      CHARACTER(LEN=*) :: win_name
+      INTEGER :: resultlen
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_WIN_GET_NAME
+    SUBROUTINE MPI_WIN_LOCK(lock_type, rank, assert, win, ierror)
+      INTEGER :: lock_type
+      INTEGER :: rank
+      INTEGER :: assert
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE MPI_WIN_LOCK
+    SUBROUTINE PMPI_WIN_LOCK(lock_type, rank, assert, win, ierror)
+      INTEGER :: lock_type
+      INTEGER :: rank
+      INTEGER :: assert
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_WIN_LOCK
+    SUBROUTINE MPI_WIN_LOCK_ALL(assert, win, ierror)
+      INTEGER :: assert
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE MPI_WIN_LOCK_ALL
+    SUBROUTINE PMPI_WIN_LOCK_ALL(assert, win, ierror)
+      INTEGER :: assert
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_WIN_LOCK_ALL
+    SUBROUTINE MPI_WIN_POST(group, assert, win, ierror)
+      INTEGER :: group
+      INTEGER :: assert
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE MPI_WIN_POST
+    SUBROUTINE PMPI_WIN_POST(group, assert, win, ierror)
+      INTEGER :: group
+      INTEGER :: assert
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_WIN_POST
+    SUBROUTINE MPI_WIN_SET_ATTR(win, win_keyval, attribute_val, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      INTEGER :: win
+      INTEGER :: win_keyval
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: attribute_val
+      INTEGER :: ierror
+    END SUBROUTINE MPI_WIN_SET_ATTR
+    SUBROUTINE PMPI_WIN_SET_ATTR(win, win_keyval, attribute_val, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      INTEGER :: win
+      INTEGER :: win_keyval
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: attribute_val
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_WIN_SET_ATTR
+    SUBROUTINE MPI_WIN_SET_ERRHANDLER(win, errhandler, ierror)
+      INTEGER :: win
+      INTEGER :: errhandler
+      INTEGER :: ierror
+    END SUBROUTINE MPI_WIN_SET_ERRHANDLER
+    SUBROUTINE PMPI_WIN_SET_ERRHANDLER(win, errhandler, ierror)
+      INTEGER :: win
+      INTEGER :: errhandler
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_WIN_SET_ERRHANDLER
+    SUBROUTINE MPI_WIN_SET_INFO(win, info, ierror)
+      INTEGER :: win
+      INTEGER :: info
+      INTEGER :: ierror
+    END SUBROUTINE MPI_WIN_SET_INFO
+    SUBROUTINE PMPI_WIN_SET_INFO(win, info, ierror)
+      INTEGER :: win
+      INTEGER :: info
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_WIN_SET_INFO
+    SUBROUTINE MPI_WIN_SET_NAME(win, win_name, ierror)
+      INTEGER :: win
+      CHARACTER(LEN=*) :: win_name
+      INTEGER :: ierror
+    END SUBROUTINE MPI_WIN_SET_NAME
+    SUBROUTINE PMPI_WIN_SET_NAME(win, win_name, ierror)
+      INTEGER :: win
+      CHARACTER(LEN=*) :: win_name
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_WIN_SET_NAME
+    SUBROUTINE MPI_WIN_SHARED_QUERY(win, rank, size, disp_unit, baseptr, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      INTEGER :: win
+      INTEGER :: rank
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: size
+      INTEGER :: disp_unit
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: baseptr
+      INTEGER :: ierror
+    END SUBROUTINE MPI_WIN_SHARED_QUERY
+    SUBROUTINE PMPI_WIN_SHARED_QUERY(win, rank, size, disp_unit, baseptr, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      INTEGER :: win
+      INTEGER :: rank
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: size
+      INTEGER :: disp_unit
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: baseptr
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_WIN_SHARED_QUERY
+    SUBROUTINE MPI_WIN_START(group, assert, win, ierror)
+      INTEGER :: group
+      INTEGER :: assert
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE MPI_WIN_START
+    SUBROUTINE PMPI_WIN_START(group, assert, win, ierror)
+      INTEGER :: group
+      INTEGER :: assert
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_WIN_START
+    SUBROUTINE MPI_WIN_SYNC(win, ierror)
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE MPI_WIN_SYNC
+    SUBROUTINE PMPI_WIN_SYNC(win, ierror)
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_WIN_SYNC
+    SUBROUTINE MPI_WIN_TEST(win, flag, ierror)
+      INTEGER :: win
+      LOGICAL :: flag
+      INTEGER :: ierror
+    END SUBROUTINE MPI_WIN_TEST
+    SUBROUTINE PMPI_WIN_TEST(win, flag, ierror)
+      INTEGER :: win
+      LOGICAL :: flag
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_WIN_TEST
+    SUBROUTINE MPI_WIN_UNLOCK(rank, win, ierror)
+      INTEGER :: rank
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE MPI_WIN_UNLOCK
+    SUBROUTINE PMPI_WIN_UNLOCK(rank, win, ierror)
+      INTEGER :: rank
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_WIN_UNLOCK
+    SUBROUTINE MPI_WIN_UNLOCK_ALL(win, ierror)
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE MPI_WIN_UNLOCK_ALL
+    SUBROUTINE PMPI_WIN_UNLOCK_ALL(win, ierror)
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_WIN_UNLOCK_ALL
+    SUBROUTINE MPI_WIN_WAIT(win, ierror)
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE MPI_WIN_WAIT
+    SUBROUTINE PMPI_WIN_WAIT(win, ierror)
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_WIN_WAIT
     FUNCTION MPI_WTICK()
       DOUBLE PRECISION :: MPI_WTICK
     END FUNCTION MPI_WTICK

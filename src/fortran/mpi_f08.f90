@@ -592,6 +592,74 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Abort
   END INTERFACE PMPI_Abort
+  INTERFACE MPI_Accumulate
+    SUBROUTINE MPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, &
+          target_disp, target_count, target_datatype, op, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER, INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER, INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Accumulate
+    SUBROUTINE MPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, &
+          target_disp, target_count, target_datatype, op, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Accumulate_c
+  END INTERFACE MPI_Accumulate
+  INTERFACE PMPI_Accumulate
+    SUBROUTINE PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, &
+          target_disp, target_count, target_datatype, op, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER, INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER, INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Accumulate
+    SUBROUTINE PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, &
+          target_disp, target_count, target_datatype, op, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Accumulate_c
+  END INTERFACE PMPI_Accumulate
   INTERFACE MPI_Add_error_class
     SUBROUTINE MPI_Add_error_class(errorclass, ierror)
       IMPORT
@@ -2844,6 +2912,42 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Comm_test_inter
   END INTERFACE PMPI_Comm_test_inter
+  INTERFACE MPI_Compare_and_swap
+    SUBROUTINE MPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, &
+          target_rank, target_disp, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: compare_addr
+      TYPE(*), DIMENSION(*) :: compare_addr
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      TYPE(*), DIMENSION(*) :: result_addr
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Compare_and_swap
+  END INTERFACE MPI_Compare_and_swap
+  INTERFACE PMPI_Compare_and_swap
+    SUBROUTINE PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, &
+          target_rank, target_disp, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: compare_addr
+      TYPE(*), DIMENSION(*) :: compare_addr
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      TYPE(*), DIMENSION(*) :: result_addr
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Compare_and_swap
+  END INTERFACE PMPI_Compare_and_swap
   INTERFACE MPI_Dims_create
     SUBROUTINE MPI_Dims_create(nnodes, ndims, dims, ierror)
       IMPORT
@@ -3161,6 +3265,40 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Exscan_init_c
   END INTERFACE PMPI_Exscan_init
+  INTERFACE MPI_Fetch_and_op
+    SUBROUTINE MPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, &
+          win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      TYPE(*), DIMENSION(*) :: result_addr
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Fetch_and_op
+  END INTERFACE MPI_Fetch_and_op
+  INTERFACE PMPI_Fetch_and_op
+    SUBROUTINE PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, &
+          op, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      TYPE(*), DIMENSION(*) :: result_addr
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Fetch_and_op
+  END INTERFACE PMPI_Fetch_and_op
   INTERFACE MPI_File_call_errhandler
     SUBROUTINE MPI_File_call_errhandler(fh, errorcode, ierror)
       IMPORT
@@ -5473,6 +5611,158 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Gatherv_init_c
   END INTERFACE PMPI_Gatherv_init
+  INTERFACE MPI_Get
+    SUBROUTINE MPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+          target_count, target_datatype, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER, INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER, INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Get
+    SUBROUTINE MPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+          target_count, target_datatype, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Get_c
+  END INTERFACE MPI_Get
+  INTERFACE PMPI_Get
+    SUBROUTINE PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+          target_count, target_datatype, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER, INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER, INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Get
+    SUBROUTINE PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+          target_count, target_datatype, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Get_c
+  END INTERFACE PMPI_Get
+  INTERFACE MPI_Get_accumulate
+    SUBROUTINE MPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, &
+          result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, &
+          op, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER, INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      TYPE(*), DIMENSION(*) :: result_addr
+      INTEGER, INTENT(IN) :: result_count
+      TYPE(MPI_Datatype), INTENT(IN) :: result_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER, INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Get_accumulate
+    SUBROUTINE MPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, &
+          result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, &
+          op, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      TYPE(*), DIMENSION(*) :: result_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: result_count
+      TYPE(MPI_Datatype), INTENT(IN) :: result_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Get_accumulate_c
+  END INTERFACE MPI_Get_accumulate
+  INTERFACE PMPI_Get_accumulate
+    SUBROUTINE PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, &
+          result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, &
+          op, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER, INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      TYPE(*), DIMENSION(*) :: result_addr
+      INTEGER, INTENT(IN) :: result_count
+      TYPE(MPI_Datatype), INTENT(IN) :: result_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER, INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Get_accumulate
+    SUBROUTINE PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, &
+          result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, &
+          op, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      TYPE(*), DIMENSION(*) :: result_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: result_count
+      TYPE(MPI_Datatype), INTENT(IN) :: result_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Get_accumulate_c
+  END INTERFACE PMPI_Get_accumulate
   INTERFACE MPI_Get_address
     SUBROUTINE MPI_Get_address(location, address, ierror)
       IMPORT
@@ -9675,6 +9965,70 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Psend_init
   END INTERFACE PMPI_Psend_init
+  INTERFACE MPI_Put
+    SUBROUTINE MPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+          target_count, target_datatype, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER, INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER, INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Put
+    SUBROUTINE MPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+          target_count, target_datatype, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Put_c
+  END INTERFACE MPI_Put
+  INTERFACE PMPI_Put
+    SUBROUTINE PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+          target_count, target_datatype, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER, INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER, INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Put
+    SUBROUTINE PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+          target_count, target_datatype, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Put_c
+  END INTERFACE PMPI_Put
   INTERFACE MPI_Query_thread
     SUBROUTINE MPI_Query_thread(provided, ierror)
       IMPORT
@@ -9691,6 +10045,78 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Query_thread
   END INTERFACE PMPI_Query_thread
+  INTERFACE MPI_Raccumulate
+    SUBROUTINE MPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, &
+          target_disp, target_count, target_datatype, op, win, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER, INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER, INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Raccumulate
+    SUBROUTINE MPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, &
+          target_disp, target_count, target_datatype, op, win, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Raccumulate_c
+  END INTERFACE MPI_Raccumulate
+  INTERFACE PMPI_Raccumulate
+    SUBROUTINE PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, &
+          target_disp, target_count, target_datatype, op, win, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER, INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER, INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Raccumulate
+    SUBROUTINE PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, &
+          target_disp, target_count, target_datatype, op, win, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Raccumulate_c
+  END INTERFACE PMPI_Raccumulate
   INTERFACE MPI_Recv
     SUBROUTINE MPI_Recv(buf, count, datatype, source, tag, comm, status, ierror)
       IMPORT
@@ -10392,6 +10818,234 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Request_get_status_some
   END INTERFACE PMPI_Request_get_status_some
+  INTERFACE MPI_Rget
+    SUBROUTINE MPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+          target_count, target_datatype, win, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER, INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER, INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Rget
+    SUBROUTINE MPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+          target_count, target_datatype, win, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Rget_c
+  END INTERFACE MPI_Rget
+  INTERFACE PMPI_Rget
+    SUBROUTINE PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+          target_count, target_datatype, win, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER, INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER, INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Rget
+    SUBROUTINE PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+          target_count, target_datatype, win, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Rget_c
+  END INTERFACE PMPI_Rget
+  INTERFACE MPI_Rget_accumulate
+    SUBROUTINE MPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, &
+          result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, &
+          op, win, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER, INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      TYPE(*), DIMENSION(*) :: result_addr
+      INTEGER, INTENT(IN) :: result_count
+      TYPE(MPI_Datatype), INTENT(IN) :: result_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER, INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Rget_accumulate
+    SUBROUTINE MPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, &
+          result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, &
+          op, win, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      TYPE(*), DIMENSION(*) :: result_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: result_count
+      TYPE(MPI_Datatype), INTENT(IN) :: result_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Rget_accumulate_c
+  END INTERFACE MPI_Rget_accumulate
+  INTERFACE PMPI_Rget_accumulate
+    SUBROUTINE PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, &
+          result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, &
+          op, win, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER, INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      TYPE(*), DIMENSION(*) :: result_addr
+      INTEGER, INTENT(IN) :: result_count
+      TYPE(MPI_Datatype), INTENT(IN) :: result_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER, INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Rget_accumulate
+    SUBROUTINE PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, &
+          result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, &
+          op, win, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      TYPE(*), DIMENSION(*) :: result_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: result_count
+      TYPE(MPI_Datatype), INTENT(IN) :: result_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Rget_accumulate_c
+  END INTERFACE PMPI_Rget_accumulate
+  INTERFACE MPI_Rput
+    SUBROUTINE MPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+          target_count, target_datatype, win, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER, INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER, INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Rput
+    SUBROUTINE MPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+          target_count, target_datatype, win, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Rput_c
+  END INTERFACE MPI_Rput
+  INTERFACE PMPI_Rput
+    SUBROUTINE PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+          target_count, target_datatype, win, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER, INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER, INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Rput
+    SUBROUTINE PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+          target_count, target_datatype, win, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*) :: origin_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Rput_c
+  END INTERFACE PMPI_Rput
   INTERFACE MPI_Rsend
     SUBROUTINE MPI_Rsend(buf, count, datatype, dest, tag, comm, ierror)
       IMPORT
@@ -13242,6 +13896,230 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Waitsome
   END INTERFACE PMPI_Waitsome
+  INTERFACE MPI_Win_allocate
+    SUBROUTINE MPI_Win_allocate(size, disp_unit, info, comm, baseptr, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+      INTEGER, INTENT(IN) :: disp_unit
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: baseptr
+      TYPE(MPI_Win), INTENT(OUT) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Win_allocate
+    SUBROUTINE MPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: disp_unit
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: baseptr
+      TYPE(MPI_Win), INTENT(OUT) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Win_allocate_c
+  END INTERFACE MPI_Win_allocate
+  INTERFACE PMPI_Win_allocate
+    SUBROUTINE PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+      INTEGER, INTENT(IN) :: disp_unit
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: baseptr
+      TYPE(MPI_Win), INTENT(OUT) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Win_allocate
+    SUBROUTINE PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: disp_unit
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: baseptr
+      TYPE(MPI_Win), INTENT(OUT) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Win_allocate_c
+  END INTERFACE PMPI_Win_allocate
+  INTERFACE MPI_Win_allocate_shared
+    SUBROUTINE MPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+      INTEGER, INTENT(IN) :: disp_unit
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: baseptr
+      TYPE(MPI_Win), INTENT(OUT) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Win_allocate_shared
+    SUBROUTINE MPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: disp_unit
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: baseptr
+      TYPE(MPI_Win), INTENT(OUT) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Win_allocate_shared_c
+  END INTERFACE MPI_Win_allocate_shared
+  INTERFACE PMPI_Win_allocate_shared
+    SUBROUTINE PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+      INTEGER, INTENT(IN) :: disp_unit
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: baseptr
+      TYPE(MPI_Win), INTENT(OUT) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Win_allocate_shared
+    SUBROUTINE PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: disp_unit
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: baseptr
+      TYPE(MPI_Win), INTENT(OUT) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Win_allocate_shared_c
+  END INTERFACE PMPI_Win_allocate_shared
+  INTERFACE MPI_Win_attach
+    SUBROUTINE MPI_Win_attach(win, base, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+      TYPE(*), DIMENSION(*) :: base
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Win_attach
+  END INTERFACE MPI_Win_attach
+  INTERFACE PMPI_Win_attach
+    SUBROUTINE PMPI_Win_attach(win, base, size, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+      TYPE(*), DIMENSION(*) :: base
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Win_attach
+  END INTERFACE PMPI_Win_attach
+  INTERFACE MPI_Win_call_errhandler
+    SUBROUTINE MPI_Win_call_errhandler(win, errorcode, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(IN) :: errorcode
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Win_call_errhandler
+  END INTERFACE MPI_Win_call_errhandler
+  INTERFACE PMPI_Win_call_errhandler
+    SUBROUTINE PMPI_Win_call_errhandler(win, errorcode, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(IN) :: errorcode
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Win_call_errhandler
+  END INTERFACE PMPI_Win_call_errhandler
+  INTERFACE MPI_Win_complete
+    SUBROUTINE MPI_Win_complete(win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Win_complete
+  END INTERFACE MPI_Win_complete
+  INTERFACE PMPI_Win_complete
+    SUBROUTINE PMPI_Win_complete(win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Win_complete
+  END INTERFACE PMPI_Win_complete
+  INTERFACE MPI_Win_create
+    SUBROUTINE MPI_Win_create(base, size, disp_unit, info, comm, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+      TYPE(*), DIMENSION(*) :: base
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+      INTEGER, INTENT(IN) :: disp_unit
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Win), INTENT(OUT) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Win_create
+    SUBROUTINE MPI_Win_create_c(base, size, disp_unit, info, comm, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+      TYPE(*), DIMENSION(*) :: base
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: disp_unit
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Win), INTENT(OUT) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Win_create_c
+  END INTERFACE MPI_Win_create
+  INTERFACE PMPI_Win_create
+    SUBROUTINE PMPI_Win_create(base, size, disp_unit, info, comm, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+      TYPE(*), DIMENSION(*) :: base
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+      INTEGER, INTENT(IN) :: disp_unit
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Win), INTENT(OUT) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Win_create
+    SUBROUTINE PMPI_Win_create_c(base, size, disp_unit, info, comm, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+      TYPE(*), DIMENSION(*) :: base
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: disp_unit
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Win), INTENT(OUT) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Win_create_c
+  END INTERFACE PMPI_Win_create
+  INTERFACE MPI_Win_create_dynamic
+    SUBROUTINE MPI_Win_create_dynamic(info, comm, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Win), INTENT(OUT) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Win_create_dynamic
+  END INTERFACE MPI_Win_create_dynamic
+  INTERFACE PMPI_Win_create_dynamic
+    SUBROUTINE PMPI_Win_create_dynamic(info, comm, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Win), INTENT(OUT) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Win_create_dynamic
+  END INTERFACE PMPI_Win_create_dynamic
   INTERFACE MPI_Win_create_errhandler
     SUBROUTINE MPI_Win_create_errhandler(win_errhandler_fn, errhandler, ierror)
       IMPORT
@@ -13284,6 +14162,146 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Win_create_keyval
   END INTERFACE PMPI_Win_create_keyval
+  INTERFACE MPI_Win_delete_attr
+    SUBROUTINE MPI_Win_delete_attr(win, win_keyval, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(IN) :: win_keyval
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Win_delete_attr
+  END INTERFACE MPI_Win_delete_attr
+  INTERFACE PMPI_Win_delete_attr
+    SUBROUTINE PMPI_Win_delete_attr(win, win_keyval, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(IN) :: win_keyval
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Win_delete_attr
+  END INTERFACE PMPI_Win_delete_attr
+  INTERFACE MPI_Win_detach
+    SUBROUTINE MPI_Win_detach(win, base, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+      TYPE(*), DIMENSION(*) :: base
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Win_detach
+  END INTERFACE MPI_Win_detach
+  INTERFACE PMPI_Win_detach
+    SUBROUTINE PMPI_Win_detach(win, base, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+      TYPE(*), DIMENSION(*) :: base
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Win_detach
+  END INTERFACE PMPI_Win_detach
+  INTERFACE MPI_Win_fence
+    SUBROUTINE MPI_Win_fence(assert, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: assert
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Win_fence
+  END INTERFACE MPI_Win_fence
+  INTERFACE PMPI_Win_fence
+    SUBROUTINE PMPI_Win_fence(assert, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: assert
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Win_fence
+  END INTERFACE PMPI_Win_fence
+  INTERFACE MPI_Win_flush
+    SUBROUTINE MPI_Win_flush(rank, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: rank
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Win_flush
+  END INTERFACE MPI_Win_flush
+  INTERFACE PMPI_Win_flush
+    SUBROUTINE PMPI_Win_flush(rank, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: rank
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Win_flush
+  END INTERFACE PMPI_Win_flush
+  INTERFACE MPI_Win_flush_all
+    SUBROUTINE MPI_Win_flush_all(win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Win_flush_all
+  END INTERFACE MPI_Win_flush_all
+  INTERFACE PMPI_Win_flush_all
+    SUBROUTINE PMPI_Win_flush_all(win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Win_flush_all
+  END INTERFACE PMPI_Win_flush_all
+  INTERFACE MPI_Win_flush_local
+    SUBROUTINE MPI_Win_flush_local(rank, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: rank
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Win_flush_local
+  END INTERFACE MPI_Win_flush_local
+  INTERFACE PMPI_Win_flush_local
+    SUBROUTINE PMPI_Win_flush_local(rank, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: rank
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Win_flush_local
+  END INTERFACE PMPI_Win_flush_local
+  INTERFACE MPI_Win_flush_local_all
+    SUBROUTINE MPI_Win_flush_local_all(win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Win_flush_local_all
+  END INTERFACE MPI_Win_flush_local_all
+  INTERFACE PMPI_Win_flush_local_all
+    SUBROUTINE PMPI_Win_flush_local_all(win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Win_flush_local_all
+  END INTERFACE PMPI_Win_flush_local_all
+  INTERFACE MPI_Win_free
+    SUBROUTINE MPI_Win_free(win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(INOUT) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Win_free
+  END INTERFACE MPI_Win_free
+  INTERFACE PMPI_Win_free
+    SUBROUTINE PMPI_Win_free(win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(INOUT) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Win_free
+  END INTERFACE PMPI_Win_free
   INTERFACE MPI_Win_free_keyval
     SUBROUTINE MPI_Win_free_keyval(win_keyval, ierror)
       IMPORT
@@ -13300,6 +14318,384 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Win_free_keyval
   END INTERFACE PMPI_Win_free_keyval
+  INTERFACE MPI_Win_get_attr
+    SUBROUTINE MPI_Win_get_attr(win, win_keyval, attribute_val, flag, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(IN) :: win_keyval
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: attribute_val
+      LOGICAL, INTENT(OUT) :: flag
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Win_get_attr
+  END INTERFACE MPI_Win_get_attr
+  INTERFACE PMPI_Win_get_attr
+    SUBROUTINE PMPI_Win_get_attr(win, win_keyval, attribute_val, flag, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(IN) :: win_keyval
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: attribute_val
+      LOGICAL, INTENT(OUT) :: flag
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Win_get_attr
+  END INTERFACE PMPI_Win_get_attr
+  INTERFACE MPI_Win_get_errhandler
+    SUBROUTINE MPI_Win_get_errhandler(win, errhandler, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Win_get_errhandler
+  END INTERFACE MPI_Win_get_errhandler
+  INTERFACE PMPI_Win_get_errhandler
+    SUBROUTINE PMPI_Win_get_errhandler(win, errhandler, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Win_get_errhandler
+  END INTERFACE PMPI_Win_get_errhandler
+  INTERFACE MPI_Win_get_group
+    SUBROUTINE MPI_Win_get_group(win, group, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Group), INTENT(OUT) :: group
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Win_get_group
+  END INTERFACE MPI_Win_get_group
+  INTERFACE PMPI_Win_get_group
+    SUBROUTINE PMPI_Win_get_group(win, group, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Group), INTENT(OUT) :: group
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Win_get_group
+  END INTERFACE PMPI_Win_get_group
+  INTERFACE MPI_Win_get_info
+    SUBROUTINE MPI_Win_get_info(win, info_used, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Info), INTENT(OUT) :: info_used
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Win_get_info
+  END INTERFACE MPI_Win_get_info
+  INTERFACE PMPI_Win_get_info
+    SUBROUTINE PMPI_Win_get_info(win, info_used, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Info), INTENT(OUT) :: info_used
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Win_get_info
+  END INTERFACE PMPI_Win_get_info
+  INTERFACE MPI_Win_get_name
+    SUBROUTINE MPI_Win_get_name(win, win_name, resultlen, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      CHARACTER(LEN=*), INTENT(OUT) :: win_name
+      INTEGER, INTENT(OUT) :: resultlen
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Win_get_name
+  END INTERFACE MPI_Win_get_name
+  INTERFACE PMPI_Win_get_name
+    SUBROUTINE PMPI_Win_get_name(win, win_name, resultlen, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      CHARACTER(LEN=*), INTENT(OUT) :: win_name
+      INTEGER, INTENT(OUT) :: resultlen
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Win_get_name
+  END INTERFACE PMPI_Win_get_name
+  INTERFACE MPI_Win_lock
+    SUBROUTINE MPI_Win_lock(lock_type, rank, assert, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: lock_type
+      INTEGER, INTENT(IN) :: rank
+      INTEGER, INTENT(IN) :: assert
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Win_lock
+  END INTERFACE MPI_Win_lock
+  INTERFACE PMPI_Win_lock
+    SUBROUTINE PMPI_Win_lock(lock_type, rank, assert, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: lock_type
+      INTEGER, INTENT(IN) :: rank
+      INTEGER, INTENT(IN) :: assert
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Win_lock
+  END INTERFACE PMPI_Win_lock
+  INTERFACE MPI_Win_lock_all
+    SUBROUTINE MPI_Win_lock_all(assert, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: assert
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Win_lock_all
+  END INTERFACE MPI_Win_lock_all
+  INTERFACE PMPI_Win_lock_all
+    SUBROUTINE PMPI_Win_lock_all(assert, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: assert
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Win_lock_all
+  END INTERFACE PMPI_Win_lock_all
+  INTERFACE MPI_Win_post
+    SUBROUTINE MPI_Win_post(group, assert, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Group), INTENT(IN) :: group
+      INTEGER, INTENT(IN) :: assert
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Win_post
+  END INTERFACE MPI_Win_post
+  INTERFACE PMPI_Win_post
+    SUBROUTINE PMPI_Win_post(group, assert, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Group), INTENT(IN) :: group
+      INTEGER, INTENT(IN) :: assert
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Win_post
+  END INTERFACE PMPI_Win_post
+  INTERFACE MPI_Win_set_attr
+    SUBROUTINE MPI_Win_set_attr(win, win_keyval, attribute_val, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(IN) :: win_keyval
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: attribute_val
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Win_set_attr
+  END INTERFACE MPI_Win_set_attr
+  INTERFACE PMPI_Win_set_attr
+    SUBROUTINE PMPI_Win_set_attr(win, win_keyval, attribute_val, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(IN) :: win_keyval
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: attribute_val
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Win_set_attr
+  END INTERFACE PMPI_Win_set_attr
+  INTERFACE MPI_Win_set_errhandler
+    SUBROUTINE MPI_Win_set_errhandler(win, errhandler, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Win_set_errhandler
+  END INTERFACE MPI_Win_set_errhandler
+  INTERFACE PMPI_Win_set_errhandler
+    SUBROUTINE PMPI_Win_set_errhandler(win, errhandler, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Win_set_errhandler
+  END INTERFACE PMPI_Win_set_errhandler
+  INTERFACE MPI_Win_set_info
+    SUBROUTINE MPI_Win_set_info(win, info, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Win_set_info
+  END INTERFACE MPI_Win_set_info
+  INTERFACE PMPI_Win_set_info
+    SUBROUTINE PMPI_Win_set_info(win, info, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Win_set_info
+  END INTERFACE PMPI_Win_set_info
+  INTERFACE MPI_Win_set_name
+    SUBROUTINE MPI_Win_set_name(win, win_name, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      CHARACTER(LEN=*), INTENT(IN) :: win_name
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Win_set_name
+  END INTERFACE MPI_Win_set_name
+  INTERFACE PMPI_Win_set_name
+    SUBROUTINE PMPI_Win_set_name(win, win_name, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      CHARACTER(LEN=*), INTENT(IN) :: win_name
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Win_set_name
+  END INTERFACE PMPI_Win_set_name
+  INTERFACE MPI_Win_shared_query
+    SUBROUTINE MPI_Win_shared_query(win, rank, size, disp_unit, baseptr, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(IN) :: rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: size
+      INTEGER, INTENT(OUT) :: disp_unit
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: baseptr
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Win_shared_query
+    SUBROUTINE MPI_Win_shared_query_c(win, rank, size, disp_unit, baseptr, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(IN) :: rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: size
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: disp_unit
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: baseptr
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Win_shared_query_c
+  END INTERFACE MPI_Win_shared_query
+  INTERFACE PMPI_Win_shared_query
+    SUBROUTINE PMPI_Win_shared_query(win, rank, size, disp_unit, baseptr, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(IN) :: rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: size
+      INTEGER, INTENT(OUT) :: disp_unit
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: baseptr
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Win_shared_query
+    SUBROUTINE PMPI_Win_shared_query_c(win, rank, size, disp_unit, baseptr, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(IN) :: rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: size
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: disp_unit
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: baseptr
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Win_shared_query_c
+  END INTERFACE PMPI_Win_shared_query
+  INTERFACE MPI_Win_start
+    SUBROUTINE MPI_Win_start(group, assert, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Group), INTENT(IN) :: group
+      INTEGER, INTENT(IN) :: assert
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Win_start
+  END INTERFACE MPI_Win_start
+  INTERFACE PMPI_Win_start
+    SUBROUTINE PMPI_Win_start(group, assert, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Group), INTENT(IN) :: group
+      INTEGER, INTENT(IN) :: assert
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Win_start
+  END INTERFACE PMPI_Win_start
+  INTERFACE MPI_Win_sync
+    SUBROUTINE MPI_Win_sync(win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Win_sync
+  END INTERFACE MPI_Win_sync
+  INTERFACE PMPI_Win_sync
+    SUBROUTINE PMPI_Win_sync(win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Win_sync
+  END INTERFACE PMPI_Win_sync
+  INTERFACE MPI_Win_test
+    SUBROUTINE MPI_Win_test(win, flag, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      LOGICAL, INTENT(OUT) :: flag
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Win_test
+  END INTERFACE MPI_Win_test
+  INTERFACE PMPI_Win_test
+    SUBROUTINE PMPI_Win_test(win, flag, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      LOGICAL, INTENT(OUT) :: flag
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Win_test
+  END INTERFACE PMPI_Win_test
+  INTERFACE MPI_Win_unlock
+    SUBROUTINE MPI_Win_unlock(rank, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: rank
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Win_unlock
+  END INTERFACE MPI_Win_unlock
+  INTERFACE PMPI_Win_unlock
+    SUBROUTINE PMPI_Win_unlock(rank, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: rank
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Win_unlock
+  END INTERFACE PMPI_Win_unlock
+  INTERFACE MPI_Win_unlock_all
+    SUBROUTINE MPI_Win_unlock_all(win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Win_unlock_all
+  END INTERFACE MPI_Win_unlock_all
+  INTERFACE PMPI_Win_unlock_all
+    SUBROUTINE PMPI_Win_unlock_all(win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Win_unlock_all
+  END INTERFACE PMPI_Win_unlock_all
+  INTERFACE MPI_Win_wait
+    SUBROUTINE MPI_Win_wait(win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Win_wait
+  END INTERFACE MPI_Win_wait
+  INTERFACE PMPI_Win_wait
+    SUBROUTINE PMPI_Win_wait(win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Win_wait
+  END INTERFACE PMPI_Win_wait
   INTERFACE MPI_Wtick
     FUNCTION MPI_Wtick()
       IMPORT

@@ -1,0 +1,479 @@
+/* SPDX-License-Identifier: MIT */
+/* The communication calls: MPI_Put, MPI_Get, MPI_Accumulate,
+ * MPI_Get_accumulate, MPI_Fetch_and_op, MPI_Compare_and_swap and their
+ * request forms.  Each checks the epoch, the target and the datatypes, then
+ * moves the data along the target's path (rma.h): loads and stores on mapped
+ * memory, single copies with the shared-memory transport, or active messages
+ * (am.c).  Accumulate-class operations hold the target's accumulate lock. */
+#define _GNU_SOURCE
+#include "rma/rma.h"
+#include "rma/api.h"
+#include "core/datatype.h"
+#include "transport/shm/shm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- datatype runs ---------------------------------------------------------------- */
+typedef struct {
+    void (*cb)(void *arg, MPI_Aint off, size_t len);
+    void *arg;
+    MPI_Aint off;      /* pending run */
+    size_t len;
+} runs_t;
+
+static void run_emit(runs_t *r, MPI_Aint off, size_t len)
+{
+    if (!len) return;
+    if (r->len && r->off + (MPI_Aint)r->len == off) {
+        r->len += len;
+        return;
+    }
+    if (r->len) r->cb(r->arg, r->off, r->len);
+    r->off = off;
+    r->len = len;
+}
+
+static void runs_node(runs_t *r, const cr_dt_node_t *n, MPI_Aint base)
+{
+    MPI_Aint p = base + n->off;
+    for (MPI_Aint i = 0; i < n->count; i++, p += n->stride) {
+        if (n->dense || !n->nkids) run_emit(r, p + n->doff, (size_t)n->size);
+        else
+            for (int k = 0; k < n->nkids; k++) runs_node(r, &n->kids[k], p);
+    }
+}
+
+void rma_dt_runs(MPI_Aint count, const cr_datatype_t *dt,
+                 void (*cb)(void *arg, MPI_Aint off, size_t len), void *arg)
+{
+    runs_t r = { cb, arg, 0, 0 };
+    if (dt->contig) {
+        run_emit(&r, dt->true_lb, (size_t)count * (size_t)dt->size);
+    } else {
+        for (MPI_Aint e = 0; e < count; e++) runs_node(&r, &cr_dt_desc(dt)->root, e * dt->extent);
+    }
+    if (r.len) cb(arg, r.off, r.len);
+}
+
+/* ---- moving data on mapped memory ---------------------------------------------------- */
+/* Copy `bytes` bytes of data from (src, scount, sdt) to (dst, dcount, ddt). */
+static int dt_move(void *dst, MPI_Aint dcount, cr_datatype_t *ddt, const void *src,
+                   MPI_Aint scount, cr_datatype_t *sdt, size_t bytes)
+{
+    if (CR_LIKELY(sdt->contig && ddt->contig)) {
+        memmove((char *)dst + ddt->true_lb, (const char *)src + sdt->true_lb, bytes);
+    } else if (ddt->contig) {
+        cr_dt_pack(src, scount, sdt, (char *)dst + ddt->true_lb);
+    } else if (sdt->contig) {
+        cr_dt_unpack((const char *)src + sdt->true_lb, bytes, dst, dcount, ddt);
+    } else {
+        void *tmp = malloc(bytes ? bytes : 1);
+        if (!tmp) return cr_error(MPI_ERR_NO_MEM, "no memory to copy %zu bytes", bytes);
+        cr_dt_pack(src, scount, sdt, tmp);
+        cr_dt_unpack(tmp, bytes, dst, dcount, ddt);
+        free(tmp);
+    }
+    return MPI_SUCCESS;
+}
+
+void rma_acc_local(char *t, MPI_Aint tcount, cr_datatype_t *tdt, const cr_op_t *op,
+                   const void *in, void *old)
+{
+    size_t bytes = (size_t)tcount * (size_t)tdt->size;
+    int noop = op->handle == MPI_NO_OP;
+    if (tdt->contig) {
+        char *p = t + tdt->true_lb;
+        if (old) memcpy(old, p, bytes);
+        if (!noop) cr_op_apply_packed(op, tdt->basic, in, p, bytes);
+        return;
+    }
+    char stack[256], *tmp = bytes <= sizeof stack ? stack : malloc(bytes);
+    if (!tmp) cr_abort_job(1, "courier: out of memory in an accumulate");
+    cr_dt_pack(t, tcount, tdt, tmp);
+    if (old) memcpy(old, tmp, bytes);
+    if (!noop) {
+        cr_op_apply_packed(op, tdt->basic, in, tmp, bytes);
+        cr_dt_unpack(tmp, bytes, t, tcount, tdt);
+    }
+    if (tmp != stack) free(tmp);
+}
+
+/* ---- cross-memory copies (RMA_CMA) ---------------------------------------------------- */
+typedef struct {
+    rma_target_t *t;
+    MPI_Aint base;     /* offset of the target datatype's base from the key's address */
+    char *stream;      /* packed bytes */
+    int write;
+    tr_status_t st;
+} cma_t;
+
+static void cma_run(void *arg, MPI_Aint off, size_t len)
+{
+    cma_t *c = arg;
+    if (c->st != TR_OK) return;
+    size_t at = (size_t)(c->base + off);
+    c->st = c->write ? tr_put(&shm_iface, (uint64_t)c->t->local, c->stream, len, &c->t->key, at,
+                              NULL)
+                     : tr_get(&shm_iface, (uint64_t)c->t->local, c->stream, len, &c->t->key, at,
+                              NULL);
+    c->stream += len;
+}
+
+/* Move the packed stream to (write) or from the target's (tcount, tdt) at
+ * offset `at` from its key. */
+static int cma_move(rma_target_t *t, MPI_Aint at, MPI_Aint tcount, cr_datatype_t *tdt,
+                    void *stream, int write)
+{
+    cma_t c = { t, at, stream, write, TR_OK };
+    rma_dt_runs(tcount, tdt, cma_run, &c);
+    if (c.st == TR_OK) return MPI_SUCCESS;
+    return cr_error(MPI_ERR_RMA_SHARED, "cannot %s the memory of process %d on this node "
+                    "(cross-memory attach: %s)", write ? "write" : "read", t->world,
+                    tr_status_str(c.st));
+}
+
+/* ---- checks ---------------------------------------------------------------------- */
+/* The target of an operation: NULL for MPI_PROC_NULL (nothing to do). */
+static int op_target(cr_win_t *w, int rank, rma_target_t **out)
+{
+    *out = NULL;
+    if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
+    if (CR_UNLIKELY(rank < 0 || rank >= w->size))
+        return cr_error(MPI_ERR_RANK, "target_rank=%d: not a rank of the window (size %d)", rank,
+                        w->size);
+    rma_target_t *t = &w->t[rank];
+    if (CR_UNLIKELY(!(t->lock || t->posted || w->fence_open)))
+        return cr_error(MPI_ERR_RMA_SYNC, "target_rank=%d: no access epoch to it is open on the "
+                        "window (call MPI_Win_fence, MPI_Win_start, MPI_Win_lock or "
+                        "MPI_Win_lock_all first)", rank);
+    *out = t;
+    return MPI_SUCCESS;
+}
+
+/* Where (tcount, tdt) at target_disp lies: *at is the target datatype's base
+ * as an address in this process (RMA_DIRECT), or as an offset from the
+ * target's key (RMA_CMA), or the displacement in bytes (RMA_AM).  Checks the
+ * range against the target's window (or attached regions). */
+static int op_range(cr_win_t *w, rma_target_t *t, int rank, MPI_Aint disp, MPI_Aint tcount,
+                    cr_datatype_t *tdt, MPI_Aint *at)
+{
+    MPI_Aint lo = 0, hi = 0;
+    if (tcount > 0) {
+        lo = tdt->true_lb + (tdt->extent < 0 ? (tcount - 1) * tdt->extent : 0);
+        hi = tdt->true_lb + tdt->true_extent + (tdt->extent > 0 ? (tcount - 1) * tdt->extent : 0);
+    }
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
+        *at = disp;
+        if (t->local < 0 || tcount == 0) return MPI_SUCCESS;   /* the target checks */
+        rma_dyn_t *d = rma_dyn(w, t->local);
+        uint64_t a = (uint64_t)(disp + lo), e = (uint64_t)(disp + hi);
+        if (rma_dyn_covers(d, __atomic_load_n(&t->ctl->ndyn, __ATOMIC_ACQUIRE), a, e))
+            return MPI_SUCCESS;
+        return cr_error(MPI_ERR_RMA_RANGE, "target_disp=0x%lx: bytes [0x%lx, 0x%lx) are not in "
+                        "memory rank %d attached to the dynamic window", (unsigned long)disp,
+                        (unsigned long)a, (unsigned long)e, rank);
+    }
+    MPI_Aint off = disp * t->disp_unit;
+    if (CR_UNLIKELY(tcount > 0 && (off + lo < 0 || off + hi > t->size)))
+        return cr_error(MPI_ERR_RMA_RANGE, "target_disp=%ld (disp_unit %ld) with %ld elements "
+                        "covers bytes [%ld, %ld) of rank %d's window, which has %ld bytes",
+                        (long)disp, (long)t->disp_unit, (long)tcount, (long)(off + lo),
+                        (long)(off + hi), rank, (long)t->size);
+    *at = t->path == RMA_DIRECT ? (MPI_Aint)(t->base + off) : off;
+    return MPI_SUCCESS;
+}
+
+static int type_match(MPI_Count ocount, cr_datatype_t *odt, MPI_Count tcount, cr_datatype_t *tdt,
+                      const char *what)
+{
+    MPI_Count ob = ocount * odt->size, tb = tcount * tdt->size;
+    if (CR_UNLIKELY(ob != tb))
+        return cr_error(MPI_ERR_TYPE, "the %s data is %lld bytes but the target's is %lld bytes "
+                        "(the type signatures must match)", what, (long long)ob, (long long)tb);
+    if (CR_UNLIKELY(odt->basic != tdt->basic && odt->basic != CR_B_NONE && tdt->basic != CR_B_NONE &&
+                    ob > 0))
+        return cr_error(MPI_ERR_TYPE, "the %s datatype %s and the target datatype %s are built "
+                        "from different predefined types", what,
+                        odt->name_builtin ? odt->name_builtin : "(derived)",
+                        tdt->name_builtin ? tdt->name_builtin : "(derived)");
+    return MPI_SUCCESS;
+}
+
+/* An accumulate-class operation's op and target type. */
+static int acc_check(const cr_op_t *op, cr_datatype_t *tdt)
+{
+    if (CR_UNLIKELY(!op->builtin))
+        return cr_error(MPI_ERR_OP, "op=0x%08x: one-sided accumulates take predefined ops only",
+                        (unsigned)op->handle);
+    if (CR_UNLIKELY(tdt->basic == CR_B_NONE && tdt->size > 0))
+        return cr_error(MPI_ERR_TYPE, "the target datatype of an accumulate must be built from "
+                        "one predefined type");
+    return tdt->size > 0 ? cr_op_check(op, tdt) : MPI_SUCCESS;
+}
+
+/* The request of an R- form whose operation is already complete, or one that
+ * the caller completes through its done flag. */
+static int req_new(MPI_Request *request, int complete, cr_request_t **out)
+{
+    cr_request_t *r = cr_request_new(CR_REQ_SEND, 1);
+    if (!r) return cr_error(MPI_ERR_NO_MEM, "no memory for a request");
+    r->complete = complete;
+    *request = r->handle;
+    if (out) *out = r;
+    return MPI_SUCCESS;
+}
+
+/* The origin's data as a packed stream: the buffer itself when contiguous. */
+static const void *packed_of(const void *buf, MPI_Aint count, cr_datatype_t *dt, size_t bytes,
+                             void **tmp)
+{
+    *tmp = NULL;
+    if (dt->contig) return (const char *)buf + dt->true_lb;
+    *tmp = malloc(bytes ? bytes : 1);
+    if (*tmp) cr_dt_pack(buf, count, dt, *tmp);
+    return *tmp;
+}
+
+/* ---- put / get ----------------------------------------------------------------------- */
+int core_put(const void *origin_addr, MPI_Count origin_count, cr_datatype_t *origin_datatype,
+             int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+             cr_datatype_t *target_datatype, cr_win_t *win, cr_how_t how,
+             MPI_Request *request)
+{
+    rma_target_t *t;
+    MPI_Aint at;
+    int err = op_target(win, target_rank, &t);
+    if (CR_UNLIKELY(err)) return err;
+    if (t) {
+        size_t bytes = (size_t)origin_count * (size_t)origin_datatype->size;
+        if ((err = type_match(origin_count, origin_datatype, target_count, target_datatype,
+                              "origin")) ||
+            (err = op_range(win, t, target_rank, target_disp, target_count, target_datatype, &at)))
+            return err;
+        if (CR_LIKELY(t->path == RMA_DIRECT)) {
+            err = dt_move((char *)at, target_count, target_datatype, origin_addr, origin_count,
+                          origin_datatype, bytes);
+        } else {
+            void *tmp;
+            const void *p = packed_of(origin_addr, origin_count, origin_datatype, bytes, &tmp);
+            if (!p && bytes) return cr_error(MPI_ERR_NO_MEM, "no memory to pack %zu bytes", bytes);
+            if (t->path == RMA_CMA)
+                err = cma_move(t, at, target_count, target_datatype, (void *)p, 1);
+            else
+                err = rma_am_put(win, target_rank, p, bytes, at, target_count, target_datatype);
+            free(tmp);
+        }
+        if (err) return err;
+    }
+    return how == CR_NONBLOCKING ? req_new(request, 1, NULL) : MPI_SUCCESS;
+}
+
+int core_get(void *origin_addr, MPI_Count origin_count, cr_datatype_t *origin_datatype,
+             int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+             cr_datatype_t *target_datatype, cr_win_t *win, cr_how_t how,
+             MPI_Request *request)
+{
+    rma_target_t *t;
+    MPI_Aint at;
+    int err = op_target(win, target_rank, &t);
+    if (CR_UNLIKELY(err)) return err;
+    if (!t) return how == CR_NONBLOCKING ? req_new(request, 1, NULL) : MPI_SUCCESS;
+    size_t bytes = (size_t)origin_count * (size_t)origin_datatype->size;
+    if ((err = type_match(origin_count, origin_datatype, target_count, target_datatype, "origin")) ||
+        (err = op_range(win, t, target_rank, target_disp, target_count, target_datatype, &at)))
+        return err;
+    if (CR_LIKELY(t->path == RMA_DIRECT)) {
+        err = dt_move(origin_addr, origin_count, origin_datatype, (char *)at, target_count,
+                      target_datatype, bytes);
+        if (err) return err;
+        return how == CR_NONBLOCKING ? req_new(request, 1, NULL) : MPI_SUCCESS;
+    }
+    int contig = origin_datatype->contig;
+    char *stream = contig ? (char *)origin_addr + origin_datatype->true_lb : malloc(bytes ? bytes : 1);
+    if (!stream && bytes) return cr_error(MPI_ERR_NO_MEM, "no memory for %zu bytes", bytes);
+    if (t->path == RMA_CMA) {
+        err = cma_move(t, at, target_count, target_datatype, stream, 0);
+    } else {
+        volatile int done = 0;
+        err = rma_am_get(win, target_rank, stream, bytes, at, target_count, target_datatype, &done);
+        if (!err) rma_wait_flag(&done);
+    }
+    if (!err && !contig) cr_dt_unpack(stream, bytes, origin_addr, origin_count, origin_datatype);
+    if (!contig) free(stream);
+    if (err) return err;
+    return how == CR_NONBLOCKING ? req_new(request, 1, NULL) : MPI_SUCCESS;
+}
+
+/* ---- accumulates ----------------------------------------------------------------------- */
+/* The accumulate-class core: combine the packed stream in into the target's
+ * (tcount, tdt) at `at` with op (or compare-and-swap with cmp), the old
+ * values to old (packed, may be NULL). */
+static int acc_run(cr_win_t *win, rma_target_t *t, int rank, MPI_Aint at, MPI_Aint tcount,
+                   cr_datatype_t *tdt, const cr_op_t *op, const void *in, const void *cmp,
+                   void *old)
+{
+    size_t bytes = (size_t)tcount * (size_t)tdt->size;
+    if (t->path == RMA_AM) {
+        volatile int done = 0;
+        void *buf = cmp ? malloc(2 * bytes) : NULL;
+        if (cmp) {
+            if (!buf) return cr_error(MPI_ERR_NO_MEM, "no memory");
+            memcpy(buf, in, bytes);
+            memcpy((char *)buf + bytes, cmp, bytes);
+        }
+        int err = rma_am_acc(win, rank, cmp ? buf : in, cmp ? 2 * bytes : bytes, old, at,
+                             tcount, tdt, op, cmp != NULL, old ? &done : NULL);
+        if (!err && old) rma_wait_flag(&done);
+        free(buf);
+        return err;
+    }
+    int err = MPI_SUCCESS;
+    rma_acc_lock(t->ctl);
+    if (t->path == RMA_DIRECT && !cmp) {
+        rma_acc_local((char *)at, tcount, tdt, op, in, old);
+    } else {
+        char stack[256], *cur = bytes <= sizeof stack ? stack : malloc(bytes);
+        if (!cur) {
+            rma_acc_unlock(t->ctl);
+            return cr_error(MPI_ERR_NO_MEM, "no memory");
+        }
+        if (t->path == RMA_DIRECT) cr_dt_pack((char *)at, tcount, tdt, cur);
+        else err = cma_move(t, at, tcount, tdt, cur, 0);
+        int write = 0;
+        if (!err) {
+            if (old) memcpy(old, cur, bytes);
+            if (cmp) {
+                write = memcmp(cur, cmp, bytes) == 0;
+                if (write) memcpy(cur, in, bytes);
+            } else if (op->handle != MPI_NO_OP) {
+                cr_op_apply_packed(op, tdt->basic, in, cur, bytes);
+                write = 1;
+            }
+        }
+        if (!err && write) {
+            if (t->path == RMA_DIRECT) cr_dt_unpack(cur, bytes, (char *)at, tcount, tdt);
+            else err = cma_move(t, at, tcount, tdt, cur, 1);
+        }
+        if (cur != stack) free(cur);
+    }
+    rma_acc_unlock(t->ctl);
+    return err;
+}
+
+int core_accumulate(const void *origin_addr, MPI_Count origin_count,
+                    cr_datatype_t *origin_datatype, int target_rank, MPI_Aint target_disp,
+                    MPI_Count target_count, cr_datatype_t *target_datatype, cr_op_t *op,
+                    cr_win_t *win, cr_how_t how, MPI_Request *request)
+{
+    rma_target_t *t;
+    MPI_Aint at;
+    int err = op_target(win, target_rank, &t);
+    if (CR_UNLIKELY(err)) return err;
+    if (t) {
+        size_t bytes = (size_t)origin_count * (size_t)origin_datatype->size;
+        if ((err = acc_check(op, target_datatype)) ||
+            (err = type_match(origin_count, origin_datatype, target_count, target_datatype,
+                              "origin")) ||
+            (err = op_range(win, t, target_rank, target_disp, target_count, target_datatype, &at)))
+            return err;
+        void *tmp;
+        const void *in = packed_of(origin_addr, origin_count, origin_datatype, bytes, &tmp);
+        if (!in && bytes) return cr_error(MPI_ERR_NO_MEM, "no memory to pack %zu bytes", bytes);
+        err = acc_run(win, t, target_rank, at, target_count, target_datatype, op, in, NULL, NULL);
+        free(tmp);
+        if (err) return err;
+    }
+    return how == CR_NONBLOCKING ? req_new(request, 1, NULL) : MPI_SUCCESS;
+}
+
+int core_get_accumulate(const void *origin_addr, MPI_Count origin_count,
+                        cr_datatype_t *origin_datatype, void *result_addr,
+                        MPI_Count result_count, cr_datatype_t *result_datatype,
+                        int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                        cr_datatype_t *target_datatype, cr_op_t *op, cr_win_t *win,
+                        cr_how_t how, MPI_Request *request)
+{
+    rma_target_t *t;
+    MPI_Aint at;
+    int err = op_target(win, target_rank, &t);
+    if (CR_UNLIKELY(err)) return err;
+    if (!(op->handle == MPI_NO_OP) &&
+        (!origin_datatype || !origin_datatype->committed))   /* the binding leaves it to us */
+        return cr_error(MPI_ERR_TYPE, "origin_datatype: %s (only MPI_NO_OP ignores it)",
+                        origin_datatype ? "not committed" : "not a valid datatype "
+                        "(MPI_DATATYPE_NULL or freed)");
+    if (t) {
+        int noop = op->handle == MPI_NO_OP;
+        size_t bytes = (size_t)target_count * (size_t)target_datatype->size;
+        if ((err = acc_check(op, target_datatype)) ||
+            (!noop && (err = type_match(origin_count, origin_datatype, target_count,
+                                        target_datatype, "origin"))) ||
+            (err = type_match(result_count, result_datatype, target_count, target_datatype,
+                              "result")) ||
+            (err = op_range(win, t, target_rank, target_disp, target_count, target_datatype, &at)))
+            return err;
+        void *tmp = NULL;
+        const void *in = noop ? NULL : packed_of(origin_addr, origin_count, origin_datatype,
+                                                 bytes, &tmp);
+        int rcontig = result_datatype->contig;
+        char *old = rcontig ? (char *)result_addr + result_datatype->true_lb
+                            : malloc(bytes ? bytes : 1);
+        if (bytes && ((!noop && !in) || !old)) {
+            free(tmp);
+            if (!rcontig) free(old);
+            return cr_error(MPI_ERR_NO_MEM, "no memory for %zu bytes", bytes);
+        }
+        err = acc_run(win, t, target_rank, at, target_count, target_datatype, op, in, NULL, old);
+        if (!err && !rcontig) cr_dt_unpack(old, bytes, result_addr, result_count, result_datatype);
+        free(tmp);
+        if (!rcontig) free(old);
+        if (err) return err;
+    }
+    return how == CR_NONBLOCKING ? req_new(request, 1, NULL) : MPI_SUCCESS;
+}
+
+int core_fetch_and_op(const void *origin_addr, void *result_addr, cr_datatype_t *datatype,
+                      int target_rank, MPI_Aint target_disp, cr_op_t *op, cr_win_t *win)
+{
+    rma_target_t *t;
+    MPI_Aint at;
+    int err = op_target(win, target_rank, &t);
+    if (CR_UNLIKELY(err) || !t) return err;
+    if (CR_UNLIKELY(!datatype->builtin))
+        return cr_error(MPI_ERR_TYPE, "MPI_Fetch_and_op takes a predefined datatype");
+    if ((err = acc_check(op, datatype)) ||
+        (err = op_range(win, t, target_rank, target_disp, 1, datatype, &at)))
+        return err;
+    if (datatype->contig)
+        return acc_run(win, t, target_rank, at, 1, datatype, op, origin_addr, NULL, result_addr);
+    /* pairs with padding (MPI_SHORT_INT): the operation works on packed values */
+    char in[64], old[64];
+    if ((size_t)datatype->size > sizeof in)
+        return cr_error(MPI_ERR_TYPE, "MPI_Fetch_and_op: a %ld-byte element is too large",
+                        (long)datatype->size);
+    if (op->handle != MPI_NO_OP) cr_dt_pack(origin_addr, 1, datatype, in);
+    err = acc_run(win, t, target_rank, at, 1, datatype, op, in, NULL, old);
+    if (!err) cr_dt_unpack(old, (size_t)datatype->size, result_addr, 1, datatype);
+    return err;
+}
+
+int core_compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
+                          cr_datatype_t *datatype, int target_rank, MPI_Aint target_disp,
+                          cr_win_t *win)
+{
+    rma_target_t *t;
+    MPI_Aint at;
+    int err = op_target(win, target_rank, &t);
+    if (CR_UNLIKELY(err) || !t) return err;
+    cr_basic_t b = datatype->basic;
+    if (CR_UNLIKELY(!datatype->builtin || b == CR_B_NONE || b == CR_B_FLOAT || b == CR_B_DOUBLE ||
+                    b == CR_B_LDOUBLE || b == CR_B_F_REAL || b == CR_B_F_DOUBLE ||
+                    (b >= CR_B_FCOMPLEX && b <= CR_B_LDCOMPLEX) || b >= CR_B_FLOAT_INT))
+        return cr_error(MPI_ERR_TYPE, "MPI_Compare_and_swap takes a predefined integer, logical "
+                        "or byte datatype, not %s",
+                        datatype->name_builtin ? datatype->name_builtin : "(derived)");
+    if ((err = op_range(win, t, target_rank, target_disp, 1, datatype, &at))) return err;
+    return acc_run(win, t, target_rank, at, 1, datatype, NULL, origin_addr, compare_addr,
+                   result_addr);
+}

@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+/* One-sided communication (MPI chapter 12): the window object and the
+ * internals shared by the files of src/rma (see docs/rma.md).
+ *
+ * A window reaches each target through one path, chosen when it is made:
+ * - RMA_DIRECT: the target's window memory is mapped in this process (the
+ *   target itself; MPI_Win_allocate and MPI_Win_allocate_shared memory of
+ *   every rank on this node, which lives in the window's node segment).  The
+ *   origin does the operation itself with loads and stores.
+ * - RMA_CMA: the target is on this node but its memory is its own
+ *   (MPI_Win_create, MPI_Win_create_dynamic): single copies with the shared-
+ *   memory transport's get/put (cross-memory attach).
+ * - RMA_AM: any other target (another node, or one whose memory the kernel
+ *   does not let us read): active messages that the target's progress engine
+ *   executes (am.c).
+ * Every accumulate-class operation on a target holds that target's
+ * accumulate lock (a word in the node segment, or taken by the target's own
+ * handler), so accumulates are atomic per element across all origins and
+ * paths.  Passive-target locks are words in the node segment too, so an
+ * origin on the node never needs the target to call MPI. */
+#ifndef COURIER_RMA_H
+#define COURIER_RMA_H
+#include "core/core.h"
+#include "core/info.h"
+
+enum { RMA_DIRECT = 1, RMA_CMA, RMA_AM };
+/* Lock states (rma_target_t.lock) and the lock word's exclusive bit. */
+enum { RMA_UNLOCKED = 0, RMA_SHARED = 1, RMA_EXCL = 2 };
+#define RMA_LOCK_EXCL_BIT (1ull << 62)
+
+/* The control block of one rank of a window, in the node segment (or private
+ * memory when the rank is alone on its node).  posted[] follows it: posted[t]
+ * counts the MPI_Win_post calls of window rank t that named this rank. */
+typedef struct {
+    volatile uint64_t lock;        /* passive target: RMA_LOCK_EXCL_BIT | shared holders */
+    char pad0[56];
+    volatile uint32_t acc;         /* accumulate lock: 0 free, 1 held */
+    char pad1[60];
+    volatile uint64_t complete;    /* MPI_Win_complete calls that reached this rank */
+    volatile uint64_t ndyn;        /* dynamic windows: entries used in dyn[] */
+    char pad2[48];
+} rma_ctl_t;
+_Static_assert(sizeof(rma_ctl_t) == 192, "three cache lines");
+
+/* A region attached to a dynamic window (in the node segment, so that origins
+ * on the node can check target addresses without the target). */
+typedef struct {
+    uint64_t base, size;           /* size 0: free slot */
+} rma_dyn_t;
+
+/* What this process knows of one target rank of a window. */
+typedef struct {
+    uint8_t path;                  /* RMA_DIRECT, RMA_CMA, RMA_AM */
+    uint8_t lock;                  /* the passive-target lock this process holds on it */
+    uint8_t posted;                /* PSCW: in the current access group */
+    int world;                     /* peer number */
+    int local;                     /* index in the node segment, -1 when on another node */
+    char *base;                    /* DIRECT: window memory in this process's address space;
+                                      CMA/AM: its address in the target's */
+    MPI_Aint size;
+    MPI_Aint disp_unit;
+    tr_rkey_t key;                 /* CMA: its memory, for the shm transport's get/put
+                                      (offsets from base; dynamic: absolute addresses) */
+    rma_ctl_t *ctl;                /* its control block (local targets), else NULL */
+    volatile uint64_t *posted_to_me;   /* PSCW: my posted[] slot for it */
+    uint64_t posts_seen;           /* PSCW: its posts this process consumed */
+    uint64_t am_ops;               /* AM: operations sent since the last flush */
+} rma_target_t;
+
+/* What the core knows of every window: struct cr_win begins with it. */
+struct cr_win {
+    cr_win_head_t head;            /* handle, error handler */
+    cr_comm_t *comm;               /* internal: the user's group, a context of its own */
+    int rank, size;
+    int flavor;                    /* MPI_WIN_FLAVOR_* */
+    int model;                     /* MPI_WIN_UNIFIED */
+    void *base;
+    MPI_Aint wsize;
+    int disp_unit_int;             /* for the MPI_WIN_DISP_UNIT attribute */
+    MPI_Aint disp_unit;
+    /* hints (info keys) */
+    int no_locks, same_size, same_disp_unit, noncontig;
+    char acc_ordering[64], acc_ops[32];
+    char name[MPI_MAX_OBJECT_NAME];
+    void *attrs;
+    rma_target_t *t;               /* per window rank */
+    /* the node segment */
+    char *seg;
+    size_t seg_bytes;
+    int seg_shared;                /* 1: a shared file mapping, 0: private memory */
+    int nlocal, my_local;
+    size_t ctl_stride;             /* bytes per rank's control block + posted[] + dyn[] */
+    rma_ctl_t *me;                 /* my control block */
+    int dyn_max;
+    /* epochs */
+    int fence_open;                /* a fence opened an epoch (not MPI_MODE_NOSUCCEED) */
+    int lock_all;                  /* MPI_Win_lock_all is in force */
+    int nlocks;                    /* targets locked with MPI_Win_lock */
+    int *start_ranks, nstart;      /* PSCW access group (window ranks); nstart -1: none */
+    int exposed;                   /* PSCW exposure epoch open */
+    uint64_t complete_expect;      /* PSCW: completes the waits so far expect */
+    int am_targets;                /* targets reached through AM */
+    int first_err;                 /* AM: an error a target reported, for the next sync */
+    int win_id;                    /* AM: this window's context id (same at every rank) */
+    struct cr_win *next;           /* the list of windows (AM lookup) */
+    struct rma_am_win *am;         /* AM: this rank's listening state (am.c), or NULL */
+};
+
+/* Segment layout: the node's control blocks, then (allocate flavours) data. */
+static inline rma_ctl_t *rma_ctl_at(cr_win_t *w, int local)
+{
+    return (rma_ctl_t *)(w->seg + 4096 + (size_t)local * w->ctl_stride);
+}
+static inline volatile uint64_t *rma_posted(cr_win_t *w, int local)
+{
+    return (volatile uint64_t *)((char *)rma_ctl_at(w, local) + sizeof(rma_ctl_t));
+}
+static inline rma_dyn_t *rma_dyn(cr_win_t *w, int local)
+{
+    return (rma_dyn_t *)((char *)rma_posted(w, local) + (size_t)w->size * 8);
+}
+
+/* 1 when [a, e) lies in the union of the first n regions of d (adjacent
+ * attached regions together hold an operation that spans them). */
+static inline int rma_dyn_covers(const rma_dyn_t *d, uint64_t n, uint64_t a, uint64_t e)
+{
+    for (int moved = 1; a < e && moved;) {
+        moved = 0;
+        for (uint64_t i = 0; i < n && a < e; i++) {
+            uint64_t sz = __atomic_load_n(&d[i].size, __ATOMIC_ACQUIRE);
+            if (sz && a >= d[i].base && a < d[i].base + sz) {
+                a = d[i].base + sz;
+                moved = 1;
+            }
+        }
+    }
+    return a >= e;
+}
+
+/* ---- win.c ---------------------------------------------------------------- */
+/* The window that AM traffic names by id, or NULL. */
+cr_win_t *rma_win_by_id(int id);
+
+/* ---- sync.c ---------------------------------------------------------------- */
+/* Accumulate lock of a target (local control block): spin with progress. */
+void rma_acc_lock(rma_ctl_t *c);
+void rma_acc_unlock(rma_ctl_t *c);
+/* Try the passive-target lock word: 1 when taken. */
+int rma_lock_try(volatile uint64_t *word, int type);
+void rma_lock_release(volatile uint64_t *word, int type);
+
+/* ---- ops.c ---------------------------------------------------------------- */
+/* The contiguous runs of count elements of dt from their base, in type-map
+ * order (so the runs' bytes in order are the packed stream): cb(arg, offset,
+ * length) for each, adjacent runs merged. */
+void rma_dt_runs(MPI_Aint count, const cr_datatype_t *dt,
+                 void (*cb)(void *arg, MPI_Aint off, size_t len), void *arg);
+/* Apply an accumulate-class operation to target memory at t (in this
+ * process's address space): the old packed values go to old (may be NULL),
+ * then the origin's packed values in are combined with op (MPI_REPLACE,
+ * MPI_NO_OP included).  Caller holds the accumulate lock. */
+void rma_acc_local(char *t, MPI_Aint tcount, cr_datatype_t *tdt, const cr_op_t *op,
+                   const void *in, void *old);
+
+/* ---- am.c ------------------------------------------------------------------- */
+/* Operations through active messages (RMA_AM targets).  Each returns
+ * MPI_SUCCESS or an error code; data-returning ones complete when the reply
+ * has arrived (done is set). */
+/* Start / stop serving requests on w (collective; every rank of a window
+ * that spans nodes listens). */
+int rma_am_init(cr_win_t *w);
+void rma_am_fini(cr_win_t *w);
+int rma_am_put(cr_win_t *w, int target, const void *packed, size_t bytes, MPI_Aint disp,
+               MPI_Aint tcount, cr_datatype_t *tdt);
+int rma_am_get(cr_win_t *w, int target, void *packed, size_t bytes, MPI_Aint disp,
+               MPI_Aint tcount, cr_datatype_t *tdt, volatile int *done);
+int rma_am_acc(cr_win_t *w, int target, const void *packed, size_t bytes, void *old,
+               MPI_Aint disp, MPI_Aint tcount, cr_datatype_t *tdt, const cr_op_t *op,
+               int cas, volatile int *done);
+/* Flush every operation sent to target (remote completion). */
+int rma_am_flush(cr_win_t *w, int target);
+/* Passive-target lock / unlock at a remote target (waits for the grant). */
+int rma_am_lock(cr_win_t *w, int target, int type);
+int rma_am_unlock(cr_win_t *w, int target, int type);
+/* PSCW signals to a remote rank: a post (to an origin), a complete (to a target). */
+int rma_am_post(cr_win_t *w, int origin);
+int rma_am_complete(cr_win_t *w, int target);
+/* Wait, with progress, until *flag is set. */
+void rma_wait_flag(volatile int *flag);
+#endif
