@@ -81,6 +81,7 @@ void rma_acc_local(char *t, MPI_Aint tcount, cr_datatype_t *tdt, const cr_op_t *
                    const void *in, void *old)
 {
     size_t bytes = (size_t)tcount * (size_t)tdt->size;
+    if (bytes == 0) return;     /* nothing to combine (the op may not even apply) */
     int noop = op->handle == MPI_NO_OP;
     if (tdt->contig) {
         char *p = t + tdt->true_lb;
@@ -200,8 +201,9 @@ static int type_match(MPI_Count ocount, cr_datatype_t *odt, MPI_Count tcount, cr
     return MPI_SUCCESS;
 }
 
-/* An accumulate-class operation's op and target type. */
-static int acc_check(const cr_op_t *op, cr_datatype_t *tdt)
+/* An accumulate-class operation's op and target type (count elements of it;
+ * with none, nothing is combined and any predefined op goes, as in MPICH). */
+static int acc_check(const cr_op_t *op, cr_datatype_t *tdt, MPI_Count count)
 {
     if (CR_UNLIKELY(!op->builtin))
         return cr_error(MPI_ERR_OP, "op=0x%08x: one-sided accumulates take predefined ops only",
@@ -209,7 +211,7 @@ static int acc_check(const cr_op_t *op, cr_datatype_t *tdt)
     if (CR_UNLIKELY(tdt->basic == CR_B_NONE && tdt->size > 0))
         return cr_error(MPI_ERR_TYPE, "the target datatype of an accumulate must be built from "
                         "one predefined type");
-    return tdt->size > 0 ? cr_op_check(op, tdt) : MPI_SUCCESS;
+    return tdt->size > 0 && count > 0 ? cr_op_check(op, tdt) : MPI_SUCCESS;
 }
 
 /* The request of an R- form whose operation is already complete, or one that
@@ -372,7 +374,7 @@ int core_accumulate(const void *origin_addr, MPI_Count origin_count,
     if (CR_UNLIKELY(err)) return err;
     if (t) {
         size_t bytes = (size_t)origin_count * (size_t)origin_datatype->size;
-        if ((err = acc_check(op, target_datatype)) ||
+        if ((err = acc_check(op, target_datatype, target_count)) ||
             (err = type_match(origin_count, origin_datatype, target_count, target_datatype,
                               "origin")) ||
             (err = op_range(win, t, target_rank, target_disp, target_count, target_datatype, &at)))
@@ -406,7 +408,7 @@ int core_get_accumulate(const void *origin_addr, MPI_Count origin_count,
     if (t) {
         int noop = op->handle == MPI_NO_OP;
         size_t bytes = (size_t)target_count * (size_t)target_datatype->size;
-        if ((err = acc_check(op, target_datatype)) ||
+        if ((err = acc_check(op, target_datatype, target_count)) ||
             (!noop && (err = type_match(origin_count, origin_datatype, target_count,
                                         target_datatype, "origin"))) ||
             (err = type_match(result_count, result_datatype, target_count, target_datatype,
@@ -442,7 +444,7 @@ int core_fetch_and_op(const void *origin_addr, void *result_addr, cr_datatype_t 
     if (CR_UNLIKELY(err) || !t) return err;
     if (CR_UNLIKELY(!datatype->builtin))
         return cr_error(MPI_ERR_TYPE, "MPI_Fetch_and_op takes a predefined datatype");
-    if ((err = acc_check(op, datatype)) ||
+    if ((err = acc_check(op, datatype, 1)) ||
         (err = op_range(win, t, target_rank, target_disp, 1, datatype, &at)))
         return err;
     if (datatype->contig)

@@ -310,6 +310,33 @@ static void large_count_forms(void)
     CHECK_MPI(MPI_Win_free(&w));
 }
 
+/* Accumulates of no elements combine nothing, so the op need not be defined
+ * on the type (mpi4py's test_rma calls Get_accumulate with 0 MPI_BYTE and
+ * MPI_SUM; MPICH accepts it), and the window stays as it was. */
+static void zero_count_accumulates(void)
+{
+    unsigned char *base;
+    MPI_Win w;
+    CHECK_MPI(MPI_Win_allocate(8, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &w));
+    for (int i = 0; i < 8; i++) base[i] = (unsigned char)(10 + i);
+    unsigned char o = 1, r = 7;
+    int t = (me + 1) % np;
+    CHECK_MPI(MPI_Win_fence(0, w));
+    CHECK_MPI(MPI_Get_accumulate(&o, 0, MPI_BYTE, &r, 0, MPI_BYTE, t, 0, 0, MPI_BYTE, MPI_SUM, w));
+    CHECK_MPI(MPI_Accumulate(&o, 0, MPI_BYTE, t, 0, 0, MPI_BYTE, MPI_PROD, w));
+    CHECK_MPI(MPI_Win_fence(0, w));
+    CHECK_INT(r, 7);
+    for (int i = 0; i < 8; i++) CHECK_INT(base[i], 10 + i);
+#ifndef MT_REFERENCE_MPICH   /* MPICH 4.0 does not check the op against the type */
+    /* with elements, MPI_SUM on MPI_BYTE is still an error */
+    MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN);
+    CHECK_MPI(MPI_Win_fence(0, w));
+    CHECK_CLASS(MPI_Accumulate(&o, 1, MPI_BYTE, t, 0, 1, MPI_BYTE, MPI_SUM, w), MPI_ERR_OP);
+    CHECK_MPI(MPI_Win_fence(0, w));
+#endif
+    CHECK_MPI(MPI_Win_free(&w));
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -319,6 +346,7 @@ int main(int argc, char **argv)
     info();
     errors();
     large_count_forms();
+    zero_count_accumulates();
     int rc = mt_finish("rma_win");
     MPI_Finalize();
     return rc;
