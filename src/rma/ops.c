@@ -149,6 +149,11 @@ static int op_target(cr_win_t *w, int rank, rma_target_t **out)
                         "window (call MPI_Win_fence, MPI_Win_start, MPI_Win_lock or "
                         "MPI_Win_lock_all first)", rank);
     *out = t;
+    /* On a window that spans nodes, other ranks' requests are served by this
+     * rank's progress: a rank that only works on its own memory (a spin lock
+     * by compare-and-swap on itself) must still serve them, or the holder of
+     * the lock never gets to release it. */
+    if (CR_UNLIKELY(w->am != NULL)) cr_progress();
     return MPI_SUCCESS;
 }
 
