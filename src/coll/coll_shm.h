@@ -248,8 +248,10 @@ void cshm_copy(const void *src, MPI_Aint scount, const cr_datatype_t *sdt, void 
 static inline void *cshm_operand(const coll_shm_t *a, int r, uint64_t n, MPI_Aint count,
                                  const cr_datatype_t *dt)
 {
-    void *raw = cshm_span(count, dt) <= CSHM_INLINE ? (void *)cshm_ctl(a, r, n)->w
-                                                    : (void *)cshm_slot(a, r, n);
+    /* inline operands start 16 bytes into the line (w + 1), aligned for every
+     * type an op is applied to in place (long double, __int128) */
+    void *raw = cshm_span(count, dt) <= CSHM_INLINE - 8 ? (void *)(cshm_ctl(a, r, n)->w + 1)
+                                                        : (void *)cshm_slot(a, r, n);
     return cshm_lay(raw, count, dt);
 }
 /* cshm_fold's operands in the ranks' slots: operand i is element `first` on
