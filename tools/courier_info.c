@@ -32,7 +32,7 @@ static const char *default_str(const ut_setting_desc_t *d, char *buf, size_t len
 
 static const char *current_str(const ut_setting_desc_t *d, char *buf, size_t len)
 {
-    long v = *(const long *)((const char *)&ut_settings + d->offset);
+    long v = *ut_setting_slot(d);
     if (d->type == UT_SET_STRING) snprintf(buf, len, "%s", v ? (const char *)v : "");
     else if (d->type == UT_SET_BOOL) snprintf(buf, len, "%s", v ? "true" : "false");
     else snprintf(buf, len, "%ld", v);

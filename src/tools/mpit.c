@@ -303,17 +303,12 @@ int core_t_cvar_handle_free(MPI_T_cvar_handle *handle)
     return MPI_SUCCESS;
 }
 
-static long *cvar_slot(int i)
-{
-    return (long *)((char *)&ut_settings + ut_setting_descs[i].offset);
-}
-
 int core_t_cvar_read(MPI_T_cvar_handle handle, void *buf)
 {
     T_CHECK_INIT();
     if (handle == MPI_T_CVAR_HANDLE_NULL) return MPI_T_ERR_INVALID_HANDLE;
     if (!buf) return MPI_T_ERR_INVALID;
-    long v = *cvar_slot(handle->index);
+    long v = *ut_setting_slot(&ut_setting_descs[handle->index]);
     if (cvar_is_string(handle->index)) {
         const char *str = ut_setting_str(v);
         snprintf(buf, CVAR_STRING_MAX, "%s", str ? str : "");
@@ -346,7 +341,7 @@ int core_t_cvar_write(MPI_T_cvar_handle handle, const void *buf)
     /* a value outside the setting's range (settings_table.h) is refused, as
      * it would be from the environment */
     if (v < ut_setting_descs[i].min || v > ut_setting_descs[i].max) return MPI_T_ERR_INVALID;
-    *cvar_slot(i) = v;
+    *ut_setting_slot(&ut_setting_descs[i]) = v;
     ut_setting_pin(i);
     return MPI_SUCCESS;
 }

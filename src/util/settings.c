@@ -120,13 +120,22 @@ const char *ut_settings_error(void)
     return load_error;
 }
 
+/* Setting d's value in the environment: COURIER_<NAME>, or when that is unset
+ * or empty, another MPI's name for it (CR_SETTING_ALIAS).  env receives the
+ * variable's name; NULL when neither is set. */
+static const char *env_value(const ut_setting_desc_t *d, char *env, size_t len)
+{
+    ut_setting_env(d, env, len);
+    const char *s = getenv(env), *alias = alias_of(d->name);
+    if ((!s || !*s) && alias && (s = getenv(alias)) != NULL) snprintf(env, len, "%s", alias);
+    return s;
+}
+
 /* Is setting d given in the environment (its own name or its alias)? */
 static int in_env(const ut_setting_desc_t *d)
 {
     char env[96];
-    ut_setting_env(d, env, sizeof env);
-    const char *s = getenv(env), *alias = alias_of(d->name);
-    if ((!s || !*s) && alias) s = getenv(alias);
+    const char *s = env_value(d, env, sizeof env);
     return s && *s;
 }
 
@@ -173,13 +182,13 @@ static int load_tune_file(const char *path)
             continue;
         } else if (d->type == UT_SET_STRING) {
             char *copy = strdup(val);   /* lives as long as the process */
-            if (copy) *(long *)((char *)&ut_settings + d->offset) = (long)(intptr_t)copy;
+            if (copy) *ut_setting_slot(d) = (long)(intptr_t)copy;
         } else if (parse_value(d, val, &v) != 0 || v < d->min || v > d->max) {
             fprintf(stderr, "courier: %s:%d: %s=\"%s\" is not a %s in %ld .. %ld\n", path, no,
                     name, val, ut_setting_type_name(d->type), d->min, d->max);
             rc = -1;
         } else {
-            *(long *)((char *)&ut_settings + d->offset) = v;
+            *ut_setting_slot(d) = v;
         }
     }
     fclose(f);
@@ -194,11 +203,7 @@ int ut_settings_load(void)
         const ut_setting_desc_t *d = &ut_setting_descs[i];
         if (pinned[i]) continue;
         char env[96];
-        ut_setting_env(d, env, sizeof env);
-        const char *s = getenv(env);
-        const char *alias = alias_of(d->name);
-        if ((!s || !*s) && alias && (s = getenv(alias)) != NULL)
-            snprintf(env, sizeof env, "%s", alias);
+        const char *s = env_value(d, env, sizeof env);
         long v = d->def;
         if (s && *s) {
             int bad = parse_value(d, s, &v) != 0;
@@ -212,7 +217,7 @@ int ut_settings_load(void)
                 rc = -1;
             }
         }
-        *(long *)((char *)&ut_settings + d->offset) = v;
+        *ut_setting_slot(d) = v;
     }
     const char *tune = ut_setting_str(ut_settings.tune_file);
     /* a bad line of the tuning file is reported on stderr and skipped (the

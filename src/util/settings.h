@@ -28,6 +28,12 @@ extern ut_settings_t ut_settings;
 extern const ut_setting_desc_t ut_setting_descs[];
 extern const int ut_setting_count;
 
+/* The field of ut_settings that setting d fills. */
+static inline long *ut_setting_slot(const ut_setting_desc_t *d)
+{
+    return (long *)((char *)&ut_settings + d->offset);
+}
+
 /* The value of a STRING setting (NULL when unset). */
 static inline const char *ut_setting_str(long v)
 {
