@@ -8,7 +8,6 @@
 #define _GNU_SOURCE
 #include "io/io.h"
 #include "util/settings.h"
-#include "core/api_comm.h"
 #include "core/info.h"
 
 #include <ctype.h>
@@ -163,15 +162,14 @@ static const char *tri_name(long v)
 
 int io_hints_to_user(const io_hints_t *h, const io_kv_t *kept, int naggr, MPI_Info *out)
 {
-    MPI_Info info;
-    int err = core_info_create(&info);
+    cr_info_t *io;
+    int err = cr_info_new(&io);
     if (err) return err;
-    cr_info_t *io = cr_info_ptr(info);
     char v[64];
 #define PUT(key, ...)                                  \
     do {                                               \
         snprintf(v, sizeof v, __VA_ARGS__);            \
-        if ((err = core_info_set(io, key, v))) goto fail; \
+        if ((err = cr_info_put(io, key, v))) goto out;  \
     } while (0)
     PUT("cb_buffer_size", "%ld", h->cb_buffer_size);
     PUT("romio_cb_read", "%s", tri_name(h->cb_read));
@@ -188,10 +186,9 @@ int io_hints_to_user(const io_hints_t *h, const io_kv_t *kept, int naggr, MPI_In
     if (h->file_perm >= 0) PUT("file_perm", "%lo", h->file_perm);
 #undef PUT
     for (int i = 0; i < kept->n; i++)
-        if ((err = core_info_set(io, kept->keys[i], kept->vals[i]))) goto fail;
-    *out = info;
-    return MPI_SUCCESS;
-fail:
-    core_info_free(io);
+        if ((err = cr_info_put(io, kept->keys[i], kept->vals[i]))) goto out;
+    err = cr_info_to_user(io, out);
+out:
+    cr_info_destroy(io);
     return err;
 }

@@ -10,7 +10,6 @@
 #include "core/attr.h"
 #include "core/comm_priv.h"
 #include "core/errh.h"
-#include "core/api_comm.h"
 #include "core/info.h"
 #include "transport/shm/shm.h"
 #include "util/settings.h"
@@ -504,20 +503,20 @@ int core_win_set_info(cr_win_t *win, cr_info_t *info)
 
 int core_win_get_info(cr_win_t *win, MPI_Info *info_used)
 {
-    MPI_Info i;
-    int err = core_info_create(&i);
+    cr_info_t *i;
+    int err = cr_info_new(&i);
     if (err) return err;
     const char *tf[2] = { "false", "true" };
-    cr_info_t *io = cr_info_ptr(i);
-    core_info_set(io, "no_locks", tf[win->no_locks != 0]);
-    core_info_set(io, "accumulate_ordering", win->acc_ordering);
-    core_info_set(io, "accumulate_ops", win->acc_ops);
-    core_info_set(io, "same_size", tf[win->same_size != 0]);
-    core_info_set(io, "same_disp_unit", tf[win->same_disp_unit != 0]);
-    if (win->flavor == MPI_WIN_FLAVOR_SHARED)
-        core_info_set(io, "alloc_shared_noncontig", tf[win->noncontig != 0]);
-    *info_used = i;
-    return MPI_SUCCESS;
+    err = cr_info_put(i, "no_locks", tf[win->no_locks != 0]);
+    if (!err) err = cr_info_put(i, "accumulate_ordering", win->acc_ordering);
+    if (!err) err = cr_info_put(i, "accumulate_ops", win->acc_ops);
+    if (!err) err = cr_info_put(i, "same_size", tf[win->same_size != 0]);
+    if (!err) err = cr_info_put(i, "same_disp_unit", tf[win->same_disp_unit != 0]);
+    if (!err && win->flavor == MPI_WIN_FLAVOR_SHARED)
+        err = cr_info_put(i, "alloc_shared_noncontig", tf[win->noncontig != 0]);
+    if (!err) err = cr_info_to_user(i, info_used);
+    cr_info_destroy(i);
+    return err;
 }
 
 /* ---- attributes ------------------------------------------------------------------------ */
