@@ -124,7 +124,7 @@ typedef struct {
     cr_errhandler_t *errh;     /* NULL: MPI_ERRORS_ARE_FATAL */
 } cr_win_head_t;
 typedef struct cr_session cr_session_t;
-cr_win_t *cr_win_ptr(MPI_Win h);             /* NULL if invalid */
+cr_win_t *cr_win_ptr(MPI_Win h);             /* NULL if invalid (src/rma/win.c) */
 cr_file_t *cr_file_ptr(MPI_File h);          /* NULL if invalid (src/io/file.c) */
 /* The I/O layer keeps each file's error handler; the core reaches it here
  * (src/io/file.c): the slot holding it (one reference), and the handle. */

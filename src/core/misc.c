@@ -135,5 +135,3 @@ int core_pcontrol(const int level)
     (void)level;
     return MPI_SUCCESS;
 }
-
-/* Windows: src/rma/win.c; files: src/io/file.c; sessions: session.c. */
