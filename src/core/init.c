@@ -27,7 +27,8 @@ cr_comm_t cr_comm_world, cr_comm_self;
 cr_objtab_t cr_comm_tab;
 static cr_group_t world_group, self_group;
 static crpmi_info_t pmi;
-static tr_iface_t *transports[CR_CHAN_MAX_TR];
+/* Per channel (one today: pt2pt.h), its interfaces in the order a peer is tried. */
+static tr_iface_t *transports[1][CR_CHAN_MAX_TR];
 static int ntransports;
 
 int cr_barrier_internal(cr_comm_t *comm);
@@ -122,24 +123,26 @@ static int start_transports(const char *node)
     tr_boot_t boot = { .rank = cr_proc.world_rank, .size = cr_proc.world_size,
                        .put = crpmi_put, .get = boot_get, .barrier = crpmi_barrier };
     char name[512];
-    tr_iface_t *shm;
+    tr_iface_t *self, *shm;
     snprintf(name, sizeof name, "/courier.%s.%08x", pmi.kvsname, hash_str(node));
     ntransports = 0;
-    transports[ntransports++] = self_init(cr_proc.world_rank);
-    if (shm_init(&shm, cr_proc.local_rank, cr_proc.local_size, cr_proc.local_of_world,
+    if (self_init(cr_proc.world_rank, &self, 1) != 0)
+        return cr_error(MPI_ERR_NO_MEM, "no memory for the self transport");
+    transports[0][ntransports++] = self;
+    if (shm_init(&shm, 1, cr_proc.local_rank, cr_proc.local_size, cr_proc.local_of_world,
                  cr_proc.world_size, name, &boot) != 0)
         return cr_error(MPI_ERR_OTHER, "cannot set up shared memory");
-    transports[ntransports++] = shm;
+    transports[0][ntransports++] = shm;
     if (cr_proc.local_size != cr_proc.world_size) {
         tr_iface_t *net = ofi_init(&boot);
         if (!net)
             return cr_error(MPI_ERR_OTHER, "the job spans several nodes (%d of its %d ranks "
                             "share this one) and no network transport works (libfabric)",
                             cr_proc.local_size, cr_proc.world_size);
-        transports[ntransports++] = net;
+        transports[0][ntransports++] = net;
     }
     cr_progress_init(cr_proc.oversubscribed, shm);
-    if (cr_pt2pt_init(transports, ntransports) != 0)
+    if (cr_pt2pt_init(transports, 1, ntransports, 1) != 0)
         return cr_error(MPI_ERR_NO_MEM, "no memory for the point-to-point channel");
     return MPI_SUCCESS;
 }
@@ -148,7 +151,7 @@ static void stop_transports(void)
 {
     cr_pt2pt_fini();
     cr_progress_fini();
-    for (int i = ntransports - 1; i >= 0; i--) tr_finalize(transports[i]);
+    for (int i = ntransports - 1; i >= 0; i--) tr_finalize(transports[0][i]);
     ntransports = 0;
 }
 
