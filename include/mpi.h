@@ -183,6 +183,19 @@ typedef struct {
 #define MPI_INTEGER4            ((MPI_Datatype)0x4c000430)
 #define MPI_INTEGER8            ((MPI_Datatype)0x4c000831)
 #define MPI_INTEGER16           ((MPI_Datatype)MPI_DATATYPE_NULL)
+/* Half precision (C _Float16 and bfloat16) */
+#define MPIX_C_FLOAT16          ((MPI_Datatype)0x4c000246)
+#define MPIX_BFLOAT16           ((MPI_Datatype)0x4c00024c)
+/* Fortran types of later MPICH releases (the same ABI, their handles).
+ * MPI_INTEGER16 above stays MPI_DATATYPE_NULL, as in MPICH 4.0.2's header;
+ * Courier also accepts the later handle 0x4c001032 for it. */
+#define MPI_REAL2               ((MPI_Datatype)0x4c000226)
+#define MPI_COMPLEX4            ((MPI_Datatype)0x4c00042e)
+#define MPI_LOGICAL1            ((MPI_Datatype)0x4c000147)
+#define MPI_LOGICAL2            ((MPI_Datatype)0x4c000248)
+#define MPI_LOGICAL4            ((MPI_Datatype)0x4c000449)
+#define MPI_LOGICAL8            ((MPI_Datatype)0x4c00084a)
+#define MPI_LOGICAL16           ((MPI_Datatype)0x4c00104b)
 
 /* Type classes for MPI_Type_match_size */
 #define MPI_TYPECLASS_REAL     1

@@ -17,8 +17,9 @@ path): every `src/<layer>/api.h` (or api_<area>.h) holds prototypes
   MPI_Bcast_init_c all call core_bcast, with how = CR_BLOCKING,
   CR_NONBLOCKING or CR_PERSISTENT.  maint/notes.py MEMBERS adds members whose
   name differs (MPI_Ssend -> core_send with mode = CR_MODE_SYNC).
-- Every other procedure calls core_<name> (lower case, without MPI_), and its
-  large-count form MPI_X_c the same entry.
+- Every other procedure calls core_<name> (lower case, without MPI_), or the
+  entry MEMBERS names for it (MPI_Type_hvector -> core_type_create_hvector), and
+  its large-count forms MPI_X_c (and MPI-3's MPI_X_x) the same entry.
 - The binding checks the arguments (from their kinds in the standard; helpers in
   src/core/check.h), turns handles into objects once and passes the objects:
   a core parameter `cr_comm_t *comm` receives the communicator that the MPI
@@ -31,7 +32,9 @@ path): every `src/<layer>/api.h` (or api_<area>.h) holds prototypes
     int[] / MPI_Aint[] / MPI_Count[] -> cr_vec_t (CR_VEC: either width)
     MPI_Datatype[] -> cr_datatype_t *const [] (each element checked)
   A core parameter the procedure does not have receives: `how` its variant,
-  `fname` the procedure's name, a member's fixed value (MEMBERS), or
+  `fname` the procedure's name, `int large` 1 in the large-count (_c) form and
+  0 elsewhere (what MPI_Type_get_contents reports depends on it), a member's
+  fixed value (MEMBERS), or
   MPI_STATUS_IGNORE / NULL / CR_VEC_NONE for a status, pointer or vector.
   MPI_Request and MPI_Message pointers and arrays stay handles: the core
   completes them in place.
@@ -157,7 +160,7 @@ LEGACY_DEFINED = legacy_definitions(ROOT)
 def resolve(name):
     """(core entry, how, fixed arguments) for an MPI procedure, or (None, ...)."""
     b = name[4:]
-    if b.endswith("_c"):
+    if b.endswith("_c") or b.endswith("_x"):     # large-count forms (MPI-4 _c, MPI-3 _x)
         b = b[:-2]
     cands = []
     if b.endswith("_init"):
@@ -170,9 +173,10 @@ def resolve(name):
         e = ENTRIES.get(entry)
         if e and e.family:
             return e, how, fixed
-    e = ENTRIES.get("core_" + b.lower())
+    entry, fixed = notes.MEMBERS.get(b, ("core_" + b.lower(), {}))
+    e = ENTRIES.get(entry)
     if e and not e.family:
-        return e, None, {}
+        return e, None, fixed
     return None, None, {}
 
 
@@ -396,6 +400,8 @@ def core_args(p, b):
                 args.append(p.fixed[c.name])
             elif c.name == "fname":
                 args.append("cr_fname")
+            elif c.name == "large" and c.ctype == "int":
+                args.append("1" if p.name.endswith("_c") else "0")
             elif c.ctype == "MPI_Status*":
                 args.append("MPI_STATUS_IGNORE")
             elif c.ctype == "cr_vec_t":

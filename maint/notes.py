@@ -22,7 +22,11 @@ ARRAY_LENGTH  (procedure, array of handles) -> C expression of its length, so th
               binding can check every element and pass an array of objects.
 NOT_IN_ABI    procedures of the standard that MPICH 4.0.2's header does not
               declare (MPI 4.1 / 5.0, or handle conversions MPICH makes macros);
-              Courier neither declares nor exports them yet.
+              Courier neither declares nor exports them yet.  (MPI 4.1's
+              MPI_Status_get/set_source/tag/error, MPI_Status_set_elements_c and
+              MPI_Type_get_value_index are declared and exported: later MPICH
+              releases have them too, and programs built against MPICH 4.0.2
+              simply do not call them.)
 LEGACY        procedures removed from the standard that MPICH 4.0.2 still
               declares and exports; binaries built with MPICH may call them.
 """
@@ -30,10 +34,9 @@ LEGACY        procedures removed from the standard that MPICH 4.0.2 still
 _P2P = """Send Recv Isend Irecv Ssend Issend Rsend Irsend Bsend Ibsend Sendrecv
 Sendrecv_replace Isendrecv Isendrecv_replace Probe Iprobe Mprobe Improbe Mrecv Imrecv
 Send_init Recv_init Ssend_init Rsend_init Bsend_init Start Startall
-Buffer_attach Buffer_detach Get_count Get_elements Get_elements_x"""
+Buffer_attach Buffer_detach"""
 _REQ = """Wait Waitall Waitany Waitsome Test Testall Testany Testsome Request_free
-Request_get_status Cancel Test_cancelled Status_set_cancelled Status_set_elements
-Status_set_elements_x"""
+Request_get_status Cancel"""
 _COMM = """Comm_rank Comm_size Comm_dup Comm_dup_with_info Comm_idup Comm_free Comm_split
 Comm_split_type Comm_create Comm_create_group Comm_compare Comm_group Comm_test_inter
 Comm_remote_size Comm_remote_group Comm_set_name Comm_get_name Intercomm_create
@@ -47,14 +50,6 @@ Ineighbor_alltoall Ineighbor_alltoallv Ineighbor_alltoallw"""
 _GROUP = """Group_size Group_rank Group_free Group_incl Group_excl Group_range_incl
 Group_range_excl Group_union Group_intersection Group_difference Group_compare
 Group_translate_ranks"""
-_TYPE = """Type_contiguous Type_vector Type_create_hvector Type_indexed
-Type_create_hindexed Type_create_indexed_block Type_create_hindexed_block
-Type_create_struct Type_create_resized Type_create_subarray Type_commit Type_free
-Type_dup Type_size Type_size_x Type_get_extent Type_get_extent_x Type_get_true_extent
-Type_get_true_extent_x Type_get_name Type_set_name Get_address Pack Unpack Pack_size
-Type_create_darray Type_get_envelope Type_get_contents Type_match_size Pack_external
-Unpack_external Pack_external_size Address Type_extent Type_lb Type_ub Type_hvector
-Type_hindexed Type_struct"""
 _COLL = """Barrier Bcast Reduce Allreduce Gather Gatherv Scatter Scatterv Allgather
 Allgatherv Alltoall Alltoallv Alltoallw Reduce_scatter Reduce_scatter_block Scan Exscan
 Reduce_local Ibarrier Ibcast Ireduce Iallreduce Igather Igatherv Iscatter Iscatterv
@@ -69,12 +64,7 @@ Errhandler_free Comm_call_errhandler Error_string Error_class Add_error_class
 Add_error_code Add_error_string"""
 # Large-count (_c) forms implemented alongside the int forms.
 _BIG = """Send Recv Isend Irecv Ssend Issend Rsend Irsend Bsend Ibsend Sendrecv
-Sendrecv_replace Get_count Get_elements Bcast Reduce Allreduce Gather Scatter Allgather
-Alltoall Type_contiguous Type_vector Type_size Type_get_extent Type_get_true_extent
-Type_create_hvector Type_indexed Type_create_hindexed Type_create_indexed_block
-Type_create_hindexed_block Type_create_struct Type_create_subarray Type_create_darray
-Type_create_resized Type_get_envelope Type_get_contents Pack Unpack Pack_size
-Pack_external Unpack_external Pack_external_size"""
+Sendrecv_replace Bcast Reduce Allreduce Gather Scatter Allgather Alltoall"""
 
 # Attributes and keyvals (src/core/attr.c), with the MPI-1 forms, and Info objects
 # (src/core/info.c).
@@ -90,7 +80,7 @@ def _names(*blocks):
     return {"MPI_" + w for b in blocks for w in b.split()}
 
 
-IMPLEMENTED = _names(_P2P, _REQ, _COMM, _GROUP, _TYPE, _COLL, _INIT, _ERR, _ATTR, _INFO) | \
+IMPLEMENTED = _names(_P2P, _REQ, _COMM, _GROUP, _COLL, _INIT, _ERR, _ATTR, _INFO) | \
     {n + "_c" for n in _names(_BIG)}
 
 ANYTIME = _names("""Init Init_thread Initialized Finalized Get_version
@@ -110,6 +100,13 @@ MEMBERS = {
     "Ssend": ("core_send", {"mode": "CR_MODE_SYNC"}),
     "Rsend": ("core_send", {"mode": "CR_MODE_READY"}),
     "Bsend": ("core_send", {"mode": "CR_MODE_BUFFERED"}),
+    # MPI-1 names of datatype procedures (src/core/api_dt.h)
+    "Type_hvector": ("core_type_create_hvector", {}),
+    "Type_hindexed": ("core_type_create_hindexed", {}),
+    "Type_struct": ("core_type_create_struct", {}),
+    "Address": ("core_get_address", {}),
+    # the int form has no large-count array
+    "Type_get_contents": ("core_type_get_contents", {"max_large_counts": "0"}),
 }
 
 ARRAY_LENGTH = {
@@ -144,8 +141,6 @@ Comm_flush_buffer Comm_iflush_buffer Session_attach_buffer Session_attach_buffer
 Session_detach_buffer Session_detach_buffer_c Session_flush_buffer Session_iflush_buffer
 Get_hw_resource_info Remove_error_class Remove_error_code Remove_error_string
 Request_get_status_all Request_get_status_any Request_get_status_some Sizeof F_sync_reg
-Status_get_error Status_get_source Status_get_tag Status_set_elements_c Status_set_error
-Status_set_source Status_set_tag Type_get_value_index
 Comm_c2f Comm_f2c Errhandler_c2f Errhandler_f2c Group_c2f Group_f2c Message_c2f
 Info_c2f Info_f2c Message_f2c Op_c2f Op_f2c Request_c2f Request_f2c Session_c2f Session_f2c Type_c2f
 Type_f2c Win_c2f Win_f2c
@@ -166,7 +161,7 @@ LEGACY = [
     "MPI_Datatype oldtype, MPI_Datatype* newtype)",
     "int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint* displacement)",
     "int MPI_Type_struct(int count, int* array_of_blocklengths, "
-    "MPI_Aint* array_of_displacements, MPI_Datatype* array_of_types, MPI_Datatype* newtype)",
+    "MPI_Aint* array_of_displacements, MPI_Datatype array_of_types[], MPI_Datatype* newtype)",
     "int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint* displacement)",
 ]
 

@@ -4,6 +4,7 @@
 #include "core/check.h"
 #include "coll/api.h"
 #include "core/api.h"
+#include "core/api_dt.h"
 #include "binding/core_legacy.h"
 
 #pragma weak MPI_Address = PMPI_Address
@@ -15,7 +16,7 @@ int __attribute__((visibility("default"))) PMPI_Address(void* location, MPI_Aint
         cr_err = cr_chk_init_error(cr_fname);
         goto fail;
     }
-    cr_err = core_address(location, address);
+    cr_err = core_get_address(location, address);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -43,13 +44,17 @@ int __attribute__((visibility("default"))) PMPI_Get_elements(const MPI_Status* s
     static const char cr_fname[] = "MPI_Get_elements";
     int cr_err;
     cr_datatype_t *cr_o_datatype = NULL;
+    MPI_Count cr_t_count;
     if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
         cr_err = cr_chk_init_error(cr_fname);
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(count, "count")))) goto fail;
-    cr_err = core_get_elements(status, datatype, count);
+    cr_err = core_get_elements(status, cr_o_datatype, &cr_t_count);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) {
+        *count = cr_count_to_int(cr_t_count);
+    }
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -67,7 +72,7 @@ int __attribute__((visibility("default"))) PMPI_Get_elements_c(const MPI_Status*
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(count, "count")))) goto fail;
-    cr_err = core_get_elements_c(status, datatype, count);
+    cr_err = core_get_elements(status, cr_o_datatype, count);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -85,7 +90,7 @@ int __attribute__((visibility("default"))) PMPI_Get_elements_x(const MPI_Status*
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(count, "count")))) goto fail;
-    cr_err = core_get_elements_x(status, datatype, count);
+    cr_err = core_get_elements(status, cr_o_datatype, count);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -98,6 +103,7 @@ int __attribute__((visibility("default"))) PMPI_Pack(const void* inbuf, int inco
     int cr_err;
     cr_datatype_t *cr_o_datatype = NULL;
     cr_comm_t *cr_c = NULL;
+    MPI_Count cr_t_position;
     if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
         cr_err = cr_chk_init_error(cr_fname);
         goto fail;
@@ -106,7 +112,11 @@ int __attribute__((visibility("default"))) PMPI_Pack(const void* inbuf, int inco
     if (CR_UNLIKELY((cr_err = cr_chk_count(incount, "incount")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(inbuf, incount, cr_o_datatype, "inbuf")))) goto fail;
-    cr_err = core_pack(inbuf, incount, datatype, outbuf, outsize, position, comm);
+    cr_t_position = *position;
+    cr_err = core_pack(inbuf, incount, cr_o_datatype, outbuf, outsize, &cr_t_position, cr_c);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) {
+        *position = cr_count_to_int(cr_t_position);
+    }
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -127,7 +137,7 @@ int __attribute__((visibility("default"))) PMPI_Pack_c(const void* inbuf, MPI_Co
     if (CR_UNLIKELY((cr_err = cr_chk_count(incount, "incount")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(inbuf, incount, cr_o_datatype, "inbuf")))) goto fail;
-    cr_err = core_pack_c(inbuf, incount, datatype, outbuf, outsize, position, comm);
+    cr_err = core_pack(inbuf, incount, cr_o_datatype, outbuf, outsize, position, cr_c);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -139,13 +149,18 @@ int __attribute__((visibility("default"))) PMPI_Pack_external(const char datarep
     static const char cr_fname[] = "MPI_Pack_external";
     int cr_err;
     cr_datatype_t *cr_o_datatype = NULL;
+    MPI_Count cr_t_position;
     if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
         cr_err = cr_chk_init_error(cr_fname);
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(inbuf, incount, cr_o_datatype, "inbuf")))) goto fail;
-    cr_err = core_pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position);
+    cr_t_position = *position;
+    cr_err = core_pack_external(datarep, inbuf, incount, cr_o_datatype, outbuf, outsize, &cr_t_position);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) {
+        *position = (MPI_Aint)cr_t_position;
+    }
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -163,7 +178,7 @@ int __attribute__((visibility("default"))) PMPI_Pack_external_c(const char datar
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(inbuf, incount, cr_o_datatype, "inbuf")))) goto fail;
-    cr_err = core_pack_external_c(datarep, inbuf, incount, datatype, outbuf, outsize, position);
+    cr_err = core_pack_external(datarep, inbuf, incount, cr_o_datatype, outbuf, outsize, position);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -175,13 +190,17 @@ int __attribute__((visibility("default"))) PMPI_Pack_external_size(const char da
     static const char cr_fname[] = "MPI_Pack_external_size";
     int cr_err;
     cr_datatype_t *cr_o_datatype = NULL;
+    MPI_Count cr_t_size;
     if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
         cr_err = cr_chk_init_error(cr_fname);
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(size, "size")))) goto fail;
-    cr_err = core_pack_external_size(datarep, incount, datatype, size);
+    cr_err = core_pack_external_size(datarep, incount, cr_o_datatype, &cr_t_size);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) {
+        *size = (MPI_Aint)cr_t_size;
+    }
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -199,7 +218,7 @@ int __attribute__((visibility("default"))) PMPI_Pack_external_size_c(const char 
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(size, "size")))) goto fail;
-    cr_err = core_pack_external_size_c(datarep, incount, datatype, size);
+    cr_err = core_pack_external_size(datarep, incount, cr_o_datatype, size);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -212,6 +231,7 @@ int __attribute__((visibility("default"))) PMPI_Pack_size(int incount, MPI_Datat
     int cr_err;
     cr_datatype_t *cr_o_datatype = NULL;
     cr_comm_t *cr_c = NULL;
+    MPI_Count cr_t_size;
     if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
         cr_err = cr_chk_init_error(cr_fname);
         goto fail;
@@ -220,7 +240,10 @@ int __attribute__((visibility("default"))) PMPI_Pack_size(int incount, MPI_Datat
     if (CR_UNLIKELY((cr_err = cr_chk_count(incount, "incount")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(size, "size")))) goto fail;
-    cr_err = core_pack_size(incount, datatype, comm, size);
+    cr_err = core_pack_size(incount, cr_o_datatype, cr_c, &cr_t_size, 0);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) {
+        *size = cr_count_to_int(cr_t_size);
+    }
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -241,7 +264,7 @@ int __attribute__((visibility("default"))) PMPI_Pack_size_c(MPI_Count incount, M
     if (CR_UNLIKELY((cr_err = cr_chk_count(incount, "incount")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(size, "size")))) goto fail;
-    cr_err = core_pack_size_c(incount, datatype, comm, size);
+    cr_err = core_pack_size(incount, cr_o_datatype, cr_c, size, 1);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -259,7 +282,7 @@ int __attribute__((visibility("default"))) PMPI_Type_commit(MPI_Datatype* dataty
     }
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(datatype, "datatype")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(*datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
-    cr_err = core_type_commit(datatype);
+    cr_err = core_type_commit(cr_o_datatype);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -278,7 +301,7 @@ int __attribute__((visibility("default"))) PMPI_Type_contiguous(int count, MPI_D
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(oldtype, "oldtype", 0, &cr_o_oldtype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newtype, "newtype")))) goto fail;
-    cr_err = core_type_contiguous(count, oldtype, newtype);
+    cr_err = core_type_contiguous(count, cr_o_oldtype, newtype, 0);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -297,7 +320,7 @@ int __attribute__((visibility("default"))) PMPI_Type_contiguous_c(MPI_Count coun
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(oldtype, "oldtype", 0, &cr_o_oldtype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newtype, "newtype")))) goto fail;
-    cr_err = core_type_contiguous_c(count, oldtype, newtype);
+    cr_err = core_type_contiguous(count, cr_o_oldtype, newtype, 1);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -315,7 +338,7 @@ int __attribute__((visibility("default"))) PMPI_Type_create_darray(int size, int
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(oldtype, "oldtype", 0, &cr_o_oldtype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newtype, "newtype")))) goto fail;
-    cr_err = core_type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
+    cr_err = core_type_create_darray(size, rank, ndims, CR_VEC(array_of_gsizes), array_of_distribs, array_of_dargs, array_of_psizes, order, cr_o_oldtype, newtype, 0);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -333,7 +356,7 @@ int __attribute__((visibility("default"))) PMPI_Type_create_darray_c(int size, i
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(oldtype, "oldtype", 0, &cr_o_oldtype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newtype, "newtype")))) goto fail;
-    cr_err = core_type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
+    cr_err = core_type_create_darray(size, rank, ndims, CR_VEC(array_of_gsizes), array_of_distribs, array_of_dargs, array_of_psizes, order, cr_o_oldtype, newtype, 1);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -344,7 +367,14 @@ int __attribute__((visibility("default"))) PMPI_Type_create_f90_complex(int p, i
 {
     static const char cr_fname[] = "MPI_Type_create_f90_complex";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Type_create_f90_complex is not implemented in Courier yet");
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(newtype, "newtype")))) goto fail;
+    cr_err = core_type_create_f90_complex(p, r, newtype);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -353,7 +383,14 @@ int __attribute__((visibility("default"))) PMPI_Type_create_f90_integer(int r, M
 {
     static const char cr_fname[] = "MPI_Type_create_f90_integer";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Type_create_f90_integer is not implemented in Courier yet");
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(newtype, "newtype")))) goto fail;
+    cr_err = core_type_create_f90_integer(r, newtype);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -362,7 +399,14 @@ int __attribute__((visibility("default"))) PMPI_Type_create_f90_real(int p, int 
 {
     static const char cr_fname[] = "MPI_Type_create_f90_real";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Type_create_f90_real is not implemented in Courier yet");
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(newtype, "newtype")))) goto fail;
+    cr_err = core_type_create_f90_real(p, r, newtype);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -379,7 +423,7 @@ int __attribute__((visibility("default"))) PMPI_Type_create_hindexed(int count, 
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(oldtype, "oldtype", 0, &cr_o_oldtype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newtype, "newtype")))) goto fail;
-    cr_err = core_type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+    cr_err = core_type_create_hindexed(count, CR_VEC(array_of_blocklengths), CR_VEC(array_of_displacements), cr_o_oldtype, newtype, 0);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -399,7 +443,7 @@ int __attribute__((visibility("default"))) PMPI_Type_create_hindexed_block(int c
     if (CR_UNLIKELY((cr_err = cr_chk_count(blocklength, "blocklength")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(oldtype, "oldtype", 0, &cr_o_oldtype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newtype, "newtype")))) goto fail;
-    cr_err = core_type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
+    cr_err = core_type_create_hindexed_block(count, blocklength, CR_VEC(array_of_displacements), cr_o_oldtype, newtype, 0);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -419,7 +463,7 @@ int __attribute__((visibility("default"))) PMPI_Type_create_hindexed_block_c(MPI
     if (CR_UNLIKELY((cr_err = cr_chk_count(blocklength, "blocklength")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(oldtype, "oldtype", 0, &cr_o_oldtype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newtype, "newtype")))) goto fail;
-    cr_err = core_type_create_hindexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
+    cr_err = core_type_create_hindexed_block(count, blocklength, CR_VEC(array_of_displacements), cr_o_oldtype, newtype, 1);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -438,7 +482,7 @@ int __attribute__((visibility("default"))) PMPI_Type_create_hindexed_c(MPI_Count
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(oldtype, "oldtype", 0, &cr_o_oldtype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newtype, "newtype")))) goto fail;
-    cr_err = core_type_create_hindexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+    cr_err = core_type_create_hindexed(count, CR_VEC(array_of_blocklengths), CR_VEC(array_of_displacements), cr_o_oldtype, newtype, 1);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -458,7 +502,7 @@ int __attribute__((visibility("default"))) PMPI_Type_create_hvector(int count, i
     if (CR_UNLIKELY((cr_err = cr_chk_count(blocklength, "blocklength")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(oldtype, "oldtype", 0, &cr_o_oldtype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newtype, "newtype")))) goto fail;
-    cr_err = core_type_create_hvector(count, blocklength, stride, oldtype, newtype);
+    cr_err = core_type_create_hvector(count, blocklength, stride, cr_o_oldtype, newtype, 0);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -478,7 +522,7 @@ int __attribute__((visibility("default"))) PMPI_Type_create_hvector_c(MPI_Count 
     if (CR_UNLIKELY((cr_err = cr_chk_count(blocklength, "blocklength")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(oldtype, "oldtype", 0, &cr_o_oldtype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newtype, "newtype")))) goto fail;
-    cr_err = core_type_create_hvector_c(count, blocklength, stride, oldtype, newtype);
+    cr_err = core_type_create_hvector(count, blocklength, stride, cr_o_oldtype, newtype, 1);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -498,7 +542,7 @@ int __attribute__((visibility("default"))) PMPI_Type_create_indexed_block(int co
     if (CR_UNLIKELY((cr_err = cr_chk_count(blocklength, "blocklength")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(oldtype, "oldtype", 0, &cr_o_oldtype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newtype, "newtype")))) goto fail;
-    cr_err = core_type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
+    cr_err = core_type_create_indexed_block(count, blocklength, CR_VEC(array_of_displacements), cr_o_oldtype, newtype, 0);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -518,7 +562,7 @@ int __attribute__((visibility("default"))) PMPI_Type_create_indexed_block_c(MPI_
     if (CR_UNLIKELY((cr_err = cr_chk_count(blocklength, "blocklength")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(oldtype, "oldtype", 0, &cr_o_oldtype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newtype, "newtype")))) goto fail;
-    cr_err = core_type_create_indexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
+    cr_err = core_type_create_indexed_block(count, blocklength, CR_VEC(array_of_displacements), cr_o_oldtype, newtype, 1);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -552,7 +596,7 @@ int __attribute__((visibility("default"))) PMPI_Type_create_resized(MPI_Datatype
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(oldtype, "oldtype", 0, &cr_o_oldtype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newtype, "newtype")))) goto fail;
-    cr_err = core_type_create_resized(oldtype, lb, extent, newtype);
+    cr_err = core_type_create_resized(cr_o_oldtype, lb, extent, newtype, 0);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -570,7 +614,7 @@ int __attribute__((visibility("default"))) PMPI_Type_create_resized_c(MPI_Dataty
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(oldtype, "oldtype", 0, &cr_o_oldtype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newtype, "newtype")))) goto fail;
-    cr_err = core_type_create_resized_c(oldtype, lb, extent, newtype);
+    cr_err = core_type_create_resized(cr_o_oldtype, lb, extent, newtype, 1);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -589,7 +633,7 @@ int __attribute__((visibility("default"))) PMPI_Type_create_struct(int count, co
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_datatypes(count, array_of_types, "array_of_types", 0, cr_a_array_of_types_stack, &cr_a_array_of_types)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newtype, "newtype")))) goto fail;
-    cr_err = core_type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
+    cr_err = core_type_create_struct(count, CR_VEC(array_of_blocklengths), CR_VEC(array_of_displacements), cr_a_array_of_types, newtype, 0);
     cr_dt_array_free(cr_a_array_of_types, cr_a_array_of_types_stack);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
     return cr_raise_none(cr_err, cr_fname);
@@ -611,7 +655,7 @@ int __attribute__((visibility("default"))) PMPI_Type_create_struct_c(MPI_Count c
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_datatypes(count, array_of_types, "array_of_types", 0, cr_a_array_of_types_stack, &cr_a_array_of_types)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newtype, "newtype")))) goto fail;
-    cr_err = core_type_create_struct_c(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
+    cr_err = core_type_create_struct(count, CR_VEC(array_of_blocklengths), CR_VEC(array_of_displacements), cr_a_array_of_types, newtype, 1);
     cr_dt_array_free(cr_a_array_of_types, cr_a_array_of_types_stack);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
     return cr_raise_none(cr_err, cr_fname);
@@ -632,7 +676,7 @@ int __attribute__((visibility("default"))) PMPI_Type_create_subarray(int ndims, 
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(oldtype, "oldtype", 0, &cr_o_oldtype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newtype, "newtype")))) goto fail;
-    cr_err = core_type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
+    cr_err = core_type_create_subarray(ndims, CR_VEC(array_of_sizes), CR_VEC(array_of_subsizes), CR_VEC(array_of_starts), order, cr_o_oldtype, newtype, 0);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -650,7 +694,7 @@ int __attribute__((visibility("default"))) PMPI_Type_create_subarray_c(int ndims
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(oldtype, "oldtype", 0, &cr_o_oldtype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newtype, "newtype")))) goto fail;
-    cr_err = core_type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
+    cr_err = core_type_create_subarray(ndims, CR_VEC(array_of_sizes), CR_VEC(array_of_subsizes), CR_VEC(array_of_starts), order, cr_o_oldtype, newtype, 1);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -685,7 +729,7 @@ int __attribute__((visibility("default"))) PMPI_Type_dup(MPI_Datatype oldtype, M
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(oldtype, "oldtype", 0, &cr_o_oldtype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newtype, "newtype")))) goto fail;
-    cr_err = core_type_dup(oldtype, newtype);
+    cr_err = core_type_dup(cr_o_oldtype, newtype);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -702,7 +746,7 @@ int __attribute__((visibility("default"))) PMPI_Type_extent(MPI_Datatype datatyp
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
-    cr_err = core_type_extent(datatype, extent);
+    cr_err = core_type_extent(cr_o_datatype, extent);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -720,7 +764,10 @@ int __attribute__((visibility("default"))) PMPI_Type_free(MPI_Datatype* datatype
     }
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(datatype, "datatype")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(*datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
-    cr_err = core_type_free(datatype);
+    cr_err = core_type_free(cr_o_datatype);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) {
+        *datatype = MPI_DATATYPE_NULL;
+    }
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -770,7 +817,7 @@ int __attribute__((visibility("default"))) PMPI_Type_get_contents(MPI_Datatype d
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
-    cr_err = core_type_get_contents(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
+    cr_err = core_type_get_contents(cr_o_datatype, max_integers, max_addresses, 0, max_datatypes, array_of_integers, array_of_addresses, NULL, array_of_datatypes);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -787,7 +834,7 @@ int __attribute__((visibility("default"))) PMPI_Type_get_contents_c(MPI_Datatype
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
-    cr_err = core_type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes);
+    cr_err = core_type_get_contents(cr_o_datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -799,6 +846,9 @@ int __attribute__((visibility("default"))) PMPI_Type_get_envelope(MPI_Datatype d
     static const char cr_fname[] = "MPI_Type_get_envelope";
     int cr_err;
     cr_datatype_t *cr_o_datatype = NULL;
+    MPI_Count cr_t_num_integers;
+    MPI_Count cr_t_num_addresses;
+    MPI_Count cr_t_num_datatypes;
     if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
         cr_err = cr_chk_init_error(cr_fname);
         goto fail;
@@ -808,7 +858,12 @@ int __attribute__((visibility("default"))) PMPI_Type_get_envelope(MPI_Datatype d
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(num_addresses, "num_addresses")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(num_datatypes, "num_datatypes")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(combiner, "combiner")))) goto fail;
-    cr_err = core_type_get_envelope(datatype, num_integers, num_addresses, num_datatypes, combiner);
+    cr_err = core_type_get_envelope(cr_o_datatype, &cr_t_num_integers, &cr_t_num_addresses, NULL, &cr_t_num_datatypes, combiner);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) {
+        *num_integers = cr_count_to_int(cr_t_num_integers);
+        *num_addresses = cr_count_to_int(cr_t_num_addresses);
+        *num_datatypes = cr_count_to_int(cr_t_num_datatypes);
+    }
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -830,7 +885,7 @@ int __attribute__((visibility("default"))) PMPI_Type_get_envelope_c(MPI_Datatype
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(num_large_counts, "num_large_counts")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(num_datatypes, "num_datatypes")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(combiner, "combiner")))) goto fail;
-    cr_err = core_type_get_envelope_c(datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner);
+    cr_err = core_type_get_envelope(cr_o_datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -842,6 +897,8 @@ int __attribute__((visibility("default"))) PMPI_Type_get_extent(MPI_Datatype dat
     static const char cr_fname[] = "MPI_Type_get_extent";
     int cr_err;
     cr_datatype_t *cr_o_datatype = NULL;
+    MPI_Count cr_t_lb;
+    MPI_Count cr_t_extent;
     if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
         cr_err = cr_chk_init_error(cr_fname);
         goto fail;
@@ -849,7 +906,11 @@ int __attribute__((visibility("default"))) PMPI_Type_get_extent(MPI_Datatype dat
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(lb, "lb")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(extent, "extent")))) goto fail;
-    cr_err = core_type_get_extent(datatype, lb, extent);
+    cr_err = core_type_get_extent(cr_o_datatype, &cr_t_lb, &cr_t_extent);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) {
+        *lb = (MPI_Aint)cr_t_lb;
+        *extent = (MPI_Aint)cr_t_extent;
+    }
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -868,7 +929,7 @@ int __attribute__((visibility("default"))) PMPI_Type_get_extent_c(MPI_Datatype d
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(lb, "lb")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(extent, "extent")))) goto fail;
-    cr_err = core_type_get_extent_c(datatype, lb, extent);
+    cr_err = core_type_get_extent(cr_o_datatype, lb, extent);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -887,7 +948,7 @@ int __attribute__((visibility("default"))) PMPI_Type_get_extent_x(MPI_Datatype d
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(lb, "lb")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(extent, "extent")))) goto fail;
-    cr_err = core_type_get_extent_x(datatype, lb, extent);
+    cr_err = core_type_get_extent(cr_o_datatype, lb, extent);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -905,7 +966,7 @@ int __attribute__((visibility("default"))) PMPI_Type_get_name(MPI_Datatype datat
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(resultlen, "resultlen")))) goto fail;
-    cr_err = core_type_get_name(datatype, type_name, resultlen);
+    cr_err = core_type_get_name(cr_o_datatype, type_name, resultlen);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -917,6 +978,8 @@ int __attribute__((visibility("default"))) PMPI_Type_get_true_extent(MPI_Datatyp
     static const char cr_fname[] = "MPI_Type_get_true_extent";
     int cr_err;
     cr_datatype_t *cr_o_datatype = NULL;
+    MPI_Count cr_t_true_lb;
+    MPI_Count cr_t_true_extent;
     if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
         cr_err = cr_chk_init_error(cr_fname);
         goto fail;
@@ -924,7 +987,11 @@ int __attribute__((visibility("default"))) PMPI_Type_get_true_extent(MPI_Datatyp
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(true_lb, "true_lb")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(true_extent, "true_extent")))) goto fail;
-    cr_err = core_type_get_true_extent(datatype, true_lb, true_extent);
+    cr_err = core_type_get_true_extent(cr_o_datatype, &cr_t_true_lb, &cr_t_true_extent);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) {
+        *true_lb = (MPI_Aint)cr_t_true_lb;
+        *true_extent = (MPI_Aint)cr_t_true_extent;
+    }
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -943,7 +1010,7 @@ int __attribute__((visibility("default"))) PMPI_Type_get_true_extent_c(MPI_Datat
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(true_lb, "true_lb")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(true_extent, "true_extent")))) goto fail;
-    cr_err = core_type_get_true_extent_c(datatype, true_lb, true_extent);
+    cr_err = core_type_get_true_extent(cr_o_datatype, true_lb, true_extent);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -962,7 +1029,27 @@ int __attribute__((visibility("default"))) PMPI_Type_get_true_extent_x(MPI_Datat
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(true_lb, "true_lb")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(true_extent, "true_extent")))) goto fail;
-    cr_err = core_type_get_true_extent_x(datatype, true_lb, true_extent);
+    cr_err = core_type_get_true_extent(cr_o_datatype, true_lb, true_extent);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_none(cr_err, cr_fname);
+}
+
+#pragma weak MPI_Type_get_value_index = PMPI_Type_get_value_index
+int __attribute__((visibility("default"))) PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype* pair_type)
+{
+    static const char cr_fname[] = "MPI_Type_get_value_index";
+    int cr_err;
+    cr_datatype_t *cr_o_value_type = NULL;
+    cr_datatype_t *cr_o_index_type = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(value_type, "value_type", 0, &cr_o_value_type)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(index_type, "index_type", 0, &cr_o_index_type)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(pair_type, "pair_type")))) goto fail;
+    cr_err = core_type_get_value_index(cr_o_value_type, cr_o_index_type, pair_type);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -979,7 +1066,7 @@ int __attribute__((visibility("default"))) PMPI_Type_hindexed(int count, int* ar
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(oldtype, "oldtype", 0, &cr_o_oldtype)))) goto fail;
-    cr_err = core_type_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+    cr_err = core_type_create_hindexed(count, CR_VEC(array_of_blocklengths), CR_VEC(array_of_displacements), cr_o_oldtype, newtype, 0);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -996,7 +1083,7 @@ int __attribute__((visibility("default"))) PMPI_Type_hvector(int count, int bloc
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(oldtype, "oldtype", 0, &cr_o_oldtype)))) goto fail;
-    cr_err = core_type_hvector(count, blocklength, stride, oldtype, newtype);
+    cr_err = core_type_create_hvector(count, blocklength, stride, cr_o_oldtype, newtype, 0);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -1015,7 +1102,7 @@ int __attribute__((visibility("default"))) PMPI_Type_indexed(int count, const in
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(oldtype, "oldtype", 0, &cr_o_oldtype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newtype, "newtype")))) goto fail;
-    cr_err = core_type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+    cr_err = core_type_indexed(count, CR_VEC(array_of_blocklengths), CR_VEC(array_of_displacements), cr_o_oldtype, newtype, 0);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -1034,7 +1121,7 @@ int __attribute__((visibility("default"))) PMPI_Type_indexed_c(MPI_Count count, 
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(oldtype, "oldtype", 0, &cr_o_oldtype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newtype, "newtype")))) goto fail;
-    cr_err = core_type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+    cr_err = core_type_indexed(count, CR_VEC(array_of_blocklengths), CR_VEC(array_of_displacements), cr_o_oldtype, newtype, 1);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -1051,7 +1138,7 @@ int __attribute__((visibility("default"))) PMPI_Type_lb(MPI_Datatype datatype, M
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
-    cr_err = core_type_lb(datatype, displacement);
+    cr_err = core_type_lb(cr_o_datatype, displacement);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -1101,7 +1188,7 @@ int __attribute__((visibility("default"))) PMPI_Type_set_name(MPI_Datatype datat
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
-    cr_err = core_type_set_name(datatype, type_name);
+    cr_err = core_type_set_name(cr_o_datatype, type_name);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -1113,13 +1200,17 @@ int __attribute__((visibility("default"))) PMPI_Type_size(MPI_Datatype datatype,
     static const char cr_fname[] = "MPI_Type_size";
     int cr_err;
     cr_datatype_t *cr_o_datatype = NULL;
+    MPI_Count cr_t_size;
     if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
         cr_err = cr_chk_init_error(cr_fname);
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(size, "size")))) goto fail;
-    cr_err = core_type_size(datatype, size);
+    cr_err = core_type_size(cr_o_datatype, &cr_t_size);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) {
+        *size = cr_count_to_int(cr_t_size);
+    }
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -1137,7 +1228,7 @@ int __attribute__((visibility("default"))) PMPI_Type_size_c(MPI_Datatype datatyp
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(size, "size")))) goto fail;
-    cr_err = core_type_size_c(datatype, size);
+    cr_err = core_type_size(cr_o_datatype, size);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -1155,24 +1246,29 @@ int __attribute__((visibility("default"))) PMPI_Type_size_x(MPI_Datatype datatyp
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(size, "size")))) goto fail;
-    cr_err = core_type_size_x(datatype, size);
+    cr_err = core_type_size(cr_o_datatype, size);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
 #pragma weak MPI_Type_struct = PMPI_Type_struct
-int __attribute__((visibility("default"))) PMPI_Type_struct(int count, int* array_of_blocklengths, MPI_Aint* array_of_displacements, MPI_Datatype* array_of_types, MPI_Datatype* newtype)
+int __attribute__((visibility("default"))) PMPI_Type_struct(int count, int* array_of_blocklengths, MPI_Aint* array_of_displacements, MPI_Datatype array_of_types[], MPI_Datatype* newtype)
 {
     static const char cr_fname[] = "MPI_Type_struct";
     int cr_err;
+    cr_datatype_t *cr_a_array_of_types_stack[CR_DT_ARRAY_STACK], **cr_a_array_of_types = NULL;
     if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
         cr_err = cr_chk_init_error(cr_fname);
         goto fail;
     }
-    cr_err = core_type_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
+    if (CR_UNLIKELY((cr_err = cr_chk_datatypes(count, array_of_types, "array_of_types", 0, cr_a_array_of_types_stack, &cr_a_array_of_types)))) goto fail;
+    cr_err = core_type_create_struct(count, CR_VEC(array_of_blocklengths), CR_VEC(array_of_displacements), cr_a_array_of_types, newtype, 0);
+    cr_dt_array_free(cr_a_array_of_types, cr_a_array_of_types_stack);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+    return cr_raise_none(cr_err, cr_fname);
 fail:
+    cr_dt_array_free(cr_a_array_of_types, cr_a_array_of_types_stack);
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -1187,7 +1283,7 @@ int __attribute__((visibility("default"))) PMPI_Type_ub(MPI_Datatype datatype, M
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
-    cr_err = core_type_ub(datatype, displacement);
+    cr_err = core_type_ub(cr_o_datatype, displacement);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -1207,7 +1303,7 @@ int __attribute__((visibility("default"))) PMPI_Type_vector(int count, int block
     if (CR_UNLIKELY((cr_err = cr_chk_count(blocklength, "blocklength")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(oldtype, "oldtype", 0, &cr_o_oldtype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newtype, "newtype")))) goto fail;
-    cr_err = core_type_vector(count, blocklength, stride, oldtype, newtype);
+    cr_err = core_type_vector(count, blocklength, stride, cr_o_oldtype, newtype, 0);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -1227,7 +1323,7 @@ int __attribute__((visibility("default"))) PMPI_Type_vector_c(MPI_Count count, M
     if (CR_UNLIKELY((cr_err = cr_chk_count(blocklength, "blocklength")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(oldtype, "oldtype", 0, &cr_o_oldtype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newtype, "newtype")))) goto fail;
-    cr_err = core_type_vector_c(count, blocklength, stride, oldtype, newtype);
+    cr_err = core_type_vector(count, blocklength, stride, cr_o_oldtype, newtype, 1);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -1240,6 +1336,7 @@ int __attribute__((visibility("default"))) PMPI_Unpack(const void* inbuf, int in
     int cr_err;
     cr_datatype_t *cr_o_datatype = NULL;
     cr_comm_t *cr_c = NULL;
+    MPI_Count cr_t_position;
     if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
         cr_err = cr_chk_init_error(cr_fname);
         goto fail;
@@ -1247,7 +1344,11 @@ int __attribute__((visibility("default"))) PMPI_Unpack(const void* inbuf, int in
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(outbuf, outcount, cr_o_datatype, "outbuf")))) goto fail;
-    cr_err = core_unpack(inbuf, insize, position, outbuf, outcount, datatype, comm);
+    cr_t_position = *position;
+    cr_err = core_unpack(inbuf, insize, &cr_t_position, outbuf, outcount, cr_o_datatype, cr_c);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) {
+        *position = cr_count_to_int(cr_t_position);
+    }
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -1267,7 +1368,7 @@ int __attribute__((visibility("default"))) PMPI_Unpack_c(const void* inbuf, MPI_
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(outbuf, outcount, cr_o_datatype, "outbuf")))) goto fail;
-    cr_err = core_unpack_c(inbuf, insize, position, outbuf, outcount, datatype, comm);
+    cr_err = core_unpack(inbuf, insize, position, outbuf, outcount, cr_o_datatype, cr_c);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -1279,13 +1380,18 @@ int __attribute__((visibility("default"))) PMPI_Unpack_external(const char datar
     static const char cr_fname[] = "MPI_Unpack_external";
     int cr_err;
     cr_datatype_t *cr_o_datatype = NULL;
+    MPI_Count cr_t_position;
     if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
         cr_err = cr_chk_init_error(cr_fname);
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(outbuf, outcount, cr_o_datatype, "outbuf")))) goto fail;
-    cr_err = core_unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype);
+    cr_t_position = *position;
+    cr_err = core_unpack_external(datarep, inbuf, insize, &cr_t_position, outbuf, outcount, cr_o_datatype);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) {
+        *position = (MPI_Aint)cr_t_position;
+    }
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -1303,7 +1409,7 @@ int __attribute__((visibility("default"))) PMPI_Unpack_external_c(const char dat
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(outbuf, outcount, cr_o_datatype, "outbuf")))) goto fail;
-    cr_err = core_unpack_external_c(datarep, inbuf, insize, position, outbuf, outcount, datatype);
+    cr_err = core_unpack_external(datarep, inbuf, insize, position, outbuf, outcount, cr_o_datatype);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);

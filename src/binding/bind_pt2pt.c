@@ -4,6 +4,7 @@
 #include "core/check.h"
 #include "coll/api.h"
 #include "core/api.h"
+#include "core/api_dt.h"
 #include "binding/core_legacy.h"
 
 #pragma weak MPI_Bsend = PMPI_Bsend
@@ -187,13 +188,17 @@ int __attribute__((visibility("default"))) PMPI_Get_count(const MPI_Status* stat
     static const char cr_fname[] = "MPI_Get_count";
     int cr_err;
     cr_datatype_t *cr_o_datatype = NULL;
+    MPI_Count cr_t_count;
     if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
         cr_err = cr_chk_init_error(cr_fname);
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(count, "count")))) goto fail;
-    cr_err = core_get_count(status, datatype, count);
+    cr_err = core_get_count(status, cr_o_datatype, &cr_t_count);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) {
+        *count = cr_count_to_int(cr_t_count);
+    }
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -211,7 +216,7 @@ int __attribute__((visibility("default"))) PMPI_Get_count_c(const MPI_Status* st
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(count, "count")))) goto fail;
-    cr_err = core_get_count_c(status, datatype, count);
+    cr_err = core_get_count(status, cr_o_datatype, count);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -1213,6 +1218,54 @@ int __attribute__((visibility("default"))) PMPI_Status_f2f08(const MPI_Fint* f_s
     return cr_raise_none(cr_err, cr_fname);
 }
 
+#pragma weak MPI_Status_get_error = PMPI_Status_get_error
+int __attribute__((visibility("default"))) PMPI_Status_get_error(const MPI_Status* status, int* err)
+{
+    static const char cr_fname[] = "MPI_Status_get_error";
+    int cr_err;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(err, "err")))) goto fail;
+    cr_err = core_status_get_error(status, err);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_none(cr_err, cr_fname);
+}
+
+#pragma weak MPI_Status_get_source = PMPI_Status_get_source
+int __attribute__((visibility("default"))) PMPI_Status_get_source(const MPI_Status* status, int* source)
+{
+    static const char cr_fname[] = "MPI_Status_get_source";
+    int cr_err;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(source, "source")))) goto fail;
+    cr_err = core_status_get_source(status, source);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_none(cr_err, cr_fname);
+}
+
+#pragma weak MPI_Status_get_tag = PMPI_Status_get_tag
+int __attribute__((visibility("default"))) PMPI_Status_get_tag(const MPI_Status* status, int* tag)
+{
+    static const char cr_fname[] = "MPI_Status_get_tag";
+    int cr_err;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(tag, "tag")))) goto fail;
+    cr_err = core_status_get_tag(status, tag);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_none(cr_err, cr_fname);
+}
+
 #pragma weak MPI_Status_set_cancelled = PMPI_Status_set_cancelled
 int __attribute__((visibility("default"))) PMPI_Status_set_cancelled(MPI_Status* status, int flag)
 {
@@ -1239,7 +1292,24 @@ int __attribute__((visibility("default"))) PMPI_Status_set_elements(MPI_Status* 
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
-    cr_err = core_status_set_elements(status, datatype, count);
+    cr_err = core_status_set_elements(status, cr_o_datatype, count);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_none(cr_err, cr_fname);
+}
+
+#pragma weak MPI_Status_set_elements_c = PMPI_Status_set_elements_c
+int __attribute__((visibility("default"))) PMPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Count count)
+{
+    static const char cr_fname[] = "MPI_Status_set_elements_c";
+    int cr_err;
+    cr_datatype_t *cr_o_datatype = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
+    cr_err = core_status_set_elements(status, cr_o_datatype, count);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -1256,7 +1326,53 @@ int __attribute__((visibility("default"))) PMPI_Status_set_elements_x(MPI_Status
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
-    cr_err = core_status_set_elements_x(status, datatype, count);
+    cr_err = core_status_set_elements(status, cr_o_datatype, count);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_none(cr_err, cr_fname);
+}
+
+#pragma weak MPI_Status_set_error = PMPI_Status_set_error
+int __attribute__((visibility("default"))) PMPI_Status_set_error(MPI_Status* status, int err)
+{
+    static const char cr_fname[] = "MPI_Status_set_error";
+    int cr_err;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    cr_err = core_status_set_error(status, err);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_none(cr_err, cr_fname);
+}
+
+#pragma weak MPI_Status_set_source = PMPI_Status_set_source
+int __attribute__((visibility("default"))) PMPI_Status_set_source(MPI_Status* status, int source)
+{
+    static const char cr_fname[] = "MPI_Status_set_source";
+    int cr_err;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    cr_err = core_status_set_source(status, source);
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_none(cr_err, cr_fname);
+}
+
+#pragma weak MPI_Status_set_tag = PMPI_Status_set_tag
+int __attribute__((visibility("default"))) PMPI_Status_set_tag(MPI_Status* status, int tag)
+{
+    static const char cr_fname[] = "MPI_Status_set_tag";
+    int cr_err;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 0, "tag")))) goto fail;
+    cr_err = core_status_set_tag(status, tag);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);

@@ -4,6 +4,7 @@
 #include "core/check.h"
 #include "coll/api.h"
 #include "core/api.h"
+#include "core/api_dt.h"
 #include "binding/core_legacy.h"
 
 #pragma weak MPI_Accumulate = PMPI_Accumulate

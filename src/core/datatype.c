@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* Datatype objects: the predefined types, handle lookup and the size, extent
- * and element-count queries.  The engine that packs and unpacks is in
- * dt_engine.c, the constructors in dt_create.c, MPI_Pack & co in dt_pack.c. */
+/* Datatype objects: the predefined types, handle lookup, and the size, extent
+ * and name queries.  The engine that packs and unpacks is in dt_engine.c, the
+ * constructors in dt_create.c, MPI_Pack & co in dt_pack.c, the counts in a
+ * status (MPI_Get_count, MPI_Get_elements) in status.c. */
 #include "core/core.h"
 #include "core/datatype.h"
+#include "core/api_dt.h"
 
 #include <complex.h>
 #include <stdbool.h>
@@ -26,9 +28,11 @@ typedef struct { long v; int i; } cr_long_int_t;
 typedef struct { short v; int i; } cr_short_int_t;
 typedef struct { long double v; int i; } cr_ldouble_int_t;
 
-#define BT(h, b, sz) { .handle = (h), .refcount = 1, .committed = 1, .builtin = 1, .basic = (b), \
-    .size = (sz), .lb = 0, .extent = (sz), .true_lb = 0, .true_extent = (sz), .nbasic = 1,       \
-    .contig = 1, .name_builtin = #h }
+/* A predefined type named by its handle's macro, or (BTN) by an explicit name. */
+#define BTN(h, name, b, sz) { .handle = (h), .refcount = 1, .committed = 1, .builtin = 1,      \
+    .basic = (b), .size = (sz), .lb = 0, .extent = (sz), .true_lb = 0, .true_extent = (sz),     \
+    .nbasic = 1, .contig = 1, .name_builtin = (name) }
+#define BT(h, b, sz) BTN(h, #h, b, sz)
 #define PT(h, b, T, VT) { .handle = (h), .refcount = 1, .committed = 1, .builtin = 1,         \
     .basic = (b), .size = sizeof(VT) + sizeof(int), .lb = 0, .extent = sizeof(T), .true_lb = 0,  \
     .true_extent = sizeof(T), .nbasic = 1,                                                       \
@@ -52,7 +56,8 @@ static cr_datatype_t builtins[] = {
     BT(MPI_UINT8_T, CR_B_UINT8, 1), BT(MPI_UINT16_T, CR_B_UINT16, 2),
     BT(MPI_UINT32_T, CR_B_UINT32, 4), BT(MPI_UINT64_T, CR_B_UINT64, 8),
     BT(MPI_C_BOOL, CR_B_BOOL, sizeof(bool)),
-    BT(MPI_C_FLOAT_COMPLEX, CR_B_FCOMPLEX, sizeof(float _Complex)),
+    /* MPI_C_COMPLEX is this type's first name in the standard (and MPICH's) */
+    BTN(MPI_C_FLOAT_COMPLEX, "MPI_C_COMPLEX", CR_B_FCOMPLEX, sizeof(float _Complex)),
     BT(MPI_C_DOUBLE_COMPLEX, CR_B_DCOMPLEX, sizeof(double _Complex)),
     BT(MPI_C_LONG_DOUBLE_COMPLEX, CR_B_LDCOMPLEX, sizeof(long double _Complex)),
     BT(MPI_CXX_BOOL, CR_B_BOOL, sizeof(bool)),
@@ -73,6 +78,15 @@ static cr_datatype_t builtins[] = {
     BT(MPI_COMPLEX16, CR_B_F_COMPLEX16, 16), BT(MPI_COMPLEX32, CR_B_F_COMPLEX32, 32),
     BT(MPI_2INTEGER, CR_B_F_2INTEGER, 8), BT(MPI_2REAL, CR_B_F_2REAL, 8),
     BT(MPI_2DOUBLE_PRECISION, CR_B_F_2DOUBLE, 16),
+    /* half precision, and the Fortran types of later MPICH releases (same ABI);
+     * MPI_INTEGER16 is MPI_DATATYPE_NULL in MPICH 4.0.2's header, so its later
+     * handle is spelled out */
+    BT(MPIX_C_FLOAT16, CR_B_FLOAT16, 2), BT(MPIX_BFLOAT16, CR_B_BFLOAT16, 2),
+    BT(MPI_REAL2, CR_B_F_REAL2, 2), BT(MPI_COMPLEX4, CR_B_F_COMPLEX4, 4),
+    BTN(CR_H_MAKE(CR_ST_BUILTIN, CR_K_DATATYPE, 0x1032), "MPI_INTEGER16", CR_B_F_INTEGER16, 16),
+    BT(MPI_LOGICAL1, CR_B_F_LOGICAL1, 1), BT(MPI_LOGICAL2, CR_B_F_LOGICAL2, 2),
+    BT(MPI_LOGICAL4, CR_B_F_LOGICAL4, 4), BT(MPI_LOGICAL8, CR_B_F_LOGICAL8, 8),
+    BT(MPI_LOGICAL16, CR_B_F_LOGICAL16, 16),
     /* The deprecated bound markers: size 0. */
     { .handle = MPI_LB, .refcount = 1, .committed = 1, .builtin = 1, .basic = CR_B_LB,
       .contig = 1, .name_builtin = "MPI_LB" },
@@ -140,6 +154,8 @@ void cr_datatype_init(void)
             pair_by_index[h & 0x7] = d;
         if (!basic_sizes[d->basic]) basic_sizes[d->basic] = (size_t)d->size;
         /* Non-contiguous pairs still count as one basic element of `basic`. */
+        /* the name MPI_Type_get_name reports until MPI_Type_set_name changes it */
+        if (!d->name[0]) snprintf(d->name, sizeof d->name, "%s", d->name_builtin);
     }
     /* The layouts need every basic size (alignment), so they come second; a
      * second MPI_Init-like call finds them built. */
@@ -169,155 +185,59 @@ cr_datatype_t *cr_datatype_ptr_slow(MPI_Datatype h)
 }
 
 /* ---- queries --------------------------------------------------------------- */
-int core_type_size(MPI_Datatype datatype, int *size)
+int core_type_size(cr_datatype_t *datatype, MPI_Count *size)
 {
-    MPI_Count s = cr_datatype_ptr(datatype)->size;
-    *size = s > 0x7fffffff ? MPI_UNDEFINED : (int)s;
+    *size = datatype->size;
     return MPI_SUCCESS;
 }
 
-int core_type_size_c(MPI_Datatype datatype, MPI_Count *size)
+int core_type_get_extent(cr_datatype_t *datatype, MPI_Count *lb, MPI_Count *extent)
 {
-    *size = cr_datatype_ptr(datatype)->size;
+    *lb = datatype->lb;
+    *extent = datatype->extent;
     return MPI_SUCCESS;
 }
 
-int core_type_size_x(MPI_Datatype datatype, MPI_Count *size)
+int core_type_get_true_extent(cr_datatype_t *datatype, MPI_Count *true_lb,
+                              MPI_Count *true_extent)
 {
-    return core_type_size_c(datatype, size);
-}
-
-int core_type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
-{
-    cr_datatype_t *d = cr_datatype_ptr(datatype);
-    *lb = d->lb;
-    *extent = d->extent;
+    *true_lb = datatype->true_lb;
+    *true_extent = datatype->true_extent;
     return MPI_SUCCESS;
 }
 
-int core_type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
+int core_type_extent(cr_datatype_t *datatype, MPI_Aint *extent)
 {
-    cr_datatype_t *d = cr_datatype_ptr(datatype);
-    *true_lb = d->true_lb;
-    *true_extent = d->true_extent;
+    *extent = datatype->extent;
     return MPI_SUCCESS;
 }
 
-int core_type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
+int core_type_lb(cr_datatype_t *datatype, MPI_Aint *displacement)
 {
-    cr_datatype_t *d = cr_datatype_ptr(datatype);
-    const char *n = d->builtin ? d->name_builtin : d->name;
-    strncpy(type_name, n, MPI_MAX_OBJECT_NAME - 1);
-    type_name[MPI_MAX_OBJECT_NAME - 1] = 0;
+    *displacement = datatype->lb;
+    return MPI_SUCCESS;
+}
+
+int core_type_ub(cr_datatype_t *datatype, MPI_Aint *displacement)
+{
+    *displacement = datatype->lb + datatype->extent;
+    return MPI_SUCCESS;
+}
+
+int core_type_get_name(cr_datatype_t *datatype, char *type_name, int *resultlen)
+{
+    if (!type_name) return cr_error(MPI_ERR_ARG, "type_name=NULL: null pointer");
+    snprintf(type_name, MPI_MAX_OBJECT_NAME, "%s", datatype->name);
     *resultlen = (int)strlen(type_name);
     return MPI_SUCCESS;
 }
 
-/* Bytes received, from the status (MPICH layout: 64-bit count split in two ints,
- * the low bit of the high word is the cancelled flag). */
-MPI_Count cr_status_bytes(const MPI_Status *st)
+/* The standard lets any datatype be renamed, predefined ones included. */
+int core_type_set_name(cr_datatype_t *datatype, const char *type_name)
 {
-    return (MPI_Count)(((uint64_t)(uint32_t)st->count_hi_and_cancelled >> 1) << 32 |
-                       (uint32_t)st->count_lo);
-}
-
-void cr_status_set_bytes(MPI_Status *st, MPI_Count bytes)
-{
-    int cancelled = st->count_hi_and_cancelled & 1;
-    st->count_lo = (int)(uint32_t)bytes;
-    st->count_hi_and_cancelled = (int)((((uint64_t)bytes >> 32) << 1) | (unsigned)cancelled);
-}
-
-int core_get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
-{
-    cr_datatype_t *d = cr_datatype_ptr(datatype);
-    MPI_Count b = cr_status_bytes(status);
-    if (d->size == 0)
-        *count = b == 0 ? 0 : MPI_UNDEFINED;
-    else
-        *count = b % d->size ? MPI_UNDEFINED : b / d->size;
+    if (!type_name) return cr_error(MPI_ERR_ARG, "type_name=NULL: null pointer");
+    snprintf(datatype->name, sizeof datatype->name, "%s", type_name);
     return MPI_SUCCESS;
-}
-
-int core_get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
-{
-    MPI_Count c;
-    core_get_count_c(status, datatype, &c);
-    *count = c > 0x7fffffff ? MPI_UNDEFINED : (int)c;
-    return MPI_SUCCESS;
-}
-
-/* Basic elements received: whole elements times their basic elements, plus
- * those of a trailing partial element (the engine counts them from the type's
- * layout); MPI_UNDEFINED when the bytes end inside a basic element. */
-int core_get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
-{
-    MPI_Count n = cr_dt_count_elements(cr_datatype_ptr(datatype), cr_status_bytes(status));
-    *count = n < 0 ? MPI_UNDEFINED : n;
-    return MPI_SUCCESS;
-}
-
-int core_get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
-{
-    MPI_Count c;
-    core_get_elements_c(status, datatype, &c);
-    *count = c > 0x7fffffff ? MPI_UNDEFINED : (int)c;
-    return MPI_SUCCESS;
-}
-
-int core_get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
-{
-    return core_get_elements_c(status, datatype, count);
-}
-
-int core_status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
-{
-    cr_status_set_bytes(status, cr_dt_elements_bytes(cr_datatype_ptr(datatype), count));
-    return MPI_SUCCESS;
-}
-
-int core_status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
-{
-    cr_status_set_bytes(status, cr_dt_elements_bytes(cr_datatype_ptr(datatype), count));
-    return MPI_SUCCESS;
-}
-
-int core_status_set_cancelled(MPI_Status *status, int flag)
-{
-    status->count_hi_and_cancelled = (status->count_hi_and_cancelled & ~1) | (flag ? 1 : 0);
-    return MPI_SUCCESS;
-}
-
-int core_test_cancelled(const MPI_Status *status, int *flag)
-{
-    *flag = status->count_hi_and_cancelled & 1;
-    return MPI_SUCCESS;
-}
-
-int core_type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
-{
-    cr_datatype_t *d = cr_datatype_ptr(datatype);
-    *lb = d->lb;
-    *extent = d->extent;
-    return MPI_SUCCESS;
-}
-
-int core_type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
-{
-    return core_type_get_extent_c(datatype, lb, extent);
-}
-
-int core_type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
-{
-    cr_datatype_t *d = cr_datatype_ptr(datatype);
-    *true_lb = d->true_lb;
-    *true_extent = d->true_extent;
-    return MPI_SUCCESS;
-}
-
-int core_type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
-{
-    return core_type_get_true_extent_c(datatype, true_lb, true_extent);
 }
 
 int core_get_address(const void *location, MPI_Aint *address)
@@ -325,14 +245,3 @@ int core_get_address(const void *location, MPI_Aint *address)
     *address = (MPI_Aint)(uintptr_t)location;
     return MPI_SUCCESS;
 }
-
-int core_type_set_name(MPI_Datatype datatype, const char *type_name)
-{
-    cr_datatype_t *d = cr_datatype_ptr(datatype);
-    if (d->builtin)
-        return cr_error(MPI_ERR_TYPE, "datatype=%s: predefined datatypes keep their names",
-                        d->name_builtin);
-    snprintf(d->name, sizeof d->name, "%s", type_name);
-    return MPI_SUCCESS;
-}
-

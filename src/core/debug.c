@@ -17,7 +17,7 @@ void core_debug_init(int world_rank, const char *hostname)
     if (ut_settings.attach != world_rank) return;
     fprintf(stderr,
             "[courier] rank %d waits for a debugger: pid %ld on %s\n"
-            "[courier]   gdb -p %ld -ex 'set var courier_debug_wait = 0' -ex continue\n",
+            "[courier]   gdb -p %ld -ex 'set var *(int *)&courier_debug_wait = 0' -ex continue\n",
             world_rank, (long)getpid(), hostname, (long)getpid());
     fflush(stderr);
     while (courier_debug_wait) sleep(1);

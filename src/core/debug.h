@@ -6,7 +6,7 @@
 
 /* The rank's debugger hook: while it is nonzero, the rank named by
  * COURIER_ATTACH waits in core_debug_init(); a debugger attaches and sets it
- * to 0 (`set var courier_debug_wait = 0`).  Exported so gdb finds it. */
+ * to 0 (`set var *(int *)&courier_debug_wait = 0`).  Exported so gdb finds it. */
 extern volatile int courier_debug_wait;
 
 /* With COURIER_BACKTRACE (default on), install the fatal-signal backtrace

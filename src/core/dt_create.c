@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Datatype constructors, envelopes and contents, dup, commit and free.
+/* Datatype constructors, envelopes and contents, dup, commit and free,
+ * MPI_Type_match_size, MPI_Type_get_value_index and the Fortran 90
+ * parameterised types.
  *
  * Every constructor is reduced to one of two builders: a vector (count blocks
  * of bl old elements, a fixed stride apart: contiguous, vector, hvector) and a
@@ -11,6 +13,7 @@
 #include "core/core.h"
 #include "core/datatype.h"
 #include "core/attr.h"
+#include "core/api_dt.h"
 
 #include <limits.h>
 #include <stdbool.h>
@@ -155,12 +158,15 @@ static void acc_bounds(acc_t *a, MPI_Aint d, MPI_Aint bl, const cr_datatype_t *o
         raise_(&s, &a->tub, d + o->true_lb + o->true_extent + hi);
         a->has_data = 1;
     }
+    /* A bound is explicit where o has a marker for it, else natural where o
+     * has data; a marker only ever sets its own bound (as in MPICH: a struct
+     * of just an MPI_LB at 10 has lb 10, ub 0 and extent -10). */
     MPI_Aint l = d + o->lb + lo, u = d + o->lb + o->extent + hi;
-    bool counts = o->size > 0 || x->lb_mark || x->ub_mark;
+    bool data = o->size > 0;
     if (x->lb_mark) lower(&a->lbm, &a->mlb, l);
-    else if (counts) lower(&a->nat_lb, &a->nlb, l);
+    else if (data) lower(&a->nat_lb, &a->nlb, l);
     if (x->ub_mark) raise_(&a->ubm, &a->mub, u);
-    else if (counts) raise_(&a->nat_ub, &a->nub, u);
+    else if (data) raise_(&a->nat_ub, &a->nub, u);
 }
 
 /* The data of n elements of o (the bounds come from acc_bounds). */
@@ -353,38 +359,30 @@ static int dt_publish(cr_datatype_t *d, int err, MPI_Datatype *newtype)
 }
 
 /* ---- the public constructors -------------------------------------------------------- */
-static int type_contiguous(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype,
-                           bool large)
+int core_type_contiguous(MPI_Count count, cr_datatype_t *oldtype, MPI_Datatype *newtype,
+                         int large)
 {
-    cr_datatype_t *o = cr_datatype_ptr(oldtype), *d;
-    int err = mk_vector(1, (MPI_Aint)count, 0, o, &d);
+    cr_datatype_t *d;
+    int err = mk_vector(1, (MPI_Aint)count, 0, oldtype, &d);
     if (err) return err;
     err = env_alloc(d, MPI_COMBINER_CONTIGUOUS, !large, 0, large, 1);
     if (!err) {
         cr_dt_env_t *e = &cr_dt_desc(d)->env;
         if (large) e->counts[0] = count;
         else e->ints[0] = (int)count;
-        env_type(d, 0, o);
+        env_type(d, 0, oldtype);
     }
     return dt_publish(d, err, newtype);
 }
 
-int core_type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+/* vector (stride in elements) and hvector (in bytes); MPI-1's MPI_Type_hvector
+ * records MPI_COMBINER_HVECTOR too, as in MPICH. */
+static int type_vector(MPI_Count count, MPI_Count bl, MPI_Count stride, cr_datatype_t *o,
+                       MPI_Datatype *newtype, bool bytes, int large)
 {
-    return type_contiguous(count, oldtype, newtype, false);
-}
-
-int core_type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return type_contiguous(count, oldtype, newtype, true);
-}
-
-/* vector (stride in elements) and hvector (in bytes); `large` for the _c forms,
- * `legacy` for MPI-1's MPI_Type_hvector (same combiner as in MPICH). */
-static int type_vector(MPI_Count count, MPI_Count bl, MPI_Count stride, MPI_Datatype oldtype,
-                       MPI_Datatype *newtype, bool bytes, bool large)
-{
-    cr_datatype_t *o = cr_datatype_ptr(oldtype), *d;
+    cr_datatype_t *d;
+    if (bl < 0)
+        return cr_error(MPI_ERR_ARG, "blocklength=%lld: must be >= 0", (long long)bl);
     MPI_Aint sb = bytes ? (MPI_Aint)stride : (MPI_Aint)stride * o->extent;
     int err = mk_vector((MPI_Aint)count, (MPI_Aint)bl, sb, o, &d);
     if (err) return err;
@@ -408,98 +406,65 @@ static int type_vector(MPI_Count count, MPI_Count bl, MPI_Count stride, MPI_Data
     return dt_publish(d, err, newtype);
 }
 
-int core_type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
-                     MPI_Datatype *newtype)
+int core_type_vector(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+                     cr_datatype_t *oldtype, MPI_Datatype *newtype, int large)
 {
-    return type_vector(count, blocklength, stride, oldtype, newtype, false, false);
+    return type_vector(count, blocklength, stride, oldtype, newtype, false, large);
 }
 
-int core_type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
-                       MPI_Datatype oldtype, MPI_Datatype *newtype)
+int core_type_create_hvector(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+                             cr_datatype_t *oldtype, MPI_Datatype *newtype, int large)
 {
-    return type_vector(count, blocklength, stride, oldtype, newtype, false, true);
-}
-
-int core_type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
-                             MPI_Datatype *newtype)
-{
-    return type_vector(count, blocklength, stride, oldtype, newtype, true, false);
-}
-
-int core_type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
-                               MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return type_vector(count, blocklength, stride, oldtype, newtype, true, true);
-}
-
-int core_type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
-                      MPI_Datatype *newtype)
-{
-    return type_vector(count, blocklength, stride, oldtype, newtype, true, false);
-}
-
-/* The arguments of the block-list constructors, in whichever integer types the
- * binding gave them: exactly one of the i / a / c pointers of each is set. */
-typedef struct {
-    const int *i;
-    const MPI_Aint *a;
-    const MPI_Count *c;
-    MPI_Count one;     /* used when all three are NULL (the _block forms' blocklength) */
-} ivec_t;
-
-static inline MPI_Count ivec_get(const ivec_t *v, MPI_Count k)
-{
-    return v->i ? v->i[k] : v->a ? (MPI_Count)v->a[k] : v->c ? v->c[k] : v->one;
+    return type_vector(count, blocklength, stride, oldtype, newtype, true, large);
 }
 
 enum { DISP_ELEMS, DISP_BYTES };
 
-/* indexed, hindexed, indexed_block, hindexed_block, struct (and _c, legacy). */
-static int type_blocks(const char *fname, int combiner, MPI_Count count, ivec_t bl, ivec_t disp,
-                       int disp_unit, const MPI_Datatype *types, MPI_Datatype oldtype,
-                       MPI_Datatype *newtype, bool large)
+/* Block k's length: from the array, or the _block forms' one blocklength. */
+static inline MPI_Count block_len(cr_vec_t bl, MPI_Count one, MPI_Count k)
 {
-    if (count > 0 && ((!bl.i && !bl.a && !bl.c && combiner != MPI_COMBINER_INDEXED_BLOCK &&
-                       combiner != MPI_COMBINER_HINDEXED_BLOCK) ||
-                      (!disp.i && !disp.a && !disp.c) ||
-                      (combiner == MPI_COMBINER_STRUCT && !types)))
-        return cr_error(MPI_ERR_ARG, "%s: count=%lld but an array argument is NULL", fname,
+    return bl.p ? cr_vec_get(bl, (MPI_Aint)k) : one;
+}
+
+/* indexed, hindexed, indexed_block, hindexed_block, struct (and their _c and
+ * MPI-1 forms).  bl is CR_VEC_NONE for the _block forms (one blocklength);
+ * types is NULL except for struct. */
+static int type_blocks(int combiner, MPI_Count count, cr_vec_t bl, MPI_Count one, cr_vec_t disp,
+                       int disp_unit, cr_datatype_t *const *types, cr_datatype_t *o,
+                       MPI_Datatype *newtype, int large)
+{
+    bool block = combiner == MPI_COMBINER_INDEXED_BLOCK || combiner == MPI_COMBINER_HINDEXED_BLOCK;
+    bool is_struct = combiner == MPI_COMBINER_STRUCT;   /* types[] (NULL when count is 0) */
+    if (count > 0 && !block && !bl.p)
+        return cr_error(MPI_ERR_ARG, "array_of_blocklengths=NULL: null array for count=%lld",
                         (long long)count);
-    cr_datatype_t *o = types ? NULL : cr_datatype_ptr(oldtype);
+    if (count > 0 && !disp.p)
+        return cr_error(MPI_ERR_ARG, "array_of_displacements=NULL: null array for count=%lld",
+                        (long long)count);
+    if (block && one < 0)
+        return cr_error(MPI_ERR_ARG, "blocklength=%lld: must be >= 0", (long long)one);
     MPI_Aint *blv = malloc((size_t)(count ? count : 1) * sizeof *blv);
     MPI_Aint *dv = malloc((size_t)(count ? count : 1) * sizeof *dv);
-    cr_datatype_t **tv = types ? malloc((size_t)(count ? count : 1) * sizeof *tv) : NULL;
-    int err = MPI_SUCCESS;
-    if (!blv || !dv || (types && !tv)) err = NOMEM();
+    int err = blv && dv ? MPI_SUCCESS : NOMEM();
     for (MPI_Count k = 0; !err && k < count; k++) {
-        blv[k] = (MPI_Aint)ivec_get(&bl, k);
+        blv[k] = (MPI_Aint)block_len(bl, one, k);
         if (blv[k] < 0) {
-            err = cr_error(MPI_ERR_ARG, "%s: array_of_blocklengths[%lld]=%lld: must be >= 0",
-                           fname, (long long)k, (long long)blv[k]);
+            err = cr_error(MPI_ERR_ARG, "array_of_blocklengths[%lld]=%lld: must be >= 0",
+                           (long long)k, (long long)blv[k]);
             break;
         }
-        if (types) {
-            tv[k] = cr_datatype_ptr(types[k]);
-            if (!tv[k] || types[k] == MPI_DATATYPE_NULL) {
-                err = cr_error(MPI_ERR_TYPE, "%s: array_of_types[%lld]=0x%x: not a valid "
-                               "datatype", fname, (long long)k, (unsigned)types[k]);
-                break;
-            }
-        }
-        MPI_Aint ext = types ? tv[k]->extent : o->extent;
-        dv[k] = (MPI_Aint)ivec_get(&disp, k) * (disp_unit == DISP_ELEMS ? ext : 1);
+        MPI_Aint ext = is_struct ? types[k]->extent : o->extent;
+        dv[k] = (MPI_Aint)cr_vec_get(disp, (MPI_Aint)k) * (disp_unit == DISP_ELEMS ? ext : 1);
     }
     cr_datatype_t *d = NULL;
     if (!err)
-        err = mk_blocks((MPI_Aint)count, blv, dv, tv, o, combiner == MPI_COMBINER_STRUCT, &d);
+        err = mk_blocks((MPI_Aint)count, blv, dv, types, o, is_struct, &d);
     free(blv);
     free(dv);
-    free(tv);
     if (err) return err;
     /* record the arguments as MPI_Type_get_contents returns them */
-    bool block = combiner == MPI_COMBINER_INDEXED_BLOCK || combiner == MPI_COMBINER_HINDEXED_BLOCK;
     MPI_Count nbl = block ? 1 : count;
-    MPI_Count nd = types ? count : 1;
+    MPI_Count nd = is_struct ? count : 1;
     bool disp_is_int = disp_unit == DISP_ELEMS;
     if (large)
         err = env_alloc(d, combiner, 0, 0, 1 + nbl + count, nd);
@@ -509,132 +474,66 @@ static int type_blocks(const char *fname, int combiner, MPI_Count count, ivec_t 
     if (!err) {
         cr_dt_env_t *e = &cr_dt_desc(d)->env;
         for (MPI_Count k = 0; k < 1 + nbl + count; k++) {
-            MPI_Count v = k == 0 ? count : k <= nbl ? ivec_get(&bl, block ? 0 : k - 1)
-                                                    : ivec_get(&disp, k - 1 - nbl);
+            MPI_Count v = k == 0 ? count : k <= nbl ? block_len(bl, one, k - 1)
+                                                    : cr_vec_get(disp, (MPI_Aint)(k - 1 - nbl));
             if (large) e->counts[k] = v;
             else if (k <= nbl || disp_is_int) e->ints[k] = (int)v;
             else e->aints[k - 1 - nbl] = (MPI_Aint)v;
         }
-        for (MPI_Count k = 0; k < nd; k++)
-            env_type(d, (int)k, types ? cr_datatype_ptr(types[k]) : o);
+        for (MPI_Count k = 0; k < nd; k++) env_type(d, (int)k, is_struct ? types[k] : o);
     }
     return dt_publish(d, err, newtype);
 }
 
-int core_type_indexed(int count, const int array_of_blocklengths[],
-                      const int array_of_displacements[], MPI_Datatype oldtype,
-                      MPI_Datatype *newtype)
+int core_type_indexed(MPI_Count count, cr_vec_t array_of_blocklengths,
+                      cr_vec_t array_of_displacements, cr_datatype_t *oldtype,
+                      MPI_Datatype *newtype, int large)
 {
-    return type_blocks("MPI_Type_indexed", MPI_COMBINER_INDEXED, count,
-                       (ivec_t){ .i = array_of_blocklengths },
-                       (ivec_t){ .i = array_of_displacements }, DISP_ELEMS, NULL, oldtype,
-                       newtype, false);
+    return type_blocks(MPI_COMBINER_INDEXED, count, array_of_blocklengths, 0,
+                       array_of_displacements, DISP_ELEMS, NULL, oldtype, newtype, large);
 }
 
-int core_type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
-                        const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
-                        MPI_Datatype *newtype)
+int core_type_create_hindexed(MPI_Count count, cr_vec_t array_of_blocklengths,
+                              cr_vec_t array_of_displacements, cr_datatype_t *oldtype,
+                              MPI_Datatype *newtype, int large)
 {
-    return type_blocks("MPI_Type_indexed_c", MPI_COMBINER_INDEXED, count,
-                       (ivec_t){ .c = array_of_blocklengths },
-                       (ivec_t){ .c = array_of_displacements }, DISP_ELEMS, NULL, oldtype,
-                       newtype, true);
+    return type_blocks(MPI_COMBINER_HINDEXED, count, array_of_blocklengths, 0,
+                       array_of_displacements, DISP_BYTES, NULL, oldtype, newtype, large);
 }
 
-int core_type_create_hindexed(int count, const int array_of_blocklengths[],
-                              const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
-                              MPI_Datatype *newtype)
+int core_type_create_indexed_block(MPI_Count count, MPI_Count blocklength,
+                                   cr_vec_t array_of_displacements, cr_datatype_t *oldtype,
+                                   MPI_Datatype *newtype, int large)
 {
-    return type_blocks("MPI_Type_create_hindexed", MPI_COMBINER_HINDEXED, count,
-                       (ivec_t){ .i = array_of_blocklengths },
-                       (ivec_t){ .a = array_of_displacements }, DISP_BYTES, NULL, oldtype,
-                       newtype, false);
+    return type_blocks(MPI_COMBINER_INDEXED_BLOCK, count, CR_VEC_NONE, blocklength,
+                       array_of_displacements, DISP_ELEMS, NULL, oldtype, newtype, large);
 }
 
-int core_type_hindexed(int count, int *array_of_blocklengths, MPI_Aint *array_of_displacements,
-                       MPI_Datatype oldtype, MPI_Datatype *newtype)
+int core_type_create_hindexed_block(MPI_Count count, MPI_Count blocklength,
+                                    cr_vec_t array_of_displacements, cr_datatype_t *oldtype,
+                                    MPI_Datatype *newtype, int large)
 {
-    return core_type_create_hindexed(count, array_of_blocklengths, array_of_displacements,
-                                     oldtype, newtype);
+    return type_blocks(MPI_COMBINER_HINDEXED_BLOCK, count, CR_VEC_NONE, blocklength,
+                       array_of_displacements, DISP_BYTES, NULL, oldtype, newtype, large);
 }
 
-int core_type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
-                                const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
-                                MPI_Datatype *newtype)
+int core_type_create_struct(MPI_Count count, cr_vec_t array_of_blocklengths,
+                            cr_vec_t array_of_displacements,
+                            cr_datatype_t *const array_of_types[], MPI_Datatype *newtype,
+                            int large)
 {
-    return type_blocks("MPI_Type_create_hindexed_c", MPI_COMBINER_HINDEXED, count,
-                       (ivec_t){ .c = array_of_blocklengths },
-                       (ivec_t){ .c = array_of_displacements }, DISP_BYTES, NULL, oldtype,
-                       newtype, true);
+    if (count > 0 && !array_of_types)
+        return cr_error(MPI_ERR_ARG, "array_of_types=NULL: null array for count=%lld",
+                        (long long)count);
+    return type_blocks(MPI_COMBINER_STRUCT, count, array_of_blocklengths, 0,
+                       array_of_displacements, DISP_BYTES, array_of_types, NULL, newtype, large);
 }
 
-int core_type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
-                                   MPI_Datatype oldtype, MPI_Datatype *newtype)
+int core_type_create_resized(cr_datatype_t *oldtype, MPI_Count lb, MPI_Count extent,
+                             MPI_Datatype *newtype, int large)
 {
-    return type_blocks("MPI_Type_create_indexed_block", MPI_COMBINER_INDEXED_BLOCK, count,
-                       (ivec_t){ .one = blocklength }, (ivec_t){ .i = array_of_displacements },
-                       DISP_ELEMS, NULL, oldtype, newtype, false);
-}
-
-int core_type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
-                                     const MPI_Count array_of_displacements[],
-                                     MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return type_blocks("MPI_Type_create_indexed_block_c", MPI_COMBINER_INDEXED_BLOCK, count,
-                       (ivec_t){ .one = blocklength }, (ivec_t){ .c = array_of_displacements },
-                       DISP_ELEMS, NULL, oldtype, newtype, true);
-}
-
-int core_type_create_hindexed_block(int count, int blocklength,
-                                    const MPI_Aint array_of_displacements[],
-                                    MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return type_blocks("MPI_Type_create_hindexed_block", MPI_COMBINER_HINDEXED_BLOCK, count,
-                       (ivec_t){ .one = blocklength }, (ivec_t){ .a = array_of_displacements },
-                       DISP_BYTES, NULL, oldtype, newtype, false);
-}
-
-int core_type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
-                                      const MPI_Count array_of_displacements[],
-                                      MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return type_blocks("MPI_Type_create_hindexed_block_c", MPI_COMBINER_HINDEXED_BLOCK, count,
-                       (ivec_t){ .one = blocklength }, (ivec_t){ .c = array_of_displacements },
-                       DISP_BYTES, NULL, oldtype, newtype, true);
-}
-
-int core_type_create_struct(int count, const int array_of_blocklengths[],
-                            const MPI_Aint array_of_displacements[],
-                            const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
-{
-    return type_blocks("MPI_Type_create_struct", MPI_COMBINER_STRUCT, count,
-                       (ivec_t){ .i = array_of_blocklengths },
-                       (ivec_t){ .a = array_of_displacements }, DISP_BYTES, array_of_types,
-                       MPI_DATATYPE_NULL, newtype, false);
-}
-
-int core_type_struct(int count, int *array_of_blocklengths, MPI_Aint *array_of_displacements,
-                     MPI_Datatype *array_of_types, MPI_Datatype *newtype)
-{
-    return core_type_create_struct(count, array_of_blocklengths, array_of_displacements,
-                                   array_of_types, newtype);
-}
-
-int core_type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
-                              const MPI_Count array_of_displacements[],
-                              const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
-{
-    return type_blocks("MPI_Type_create_struct_c", MPI_COMBINER_STRUCT, count,
-                       (ivec_t){ .c = array_of_blocklengths },
-                       (ivec_t){ .c = array_of_displacements }, DISP_BYTES, array_of_types,
-                       MPI_DATATYPE_NULL, newtype, true);
-}
-
-static int type_resized(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
-                        MPI_Datatype *newtype, bool large)
-{
-    cr_datatype_t *o = cr_datatype_ptr(oldtype), *d;
-    int err = mk_resized(o, (MPI_Aint)lb, (MPI_Aint)extent, &d);
+    cr_datatype_t *d;
+    int err = mk_resized(oldtype, (MPI_Aint)lb, (MPI_Aint)extent, &d);
     if (err) return err;
     err = env_alloc(d, MPI_COMBINER_RESIZED, 0, large ? 0 : 2, large ? 2 : 0, 1);
     if (!err) {
@@ -646,21 +545,9 @@ static int type_resized(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
             e->aints[0] = (MPI_Aint)lb;
             e->aints[1] = (MPI_Aint)extent;
         }
-        env_type(d, 0, o);
+        env_type(d, 0, oldtype);
     }
     return dt_publish(d, err, newtype);
-}
-
-int core_type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
-                             MPI_Datatype *newtype)
-{
-    return type_resized(oldtype, lb, extent, newtype, false);
-}
-
-int core_type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
-                               MPI_Datatype *newtype)
-{
-    return type_resized(oldtype, lb, extent, newtype, true);
 }
 
 /* ---- grids: subarray and darray ------------------------------------------------------ */
@@ -701,15 +588,18 @@ static int mk_grid(int ndims, const MPI_Aint *gsizes, const runs_t *runs, int or
     return err;
 }
 
-static int type_subarray(int ndims, ivec_t sizes, ivec_t subsizes, ivec_t starts, int order,
-                         MPI_Datatype oldtype, MPI_Datatype *newtype, bool large)
+
+int core_type_create_subarray(int ndims, cr_vec_t array_of_sizes, cr_vec_t array_of_subsizes,
+                              cr_vec_t array_of_starts, int order, cr_datatype_t *oldtype,
+                              MPI_Datatype *newtype, int large)
 {
-    static const char fname[] = "MPI_Type_create_subarray";
     if (ndims <= 0)
-        return cr_error(MPI_ERR_DIMS, "%s: ndims=%d: must be positive", fname, ndims);
+        return cr_error(MPI_ERR_DIMS, "ndims=%d: must be positive", ndims);
     if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
-        return cr_error(MPI_ERR_ARG, "%s: order=%d: not MPI_ORDER_C or MPI_ORDER_FORTRAN", fname,
-                        order);
+        return cr_error(MPI_ERR_ARG, "order=%d: not MPI_ORDER_C or MPI_ORDER_FORTRAN", order);
+    if (!array_of_sizes.p || !array_of_subsizes.p || !array_of_starts.p)
+        return cr_error(MPI_ERR_ARG, "array_of_%s=NULL: null array",
+                        !array_of_sizes.p ? "sizes" : !array_of_subsizes.p ? "subsizes" : "starts");
     MPI_Aint *buf = malloc(3 * (size_t)ndims * sizeof *buf);
     runs_t *runs = malloc((size_t)ndims * sizeof *runs);
     if (!buf || !runs) {
@@ -720,19 +610,19 @@ static int type_subarray(int ndims, ivec_t sizes, ivec_t subsizes, ivec_t starts
     MPI_Aint *g = buf, *st = buf + ndims, *ln = buf + 2 * ndims;
     int err = MPI_SUCCESS;
     for (int i = 0; i < ndims; i++) {
-        g[i] = (MPI_Aint)ivec_get(&sizes, i);
-        ln[i] = (MPI_Aint)ivec_get(&subsizes, i);
-        st[i] = (MPI_Aint)ivec_get(&starts, i);
+        g[i] = (MPI_Aint)cr_vec_get(array_of_sizes, i);
+        ln[i] = (MPI_Aint)cr_vec_get(array_of_subsizes, i);
+        st[i] = (MPI_Aint)cr_vec_get(array_of_starts, i);
         if (g[i] <= 0 || ln[i] < 0 || ln[i] > g[i] || st[i] < 0 || st[i] > g[i] - ln[i]) {
-            err = cr_error(MPI_ERR_ARG, "%s: dimension %d: size=%lld subsize=%lld start=%lld: "
+            err = cr_error(MPI_ERR_ARG, "dimension %d: size=%lld subsize=%lld start=%lld: "
                            "need 0 < size, 0 <= subsize <= size, 0 <= start <= size - subsize",
-                           fname, i, (long long)g[i], (long long)ln[i], (long long)st[i]);
+                           i, (long long)g[i], (long long)ln[i], (long long)st[i]);
             break;
         }
         runs[i] = (runs_t){ .n = 1, .start = &st[i], .len = &ln[i] };
     }
-    cr_datatype_t *o = cr_datatype_ptr(oldtype), *d = NULL;
-    if (!err) err = mk_grid(ndims, g, runs, order, o, &d);
+    cr_datatype_t *d = NULL;
+    if (!err) err = mk_grid(ndims, g, runs, order, oldtype, &d);
     free(buf);
     free(runs);
     if (err) return err;
@@ -742,63 +632,44 @@ static int type_subarray(int ndims, ivec_t sizes, ivec_t subsizes, ivec_t starts
         cr_dt_env_t *e = &cr_dt_desc(d)->env;
         e->ints[0] = ndims;
         for (int i = 0; i < ndims; i++) {
-            MPI_Count v[3] = { ivec_get(&sizes, i), ivec_get(&subsizes, i), ivec_get(&starts, i) };
+            MPI_Count v[3] = { cr_vec_get(array_of_sizes, i), cr_vec_get(array_of_subsizes, i),
+                               cr_vec_get(array_of_starts, i) };
             for (int j = 0; j < 3; j++) {
                 if (large) e->counts[j * ndims + i] = v[j];
                 else e->ints[1 + j * ndims + i] = (int)v[j];
             }
         }
         e->ints[large ? 1 : 1 + 3 * ndims] = order;
-        env_type(d, 0, o);
+        env_type(d, 0, oldtype);
     }
     return dt_publish(d, err, newtype);
-}
-
-int core_type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
-                              const int array_of_starts[], int order, MPI_Datatype oldtype,
-                              MPI_Datatype *newtype)
-{
-    return type_subarray(ndims, (ivec_t){ .i = array_of_sizes }, (ivec_t){ .i = array_of_subsizes },
-                         (ivec_t){ .i = array_of_starts }, order, oldtype, newtype, false);
-}
-
-int core_type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[],
-                                const MPI_Count array_of_subsizes[],
-                                const MPI_Count array_of_starts[], int order,
-                                MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return type_subarray(ndims, (ivec_t){ .c = array_of_sizes }, (ivec_t){ .c = array_of_subsizes },
-                         (ivec_t){ .c = array_of_starts }, order, oldtype, newtype, true);
 }
 
 /* The runs of one darray dimension for process coordinate c of p. */
 static int darray_runs(int dim, MPI_Aint g, int distrib, int darg, int p, int c, runs_t *r)
 {
-    static const char fname[] = "MPI_Type_create_darray";
     MPI_Aint b;
     switch (distrib) {
     case MPI_DISTRIBUTE_NONE:
         if (p != 1)
-            return cr_error(MPI_ERR_ARG, "%s: dimension %d: MPI_DISTRIBUTE_NONE needs "
-                            "psize 1, not %d", fname, dim, p);
+            return cr_error(MPI_ERR_ARG, "dimension %d: MPI_DISTRIBUTE_NONE needs "
+                            "psize 1, not %d", dim, p);
         b = g;
         break;
     case MPI_DISTRIBUTE_BLOCK:
         b = darg == MPI_DISTRIBUTE_DFLT_DARG ? (g + p - 1) / p : darg;
         if (b <= 0 || b * p < g)
-            return cr_error(MPI_ERR_ARG, "%s: dimension %d: block size %lld x %d processes "
-                            "does not cover %lld elements", fname, dim, (long long)b, p,
+            return cr_error(MPI_ERR_ARG, "dimension %d: block size %lld x %d processes "
+                            "does not cover %lld elements", dim, (long long)b, p,
                             (long long)g);
         break;
     case MPI_DISTRIBUTE_CYCLIC:
         b = darg == MPI_DISTRIBUTE_DFLT_DARG ? 1 : darg;
         if (b <= 0)
-            return cr_error(MPI_ERR_ARG, "%s: dimension %d: darg=%d: must be positive", fname,
-                            dim, darg);
+            return cr_error(MPI_ERR_ARG, "dimension %d: darg=%d: must be positive", dim, darg);
         break;
     default:
-        return cr_error(MPI_ERR_ARG, "%s: dimension %d: distrib=%d: not a distribution", fname,
-                        dim, distrib);
+        return cr_error(MPI_ERR_ARG, "dimension %d: distrib=%d: not a distribution", dim, distrib);
     }
     /* cyclic(b) over p processes; block and none are its one-round cases */
     MPI_Aint round = b * p, n = 0;
@@ -815,30 +686,32 @@ static int darray_runs(int dim, MPI_Aint g, int distrib, int darg, int p, int c,
     return MPI_SUCCESS;
 }
 
-static int type_darray(int size, int rank, int ndims, ivec_t gsizes, const int distribs[],
-                       const int dargs[], const int psizes[], int order, MPI_Datatype oldtype,
-                       MPI_Datatype *newtype, bool large)
+
+int core_type_create_darray(int size, int rank, int ndims, cr_vec_t array_of_gsizes,
+                            const int array_of_distribs[], const int array_of_dargs[],
+                            const int array_of_psizes[], int order, cr_datatype_t *oldtype,
+                            MPI_Datatype *newtype, int large)
 {
-    static const char fname[] = "MPI_Type_create_darray";
+    const int *distribs = array_of_distribs, *dargs = array_of_dargs, *psizes = array_of_psizes;
     if (ndims <= 0)
-        return cr_error(MPI_ERR_DIMS, "%s: ndims=%d: must be positive", fname, ndims);
+        return cr_error(MPI_ERR_DIMS, "ndims=%d: must be positive", ndims);
     if (size <= 0 || rank < 0 || rank >= size)
-        return cr_error(MPI_ERR_ARG, "%s: size=%d rank=%d: need 0 <= rank < size", fname, size,
-                        rank);
+        return cr_error(MPI_ERR_ARG, "size=%d rank=%d: need 0 <= rank < size", size, rank);
     if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
-        return cr_error(MPI_ERR_ARG, "%s: order=%d: not MPI_ORDER_C or MPI_ORDER_FORTRAN", fname,
-                        order);
-    if (!distribs || !dargs || !psizes)
-        return cr_error(MPI_ERR_ARG, "%s: an array argument is NULL", fname);
+        return cr_error(MPI_ERR_ARG, "order=%d: not MPI_ORDER_C or MPI_ORDER_FORTRAN", order);
+    if (!array_of_gsizes.p || !distribs || !dargs || !psizes)
+        return cr_error(MPI_ERR_ARG, "array_of_%s=NULL: null array",
+                        !array_of_gsizes.p ? "gsizes" : !distribs ? "distribs"
+                        : !dargs ? "dargs" : "psizes");
     long long nprocs = 1;
     for (int i = 0; i < ndims; i++) {
-        if (psizes[i] <= 0 || ivec_get(&gsizes, i) <= 0)
-            return cr_error(MPI_ERR_ARG, "%s: dimension %d: gsize=%lld psize=%d: must be "
-                            "positive", fname, i, (long long)ivec_get(&gsizes, i), psizes[i]);
+        if (psizes[i] <= 0 || cr_vec_get(array_of_gsizes, i) <= 0)
+            return cr_error(MPI_ERR_ARG, "dimension %d: gsize=%lld psize=%d: must be positive",
+                            i, (long long)cr_vec_get(array_of_gsizes, i), psizes[i]);
         nprocs *= psizes[i];
     }
     if (nprocs != size)
-        return cr_error(MPI_ERR_ARG, "%s: the product of psizes is %lld, not size=%d", fname,
+        return cr_error(MPI_ERR_ARG, "the product of array_of_psizes is %lld, not size=%d",
                         nprocs, size);
     MPI_Aint *g = malloc((size_t)ndims * sizeof *g);
     runs_t *runs = calloc((size_t)ndims, sizeof *runs);
@@ -848,11 +721,11 @@ static int type_darray(int size, int rank, int ndims, ivec_t gsizes, const int d
     for (int i = ndims - 1; !err && i >= 0; i--) {
         int c = r % psizes[i];
         r /= psizes[i];
-        g[i] = (MPI_Aint)ivec_get(&gsizes, i);
+        g[i] = (MPI_Aint)cr_vec_get(array_of_gsizes, i);
         err = darray_runs(i, g[i], distribs[i], dargs[i], psizes[i], c, &runs[i]);
     }
-    cr_datatype_t *o = cr_datatype_ptr(oldtype), *d = NULL;
-    if (!err) err = mk_grid(ndims, g, runs, order, o, &d);
+    cr_datatype_t *d = NULL;
+    if (!err) err = mk_grid(ndims, g, runs, order, oldtype, &d);
     for (int i = 0; runs && i < ndims; i++) {
         free(runs[i].start);
         free(runs[i].len);
@@ -870,44 +743,23 @@ static int type_darray(int size, int rank, int ndims, ivec_t gsizes, const int d
         *p++ = rank;
         *p++ = ndims;
         for (int i = 0; i < ndims; i++) {
-            if (large) e->counts[i] = ivec_get(&gsizes, i);
-            else *p++ = (int)ivec_get(&gsizes, i);
+            if (large) e->counts[i] = cr_vec_get(array_of_gsizes, i);
+            else *p++ = (int)cr_vec_get(array_of_gsizes, i);
         }
         for (int i = 0; i < ndims; i++) *p++ = distribs[i];
         for (int i = 0; i < ndims; i++) *p++ = dargs[i];
         for (int i = 0; i < ndims; i++) *p++ = psizes[i];
         *p = order;
-        env_type(d, 0, o);
+        env_type(d, 0, oldtype);
     }
     return dt_publish(d, err, newtype);
 }
 
-int core_type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
-                            const int array_of_distribs[], const int array_of_dargs[],
-                            const int array_of_psizes[], int order, MPI_Datatype oldtype,
-                            MPI_Datatype *newtype)
-{
-    if (ndims > 0 && !array_of_gsizes)
-        return cr_error(MPI_ERR_ARG, "MPI_Type_create_darray: array_of_gsizes is NULL");
-    return type_darray(size, rank, ndims, (ivec_t){ .i = array_of_gsizes }, array_of_distribs,
-                       array_of_dargs, array_of_psizes, order, oldtype, newtype, false);
-}
-
-int core_type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[],
-                              const int array_of_distribs[], const int array_of_dargs[],
-                              const int array_of_psizes[], int order, MPI_Datatype oldtype,
-                              MPI_Datatype *newtype)
-{
-    if (ndims > 0 && !array_of_gsizes)
-        return cr_error(MPI_ERR_ARG, "MPI_Type_create_darray_c: array_of_gsizes is NULL");
-    return type_darray(size, rank, ndims, (ivec_t){ .c = array_of_gsizes }, array_of_distribs,
-                       array_of_dargs, array_of_psizes, order, oldtype, newtype, true);
-}
-
 /* ---- dup, commit, free ----------------------------------------------------------------- */
-int core_type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
+/* A new type with the layout, bounds and kind of o (no envelope yet). */
+static int dt_clone(cr_datatype_t *o, cr_datatype_t **out)
 {
-    cr_datatype_t *o = cr_datatype_ptr(oldtype), *d = dt_alloc();
+    cr_datatype_t *d = dt_alloc();
     if (!d) return NOMEM();
     cr_dt_desc_t *x = cr_dt_desc(d), *ox = cr_dt_desc(o);
     if (cr_dt_node_copy(&x->root, &ox->root)) {
@@ -922,11 +774,26 @@ int core_type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     d->true_extent = o->true_extent;
     d->nbasic = o->nbasic;
     d->contig = o->contig;
-    d->committed = o->committed || o->builtin;   /* the standard: the copy is committed too */
     x->lb_mark = ox->lb_mark;
     x->ub_mark = ox->ub_mark;
     x->align = ox->align;
-    int err = env_alloc(d, MPI_COMBINER_DUP, 0, 0, 0, 1);
+    *out = d;
+    return MPI_SUCCESS;
+}
+
+/* How a type is named in messages. */
+static const char *dt_label(const cr_datatype_t *d)
+{
+    return d->name[0] ? d->name : d->name_builtin ? d->name_builtin : "(unnamed)";
+}
+
+int core_type_dup(cr_datatype_t *oldtype, MPI_Datatype *newtype)
+{
+    cr_datatype_t *o = oldtype, *d;
+    int err = dt_clone(o, &d);
+    if (err) return err;
+    d->committed = o->committed || o->builtin;   /* the standard: the copy is committed too */
+    err = env_alloc(d, MPI_COMBINER_DUP, 0, 0, 0, 1);
     if (!err) env_type(d, 0, o);
     err = dt_publish(d, err, newtype);
     if (err) return err;
@@ -938,30 +805,22 @@ int core_type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     return err;
 }
 
-int core_type_commit(MPI_Datatype *datatype)
+int core_type_commit(cr_datatype_t *datatype)
 {
-    cr_datatype_t *d = cr_datatype_ptr(*datatype);
-    if (!d || *datatype == MPI_DATATYPE_NULL)
-        return cr_error(MPI_ERR_TYPE, "MPI_Type_commit: datatype=0x%x: not a valid datatype",
-                        (unsigned)*datatype);
     /* The loop tree was built by the constructor, so there is nothing left to
      * flatten here. */
-    d->committed = 1;
+    datatype->committed = 1;
     return MPI_SUCCESS;
 }
 
-int core_type_free(MPI_Datatype *datatype)
+int core_type_free(cr_datatype_t *datatype)
 {
-    cr_datatype_t *d = cr_datatype_ptr(*datatype);
-    if (!d || *datatype == MPI_DATATYPE_NULL)
-        return cr_error(MPI_ERR_TYPE, "MPI_Type_free: datatype=0x%x: not a valid datatype",
-                        (unsigned)*datatype);
+    cr_datatype_t *d = datatype;
     if (d->builtin)
         return cr_error(MPI_ERR_TYPE, "datatype=%s: predefined datatypes cannot be freed",
-                        d->name_builtin);
-    int err = cr_attr_delete_all(CR_K_DATATYPE, *datatype, &d->attrs);   /* a failing delete callback fails the free */
+                        dt_label(d));
+    int err = cr_attr_delete_all(CR_K_DATATYPE, d->handle, &d->attrs);   /* a failing delete callback fails the free */
     if (err) return err;
-    *datatype = MPI_DATATYPE_NULL;
     /* The handle stays valid while a pending operation or an enclosing type
      * (through MPI_Type_get_contents) still holds a reference. */
     cr_dt_release(d);
@@ -969,90 +828,55 @@ int core_type_free(MPI_Datatype *datatype)
 }
 
 /* ---- envelope and contents --------------------------------------------------------------- */
-static int type_envelope(MPI_Datatype datatype, MPI_Count *ni, MPI_Count *na, MPI_Count *nc,
-                         MPI_Count *nd, int *combiner)
+int core_type_get_envelope(cr_datatype_t *datatype, MPI_Count *num_integers,
+                           MPI_Count *num_addresses, MPI_Count *num_large_counts,
+                           MPI_Count *num_datatypes, int *combiner)
 {
-    cr_datatype_t *d = cr_datatype_ptr(datatype);
-    const cr_dt_env_t *e = &cr_dt_desc(d)->env;
-    *combiner = d->builtin ? MPI_COMBINER_NAMED : e->combiner;
-    *ni = d->builtin ? 0 : e->ni;
-    *na = d->builtin ? 0 : e->na;
-    *nc = d->builtin ? 0 : e->nc;
-    *nd = d->builtin ? 0 : e->nd;
+    const cr_dt_env_t *e = &cr_dt_desc(datatype)->env;
+    if (e->nc && !num_large_counts)
+        return cr_error(MPI_ERR_TYPE, "datatype=%s: made by a large-count constructor; use "
+                        "MPI_Type_get_envelope_c", dt_label(datatype));
+    *combiner = e->combiner;
+    *num_integers = e->ni;
+    *num_addresses = e->na;
+    if (num_large_counts) *num_large_counts = e->nc;
+    *num_datatypes = e->nd;
     return MPI_SUCCESS;
 }
 
-int core_type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
-                           int *num_datatypes, int *combiner)
+int core_type_get_contents(cr_datatype_t *datatype, MPI_Count max_integers,
+                           MPI_Count max_addresses, MPI_Count max_large_counts,
+                           MPI_Count max_datatypes, int array_of_integers[],
+                           MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[],
+                           MPI_Datatype array_of_datatypes[])
 {
-    MPI_Count ni, na, nc, nd;
-    type_envelope(datatype, &ni, &na, &nc, &nd, combiner);
-    if (nc)
-        return cr_error(MPI_ERR_TYPE, "MPI_Type_get_envelope: the datatype was made by a "
-                        "large-count constructor; use MPI_Type_get_envelope_c");
-    *num_integers = (int)ni;
-    *num_addresses = (int)na;
-    *num_datatypes = (int)nd;
-    return MPI_SUCCESS;
-}
-
-int core_type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers,
-                             MPI_Count *num_addresses, MPI_Count *num_large_counts,
-                             MPI_Count *num_datatypes, int *combiner)
-{
-    return type_envelope(datatype, num_integers, num_addresses, num_large_counts, num_datatypes,
-                         combiner);
-}
-
-static int type_contents(const char *fname, MPI_Datatype datatype, MPI_Count max_i,
-                         MPI_Count max_a, MPI_Count max_c, MPI_Count max_d, int *ints,
-                         MPI_Aint *aints, MPI_Count *counts, MPI_Datatype *types)
-{
-    cr_datatype_t *d = cr_datatype_ptr(datatype);
-    const cr_dt_env_t *e = &cr_dt_desc(d)->env;
-    if (d->builtin || e->combiner == MPI_COMBINER_NAMED)
-        return cr_error(MPI_ERR_TYPE, "%s: datatype=%s: a predefined datatype has no contents",
-                        fname, d->builtin ? d->name_builtin : "(named)");
-    if (max_i < e->ni || max_a < e->na || max_c < e->nc || max_d < e->nd)
-        return cr_error(MPI_ERR_ARG, "%s: the arrays hold (%lld, %lld, %lld, %lld) entries; the "
-                        "envelope needs (%d, %d, %d, %d)", fname, (long long)max_i,
-                        (long long)max_a, (long long)max_c, (long long)max_d, e->ni, e->na, e->nc,
-                        e->nd);
-    if ((e->ni && !ints) || (e->na && !aints) || (e->nc && !counts) || (e->nd && !types))
-        return cr_error(MPI_ERR_ARG, "%s: an output array is NULL", fname);
-    if (e->ni) memcpy(ints, e->ints, (size_t)e->ni * sizeof *ints);
-    if (e->na) memcpy(aints, e->aints, (size_t)e->na * sizeof *aints);
-    if (e->nc) memcpy(counts, e->counts, (size_t)e->nc * sizeof *counts);
+    const cr_dt_env_t *e = &cr_dt_desc(datatype)->env;
+    if (e->combiner == MPI_COMBINER_NAMED)
+        return cr_error(MPI_ERR_TYPE, "datatype=%s: a predefined datatype has no contents",
+                        dt_label(datatype));
+    if (e->nc && !array_of_large_counts)
+        return cr_error(MPI_ERR_TYPE, "datatype=%s: made by a large-count constructor; use "
+                        "MPI_Type_get_contents_c", dt_label(datatype));
+    if (max_integers < e->ni || max_addresses < e->na || max_large_counts < e->nc ||
+        max_datatypes < e->nd)
+        return cr_error(MPI_ERR_ARG, "the arrays hold (%lld, %lld, %lld, %lld) entries; the "
+                        "envelope needs (%d, %d, %d, %d)", (long long)max_integers,
+                        (long long)max_addresses, (long long)max_large_counts,
+                        (long long)max_datatypes, e->ni, e->na, e->nc, e->nd);
+    if ((e->ni && !array_of_integers) || (e->na && !array_of_addresses) ||
+        (e->nd && !array_of_datatypes))
+        return cr_error(MPI_ERR_ARG, "array_of_%s=NULL: null array",
+                        e->ni && !array_of_integers ? "integers"
+                        : e->na && !array_of_addresses ? "addresses" : "datatypes");
+    if (e->ni) memcpy(array_of_integers, e->ints, (size_t)e->ni * sizeof *e->ints);
+    if (e->na) memcpy(array_of_addresses, e->aints, (size_t)e->na * sizeof *e->aints);
+    if (e->nc) memcpy(array_of_large_counts, e->counts, (size_t)e->nc * sizeof *e->counts);
     /* derived types come back as handles the caller frees: one more reference */
     for (int i = 0; i < e->nd; i++) {
         cr_dt_retain(e->types[i]);
-        types[i] = e->types[i]->handle;
+        array_of_datatypes[i] = e->types[i]->handle;
     }
     return MPI_SUCCESS;
-}
-
-int core_type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
-                           int max_datatypes, int array_of_integers[],
-                           MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
-{
-    const cr_dt_env_t *e = &cr_dt_desc(cr_datatype_ptr(datatype))->env;
-    if (e->nc)
-        return cr_error(MPI_ERR_TYPE, "MPI_Type_get_contents: the datatype was made by a "
-                        "large-count constructor; use MPI_Type_get_contents_c");
-    return type_contents("MPI_Type_get_contents", datatype, max_integers, max_addresses, 0,
-                         max_datatypes, array_of_integers, array_of_addresses, NULL,
-                         array_of_datatypes);
-}
-
-int core_type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers,
-                             MPI_Count max_addresses, MPI_Count max_large_counts,
-                             MPI_Count max_datatypes, int array_of_integers[],
-                             MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[],
-                             MPI_Datatype array_of_datatypes[])
-{
-    return type_contents("MPI_Type_get_contents_c", datatype, max_integers, max_addresses,
-                         max_large_counts, max_datatypes, array_of_integers, array_of_addresses,
-                         array_of_large_counts, array_of_datatypes);
 }
 
 /* ---- MPI_Type_match_size ------------------------------------------------------------------ */
@@ -1062,46 +886,139 @@ int core_type_match_size(int typeclass, int size, MPI_Datatype *datatype)
         { MPI_TYPECLASS_INTEGER, MPI_SIGNED_CHAR }, { MPI_TYPECLASS_INTEGER, MPI_SHORT },
         { MPI_TYPECLASS_INTEGER, MPI_INT }, { MPI_TYPECLASS_INTEGER, MPI_LONG },
         { MPI_TYPECLASS_INTEGER, MPI_LONG_LONG_INT },
+        { MPI_TYPECLASS_INTEGER, CR_H_MAKE(CR_ST_BUILTIN, CR_K_DATATYPE, 0x1032) },  /* INTEGER16 */
+        { MPI_TYPECLASS_REAL, MPIX_C_FLOAT16 },
         { MPI_TYPECLASS_REAL, MPI_FLOAT }, { MPI_TYPECLASS_REAL, MPI_DOUBLE },
         { MPI_TYPECLASS_REAL, MPI_LONG_DOUBLE },
+        { MPI_TYPECLASS_COMPLEX, MPI_COMPLEX4 },
         { MPI_TYPECLASS_COMPLEX, MPI_C_FLOAT_COMPLEX }, { MPI_TYPECLASS_COMPLEX, MPI_C_DOUBLE_COMPLEX },
         { MPI_TYPECLASS_COMPLEX, MPI_C_LONG_DOUBLE_COMPLEX },
     };
     if (typeclass != MPI_TYPECLASS_INTEGER && typeclass != MPI_TYPECLASS_REAL &&
         typeclass != MPI_TYPECLASS_COMPLEX)
-        return cr_error(MPI_ERR_ARG, "MPI_Type_match_size: typeclass=%d: not "
-                        "MPI_TYPECLASS_INTEGER, _REAL or _COMPLEX", typeclass);
+        return cr_error(MPI_ERR_ARG, "typeclass=%d: not MPI_TYPECLASS_INTEGER, _REAL or _COMPLEX",
+                        typeclass);
     for (size_t i = 0; i < sizeof cands / sizeof cands[0]; i++)
         if (cands[i].cls == typeclass && cr_datatype_ptr(cands[i].t)->size == size) {
             *datatype = cands[i].t;
             return MPI_SUCCESS;
         }
-    return cr_error(MPI_ERR_ARG, "MPI_Type_match_size: no type of class %d has size %d",
-                    typeclass, size);
+    return cr_error(MPI_ERR_ARG, "size=%d: no predefined type of class %d has that size", size,
+                    typeclass);
 }
 
-/* ---- MPI-1 bound queries ----------------------------------------------------------------- */
-int core_type_extent(MPI_Datatype datatype, MPI_Aint *extent)
+/* ---- MPI 4.1: MPI_Type_get_value_index ----------------------------------------------------- */
+int core_type_get_value_index(cr_datatype_t *value_type, cr_datatype_t *index_type,
+                              MPI_Datatype *pair_type)
 {
-    *extent = cr_datatype_ptr(datatype)->extent;
+    static const struct { MPI_Datatype v, i, pair; } pairs[] = {
+        { MPI_FLOAT, MPI_INT, MPI_FLOAT_INT }, { MPI_DOUBLE, MPI_INT, MPI_DOUBLE_INT },
+        { MPI_LONG, MPI_INT, MPI_LONG_INT }, { MPI_SHORT, MPI_INT, MPI_SHORT_INT },
+        { MPI_INT, MPI_INT, MPI_2INT }, { MPI_LONG_DOUBLE, MPI_INT, MPI_LONG_DOUBLE_INT },
+        { MPI_INTEGER, MPI_INTEGER, MPI_2INTEGER }, { MPI_REAL, MPI_REAL, MPI_2REAL },
+        { MPI_DOUBLE_PRECISION, MPI_DOUBLE_PRECISION, MPI_2DOUBLE_PRECISION },
+    };
+    *pair_type = MPI_DATATYPE_NULL;
+    for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++)
+        if (value_type->handle == pairs[k].v && index_type->handle == pairs[k].i)
+            *pair_type = pairs[k].pair;
     return MPI_SUCCESS;
 }
 
-int core_type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
+/* ---- Fortran 90 parameterised types --------------------------------------------------------
+ * MPI_Type_create_f90_integer(r) is the type of selected_int_kind(r), _real and
+ * _complex(p, r) that of selected_real_kind(p, r), as gfortran on x86-64 has
+ * them: REAL(10) is the x87 extended format C's long double also uses.  Each
+ * distinct (combiner, p, r) gets one type, made on first use and kept until the
+ * process ends: it has its own envelope (MPI_COMBINER_F90_*, the arguments as
+ * integers, no datatypes) and is otherwise the predefined type it stands for
+ * (communication, reductions); like a predefined type it cannot be freed. */
+typedef struct {
+    int p, r;                 /* largest precision and range of the kind */
+    MPI_Datatype real, cplx;
+} f90_real_kind_t;
+
+static const struct { int r; MPI_Datatype t; } f90_int_kinds[] = {
+    { 2, MPI_INTEGER1 }, { 4, MPI_INTEGER2 }, { 9, MPI_INTEGER4 }, { 18, MPI_INTEGER8 },
+    { 38, CR_H_MAKE(CR_ST_BUILTIN, CR_K_DATATYPE, 0x1032) },   /* MPI_INTEGER16 */
+};
+static const f90_real_kind_t f90_real_kinds[] = {
+    { 6, 37, MPI_REAL4, MPI_COMPLEX8 },
+    { 15, 307, MPI_REAL8, MPI_COMPLEX16 },
+    { 18, 4931, MPI_LONG_DOUBLE, MPI_C_LONG_DOUBLE_COMPLEX },
+    { 33, 4931, MPI_REAL16, MPI_COMPLEX32 },
+};
+
+typedef struct {
+    int combiner, p, r;
+    cr_datatype_t *type;
+} f90_cached_t;
+static f90_cached_t *f90_cache;
+static int f90_ncached, f90_cap;
+
+static int f90_type(int combiner, int p, int r, MPI_Datatype base, MPI_Datatype *newtype)
 {
-    *displacement = cr_datatype_ptr(datatype)->lb;
+    for (int k = 0; k < f90_ncached; k++)
+        if (f90_cache[k].combiner == combiner && f90_cache[k].p == p && f90_cache[k].r == r) {
+            *newtype = f90_cache[k].type->handle;
+            return MPI_SUCCESS;
+        }
+    if (f90_ncached == f90_cap) {
+        int cap = f90_cap ? 2 * f90_cap : 8;
+        f90_cached_t *c = realloc(f90_cache, (size_t)cap * sizeof *c);
+        if (!c) return NOMEM();
+        f90_cache = c;
+        f90_cap = cap;
+    }
+    cr_datatype_t *o = cr_datatype_ptr(base), *d;
+    int err = dt_clone(o, &d);
+    if (err) return err;
+    bool integer = combiner == MPI_COMBINER_F90_INTEGER;
+    err = env_alloc(d, combiner, integer ? 1 : 2, 0, 0, 0);
+    if (!err) {
+        cr_dt_env_t *e = &cr_dt_desc(d)->env;
+        e->ints[0] = integer ? r : p;
+        if (!integer) e->ints[1] = r;
+    }
+    d->builtin = 1;       /* predefined: never freed, committed, no reference counting */
+    d->committed = 1;
+    d->name_builtin = o->name_builtin;   /* for messages; MPI_Type_get_name gives "" */
+    err = dt_publish(d, err, newtype);
+    if (err) return err;
+    f90_cache[f90_ncached++] = (f90_cached_t){ combiner, p, r, d };
     return MPI_SUCCESS;
 }
 
-int core_type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
+int core_type_create_f90_integer(int r, MPI_Datatype *newtype)
 {
-    cr_datatype_t *d = cr_datatype_ptr(datatype);
-    *displacement = d->lb + d->extent;
-    return MPI_SUCCESS;
+    for (size_t k = 0; k < sizeof f90_int_kinds / sizeof f90_int_kinds[0]; k++)
+        if (r <= f90_int_kinds[k].r)
+            return f90_type(MPI_COMBINER_F90_INTEGER, MPI_UNDEFINED, r, f90_int_kinds[k].t,
+                            newtype);
+    return cr_error(MPI_ERR_ARG, "r=%d: no Fortran integer kind has a decimal range of %d", r, r);
 }
 
-int core_address(void *location, MPI_Aint *address)
+static int f90_real(int combiner, int p, int r, MPI_Datatype *newtype)
 {
-    *address = (MPI_Aint)(uintptr_t)location;
-    return MPI_SUCCESS;
+    if (p == MPI_UNDEFINED && r == MPI_UNDEFINED)
+        return cr_error(MPI_ERR_ARG, "p=MPI_UNDEFINED r=MPI_UNDEFINED: give at least one");
+    int pp = p == MPI_UNDEFINED ? 0 : p, rr = r == MPI_UNDEFINED ? 0 : r;
+    for (size_t k = 0; k < sizeof f90_real_kinds / sizeof f90_real_kinds[0]; k++) {
+        const f90_real_kind_t *m = &f90_real_kinds[k];
+        if (pp <= m->p && rr <= m->r)
+            return f90_type(combiner, p, r,
+                            combiner == MPI_COMBINER_F90_REAL ? m->real : m->cplx, newtype);
+    }
+    return cr_error(MPI_ERR_ARG, "p=%d r=%d: no Fortran real kind has that precision and range",
+                    p, r);
+}
+
+int core_type_create_f90_real(int p, int r, MPI_Datatype *newtype)
+{
+    return f90_real(MPI_COMBINER_F90_REAL, p, r, newtype);
+}
+
+int core_type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
+{
+    return f90_real(MPI_COMBINER_F90_COMPLEX, p, r, newtype);
 }

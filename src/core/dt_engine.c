@@ -399,6 +399,7 @@ static int ext32_swap_unit(cr_basic_t b, int esize)
     switch (b) {
     case CR_B_FCOMPLEX: case CR_B_DCOMPLEX: case CR_B_LDCOMPLEX: case CR_B_F_COMPLEX:
     case CR_B_F_DCOMPLEX: case CR_B_F_COMPLEX8: case CR_B_F_COMPLEX16: case CR_B_F_COMPLEX32:
+    case CR_B_F_COMPLEX4:
         return esize / 2;
     default: return esize;
     }

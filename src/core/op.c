@@ -13,9 +13,9 @@
  *                   MPI_CHAR, MPI_WCHAR and MPI_CHARACTER are not in it)
  *   Fortran int.   MAX MIN SUM PROD BAND BOR BXOR
  *   multi-language MAX MIN SUM PROD BAND BOR BXOR (MPI_AINT, MPI_OFFSET, MPI_COUNT)
- *   floating point MAX MIN SUM PROD
+ *   floating point MAX MIN SUM PROD (MPIX_C_FLOAT16, MPIX_BFLOAT16, MPI_REAL2 too)
  *   complex        SUM PROD
- *   logical        LAND LOR LXOR (MPI_C_BOOL, MPI_CXX_BOOL, MPI_LOGICAL)
+ *   logical        LAND LOR LXOR (MPI_C_BOOL, MPI_CXX_BOOL, MPI_LOGICAL, MPI_LOGICALn)
  *   byte           BAND BOR BXOR
  *   pairs          MINLOC MAXLOC
  *   MPI_REPLACE and MPI_NO_OP are defined on every basic kind (RMA needs them).
@@ -110,19 +110,26 @@ typedef long double _Complex cr_complex32_t;
 #define FINT_TYPES(X)                                                                  \
     X(F_INTEGER, int32_t, uint32_t) X(F_INTEGER1, int8_t, unsigned)                    \
     X(F_INTEGER2, int16_t, unsigned) X(F_INTEGER4, int32_t, uint32_t)                  \
-    X(F_INTEGER8, int64_t, uint64_t)                                                   \
+    X(F_INTEGER8, int64_t, uint64_t) X(F_INTEGER16, __int128, unsigned __int128)       \
     X(AINT, MPI_Aint, unsigned long) X(OFFSET, MPI_Offset, unsigned long long)         \
     X(COUNT, MPI_Count, unsigned long long)
 #define FLOAT_TYPES(X)                                                                 \
     X(FLOAT, float, _) X(DOUBLE, double, _) X(LDOUBLE, long double, _)                 \
     X(F_REAL, float, _) X(F_DOUBLE, double, _) X(F_REAL4, float, _)                    \
-    X(F_REAL8, double, _) X(F_REAL16, cr_real16_t, _)
+    X(F_REAL8, double, _) X(F_REAL16, cr_real16_t, _)                                \
+    X(FLOAT16, _Float16, _) X(F_REAL2, _Float16, _)
 #define COMPLEX_TYPES(X)                                                               \
     X(FCOMPLEX, float _Complex, _) X(DCOMPLEX, double _Complex, _)                     \
     X(LDCOMPLEX, long double _Complex, _) X(F_COMPLEX, float _Complex, _)              \
     X(F_DCOMPLEX, double _Complex, _) X(F_COMPLEX8, float _Complex, _)                 \
-    X(F_COMPLEX16, double _Complex, _) X(F_COMPLEX32, cr_complex32_t, _)
-#define LOGIC_TYPES(X) X(BOOL, bool, _) X(F_LOGICAL, int32_t, _)
+    X(F_COMPLEX16, double _Complex, _) X(F_COMPLEX32, cr_complex32_t, _)               \
+    X(F_COMPLEX4, _Complex _Float16, _)
+#define LOGIC_TYPES(X)                                                                 \
+    X(BOOL, bool, _) X(F_LOGICAL, int32_t, _) X(F_LOGICAL1, int8_t, _)                 \
+    X(F_LOGICAL2, int16_t, _) X(F_LOGICAL4, int32_t, _) X(F_LOGICAL8, int64_t, _)      \
+    X(F_LOGICAL16, __int128, _)
+/* bfloat16: the upper half of a float, computed in float and rounded back. */
+#define BF16_TYPES(X) X(BFLOAT16, uint16_t, _)
 #define BYTE_TYPES(X) X(BYTE, unsigned char, _)
 /* Pairs: X(kind, value type, index type). */
 #define PAIR_TYPES(X)                                                                  \
@@ -139,6 +146,27 @@ typedef long double _Complex cr_complex32_t;
 CINT_TYPES(X_CINT)
 FINT_TYPES(X_FINT)
 FLOAT_TYPES(X_FLOAT)
+
+static inline float bf16_get(uint16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+static inline uint16_t bf16_put(float f)   /* round to nearest even; NaN stays NaN */
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40u);
+    return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+#define X_BF16(K, T, U)                                                  \
+    KERNEL(k_max_##K, T, bf16_get(x) > bf16_get(y) ? x : y)              \
+    KERNEL(k_min_##K, T, bf16_get(x) < bf16_get(y) ? x : y)              \
+    KERNEL(k_sum_##K, T, bf16_put(bf16_get(x) + bf16_get(y)))            \
+    KERNEL(k_prod_##K, T, bf16_put(bf16_get(x) * bf16_get(y)))
+BF16_TYPES(X_BF16)
 COMPLEX_TYPES(X_COMPLEX)
 LOGIC_TYPES(X_LOGIC)
 BYTE_TYPES(X_BYTE)
@@ -203,7 +231,7 @@ PAIR_TYPES(X_PAIR)
 
 static const op_kernel_t op_table[OPI_COUNT][CR_B_COUNT_OF_KINDS] = {
     CINT_TYPES(RX_CINT) FINT_TYPES(RX_FINT) FLOAT_TYPES(RX_FLOAT) COMPLEX_TYPES(RX_COMPLEX)
-    LOGIC_TYPES(RX_LOGIC) BYTE_TYPES(RX_BYTE) PAIR_TYPES(RX_PAIR)
+    LOGIC_TYPES(RX_LOGIC) BYTE_TYPES(RX_BYTE) PAIR_TYPES(RX_PAIR) BF16_TYPES(RX_FLOAT)
 };
 
 /* Bytes of one element of a kind in memory (pairs: the C struct, padding included). */
@@ -211,7 +239,7 @@ static const op_kernel_t op_table[OPI_COUNT][CR_B_COUNT_OF_KINDS] = {
 #define SX_PAIR(K, VT, IT) [CR_B_##K] = sizeof(pair_##K##_t),
 static const unsigned char elem_size[CR_B_COUNT_OF_KINDS] = {
     CINT_TYPES(SX) FINT_TYPES(SX) FLOAT_TYPES(SX) COMPLEX_TYPES(SX) LOGIC_TYPES(SX)
-    BYTE_TYPES(SX) PAIR_TYPES(SX_PAIR)
+    BYTE_TYPES(SX) PAIR_TYPES(SX_PAIR) BF16_TYPES(SX)
     [CR_B_CHAR] = sizeof(char), [CR_B_WCHAR] = sizeof(wchar_t), [CR_B_PACKED] = 1,
     [CR_B_F_CHARACTER] = 1
 };

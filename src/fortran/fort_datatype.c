@@ -212,6 +212,39 @@ void mpi_type_create_darray_c__(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims,
 void pmpi_type_create_darray_f08_large_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, MPI_Count *array_of_gsizes, MPI_Fint *array_of_distribs, MPI_Fint *array_of_dargs, MPI_Fint *array_of_psizes, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_create_darray_c_);
 void mpi_type_create_darray_f08_large_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, MPI_Count *array_of_gsizes, MPI_Fint *array_of_distribs, MPI_Fint *array_of_dargs, MPI_Fint *array_of_psizes, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_create_darray_c_);
 
+void CR_F_EXPORT pmpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Type_create_f90_complex(*p, *r, (MPI_Datatype*)newtype);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_type_create_f90_complex__(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_create_f90_complex_);
+void mpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_create_f90_complex_);
+void mpi_type_create_f90_complex__(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_create_f90_complex_);
+void pmpi_type_create_f90_complex_f08_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_create_f90_complex_);
+void mpi_type_create_f90_complex_f08_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_create_f90_complex_);
+
+void CR_F_EXPORT pmpi_type_create_f90_integer_(MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Type_create_f90_integer(*r, (MPI_Datatype*)newtype);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_type_create_f90_integer__(MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_create_f90_integer_);
+void mpi_type_create_f90_integer_(MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_create_f90_integer_);
+void mpi_type_create_f90_integer__(MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_create_f90_integer_);
+void pmpi_type_create_f90_integer_f08_(MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_create_f90_integer_);
+void mpi_type_create_f90_integer_f08_(MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_create_f90_integer_);
+
+void CR_F_EXPORT pmpi_type_create_f90_real_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Type_create_f90_real(*p, *r, (MPI_Datatype*)newtype);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_type_create_f90_real__(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_create_f90_real_);
+void mpi_type_create_f90_real_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_create_f90_real_);
+void mpi_type_create_f90_real__(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_create_f90_real_);
+void pmpi_type_create_f90_real_f08_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_create_f90_real_);
+void mpi_type_create_f90_real_f08_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_create_f90_real_);
+
 void CR_F_EXPORT pmpi_type_create_hindexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Type_create_hindexed(*count, (int*)array_of_blocklengths, (MPI_Aint*)array_of_displacements, *oldtype, (MPI_Datatype*)newtype);
@@ -561,6 +594,17 @@ void mpi_type_get_true_extent_x_(MPI_Fint *datatype, MPI_Count *true_lb, MPI_Cou
 void mpi_type_get_true_extent_x__(MPI_Fint *datatype, MPI_Count *true_lb, MPI_Count *true_extent, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_get_true_extent_x_);
 void pmpi_type_get_true_extent_x_f08_(MPI_Fint *datatype, MPI_Count *true_lb, MPI_Count *true_extent, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_get_true_extent_x_);
 void mpi_type_get_true_extent_x_f08_(MPI_Fint *datatype, MPI_Count *true_lb, MPI_Count *true_extent, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_get_true_extent_x_);
+
+void CR_F_EXPORT pmpi_type_get_value_index_(MPI_Fint *value_type, MPI_Fint *index_type, MPI_Fint *pair_type, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Type_get_value_index(*value_type, *index_type, (MPI_Datatype*)pair_type);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_type_get_value_index__(MPI_Fint *value_type, MPI_Fint *index_type, MPI_Fint *pair_type, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_get_value_index_);
+void mpi_type_get_value_index_(MPI_Fint *value_type, MPI_Fint *index_type, MPI_Fint *pair_type, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_get_value_index_);
+void mpi_type_get_value_index__(MPI_Fint *value_type, MPI_Fint *index_type, MPI_Fint *pair_type, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_get_value_index_);
+void pmpi_type_get_value_index_f08_(MPI_Fint *value_type, MPI_Fint *index_type, MPI_Fint *pair_type, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_get_value_index_);
+void mpi_type_get_value_index_f08_(MPI_Fint *value_type, MPI_Fint *index_type, MPI_Fint *pair_type, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_get_value_index_);
 
 void CR_F_EXPORT pmpi_type_indexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {

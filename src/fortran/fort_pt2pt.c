@@ -650,6 +650,39 @@ void mpi_startall__(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierr
 void pmpi_startall_f08_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierror) CR_F_ALIAS(pmpi_startall_);
 void mpi_startall_f08_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierror) CR_F_ALIAS(pmpi_startall_);
 
+void CR_F_EXPORT pmpi_status_get_error_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Status_get_error(cr_f_status(status), (int*)err);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_status_get_error__(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror) CR_F_ALIAS(pmpi_status_get_error_);
+void mpi_status_get_error_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror) CR_F_ALIAS(pmpi_status_get_error_);
+void mpi_status_get_error__(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror) CR_F_ALIAS(pmpi_status_get_error_);
+void pmpi_status_get_error_f08_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror) CR_F_ALIAS(pmpi_status_get_error_);
+void mpi_status_get_error_f08_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror) CR_F_ALIAS(pmpi_status_get_error_);
+
+void CR_F_EXPORT pmpi_status_get_source_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Status_get_source(cr_f_status(status), (int*)source);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_status_get_source__(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror) CR_F_ALIAS(pmpi_status_get_source_);
+void mpi_status_get_source_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror) CR_F_ALIAS(pmpi_status_get_source_);
+void mpi_status_get_source__(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror) CR_F_ALIAS(pmpi_status_get_source_);
+void pmpi_status_get_source_f08_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror) CR_F_ALIAS(pmpi_status_get_source_);
+void mpi_status_get_source_f08_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror) CR_F_ALIAS(pmpi_status_get_source_);
+
+void CR_F_EXPORT pmpi_status_get_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Status_get_tag(cr_f_status(status), (int*)tag);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_status_get_tag__(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_status_get_tag_);
+void mpi_status_get_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_status_get_tag_);
+void mpi_status_get_tag__(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_status_get_tag_);
+void pmpi_status_get_tag_f08_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_status_get_tag_);
+void mpi_status_get_tag_f08_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_status_get_tag_);
+
 void CR_F_EXPORT pmpi_status_set_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Status_set_cancelled(cr_f_status(status), *flag != 0);
@@ -672,6 +705,17 @@ void mpi_status_set_elements__(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *c
 void pmpi_status_set_elements_f08_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror) CR_F_ALIAS(pmpi_status_set_elements_);
 void mpi_status_set_elements_f08_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror) CR_F_ALIAS(pmpi_status_set_elements_);
 
+void CR_F_EXPORT pmpi_status_set_elements_c_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Status_set_elements_c(cr_f_status(status), *datatype, *count);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_status_set_elements_c__(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror) CR_F_ALIAS(pmpi_status_set_elements_c_);
+void mpi_status_set_elements_c_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror) CR_F_ALIAS(pmpi_status_set_elements_c_);
+void mpi_status_set_elements_c__(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror) CR_F_ALIAS(pmpi_status_set_elements_c_);
+void pmpi_status_set_elements_f08_large_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror) CR_F_ALIAS(pmpi_status_set_elements_c_);
+void mpi_status_set_elements_f08_large_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror) CR_F_ALIAS(pmpi_status_set_elements_c_);
+
 void CR_F_EXPORT pmpi_status_set_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Status_set_elements_x(cr_f_status(status), *datatype, *count);
@@ -682,6 +726,39 @@ void mpi_status_set_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count 
 void mpi_status_set_elements_x__(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror) CR_F_ALIAS(pmpi_status_set_elements_x_);
 void pmpi_status_set_elements_x_f08_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror) CR_F_ALIAS(pmpi_status_set_elements_x_);
 void mpi_status_set_elements_x_f08_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror) CR_F_ALIAS(pmpi_status_set_elements_x_);
+
+void CR_F_EXPORT pmpi_status_set_error_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Status_set_error(cr_f_status(status), *err);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_status_set_error__(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror) CR_F_ALIAS(pmpi_status_set_error_);
+void mpi_status_set_error_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror) CR_F_ALIAS(pmpi_status_set_error_);
+void mpi_status_set_error__(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror) CR_F_ALIAS(pmpi_status_set_error_);
+void pmpi_status_set_error_f08_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror) CR_F_ALIAS(pmpi_status_set_error_);
+void mpi_status_set_error_f08_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror) CR_F_ALIAS(pmpi_status_set_error_);
+
+void CR_F_EXPORT pmpi_status_set_source_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Status_set_source(cr_f_status(status), *source);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_status_set_source__(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror) CR_F_ALIAS(pmpi_status_set_source_);
+void mpi_status_set_source_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror) CR_F_ALIAS(pmpi_status_set_source_);
+void mpi_status_set_source__(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror) CR_F_ALIAS(pmpi_status_set_source_);
+void pmpi_status_set_source_f08_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror) CR_F_ALIAS(pmpi_status_set_source_);
+void mpi_status_set_source_f08_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror) CR_F_ALIAS(pmpi_status_set_source_);
+
+void CR_F_EXPORT pmpi_status_set_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Status_set_tag(cr_f_status(status), *tag);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_status_set_tag__(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_status_set_tag_);
+void mpi_status_set_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_status_set_tag_);
+void mpi_status_set_tag__(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_status_set_tag_);
+void pmpi_status_set_tag_f08_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_status_set_tag_);
+void mpi_status_set_tag_f08_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror) CR_F_ALIAS(pmpi_status_set_tag_);
 
 void CR_F_EXPORT pmpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
 {

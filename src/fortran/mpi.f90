@@ -204,6 +204,20 @@ MODULE mpi
   PARAMETER (MPI_INTEGER8=1275070513)
   INTEGER MPI_INTEGER16
   PARAMETER (MPI_INTEGER16=201326592)
+  INTEGER MPI_REAL2
+  PARAMETER (MPI_REAL2=1275068966)
+  INTEGER MPI_COMPLEX4
+  PARAMETER (MPI_COMPLEX4=1275069486)
+  INTEGER MPI_LOGICAL1
+  PARAMETER (MPI_LOGICAL1=1275068743)
+  INTEGER MPI_LOGICAL2
+  PARAMETER (MPI_LOGICAL2=1275069000)
+  INTEGER MPI_LOGICAL4
+  PARAMETER (MPI_LOGICAL4=1275069513)
+  INTEGER MPI_LOGICAL8
+  PARAMETER (MPI_LOGICAL8=1275070538)
+  INTEGER MPI_LOGICAL16
+  PARAMETER (MPI_LOGICAL16=1275072587)
   INTEGER MPI_TYPECLASS_REAL
   PARAMETER (MPI_TYPECLASS_REAL=1)
   INTEGER MPI_TYPECLASS_INTEGER
@@ -4564,6 +4578,42 @@ MODULE mpi
       INTEGER :: array_of_requests(*)
       INTEGER :: ierror
     END SUBROUTINE PMPI_STARTALL
+    SUBROUTINE MPI_STATUS_GET_ERROR(status, err, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: err
+      INTEGER :: ierror
+    END SUBROUTINE MPI_STATUS_GET_ERROR
+    SUBROUTINE PMPI_STATUS_GET_ERROR(status, err, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: err
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_STATUS_GET_ERROR
+    SUBROUTINE MPI_STATUS_GET_SOURCE(status, source, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: source
+      INTEGER :: ierror
+    END SUBROUTINE MPI_STATUS_GET_SOURCE
+    SUBROUTINE PMPI_STATUS_GET_SOURCE(status, source, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: source
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_STATUS_GET_SOURCE
+    SUBROUTINE MPI_STATUS_GET_TAG(status, tag, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: tag
+      INTEGER :: ierror
+    END SUBROUTINE MPI_STATUS_GET_TAG
+    SUBROUTINE PMPI_STATUS_GET_TAG(status, tag, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: tag
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_STATUS_GET_TAG
     SUBROUTINE MPI_STATUS_SET_CANCELLED(status, flag, ierror)
       IMPORT :: MPI_STATUS_SIZE
       INTEGER :: status(MPI_STATUS_SIZE)
@@ -4606,6 +4656,42 @@ MODULE mpi
       INTEGER(KIND=MPI_COUNT_KIND) :: count
       INTEGER :: ierror
     END SUBROUTINE PMPI_STATUS_SET_ELEMENTS_X
+    SUBROUTINE MPI_STATUS_SET_ERROR(status, err, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: err
+      INTEGER :: ierror
+    END SUBROUTINE MPI_STATUS_SET_ERROR
+    SUBROUTINE PMPI_STATUS_SET_ERROR(status, err, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: err
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_STATUS_SET_ERROR
+    SUBROUTINE MPI_STATUS_SET_SOURCE(status, source, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: source
+      INTEGER :: ierror
+    END SUBROUTINE MPI_STATUS_SET_SOURCE
+    SUBROUTINE PMPI_STATUS_SET_SOURCE(status, source, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: source
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_STATUS_SET_SOURCE
+    SUBROUTINE MPI_STATUS_SET_TAG(status, tag, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: tag
+      INTEGER :: ierror
+    END SUBROUTINE MPI_STATUS_SET_TAG
+    SUBROUTINE PMPI_STATUS_SET_TAG(status, tag, ierror)
+      IMPORT :: MPI_STATUS_SIZE
+      INTEGER :: status(MPI_STATUS_SIZE)
+      INTEGER :: tag
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_STATUS_SET_TAG
     SUBROUTINE MPI_TEST(request, flag, status, ierror)
       IMPORT :: MPI_STATUS_SIZE
       INTEGER :: request
@@ -4744,6 +4830,40 @@ MODULE mpi
       INTEGER :: newtype
       INTEGER :: ierror
     END SUBROUTINE PMPI_TYPE_CREATE_DARRAY
+    SUBROUTINE MPI_TYPE_CREATE_F90_COMPLEX(p, r, newtype, ierror)
+      INTEGER :: p
+      INTEGER :: r
+      INTEGER :: newtype
+      INTEGER :: ierror
+    END SUBROUTINE MPI_TYPE_CREATE_F90_COMPLEX
+    SUBROUTINE PMPI_TYPE_CREATE_F90_COMPLEX(p, r, newtype, ierror)
+      INTEGER :: p
+      INTEGER :: r
+      INTEGER :: newtype
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_TYPE_CREATE_F90_COMPLEX
+    SUBROUTINE MPI_TYPE_CREATE_F90_INTEGER(r, newtype, ierror)
+      INTEGER :: r
+      INTEGER :: newtype
+      INTEGER :: ierror
+    END SUBROUTINE MPI_TYPE_CREATE_F90_INTEGER
+    SUBROUTINE PMPI_TYPE_CREATE_F90_INTEGER(r, newtype, ierror)
+      INTEGER :: r
+      INTEGER :: newtype
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_TYPE_CREATE_F90_INTEGER
+    SUBROUTINE MPI_TYPE_CREATE_F90_REAL(p, r, newtype, ierror)
+      INTEGER :: p
+      INTEGER :: r
+      INTEGER :: newtype
+      INTEGER :: ierror
+    END SUBROUTINE MPI_TYPE_CREATE_F90_REAL
+    SUBROUTINE PMPI_TYPE_CREATE_F90_REAL(p, r, newtype, ierror)
+      INTEGER :: p
+      INTEGER :: r
+      INTEGER :: newtype
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_TYPE_CREATE_F90_REAL
     SUBROUTINE MPI_TYPE_CREATE_HINDEXED(count, array_of_blocklengths, array_of_displacements, &
           oldtype, newtype, ierror)
       IMPORT :: MPI_ADDRESS_KIND
@@ -5058,6 +5178,18 @@ MODULE mpi
       INTEGER(KIND=MPI_COUNT_KIND) :: true_extent
       INTEGER :: ierror
     END SUBROUTINE PMPI_TYPE_GET_TRUE_EXTENT_X
+    SUBROUTINE MPI_TYPE_GET_VALUE_INDEX(value_type, index_type, pair_type, ierror)
+      INTEGER :: value_type
+      INTEGER :: index_type
+      INTEGER :: pair_type
+      INTEGER :: ierror
+    END SUBROUTINE MPI_TYPE_GET_VALUE_INDEX
+    SUBROUTINE PMPI_TYPE_GET_VALUE_INDEX(value_type, index_type, pair_type, ierror)
+      INTEGER :: value_type
+      INTEGER :: index_type
+      INTEGER :: pair_type
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_TYPE_GET_VALUE_INDEX
     SUBROUTINE MPI_TYPE_INDEXED(count, array_of_blocklengths, array_of_displacements, oldtype, &
           newtype, ierror)
       INTEGER :: count

@@ -139,6 +139,13 @@ MODULE mpi_f08
   TYPE(MPI_Datatype), PARAMETER :: MPI_INTEGER4 = MPI_Datatype(1275069488)
   TYPE(MPI_Datatype), PARAMETER :: MPI_INTEGER8 = MPI_Datatype(1275070513)
   TYPE(MPI_Datatype), PARAMETER :: MPI_INTEGER16 = MPI_Datatype(201326592)
+  TYPE(MPI_Datatype), PARAMETER :: MPI_REAL2 = MPI_Datatype(1275068966)
+  TYPE(MPI_Datatype), PARAMETER :: MPI_COMPLEX4 = MPI_Datatype(1275069486)
+  TYPE(MPI_Datatype), PARAMETER :: MPI_LOGICAL1 = MPI_Datatype(1275068743)
+  TYPE(MPI_Datatype), PARAMETER :: MPI_LOGICAL2 = MPI_Datatype(1275069000)
+  TYPE(MPI_Datatype), PARAMETER :: MPI_LOGICAL4 = MPI_Datatype(1275069513)
+  TYPE(MPI_Datatype), PARAMETER :: MPI_LOGICAL8 = MPI_Datatype(1275070538)
+  TYPE(MPI_Datatype), PARAMETER :: MPI_LOGICAL16 = MPI_Datatype(1275072587)
   INTEGER, PARAMETER :: MPI_TYPECLASS_REAL = 1
   INTEGER, PARAMETER :: MPI_TYPECLASS_INTEGER = 2
   INTEGER, PARAMETER :: MPI_TYPECLASS_COMPLEX = 3
@@ -8803,6 +8810,60 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Startall
   END INTERFACE PMPI_Startall
+  INTERFACE MPI_Status_get_error
+    SUBROUTINE MPI_Status_get_error(status, err, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT) :: err
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Status_get_error
+  END INTERFACE MPI_Status_get_error
+  INTERFACE PMPI_Status_get_error
+    SUBROUTINE PMPI_Status_get_error(status, err, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT) :: err
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Status_get_error
+  END INTERFACE PMPI_Status_get_error
+  INTERFACE MPI_Status_get_source
+    SUBROUTINE MPI_Status_get_source(status, source, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT) :: source
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Status_get_source
+  END INTERFACE MPI_Status_get_source
+  INTERFACE PMPI_Status_get_source
+    SUBROUTINE PMPI_Status_get_source(status, source, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT) :: source
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Status_get_source
+  END INTERFACE PMPI_Status_get_source
+  INTERFACE MPI_Status_get_tag
+    SUBROUTINE MPI_Status_get_tag(status, tag, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT) :: tag
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Status_get_tag
+  END INTERFACE MPI_Status_get_tag
+  INTERFACE PMPI_Status_get_tag
+    SUBROUTINE PMPI_Status_get_tag(status, tag, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT) :: tag
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Status_get_tag
+  END INTERFACE PMPI_Status_get_tag
   INTERFACE MPI_Status_set_cancelled
     SUBROUTINE MPI_Status_set_cancelled(status, flag, ierror)
       IMPORT
@@ -8830,6 +8891,14 @@ MODULE mpi_f08
       INTEGER, INTENT(IN) :: count
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Status_set_elements
+    SUBROUTINE MPI_Status_set_elements_c(status, datatype, count, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Status) :: status
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Status_set_elements_c
   END INTERFACE MPI_Status_set_elements
   INTERFACE PMPI_Status_set_elements
     SUBROUTINE PMPI_Status_set_elements(status, datatype, count, ierror)
@@ -8840,6 +8909,14 @@ MODULE mpi_f08
       INTEGER, INTENT(IN) :: count
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Status_set_elements
+    SUBROUTINE PMPI_Status_set_elements_c(status, datatype, count, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Status) :: status
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Status_set_elements_c
   END INTERFACE PMPI_Status_set_elements
   INTERFACE MPI_Status_set_elements_x
     SUBROUTINE MPI_Status_set_elements_x(status, datatype, count, ierror)
@@ -8861,6 +8938,60 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Status_set_elements_x
   END INTERFACE PMPI_Status_set_elements_x
+  INTERFACE MPI_Status_set_error
+    SUBROUTINE MPI_Status_set_error(status, err, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(IN) :: err
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Status_set_error
+  END INTERFACE MPI_Status_set_error
+  INTERFACE PMPI_Status_set_error
+    SUBROUTINE PMPI_Status_set_error(status, err, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(IN) :: err
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Status_set_error
+  END INTERFACE PMPI_Status_set_error
+  INTERFACE MPI_Status_set_source
+    SUBROUTINE MPI_Status_set_source(status, source, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(IN) :: source
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Status_set_source
+  END INTERFACE MPI_Status_set_source
+  INTERFACE PMPI_Status_set_source
+    SUBROUTINE PMPI_Status_set_source(status, source, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(IN) :: source
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Status_set_source
+  END INTERFACE PMPI_Status_set_source
+  INTERFACE MPI_Status_set_tag
+    SUBROUTINE MPI_Status_set_tag(status, tag, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(IN) :: tag
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Status_set_tag
+  END INTERFACE MPI_Status_set_tag
+  INTERFACE PMPI_Status_set_tag
+    SUBROUTINE PMPI_Status_set_tag(status, tag, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(IN) :: tag
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Status_set_tag
+  END INTERFACE PMPI_Status_set_tag
   INTERFACE MPI_Test
     SUBROUTINE MPI_Test(request, flag, status, ierror)
       IMPORT
@@ -9109,6 +9240,64 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Type_create_darray_c
   END INTERFACE PMPI_Type_create_darray
+  INTERFACE MPI_Type_create_f90_complex
+    SUBROUTINE MPI_Type_create_f90_complex(p, r, newtype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: p
+      INTEGER, INTENT(IN) :: r
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Type_create_f90_complex
+  END INTERFACE MPI_Type_create_f90_complex
+  INTERFACE PMPI_Type_create_f90_complex
+    SUBROUTINE PMPI_Type_create_f90_complex(p, r, newtype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: p
+      INTEGER, INTENT(IN) :: r
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Type_create_f90_complex
+  END INTERFACE PMPI_Type_create_f90_complex
+  INTERFACE MPI_Type_create_f90_integer
+    SUBROUTINE MPI_Type_create_f90_integer(r, newtype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: r
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Type_create_f90_integer
+  END INTERFACE MPI_Type_create_f90_integer
+  INTERFACE PMPI_Type_create_f90_integer
+    SUBROUTINE PMPI_Type_create_f90_integer(r, newtype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: r
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Type_create_f90_integer
+  END INTERFACE PMPI_Type_create_f90_integer
+  INTERFACE MPI_Type_create_f90_real
+    SUBROUTINE MPI_Type_create_f90_real(p, r, newtype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: p
+      INTEGER, INTENT(IN) :: r
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Type_create_f90_real
+  END INTERFACE MPI_Type_create_f90_real
+  INTERFACE PMPI_Type_create_f90_real
+    SUBROUTINE PMPI_Type_create_f90_real(p, r, newtype, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: p
+      INTEGER, INTENT(IN) :: r
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Type_create_f90_real
+  END INTERFACE PMPI_Type_create_f90_real
   INTERFACE MPI_Type_create_hindexed
     SUBROUTINE MPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, &
           oldtype, newtype, ierror)
@@ -9811,6 +10000,26 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Type_get_true_extent_x
   END INTERFACE PMPI_Type_get_true_extent_x
+  INTERFACE MPI_Type_get_value_index
+    SUBROUTINE MPI_Type_get_value_index(value_type, index_type, pair_type, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Datatype), INTENT(IN) :: value_type
+      TYPE(MPI_Datatype), INTENT(IN) :: index_type
+      TYPE(MPI_Datatype), INTENT(OUT) :: pair_type
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Type_get_value_index
+  END INTERFACE MPI_Type_get_value_index
+  INTERFACE PMPI_Type_get_value_index
+    SUBROUTINE PMPI_Type_get_value_index(value_type, index_type, pair_type, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Datatype), INTENT(IN) :: value_type
+      TYPE(MPI_Datatype), INTENT(IN) :: index_type
+      TYPE(MPI_Datatype), INTENT(OUT) :: pair_type
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Type_get_value_index
+  END INTERFACE PMPI_Type_get_value_index
   INTERFACE MPI_Type_indexed
     SUBROUTINE MPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, &
           newtype, ierror)

@@ -56,7 +56,7 @@ attach)
     sleep 1
     kill -0 "$jobpid" 2>/dev/null || fail "the job did not wait for the debugger"
     grep -q PASS "$tmp/out" && fail "the job finished before the debugger attached"
-    timeout 30 gdb -p "$pid" -batch -ex 'set var courier_debug_wait = 0' >"$tmp/gdb" 2>&1
+    timeout 30 gdb -p "$pid" -batch -ex 'set var *(int *)&courier_debug_wait = 0' >"$tmp/gdb" 2>&1
     if grep -qi "ptrace: Operation not permitted" "$tmp/gdb"; then
         echo "gdb may not attach here (ptrace not permitted); skipped"
         exit 77

@@ -102,6 +102,15 @@ static void run(MPI_Op op, cr_basic_t b, size_t esize, const void *in, void *ino
     covered[opi(op)][b] = 1;
 }
 
+/* The bfloat16 bits of a small integer (exact: the upper half of the float). */
+static uint16_t bf16(int v)
+{
+    float f = (float)v;
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return (uint16_t)(u >> 16);
+}
+
 /* ---- integer and floating types: the same small exact values -------------- */
 #define N9 9
 static const int va[N9] = { 3, 0, 1, 6, 2, 5, 1, 0, 12 };
@@ -165,7 +174,7 @@ static void test_integers_and_floats(void)
     TEST_CINT(uint32_t, CR_B_UINT32); TEST_CINT(uint64_t, CR_B_UINT64);
     TEST_FINT(int32_t, CR_B_F_INTEGER); TEST_FINT(int8_t, CR_B_F_INTEGER1);
     TEST_FINT(int16_t, CR_B_F_INTEGER2); TEST_FINT(int32_t, CR_B_F_INTEGER4);
-    TEST_FINT(int64_t, CR_B_F_INTEGER8);
+    TEST_FINT(int64_t, CR_B_F_INTEGER8); TEST_FINT(__int128, CR_B_F_INTEGER16);
     TEST_FINT(MPI_Aint, CR_B_AINT); TEST_FINT(MPI_Offset, CR_B_OFFSET);
     TEST_FINT(MPI_Count, CR_B_COUNT);
     TEST_ARITH(float, CR_B_FLOAT); TEST_ARITH(double, CR_B_DOUBLE);
@@ -177,6 +186,30 @@ static void test_integers_and_floats(void)
 #else
     TEST_ARITH(long double, CR_B_F_REAL16);
 #endif
+    TEST_ARITH(_Float16, CR_B_FLOAT16); TEST_ARITH(_Float16, CR_B_F_REAL2);
+    TEST_SIGNED(__int128, CR_B_F_INTEGER16, (((unsigned __int128)1 << 127) - 1),
+                (-(__int128)(((unsigned __int128)1 << 127) - 1) - 1));
+    /* bfloat16: small integers are exact (8 significant bits) */
+    {
+        const int *ex[4] = { ex_max, ex_min, ex_sum, ex_prod };
+        MPI_Op ops[4] = { MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD };
+        for (int k = 0; k < 4; k++) {
+            uint16_t a[N9], r[N9];
+            for (int i = 0; i < N9; i++) a[i] = bf16(va[i]), r[i] = bf16(vb[i]);
+            run(ops[k], CR_B_BFLOAT16, 2, a, r, N9);
+            for (int i = 0; i < N9; i++)
+                CHECK(r[i] == bf16(ex[k][i]), "bfloat16 %s [%d]: 0x%04x", opn[opi(ops[k])], i,
+                      r[i]);
+        }
+        uint16_t a[2] = { bf16(1), bf16(2) }, r[2] = { bf16(5), bf16(6) };
+        run(MPI_REPLACE, CR_B_BFLOAT16, 2, a, r, 2);
+        CHECK(r[0] == bf16(1) && r[1] == bf16(2), "bfloat16 REPLACE");
+        run(MPI_NO_OP, CR_B_BFLOAT16, 2, a, r, 2);
+        /* rounding: 1 + 2^-8 is halfway between two bfloat16 values: to even (1) */
+        uint16_t x[1] = { bf16(1) }, y[1] = { 0x3b80 /* 2^-8 */ };
+        run(MPI_SUM, CR_B_BFLOAT16, 2, x, y, 1);
+        CHECK(y[0] == bf16(1), "bfloat16 SUM rounds to even: 0x%04x", y[0]);
+    }
     TEST_SIGNED(signed char, CR_B_SCHAR, SCHAR_MAX, SCHAR_MIN);
     TEST_SIGNED(short, CR_B_SHORT, SHRT_MAX, SHRT_MIN);
     TEST_SIGNED(int, CR_B_INT, INT_MAX, INT_MIN);
@@ -238,6 +271,7 @@ static void test_complex(void)
 #else
     TEST_COMPLEX(long double _Complex, CR_B_F_COMPLEX32);
 #endif
+    TEST_COMPLEX(_Complex _Float16, CR_B_F_COMPLEX4);
 }
 
 /* ---- logical and byte -------------------------------------------------------- */
@@ -291,6 +325,12 @@ static void test_logical_byte(void)
         run(MPI_NO_OP, CR_B_BYTE, 1, ex[0], r, 3);
         CHECK(!memcmp(r, a, 3), "BYTE NO_OP");
     }
+    /* the sized Fortran logicals */
+#define TEST_FLOGIC(T, K)                                                                \
+    TEST_LOGIC(T, K); TEST_ONE(T, K, MPI_REPLACE, va); TEST_ONE(T, K, MPI_NO_OP, vb)
+    TEST_FLOGIC(int8_t, CR_B_F_LOGICAL1); TEST_FLOGIC(int16_t, CR_B_F_LOGICAL2);
+    TEST_FLOGIC(int32_t, CR_B_F_LOGICAL4); TEST_FLOGIC(int64_t, CR_B_F_LOGICAL8);
+    TEST_FLOGIC(__int128, CR_B_F_LOGICAL16);
     /* REPLACE / NO_OP on the kinds no other op takes */
     {
         char a[2] = { 'x', 'y' }, r[2] = { 'a', 'b' };
@@ -353,12 +393,16 @@ static void test_table(void)
                           CR_B_INT32, CR_B_INT64, CR_B_UINT8, CR_B_UINT16, CR_B_UINT32,
                           CR_B_UINT64 };
     cr_basic_t fint[] = { CR_B_F_INTEGER, CR_B_F_INTEGER1, CR_B_F_INTEGER2, CR_B_F_INTEGER4,
-                          CR_B_F_INTEGER8, CR_B_AINT, CR_B_OFFSET, CR_B_COUNT };
+                          CR_B_F_INTEGER8, CR_B_F_INTEGER16, CR_B_AINT, CR_B_OFFSET,
+                          CR_B_COUNT };
     cr_basic_t flt[] = { CR_B_FLOAT, CR_B_DOUBLE, CR_B_LDOUBLE, CR_B_F_REAL, CR_B_F_DOUBLE,
-                         CR_B_F_REAL4, CR_B_F_REAL8, CR_B_F_REAL16 };
+                         CR_B_F_REAL4, CR_B_F_REAL8, CR_B_F_REAL16, CR_B_FLOAT16,
+                         CR_B_F_REAL2, CR_B_BFLOAT16 };
     cr_basic_t cpx[] = { CR_B_FCOMPLEX, CR_B_DCOMPLEX, CR_B_LDCOMPLEX, CR_B_F_COMPLEX,
-                         CR_B_F_DCOMPLEX, CR_B_F_COMPLEX8, CR_B_F_COMPLEX16, CR_B_F_COMPLEX32 };
-    cr_basic_t lgc[] = { CR_B_BOOL, CR_B_F_LOGICAL };
+                         CR_B_F_DCOMPLEX, CR_B_F_COMPLEX8, CR_B_F_COMPLEX16, CR_B_F_COMPLEX32,
+                         CR_B_F_COMPLEX4 };
+    cr_basic_t lgc[] = { CR_B_BOOL, CR_B_F_LOGICAL, CR_B_F_LOGICAL1, CR_B_F_LOGICAL2,
+                         CR_B_F_LOGICAL4, CR_B_F_LOGICAL8, CR_B_F_LOGICAL16 };
     cr_basic_t pair[] = { CR_B_FLOAT_INT, CR_B_DOUBLE_INT, CR_B_LONG_INT, CR_B_SHORT_INT,
                           CR_B_2INT, CR_B_LDOUBLE_INT, CR_B_F_2INTEGER, CR_B_F_2REAL,
                           CR_B_F_2DOUBLE };
