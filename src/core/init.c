@@ -10,6 +10,7 @@
 #include "core/progress.h"
 #include "core/debug.h"
 #include "core/pt2pt.h"
+#include "core/threads.h"
 #include "pmi/pmi.h"
 #include "transport/ofi/ofi.h"
 #include "transport/self/self.h"
@@ -142,8 +143,10 @@ static int start_transports(const char *node)
         transports[0][ntransports++] = net;
     }
     cr_progress_init(cr_proc.oversubscribed, shm);
-    if (cr_pt2pt_init(transports, 1, ntransports, 1) != 0)
+    /* the fast paths run without threads only (threads.h) */
+    if (cr_pt2pt_init(transports, 1, ntransports, !cr_threaded) != 0)
         return cr_error(MPI_ERR_NO_MEM, "no memory for the point-to-point channel");
+    if (cr_threaded) cr_progress_nactive++;     /* keeps MPI_Recv's fast path off */
     return MPI_SUCCESS;
 }
 
@@ -175,6 +178,14 @@ static int init_common(int required, int *provided)
                                  ? (int)ut_settings.oversubscribed
                                  : cr_proc.local_size > count_cores();
 
+    /* MPI_THREAD_MULTIPLE turns the locks on before anything is set up
+     * (threads.h); COURIER_THREAD_LEVEL may cap what is provided */
+    int level = required;
+    if (level > ut_settings.thread_level_max) level = (int)ut_settings.thread_level_max;
+    if (level < MPI_THREAD_SINGLE) level = MPI_THREAD_SINGLE;
+    if (level == MPI_THREAD_MULTIPLE || ut_settings.async_progress) cr_threads_enable();
+    cr_thread_set_main();
+
     int err = start_transports(node);
     if (err) return err;
 
@@ -194,10 +205,12 @@ static int init_common(int required, int *provided)
     comm_builtin(&cr_comm_world, MPI_COMM_WORLD, &world_group, 0, "MPI_COMM_WORLD");
     comm_builtin(&cr_comm_self, MPI_COMM_SELF, &self_group, CR_CTX_STRIDE, "MPI_COMM_SELF");
     cr_proc.next_ctx = 2 * CR_CTX_STRIDE;
-    cr_proc.thread_level = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
+    cr_proc.thread_level = level;
     if (provided) *provided = cr_proc.thread_level;
     cr_proc.state = CR_STATE_INIT;
     core_debug_init(cr_proc.world_rank, cr_proc.hostname);
+    if (ut_settings.async_progress && cr_async_start() != 0)
+        return cr_error(MPI_ERR_OTHER, "COURIER_ASYNC_PROGRESS=1: cannot start the progress thread");
     return MPI_SUCCESS;
 }
 
@@ -215,6 +228,7 @@ int core_finalize(void)
 {
     /* Everyone reaches here before anyone leaves, and every packet this rank owes
      * its peers (acknowledgements, chunks) goes out while waiting. */
+    cr_async_stop();                /* the calling thread progresses from here on */
     int err = cr_attr_finalize();   /* first: MPI_COMM_SELF's attribute delete callbacks ("user functions at process termination") */
     if (!err) err = cr_barrier_internal(&cr_comm_world);
     if (err) return err;

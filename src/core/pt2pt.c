@@ -50,7 +50,8 @@ struct cr_out {
 };
 
 /* ---- helpers ------------------------------------------------------------------ */
-void cr_req_complete(cr_request_t *r)
+/* cr_req_complete, inlined on the eager send path. */
+static inline __attribute__((always_inline)) void req_complete(cr_request_t *r)
 {
     if (r->tmp && r->kind == CR_REQ_SEND) {
         free(r->tmp);
@@ -58,6 +59,11 @@ void cr_req_complete(cr_request_t *r)
     }
     __atomic_store_n(&r->complete, 1, __ATOMIC_RELEASE);
     if (r->detached) cr_request_free(r);
+}
+
+void cr_req_complete(cr_request_t *r)
+{
+    req_complete(r);
 }
 
 static void status_fill(MPI_Status *st, int src, int tag, size_t bytes)
@@ -306,7 +312,7 @@ static int send_inject(cr_chan_t *ch, cr_request_t *r)
         if (st != TR_OK && st != TR_INPROGRESS) chan_fail(r->vpeer, "an eager send", st);
         r->pending = (st == TR_INPROGRESS) + (r->mode == CR_MODE_SYNC);
         r->proto_state = r->mode == CR_MODE_SYNC ? PS_WAIT_ACK : PS_NONE;
-        if (r->pending == 0) cr_req_complete(r);
+        if (r->pending == 0) req_complete(r);
         return 0;
     }
     cr_rts_t rts = { .bytes = r->bytes };

@@ -1,21 +1,17 @@
 /* SPDX-License-Identifier: MIT */
-/* Threads: the flag that turns the locks on, the recursive object lock, and
+/* Threads: the flag that turns the locks on, the recursive library lock, and
  * which thread is the main one (threads.h). */
 #define _GNU_SOURCE
 #include "core/threads.h"
 
 int cr_threaded;
 
-void cr_lock_init(cr_lock_t *l)
+void cr_threads_enable(void)
 {
-    pthread_mutexattr_t a;
-    pthread_mutexattr_init(&a);
-    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ADAPTIVE_NP);
-    pthread_mutex_init(&l->m, &a);
-    pthread_mutexattr_destroy(&a);
+    cr_threaded = 1;
 }
 
-/* ---- the object lock --------------------------------------------------------
+/* ---- the library lock --------------------------------------------------------
  * A mutex with an owner and a depth, so that a thread that holds it may take
  * it again (an attribute callback calling MPI) and may let it go entirely
  * while it waits for messages. */
@@ -24,16 +20,15 @@ static pthread_t obj_owner;  /* valid while obj_owned (both read by others: atom
 static int obj_owned;
 static int obj_depth;        /* only the owner touches it */
 
-int cr_obj_held(void)
+int cr_lib_held(void)
 {
     return __atomic_load_n(&obj_owned, __ATOMIC_ACQUIRE) &&
            pthread_equal(__atomic_load_n(&obj_owner, __ATOMIC_RELAXED), pthread_self());
 }
 
-void cr_obj_lock(void)
+void cr_lib_lock_slow(void)
 {
-    if (!cr_threaded) return;
-    if (cr_obj_held()) {
+    if (cr_lib_held()) {
         obj_depth++;
         return;
     }
@@ -43,27 +38,26 @@ void cr_obj_lock(void)
     obj_depth = 1;
 }
 
-void cr_obj_unlock(void)
+void cr_lib_unlock_slow(void)
 {
-    if (!cr_threaded) return;
     if (--obj_depth > 0) return;
     __atomic_store_n(&obj_owned, 0, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&obj_mutex);
 }
 
-int cr_obj_release_all(void)
+int cr_lib_release_all(void)
 {
-    if (!cr_threaded || !cr_obj_held()) return 0;
+    if (!cr_threaded || !cr_lib_held()) return 0;
     int depth = obj_depth;
     obj_depth = 1;
-    cr_obj_unlock();
+    cr_lib_unlock_slow();
     return depth;
 }
 
-void cr_obj_reacquire(int depth)
+void cr_lib_reacquire(int depth)
 {
     if (depth <= 0) return;
-    cr_obj_lock();
+    cr_lib_lock_slow();
     obj_depth = depth;
 }
 

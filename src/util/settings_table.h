@@ -52,3 +52,8 @@ CR_SETTING(pmi_batch,          INT,  16,     "PMI requests the launcher serves p
 /* debugging one rank (src/core/debug.c, src/util/backtrace.c) */
 CR_SETTING(attach,             INT,  -1,     "World rank that waits at the end of MPI_Init for a debugger to attach (prints its pid and host; -1: none)")
 CR_SETTING(backtrace,          BOOL, 1,      "On SIGSEGV, SIGBUS, SIGFPE, SIGILL or SIGABRT print a backtrace with function names before dying")
+/* threads (issue 15, docs/threads.md) */
+CR_SETTING(thread_level_max,   INT,  3,      "Highest thread level MPI_Init_thread provides (0 SINGLE, 1 FUNNELED, 2 SERIALIZED, 3 MULTIPLE: a library lock, blocking waits yield instead of sleeping)")
+CR_SETTING(async_progress,     BOOL, 0,      "Run a progress thread in each process, so that non-blocking operations (rendezvous, collectives) advance while the application computes; turns on the thread locks and turns off the blocking fast paths")
+CR_SETTING(async_progress_idle_us, INT, 50,  "Microseconds the progress thread sleeps after a poll that found nothing (0: it only yields the core)")
+CR_SETTING_ALIAS(async_progress, "MPIR_CVAR_ASYNC_PROGRESS")
