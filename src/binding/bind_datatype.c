@@ -6,6 +6,7 @@
 #include "coll/api.h"
 #include "core/api.h"
 #include "core/api_dt.h"
+#include "tools/api.h"
 #include "binding/core_legacy.h"
 
 #pragma weak MPI_Address = PMPI_Address

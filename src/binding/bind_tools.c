@@ -6,463 +6,311 @@
 #include "coll/api.h"
 #include "core/api.h"
 #include "core/api_dt.h"
+#include "tools/api.h"
 #include "binding/core_legacy.h"
 
 #pragma weak MPI_T_category_changed = PMPI_T_category_changed
 int __attribute__((visibility("default"))) PMPI_T_category_changed(int* update_number)
 {
-    static const char cr_fname[] = "MPI_T_category_changed";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_category_changed is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_category_changed(update_number);
 }
 
 #pragma weak MPI_T_category_get_categories = PMPI_T_category_get_categories
 int __attribute__((visibility("default"))) PMPI_T_category_get_categories(int cat_index, int len, int indices[])
 {
-    static const char cr_fname[] = "MPI_T_category_get_categories";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_category_get_categories is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_category_get_categories(cat_index, len, indices);
 }
 
 #pragma weak MPI_T_category_get_cvars = PMPI_T_category_get_cvars
 int __attribute__((visibility("default"))) PMPI_T_category_get_cvars(int cat_index, int len, int indices[])
 {
-    static const char cr_fname[] = "MPI_T_category_get_cvars";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_category_get_cvars is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_category_get_cvars(cat_index, len, indices);
 }
 
 #pragma weak MPI_T_category_get_events = PMPI_T_category_get_events
 int __attribute__((visibility("default"))) PMPI_T_category_get_events(int cat_index, int len, int indices[])
 {
-    static const char cr_fname[] = "MPI_T_category_get_events";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_category_get_events is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_category_get_events(cat_index, len, indices);
 }
 
 #pragma weak MPI_T_category_get_index = PMPI_T_category_get_index
 int __attribute__((visibility("default"))) PMPI_T_category_get_index(const char* name, int* cat_index)
 {
-    static const char cr_fname[] = "MPI_T_category_get_index";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_category_get_index is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_category_get_index(name, cat_index);
 }
 
 #pragma weak MPI_T_category_get_info = PMPI_T_category_get_info
 int __attribute__((visibility("default"))) PMPI_T_category_get_info(int cat_index, char* name, int* name_len, char* desc, int* desc_len, int* num_cvars, int* num_pvars, int* num_categories)
 {
-    static const char cr_fname[] = "MPI_T_category_get_info";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_category_get_info is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_category_get_info(cat_index, name, name_len, desc, desc_len, num_cvars, num_pvars, num_categories);
 }
 
 #pragma weak MPI_T_category_get_num = PMPI_T_category_get_num
 int __attribute__((visibility("default"))) PMPI_T_category_get_num(int* num_cat)
 {
-    static const char cr_fname[] = "MPI_T_category_get_num";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_category_get_num is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_category_get_num(num_cat);
 }
 
 #pragma weak MPI_T_category_get_num_events = PMPI_T_category_get_num_events
 int __attribute__((visibility("default"))) PMPI_T_category_get_num_events(int cat_index, int* num_events)
 {
-    static const char cr_fname[] = "MPI_T_category_get_num_events";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_category_get_num_events is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_category_get_num_events(cat_index, num_events);
 }
 
 #pragma weak MPI_T_category_get_pvars = PMPI_T_category_get_pvars
 int __attribute__((visibility("default"))) PMPI_T_category_get_pvars(int cat_index, int len, int indices[])
 {
-    static const char cr_fname[] = "MPI_T_category_get_pvars";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_category_get_pvars is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_category_get_pvars(cat_index, len, indices);
 }
 
 #pragma weak MPI_T_cvar_get_index = PMPI_T_cvar_get_index
 int __attribute__((visibility("default"))) PMPI_T_cvar_get_index(const char* name, int* cvar_index)
 {
-    static const char cr_fname[] = "MPI_T_cvar_get_index";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_cvar_get_index is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_cvar_get_index(name, cvar_index);
 }
 
 #pragma weak MPI_T_cvar_get_info = PMPI_T_cvar_get_info
 int __attribute__((visibility("default"))) PMPI_T_cvar_get_info(int cvar_index, char* name, int* name_len, int* verbosity, MPI_Datatype* datatype, MPI_T_enum* enumtype, char* desc, int* desc_len, int* bind, int* scope)
 {
-    static const char cr_fname[] = "MPI_T_cvar_get_info";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_cvar_get_info is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_cvar_get_info(cvar_index, name, name_len, verbosity, datatype, enumtype, desc, desc_len, bind, scope);
 }
 
 #pragma weak MPI_T_cvar_get_num = PMPI_T_cvar_get_num
 int __attribute__((visibility("default"))) PMPI_T_cvar_get_num(int* num_cvar)
 {
-    static const char cr_fname[] = "MPI_T_cvar_get_num";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_cvar_get_num is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_cvar_get_num(num_cvar);
 }
 
 #pragma weak MPI_T_cvar_handle_alloc = PMPI_T_cvar_handle_alloc
 int __attribute__((visibility("default"))) PMPI_T_cvar_handle_alloc(int cvar_index, void* obj_handle, MPI_T_cvar_handle* handle, int* count)
 {
-    static const char cr_fname[] = "MPI_T_cvar_handle_alloc";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_cvar_handle_alloc is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_cvar_handle_alloc(cvar_index, obj_handle, handle, count);
 }
 
 #pragma weak MPI_T_cvar_handle_free = PMPI_T_cvar_handle_free
 int __attribute__((visibility("default"))) PMPI_T_cvar_handle_free(MPI_T_cvar_handle* handle)
 {
-    static const char cr_fname[] = "MPI_T_cvar_handle_free";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_cvar_handle_free is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_cvar_handle_free(handle);
 }
 
 #pragma weak MPI_T_cvar_read = PMPI_T_cvar_read
 int __attribute__((visibility("default"))) PMPI_T_cvar_read(MPI_T_cvar_handle handle, void* buf)
 {
-    static const char cr_fname[] = "MPI_T_cvar_read";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_cvar_read is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_cvar_read(handle, buf);
 }
 
 #pragma weak MPI_T_cvar_write = PMPI_T_cvar_write
 int __attribute__((visibility("default"))) PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void* buf)
 {
-    static const char cr_fname[] = "MPI_T_cvar_write";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_cvar_write is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_cvar_write(handle, buf);
 }
 
 #pragma weak MPI_T_enum_get_info = PMPI_T_enum_get_info
 int __attribute__((visibility("default"))) PMPI_T_enum_get_info(MPI_T_enum enumtype, int* num, char* name, int* name_len)
 {
-    static const char cr_fname[] = "MPI_T_enum_get_info";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_enum_get_info is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_enum_get_info(enumtype, num, name, name_len);
 }
 
 #pragma weak MPI_T_enum_get_item = PMPI_T_enum_get_item
 int __attribute__((visibility("default"))) PMPI_T_enum_get_item(MPI_T_enum enumtype, int index, int* value, char* name, int* name_len)
 {
-    static const char cr_fname[] = "MPI_T_enum_get_item";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_enum_get_item is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_enum_get_item(enumtype, index, value, name, name_len);
 }
 
 #pragma weak MPI_T_event_callback_get_info = PMPI_T_event_callback_get_info
 int __attribute__((visibility("default"))) PMPI_T_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info* info_used)
 {
-    static const char cr_fname[] = "MPI_T_event_callback_get_info";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_event_callback_get_info is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_event_callback_get_info(event_registration, cb_safety, info_used);
 }
 
 #pragma weak MPI_T_event_callback_set_info = PMPI_T_event_callback_set_info
 int __attribute__((visibility("default"))) PMPI_T_event_callback_set_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info)
 {
-    static const char cr_fname[] = "MPI_T_event_callback_set_info";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_event_callback_set_info is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_event_callback_set_info(event_registration, cb_safety, info);
 }
 
 #pragma weak MPI_T_event_copy = PMPI_T_event_copy
 int __attribute__((visibility("default"))) PMPI_T_event_copy(MPI_T_event_instance event_instance, void* buffer)
 {
-    static const char cr_fname[] = "MPI_T_event_copy";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_event_copy is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_event_copy(event_instance, buffer);
 }
 
 #pragma weak MPI_T_event_get_index = PMPI_T_event_get_index
 int __attribute__((visibility("default"))) PMPI_T_event_get_index(const char* name, int* event_index)
 {
-    static const char cr_fname[] = "MPI_T_event_get_index";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_event_get_index is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_event_get_index(name, event_index);
 }
 
 #pragma weak MPI_T_event_get_info = PMPI_T_event_get_info
 int __attribute__((visibility("default"))) PMPI_T_event_get_info(int event_index, char* name, int* name_len, int* verbosity, MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[], int* num_elements, MPI_T_enum* enumtype, MPI_Info* info, char* desc, int* desc_len, int* bind)
 {
-    static const char cr_fname[] = "MPI_T_event_get_info";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_event_get_info is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_event_get_info(event_index, name, name_len, verbosity, array_of_datatypes, array_of_displacements, num_elements, enumtype, info, desc, desc_len, bind);
 }
 
 #pragma weak MPI_T_event_get_num = PMPI_T_event_get_num
 int __attribute__((visibility("default"))) PMPI_T_event_get_num(int* num_events)
 {
-    static const char cr_fname[] = "MPI_T_event_get_num";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_event_get_num is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_event_get_num(num_events);
 }
 
 #pragma weak MPI_T_event_get_source = PMPI_T_event_get_source
 int __attribute__((visibility("default"))) PMPI_T_event_get_source(MPI_T_event_instance event_instance, int* source_index)
 {
-    static const char cr_fname[] = "MPI_T_event_get_source";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_event_get_source is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_event_get_source(event_instance, source_index);
 }
 
 #pragma weak MPI_T_event_get_timestamp = PMPI_T_event_get_timestamp
 int __attribute__((visibility("default"))) PMPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count* event_timestamp)
 {
-    static const char cr_fname[] = "MPI_T_event_get_timestamp";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_event_get_timestamp is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_event_get_timestamp(event_instance, event_timestamp);
 }
 
 #pragma weak MPI_T_event_handle_alloc = PMPI_T_event_handle_alloc
 int __attribute__((visibility("default"))) PMPI_T_event_handle_alloc(int event_index, void* obj_handle, MPI_Info info, MPI_T_event_registration* event_registration)
 {
-    static const char cr_fname[] = "MPI_T_event_handle_alloc";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_event_handle_alloc is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_event_handle_alloc(event_index, obj_handle, info, event_registration);
 }
 
 #pragma weak MPI_T_event_handle_free = PMPI_T_event_handle_free
 int __attribute__((visibility("default"))) PMPI_T_event_handle_free(MPI_T_event_registration event_registration, void* user_data, MPI_T_event_free_cb_function free_cb_function)
 {
-    static const char cr_fname[] = "MPI_T_event_handle_free";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_event_handle_free is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_event_handle_free(event_registration, user_data, free_cb_function);
 }
 
 #pragma weak MPI_T_event_handle_get_info = PMPI_T_event_handle_get_info
 int __attribute__((visibility("default"))) PMPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info* info_used)
 {
-    static const char cr_fname[] = "MPI_T_event_handle_get_info";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_event_handle_get_info is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_event_handle_get_info(event_registration, info_used);
 }
 
 #pragma weak MPI_T_event_handle_set_info = PMPI_T_event_handle_set_info
 int __attribute__((visibility("default"))) PMPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info)
 {
-    static const char cr_fname[] = "MPI_T_event_handle_set_info";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_event_handle_set_info is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_event_handle_set_info(event_registration, info);
 }
 
 #pragma weak MPI_T_event_read = PMPI_T_event_read
 int __attribute__((visibility("default"))) PMPI_T_event_read(MPI_T_event_instance event_instance, int element_index, void* buffer)
 {
-    static const char cr_fname[] = "MPI_T_event_read";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_event_read is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_event_read(event_instance, element_index, buffer);
 }
 
 #pragma weak MPI_T_event_register_callback = PMPI_T_event_register_callback
 int __attribute__((visibility("default"))) PMPI_T_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info, void* user_data, MPI_T_event_cb_function event_cb_function)
 {
-    static const char cr_fname[] = "MPI_T_event_register_callback";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_event_register_callback is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_event_register_callback(event_registration, cb_safety, info, user_data, event_cb_function);
 }
 
 #pragma weak MPI_T_event_set_dropped_handler = PMPI_T_event_set_dropped_handler
 int __attribute__((visibility("default"))) PMPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration, MPI_T_event_dropped_cb_function dropped_cb_function)
 {
-    static const char cr_fname[] = "MPI_T_event_set_dropped_handler";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_event_set_dropped_handler is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_event_set_dropped_handler(event_registration, dropped_cb_function);
 }
 
 #pragma weak MPI_T_finalize = PMPI_T_finalize
 int __attribute__((visibility("default"))) PMPI_T_finalize(void)
 {
-    static const char cr_fname[] = "MPI_T_finalize";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_finalize is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_finalize();
 }
 
 #pragma weak MPI_T_init_thread = PMPI_T_init_thread
 int __attribute__((visibility("default"))) PMPI_T_init_thread(int required, int* provided)
 {
-    static const char cr_fname[] = "MPI_T_init_thread";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_init_thread is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_init_thread(required, provided);
 }
 
 #pragma weak MPI_T_pvar_get_index = PMPI_T_pvar_get_index
 int __attribute__((visibility("default"))) PMPI_T_pvar_get_index(const char* name, int var_class, int* pvar_index)
 {
-    static const char cr_fname[] = "MPI_T_pvar_get_index";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_pvar_get_index is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_pvar_get_index(name, var_class, pvar_index);
 }
 
 #pragma weak MPI_T_pvar_get_info = PMPI_T_pvar_get_info
 int __attribute__((visibility("default"))) PMPI_T_pvar_get_info(int pvar_index, char* name, int* name_len, int* verbosity, int* var_class, MPI_Datatype* datatype, MPI_T_enum* enumtype, char* desc, int* desc_len, int* bind, int* readonly, int* continuous, int* atomic)
 {
-    static const char cr_fname[] = "MPI_T_pvar_get_info";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_pvar_get_info is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_pvar_get_info(pvar_index, name, name_len, verbosity, var_class, datatype, enumtype, desc, desc_len, bind, readonly, continuous, atomic);
 }
 
 #pragma weak MPI_T_pvar_get_num = PMPI_T_pvar_get_num
 int __attribute__((visibility("default"))) PMPI_T_pvar_get_num(int* num_pvar)
 {
-    static const char cr_fname[] = "MPI_T_pvar_get_num";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_pvar_get_num is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_pvar_get_num(num_pvar);
 }
 
 #pragma weak MPI_T_pvar_handle_alloc = PMPI_T_pvar_handle_alloc
 int __attribute__((visibility("default"))) PMPI_T_pvar_handle_alloc(MPI_T_pvar_session pe_session, int pvar_index, void* obj_handle, MPI_T_pvar_handle* handle, int* count)
 {
-    static const char cr_fname[] = "MPI_T_pvar_handle_alloc";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_pvar_handle_alloc is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_pvar_handle_alloc(pe_session, pvar_index, obj_handle, handle, count);
 }
 
 #pragma weak MPI_T_pvar_handle_free = PMPI_T_pvar_handle_free
 int __attribute__((visibility("default"))) PMPI_T_pvar_handle_free(MPI_T_pvar_session pe_session, MPI_T_pvar_handle* handle)
 {
-    static const char cr_fname[] = "MPI_T_pvar_handle_free";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_pvar_handle_free is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_pvar_handle_free(pe_session, handle);
 }
 
 #pragma weak MPI_T_pvar_read = PMPI_T_pvar_read
 int __attribute__((visibility("default"))) PMPI_T_pvar_read(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void* buf)
 {
-    static const char cr_fname[] = "MPI_T_pvar_read";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_pvar_read is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_pvar_read(pe_session, handle, buf);
 }
 
 #pragma weak MPI_T_pvar_readreset = PMPI_T_pvar_readreset
 int __attribute__((visibility("default"))) PMPI_T_pvar_readreset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void* buf)
 {
-    static const char cr_fname[] = "MPI_T_pvar_readreset";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_pvar_readreset is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_pvar_readreset(pe_session, handle, buf);
 }
 
 #pragma weak MPI_T_pvar_reset = PMPI_T_pvar_reset
 int __attribute__((visibility("default"))) PMPI_T_pvar_reset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
 {
-    static const char cr_fname[] = "MPI_T_pvar_reset";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_pvar_reset is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_pvar_reset(pe_session, handle);
 }
 
 #pragma weak MPI_T_pvar_session_create = PMPI_T_pvar_session_create
 int __attribute__((visibility("default"))) PMPI_T_pvar_session_create(MPI_T_pvar_session* pe_session)
 {
-    static const char cr_fname[] = "MPI_T_pvar_session_create";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_pvar_session_create is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_pvar_session_create(pe_session);
 }
 
 #pragma weak MPI_T_pvar_session_free = PMPI_T_pvar_session_free
 int __attribute__((visibility("default"))) PMPI_T_pvar_session_free(MPI_T_pvar_session* pe_session)
 {
-    static const char cr_fname[] = "MPI_T_pvar_session_free";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_pvar_session_free is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_pvar_session_free(pe_session);
 }
 
 #pragma weak MPI_T_pvar_start = PMPI_T_pvar_start
 int __attribute__((visibility("default"))) PMPI_T_pvar_start(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
 {
-    static const char cr_fname[] = "MPI_T_pvar_start";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_pvar_start is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_pvar_start(pe_session, handle);
 }
 
 #pragma weak MPI_T_pvar_stop = PMPI_T_pvar_stop
 int __attribute__((visibility("default"))) PMPI_T_pvar_stop(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
 {
-    static const char cr_fname[] = "MPI_T_pvar_stop";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_pvar_stop is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_pvar_stop(pe_session, handle);
 }
 
 #pragma weak MPI_T_pvar_write = PMPI_T_pvar_write
 int __attribute__((visibility("default"))) PMPI_T_pvar_write(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, const void* buf)
 {
-    static const char cr_fname[] = "MPI_T_pvar_write";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_pvar_write is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_pvar_write(pe_session, handle, buf);
 }
 
 #pragma weak MPI_T_source_get_info = PMPI_T_source_get_info
 int __attribute__((visibility("default"))) PMPI_T_source_get_info(int source_index, char* name, int* name_len, char* desc, int* desc_len, MPI_T_source_order* ordering, MPI_Count* ticks_per_second, MPI_Count* max_ticks, MPI_Info* info)
 {
-    static const char cr_fname[] = "MPI_T_source_get_info";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_source_get_info is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_source_get_info(source_index, name, name_len, desc, desc_len, ordering, ticks_per_second, max_ticks, info);
 }
 
 #pragma weak MPI_T_source_get_num = PMPI_T_source_get_num
 int __attribute__((visibility("default"))) PMPI_T_source_get_num(int* num_sources)
 {
-    static const char cr_fname[] = "MPI_T_source_get_num";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_source_get_num is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_source_get_num(num_sources);
 }
 
 #pragma weak MPI_T_source_get_timestamp = PMPI_T_source_get_timestamp
 int __attribute__((visibility("default"))) PMPI_T_source_get_timestamp(int source_index, MPI_Count* timestamp)
 {
-    static const char cr_fname[] = "MPI_T_source_get_timestamp";
-    int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_T_source_get_timestamp is not implemented in Courier yet");
-    return cr_raise_none(cr_err, cr_fname);
+    return core_t_source_get_timestamp(source_index, timestamp);
 }

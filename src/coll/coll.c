@@ -42,7 +42,7 @@ static int inter_in_place(coll_kind_t coll, const coll_args_t *a)
     }
 }
 
-static const char *const coll_names[COLL_NCOLL] = {
+const char *const coll_names[COLL_NCOLL] = {
     "MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Gather", "MPI_Gatherv",
     "MPI_Scatter", "MPI_Scatterv", "MPI_Allgather", "MPI_Allgatherv", "MPI_Alltoall",
     "MPI_Alltoallv", "MPI_Alltoallw", "MPI_Reduce_scatter", "MPI_Reduce_scatter_block",

@@ -177,6 +177,11 @@ int coll_exscan_recdbl(coll_sched_t *s, const coll_args_t *a);
 const coll_alg_t *coll_select(coll_kind_t coll, const cr_comm_t *comm, const coll_args_t *a);
 /* The forced algorithm id of a collective (0 = automatic). */
 int coll_forced_alg(coll_kind_t coll);
+/* The algorithm (id) coll_select chose last for each collective, 0 before
+ * the first call: a performance variable of the tools interface. */
+extern int coll_last_alg[COLL_NCOLL];
+/* The MPI name of each collective ("MPI_Bcast"). */
+extern const char *const coll_names[COLL_NCOLL];
 
 /* Non-blocking collectives (coll_nbc.c): build the schedule with alg, start it
  * and return a request (*out) that the progress engine completes. */

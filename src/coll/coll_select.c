@@ -150,7 +150,9 @@ static int within(long v, const long *min, const long *max)
     return (!min || v >= *min) && (!max || v <= *max);
 }
 
-const coll_alg_t *coll_select(coll_kind_t coll, const cr_comm_t *comm, const coll_args_t *a)
+int coll_last_alg[COLL_NCOLL];
+
+static const coll_alg_t *choose(coll_kind_t coll, const cr_comm_t *comm, const coll_args_t *a)
 {
     int id = coll_forced_alg(coll);
     if (id) {
@@ -170,4 +172,11 @@ const coll_alg_t *coll_select(coll_kind_t coll, const cr_comm_t *comm, const col
     for (int i = 0; i < NALGS; i++)
         if (coll_algs[i].coll == coll && applies(&coll_algs[i], comm, a)) return &coll_algs[i];
     return NULL;
+}
+
+const coll_alg_t *coll_select(coll_kind_t coll, const cr_comm_t *comm, const coll_args_t *a)
+{
+    const coll_alg_t *alg = choose(coll, comm, a);
+    coll_last_alg[coll] = alg ? alg->id : 0;
+    return alg;
 }

@@ -25,6 +25,7 @@
  * branch on the peer's kind, which LTO inlines. */
 #define _GNU_SOURCE
 #include "core/pt2pt.h"
+#include "core/pvar.h"
 #include "core/datatype.h"
 #include "transport/self/self.h"
 #include "transport/shm/shm.h"
@@ -291,6 +292,18 @@ static void ctrl_send(cr_chan_t *ch, int peer, int type, uint64_t aux, const voi
     out_append(ch, v, o);
 }
 
+cr_pvar_sent_t cr_pvar_sent[CR_PVAR_NKIND][CR_PVAR_NPROTO];
+
+size_t cr_pvar_queue_length(int unexpected)
+{
+    size_t n = 0;
+    if (unexpected)
+        for (const cr_unexp_t *u = cr_chan0.ux_head; u; u = u->next) n++;
+    else
+        for (const cr_request_t *r = cr_chan0.posted_head; r; r = r->next) n++;
+    return n;
+}
+
 /* ---- sending ----------------------------------------------------------------------- */
 /* Put a send's first message on the wire.  Returns 0 when done, 1 when the
  * transport is full (try again later). */
@@ -310,6 +323,7 @@ static int send_inject(cr_chan_t *ch, cr_request_t *r)
         }
         if (st == TR_ERR_NO_RESOURCE) return 1;
         if (st != TR_OK && st != TR_INPROGRESS) chan_fail(r->vpeer, "an eager send", st);
+        cr_pvar_count_send(v->kind, CR_PVAR_EAGER, r->bytes);
         r->pending = (st == TR_INPROGRESS) + (r->mode == CR_MODE_SYNC);
         r->proto_state = r->mode == CR_MODE_SYNC ? PS_WAIT_ACK : PS_NONE;
         if (r->pending == 0) req_complete(r);
@@ -325,6 +339,7 @@ static int send_inject(cr_chan_t *ch, cr_request_t *r)
         return 1;
     }
     if (st != TR_OK) chan_fail(r->vpeer, "a rendezvous request", st);
+    cr_pvar_count_send(v->kind, CR_PVAR_RNDV, r->bytes);
     r->remote_key = rts.key;     /* a sender keeps its own key here, to release it */
     r->proto_state = PS_WAIT_CTS;
     r->pending = 1;          /* FIN, or the last streamed data */
@@ -900,7 +915,9 @@ static inline __attribute__((always_inline)) int eager_put(cr_vc_t *v, const voi
 {
     tr_am_hdr_t h = { .type = CR_AM_EAGER, .ctx = comm->ctx + CR_CTX_PT2PT, .src = comm->rank,
                       .tag = tag };
-    return shm_send_pkt(&shm_ctxs[0], (int)v->addr, &h, data, bytes);
+    int rc = shm_send_pkt(&shm_ctxs[0], (int)v->addr, &h, data, bytes);
+    if (CR_LIKELY(rc == 0)) cr_pvar_count_send(CR_VC_SHM, CR_PVAR_EAGER, bytes);
+    return rc;
 }
 
 /* Send `bytes` contiguous bytes eagerly, straight into the ring, when the peer

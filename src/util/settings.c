@@ -43,6 +43,15 @@ static const char *alias_of(const char *field)
 }
 const int ut_setting_count = sizeof(ut_setting_descs) / sizeof(ut_setting_descs[0]);
 
+/* Settings given a value through the tools interface before MPI_Init: loading
+ * the environment leaves them as they are. */
+static unsigned char pinned[sizeof(ut_setting_descs) / sizeof(ut_setting_descs[0])];
+
+void ut_setting_pin(int i)
+{
+    if (i >= 0 && i < ut_setting_count) pinned[i] = 1;
+}
+
 const char *ut_setting_type_name(ut_setting_type_t t)
 {
     switch (t) {
@@ -91,6 +100,7 @@ int ut_settings_load(void)
     int rc = 0;
     for (int i = 0; i < ut_setting_count; i++) {
         const ut_setting_desc_t *d = &ut_setting_descs[i];
+        if (pinned[i]) continue;
         char env[96];
         ut_setting_env(d, env, sizeof env);
         const char *s = getenv(env);

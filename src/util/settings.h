@@ -30,6 +30,9 @@ extern const int ut_setting_count;
  * a message on stderr for a value that does not parse. */
 int ut_settings_load(void);
 const char *ut_setting_type_name(ut_setting_type_t t);
+/* Setting i was written through the tools interface: ut_settings_load keeps
+ * its value instead of reading the environment. */
+void ut_setting_pin(int i);
 /* The environment variable of a setting, e.g. "COURIER_EAGER_LIMIT". */
 void ut_setting_env(const ut_setting_desc_t *d, char *buf, size_t len);
 #endif

@@ -307,7 +307,7 @@ t_fork_faults() {
     run 20 -launcher fork -hosts a,b -n 2 "$PMI_TEST" nofinalize "$MARK"
     expect_rc 1; expect_err "exited without calling MPI_Finalize"
     run 20 -launcher fork -hosts a,b -n 2 no-such-program-courier "$MARK"
-    expect_rc 127; expect_err "host a: cannot execute \"no-such-program-courier\""
+    expect_rc 127; expect_err "host [ab]: cannot execute \"no-such-program-courier\""
     [ "$(grep -c 'cannot execute' <<<"$ERR")" = 1 ] && ok "one message" || fail "messages: $ERR"
     run 20 -launcher fork -hosts a,b -n 2 -wdir /no/such/dir true "$MARK"
     expect_rc 127; expect_err "/no/such/dir"

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/* Counters the tools interface reads as performance variables
+ * (src/tools/mpit.c): messages and bytes sent, per kind of peer (self,
+ * shared memory, network: CR_VC_* of pt2pt.h) and per protocol.
+ *
+ * The counters are plain process-wide integers bumped where a message goes
+ * on the wire: two additions on MPI_Send's path, no branch.  They are not
+ * atomic (performance variables say so): under MPI_THREAD_MULTIPLE
+ * concurrent sends may lose counts. */
+#ifndef COURIER_CORE_PVAR_H
+#define COURIER_CORE_PVAR_H
+#include <stddef.h>
+
+enum { CR_PVAR_EAGER = 0, CR_PVAR_RNDV, CR_PVAR_NPROTO };
+enum { CR_PVAR_NKIND = 4 };     /* CR_VC_NONE, _SELF, _SHM, _NET */
+
+typedef struct {
+    unsigned long long msgs, bytes;
+} cr_pvar_sent_t;
+
+extern cr_pvar_sent_t cr_pvar_sent[CR_PVAR_NKIND][CR_PVAR_NPROTO];
+
+/* One message of `bytes` went to a peer of kind `kind` by protocol `proto`. */
+static inline void cr_pvar_count_send(int kind, int proto, size_t bytes)
+{
+    cr_pvar_sent[kind][proto].msgs++;
+    cr_pvar_sent[kind][proto].bytes += bytes;
+}
+/* Receives posted and not yet matched (unexpected 0), or messages arrived
+ * and not yet matched (unexpected 1), now. */
+size_t cr_pvar_queue_length(int unexpected);
+#endif
