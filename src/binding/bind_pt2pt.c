@@ -1439,7 +1439,6 @@ int __attribute__((visibility("default"))) PMPI_Status_set_tag(MPI_Status* statu
         cr_err = cr_chk_init_error(cr_fname);
         goto fail;
     }
-    if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 0, "tag")))) goto fail;
     cr_lib_lock();
     cr_err = core_status_set_tag(status, tag);
     cr_lib_unlock();

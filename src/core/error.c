@@ -268,12 +268,10 @@ int cr_raise_none(int code, const char *fname)
     return invoke(default_errh(), &world, code, fname);
 }
 
+/* The message is printed once: by Courier's mpiexec (it names the rank and its
+ * host), or, under any other launcher and in a singleton, by crpmi_abort. */
 void cr_abort_job(int exitcode, const char *msg)
 {
-    if (msg) {
-        fprintf(stderr, "[courier] %s\n", msg);
-        fflush(stderr);
-    }
     crpmi_abort(exitcode, msg ? msg : "aborted");
     _Exit(exitcode);    /* crpmi_abort does not return; be sure */
 }

@@ -9,6 +9,7 @@
 #include "core/errh.h"
 #include "core/progress.h"
 #include "core/debug.h"
+#include "core/liveness.h"
 #include "core/pt2pt.h"
 #include "core/threads.h"
 #include "pmi/pmi.h"
@@ -97,7 +98,7 @@ static int find_local_ranks(char *mine, size_t mine_len)
             snprintf(val, sizeof val, "%s", mine);
         } else {
             snprintf(key, sizeof key, "courier-host-%d", r);
-            if (crpmi_get(key, val, sizeof val)) return -1;
+            if (crpmi_get(r, key, val, sizeof val)) return -1;
         }
         if (strcmp(val, mine) == 0) {
             if (r == cr_proc.world_rank) cr_proc.local_rank = nlocal;
@@ -110,9 +111,9 @@ static int find_local_ranks(char *mine, size_t mine_len)
     return 0;
 }
 
-static int boot_get(const char *key, char *val, size_t len)
+static int boot_get(int rank, const char *key, char *val, size_t len)
 {
-    return crpmi_get(key, val, (int)len);
+    return crpmi_get(rank, key, val, (int)len);
 }
 
 /* The transports, in the order a peer is tried: self, shared memory, and the
@@ -171,6 +172,7 @@ static int init_common(int required, int *provided)
     cr_proc.world_size = pmi.size;
     cr_proc.appnum = pmi.appnum;
     gethostname(cr_proc.hostname, sizeof cr_proc.hostname - 1);
+    cr_liveness_init();
     char node[MPI_MAX_PROCESSOR_NAME + 64];
     if (find_local_ranks(node, sizeof node) != 0)
         return cr_error(MPI_ERR_OTHER, "cannot exchange host names through PMI");
@@ -229,6 +231,7 @@ int core_finalize(void)
     /* Everyone reaches here before anyone leaves, and every packet this rank owes
      * its peers (acknowledgements, chunks) goes out while waiting. */
     cr_async_stop();                /* the calling thread progresses from here on */
+    cr_liveness_finalizing();
     int err = cr_attr_finalize();   /* first: MPI_COMM_SELF's attribute delete callbacks ("user functions at process termination") */
     if (!err) err = cr_barrier_internal(&cr_comm_world);
     if (err) return err;

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "core/progress.h"
 #include "core/threads.h"
+#include "core/liveness.h"
 #include "util/settings.h"
 
 #include <sched.h>
@@ -36,7 +37,7 @@ cr_wait_stats_t cr_wait_stats;
 void cr_progress_register(cr_poller_t *p)
 {
     if (p->registered) return;
-    if (npollers == CR_MAX_POLLERS) cr_abort_job(1, "courier: too many progress pollers");
+    if (npollers == CR_MAX_POLLERS) cr_abort_job(1, "too many progress pollers");
     pollers[npollers++] = p;
     p->registered = 1;
     if (p->active) cr_progress_nactive++;
@@ -97,15 +98,26 @@ int cr_progress_can_sleep(void)
     return 1;
 }
 
+/* The longest single sleep: COURIER_WAIT_SLEEP_MAX_US, and short enough that
+ * the liveness checks still run every COURIER_LIVENESS_MS. */
+static long sleep_max_us(void)
+{
+    long max = ut_settings.wait_sleep_max_us;
+    long live = ut_settings.liveness_ms * 1000;
+    return live > 0 && live < max ? live : max;
+}
+
 /* Past the spin phase: yield on every idle poll; once idle for wait_sleep_us,
  * sleep on the doorbell.  The announcement comes first, then one more poll:
  * a message sent before the announcement is found by that poll, one sent
- * after it rings the doorbell, so none is slept through. */
+ * after it rings the doorbell, so none is slept through.  Every visit here
+ * also gives the liveness checks their turn (liveness.h). */
 int cr_wait_idle_slow(cr_wait_t *w)
 {
     if (cr_threaded) {
         /* let the other threads in (one may be about to send what this one
          * waits for), then poll again */
+        cr_liveness_check();
         int depth = cr_lib_release_all();
         cr_wait_stats.yields++;
         cr_wait_sys.yield();
@@ -113,6 +125,7 @@ int cr_wait_idle_slow(cr_wait_t *w)
         return 0;
     }
     uint64_t now = cr_wait_sys.now_ns();
+    cr_liveness_check();   /* at most every COURIER_LIVENESS_MS; may end the job */
     if (!w->yielding) {
         w->yielding = 1;
         w->idle_since_ns = now;
@@ -125,7 +138,7 @@ int cr_wait_idle_slow(cr_wait_t *w)
             return events;
         }
         cr_wait_stats.sleeps++;
-        bell->ops->sleep_wait(bell, ut_settings.wait_sleep_max_us);
+        bell->ops->sleep_wait(bell, sleep_max_us());
         return 1;      /* woken (or timed out): look again, spinning */
     }
     cr_wait_stats.yields++;

@@ -85,7 +85,7 @@ static void status_set(cr_request_t *r, int src, int tag, size_t bytes)
 static void __attribute__((noreturn)) chan_fail(int peer, const char *what, tr_status_t st)
 {
     char msg[160];
-    snprintf(msg, sizeof msg, "courier: %s with peer %d failed: %s", what, peer,
+    snprintf(msg, sizeof msg, "rank %d: %s with rank %d failed: %s", cr_proc.world_rank, what, peer,
              tr_status_str(st));
     cr_abort_job(1, msg);
 }
@@ -254,7 +254,7 @@ static void out_append(cr_chan_t *ch, cr_vc_t *v, cr_out_t *o)
 static cr_out_t *out_new(int kind, cr_request_t *req)
 {
     cr_out_t *o = calloc(1, sizeof *o);
-    if (!o) cr_abort_job(1, "courier: out of memory queueing a message");
+    if (!o) cr_abort_job(1, "out of memory queueing a message");
     o->kind = kind;
     o->req = req;
     return o;
@@ -550,7 +550,7 @@ static void on_rts(cr_chan_t *ch, int peer, const tr_am_rx_t *m)
         return;
     }
     cr_unexp_t *u = calloc(1, sizeof *u);
-    if (!u) cr_abort_job(1, "courier: out of memory for an unexpected message");
+    if (!u) cr_abort_job(1, "out of memory for an unexpected message");
     u->kind = UX_RTS;
     u->ctx = h->ctx;
     u->src = h->src;
@@ -576,7 +576,7 @@ static void on_eager(cr_chan_t *ch, int peer, const tr_am_rx_t *m)
     }
     cr_unexp_t *u = malloc(sizeof *u);
     void *data = malloc(m->len ? m->len : 1);
-    if (!u || !data) cr_abort_job(1, "courier: out of memory for an unexpected message");
+    if (!u || !data) cr_abort_job(1, "out of memory for an unexpected message");
     u->next = NULL;
     u->kind = UX_EAGER;
     u->ctx = h->ctx;
@@ -680,7 +680,7 @@ static void chan_am_handler(void *arg, int peer, const tr_am_rx_t *m)
         on_data(m);
         break;
     default:
-        cr_abort_job(1, "courier: a message of unknown type arrived (corrupt transport?)");
+        cr_abort_job(1, "a message of unknown type arrived (corrupt transport?)");
     }
 }
 

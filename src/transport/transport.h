@@ -123,7 +123,8 @@ typedef void (*tr_am_handler_t)(void *arg, int peer, const tr_am_rx_t *msg);
 typedef struct {
     int rank, size;                                   /* this process, among all peers */
     int (*put)(const char *key, const char *value);   /* 0 on success */
-    int (*get)(const char *key, char *value, size_t len);
+    /* the value `rank` published under key (before the last barrier) */
+    int (*get)(int rank, const char *key, char *value, size_t len);
     int (*barrier)(void);                             /* collective over all peers */
 } tr_boot_t;
 

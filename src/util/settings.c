@@ -2,6 +2,7 @@
 #include "util/settings.h"
 #include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,10 @@ static int parse_value(const ut_setting_desc_t *d, const char *s, long *out)
         if (!strcasecmp(s, "1") || !strcasecmp(s, "yes") || !strcasecmp(s, "true") || !strcasecmp(s, "on")) { *out = 1; return 0; }
         if (!strcasecmp(s, "0") || !strcasecmp(s, "no") || !strcasecmp(s, "false") || !strcasecmp(s, "off")) { *out = 0; return 0; }
         return -1;
+    }
+    if (d->type == UT_SET_STRING) {   /* the environment's own string, kept as it is */
+        *out = (long)(intptr_t)s;
+        return 0;
     }
     long v = strtol(s, &end, 0);
     if (errno || end == s) return -1;

@@ -5,6 +5,8 @@
  * and `-genv` set it like any other variable.  `courier_info` prints this
  * table and docs/settings.md is generated from it (`courier_info --settings-md`).
  * TYPE is one of INT, SIZE (bytes, accepts k/m/g suffixes), BOOL, STRING.
+ * A STRING field holds a pointer (const char *) in its long: 0 (the only
+ * default a STRING row may have) for unset, else the environment's string.
  * CR_SETTING_ALIAS(field, "NAME") makes the environment variable NAME (another
  * MPI's name for the same thing) set field when COURIER_<FIELD> is not set.
  * No other file may hold a tunable number.
@@ -52,6 +54,11 @@ CR_SETTING(pmi_batch,          INT,  16,     "PMI requests the launcher serves p
 /* debugging one rank (src/core/debug.c, src/util/backtrace.c) */
 CR_SETTING(attach,             INT,  -1,     "World rank that waits at the end of MPI_Init for a debugger to attach (prints its pid and host; -1: none)")
 CR_SETTING(backtrace,          BOOL, 1,      "On SIGSEGV, SIGBUS, SIGFPE, SIGILL or SIGABRT print a backtrace with function names before dying")
+/* process manager and liveness (src/pmi, src/core/liveness.c) */
+CR_SETTING(pmi,                INT,  0,      "Process-manager protocol: 0 automatic (PMIx when PMIX_RANK is set without PMI_FD/PMI_PORT, PMI-2 when PMI_JOBID is set as srun --mpi=pmi2 does, else PMI-1), 1 PMI-1, 2 PMI-2, 3 PMIx")
+CR_SETTING(liveness_ms,        INT,  100,    "While a wait is idle, check this often (milliseconds) that the ranks on this node and the launcher are alive; abort the job when one is gone (0 never)")
+/* network transport (src/transport/ofi) */
+CR_SETTING(ofi_provider,       STRING, 0,    "libfabric provider of the network transport, e.g. tcp, verbs, psm2, cxi, sockets (tcp also matches the layered tcp;ofi_rxm); unset: the first that works (FI_PROVIDER narrows libfabric's own list)")
 /* threads (issue 15, docs/threads.md) */
 CR_SETTING(thread_level_max,   INT,  3,      "Highest thread level MPI_Init_thread provides (0 SINGLE, 1 FUNNELED, 2 SERIALIZED, 3 MULTIPLE: a library lock, blocking waits yield instead of sleeping)")
 CR_SETTING(async_progress,     BOOL, 0,      "Run a progress thread in each process, so that non-blocking operations (rendezvous, collectives) advance while the application computes; turns on the thread locks and turns off the blocking fast paths")

@@ -4,7 +4,9 @@
  * (arguments starting with --marker are ignored: the scripts use them to find
  * their processes with pgrep -f).  Modes:
  *   kvs                 every rank puts a long value, barrier, checks every
- *                       other rank's value; twice; prints "PASS size N" on rank 0
+ *                       other rank's value; twice, then with 8000-byte values
+ *                       (longer than PMI allows: stored in parts); prints
+ *                       "PASS size N" on rank 0
  *   exit R CODE         rank R exits with CODE after a barrier; the others sleep
  *   segv R              rank R raises SIGSEGV after a barrier; the others wait in
  *                       a barrier that never completes
@@ -60,20 +62,24 @@ static void sleep_forever(void)
 
 static int mode_kvs(void)
 {
-    char key[64], val[700], want[700], got[700];
-    for (int round = 0; round < 2; round++) {
+    /* rounds 0 and 1: values every launcher takes whole; round 2: longer
+     * than any launcher's limit (stored in parts by crpmi_put) */
+    static char val[9000], want[9000], got[9000];
+    char key[64];
+    for (int round = 0; round < 3; round++) {
+        int base = round < 2 ? 600 : 8000;
         snprintf(key, sizeof key, "key-%d-%d", round, info.rank);
-        make_value(val, 600 + info.rank % 3, info.rank, round);
+        make_value(val, base + info.rank % 3, info.rank, round);
         if (crpmi_put(key, val) < 0) fail("put");
         if (crpmi_barrier() < 0) fail("barrier");
         for (int r = 0; r < info.size; r++) {
             snprintf(key, sizeof key, "key-%d-%d", round, r);
-            make_value(want, 600 + r % 3, r, round);
-            if (crpmi_get(key, got, sizeof got) < 0) fail("get");
+            make_value(want, base + r % 3, r, round);
+            if (crpmi_get(r, key, got, sizeof got) < 0) fail("get");
             if (strcmp(got, want)) fail("value differs");
         }
     }
-    if (crpmi_get("no-such-key", got, sizeof got) == 0) fail("get of a missing key succeeded");
+    if (crpmi_get(0, "no-such-key", got, sizeof got) == 0) fail("get of a missing key succeeded");
     if (crpmi_barrier() < 0) fail("last barrier");
     if (info.rank == 0) printf("PASS size %d kvs %s\n", info.size, info.kvsname);
     return 0;
@@ -104,7 +110,7 @@ static int mode_where(void)
         for (int r = 0; r < info.size; r++) {
             char got[512], h[256], l[32], n[32], c[256];
             snprintf(key, sizeof key, "where-%d", r);
-            if (crpmi_get(key, got, sizeof got) < 0) fail("get");
+            if (crpmi_get(r, key, got, sizeof got) < 0) fail("get");
             if (sscanf(got, "%255[^,],%31[^,],%31[^,],%255s", h, l, n, c) != 4) fail("value");
             printf("rank %d host %s local %s of %s cpus %s\n", r, h, l, n, c);
         }
@@ -169,7 +175,7 @@ static int mode_flood(int who, int ms, int limit)
         snprintf(key, sizeof key, "flood-%d", (info.rank + 1) % info.size);
         while (now_ms() < end) {
             long long t0 = now_ms();
-            if (crpmi_get(key, got, sizeof got) < 0) fail("get during the flood");
+            if (crpmi_get((info.rank + 1) % info.size, key, got, sizeof got) < 0) fail("get during the flood");
             long long dt = now_ms() - t0;
             if (dt > worst) worst = dt;
             count++;

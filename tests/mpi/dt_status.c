@@ -190,6 +190,12 @@ static void setters(void)
           "setters write the fields");
     CHECK_MPI(MPI_Status_get_error(&st, &v));
     CHECK_INT(v, MPI_ERR_TAG);
+    /* the wildcards are values a status may hold (mpi4py starts with them) */
+    CHECK_MPI(MPI_Status_set_source(&st, MPI_ANY_SOURCE));
+    CHECK_MPI(MPI_Status_set_tag(&st, MPI_ANY_TAG));
+    CHECK(st.MPI_SOURCE == MPI_ANY_SOURCE && st.MPI_TAG == MPI_ANY_TAG, "wildcards kept");
+    CHECK_MPI(MPI_Status_set_source(&st, 12345));
+    CHECK_MPI(MPI_Status_set_tag(&st, 77));
     counts(&st, MPI_INT, 1, 1, "count kept by the field setters");
     CHECK_MPI(MPI_Status_set_elements_c(&st, MPI_INT, 7));
     counts(&st, MPI_INT, 7, 7, "set_elements_c");

@@ -26,7 +26,13 @@ int cr_objtab_add(cr_objtab_t *t, void *obj)
     return t->next++;
 }
 void cr_objtab_remove(cr_objtab_t *t, int idx) { t->chunks[0][idx] = NULL; }
-void crpmi_abort(int code, const char *msg) { (void)msg; _exit(code); }
+/* As under a launcher other than Courier's mpiexec: the message printed once. */
+void crpmi_abort(int code, const char *msg)
+{
+    fprintf(stderr, "[courier] %s\n", msg);
+    fflush(stderr);
+    _exit(code);
+}
 
 static int failures;
 #define EXPECT(cond) do { if (!(cond)) { fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond); failures++; } } while (0)

@@ -5,6 +5,7 @@
 #include "transport/ofi/ofi.h"
 #include "util/settings.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,11 +103,11 @@ static void key_of(int peer, char *key, size_t n)
 static tr_status_t ofi_connect(tr_iface_t *tr, int peer, uint64_t *addr)
 {
     (void)tr;
-    char key[64], hex[1024];
     unsigned char name[512];
+    char key[64], hex[2 * sizeof name + 1];
     if (peer == boot.rank) return TR_ERR_UNREACHABLE;
     key_of(peer, key, sizeof key);
-    if (boot.get(key, hex, sizeof hex) != 0) {
+    if (boot.get(peer, key, hex, sizeof hex) != 0) {
         fprintf(stderr, "courier: no network address of peer %d (PMI key %s)\n", peer, key);
         return TR_ERR_UNREACHABLE;
     }
@@ -408,15 +409,38 @@ static struct fi_info *offered(uint64_t caps)
     return rc ? NULL : list;
 }
 
+/* The provider COURIER_OFI_PROVIDER asks for (NULL: any). */
+static const char *wanted_provider(void)
+{
+    const char *w = (const char *)(intptr_t)ut_settings.ofi_provider;
+    return w && *w ? w : NULL;
+}
+
+/* Whether provider name prov ("tcp;ofi_rxm") is the one asked for: the
+ * whole name, or one of its layers ("tcp", "ofi_rxm"). */
+static int provider_matches(const char *prov, const char *want)
+{
+    if (!want) return 1;
+    size_t n = strlen(want);
+    for (const char *p = prov; p; p = strchr(p, ';')) {
+        if (*p == ';') p++;
+        if (!strncmp(p, want, n) && (p[n] == '\0' || p[n] == ';')) return 1;
+    }
+    return !strcmp(prov, want);
+}
+
 /* The first of them that can reach other hosts (libfabric's own shm provider
- * cannot), with RMA reads if possible. */
+ * cannot) and is the one COURIER_OFI_PROVIDER names, if set. */
 static struct fi_info *choose(uint64_t caps)
 {
     struct fi_info *list = offered(caps);
     if (!list) return NULL;
     struct fi_info *pick = NULL;
+    const char *want = wanted_provider();
     for (struct fi_info *i = list; i && !pick; i = i->next)
-        if (strcmp(i->fabric_attr->prov_name, "shm") != 0) pick = i;
+        if (strcmp(i->fabric_attr->prov_name, "shm") != 0 &&
+            provider_matches(i->fabric_attr->prov_name, want))
+            pick = i;
     struct fi_info *dup = pick ? fi_dupinfo(pick) : NULL;
     fi_freeinfo(list);
     return dup;
@@ -449,6 +473,8 @@ void ofi_print_providers(FILE *out)
                 pick && same_place(pick, i) ? "   <- used" : "");
     }
     if (!msg) fprintf(out, "  none (FI_PROVIDER=%s)\n", getenv("FI_PROVIDER") ? getenv("FI_PROVIDER") : "");
+    else if (!pick && wanted_provider())
+        fprintf(out, "  none of them is COURIER_OFI_PROVIDER=\"%s\"\n", wanted_provider());
     if (list) fi_freeinfo(list);
     if (msg) fi_freeinfo(msg);
     if (pick) fi_freeinfo(pick);
@@ -464,8 +490,11 @@ tr_iface_t *ofi_init(const tr_boot_t *b)
         info = choose(FI_MSG);
     }
     if (!info) {
+        const char *want = wanted_provider();
         fprintf(stderr, "courier: libfabric offers no reliable-datagram provider with ordered "
-                        "messages (FI_PROVIDER=%s)\n", getenv("FI_PROVIDER") ? getenv("FI_PROVIDER") : "");
+                        "messages%s%s%s (FI_PROVIDER=%s; courier_info lists the providers found)\n",
+                want ? " named by COURIER_OFI_PROVIDER=\"" : "", want ? want : "", want ? "\"" : "",
+                getenv("FI_PROVIDER") ? getenv("FI_PROVIDER") : "");
         return NULL;
     }
     snprintf(prov_name, sizeof prov_name, "%s", info->fabric_attr->prov_name);
