@@ -36,8 +36,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-cr_chan_t cr_chan0;
-static cr_poller_t chan0_poller;
+cr_chan_t cr_chans[CR_MAX_CHANNELS];
+int cr_nchan = 1;
 
 /* Outgoing work for one peer, in order: a send to (re)try, a control message
  * that found the transport full, or a rendezvous send streaming its data. */
@@ -52,7 +52,8 @@ struct cr_out {
 };
 
 /* ---- helpers ------------------------------------------------------------------ */
-void cr_req_complete(cr_request_t *r)
+/* cr_req_complete, inlined on the eager send path. */
+static inline __attribute__((always_inline)) void req_complete(cr_request_t *r)
 {
     if (r->tmp && r->kind == CR_REQ_SEND) {
         free(r->tmp);
@@ -60,6 +61,11 @@ void cr_req_complete(cr_request_t *r)
     }
     __atomic_store_n(&r->complete, 1, __ATOMIC_RELEASE);
     if (r->detached) cr_request_free(r);
+}
+
+void cr_req_complete(cr_request_t *r)
+{
+    req_complete(r);
 }
 
 static void status_fill(MPI_Status *st, int src, int tag, size_t bytes)
@@ -207,12 +213,12 @@ static cr_unexp_t *ux_find(cr_chan_t *ch, uint32_t ctx, int src, int tag, int re
 }
 
 /* ---- connections ------------------------------------------------------------------ */
-static void vc_bind(cr_vc_t *v, tr_iface_t *tr, uint64_t addr)
+static void vc_bind(const cr_chan_t *ch, cr_vc_t *v, tr_iface_t *tr, uint64_t addr)
 {
     v->tr = tr;
     v->addr = addr;
     v->eager_max = tr->caps.eager_max;
-    v->kind = tr == &self_iface ? CR_VC_SELF : tr == &shm_iface ? CR_VC_SHM : CR_VC_NET;
+    v->kind = tr == ch->self ? CR_VC_SELF : tr == ch->shm ? CR_VC_SHM : CR_VC_NET;
 }
 
 /* Connect the channel to a peer through the first transport that reaches it. */
@@ -223,7 +229,7 @@ static cr_vc_t *vc_get(cr_chan_t *ch, int peer)
     for (int i = 0; i < ch->ntr; i++) {
         uint64_t addr;
         if (tr_connect(ch->tr[i], peer, &addr) == TR_OK) {
-            vc_bind(v, ch->tr[i], addr);
+            vc_bind(ch, v, ch->tr[i], addr);
             return v;
         }
     }
@@ -259,7 +265,8 @@ static cr_out_t *out_new(int kind, cr_request_t *req)
 static inline tr_status_t am_short(cr_vc_t *v, const tr_am_hdr_t *h, const void *p, size_t len)
 {
     if (v->kind == CR_VC_SHM)
-        return shm_send_pkt((int)v->addr, h, p, len) ? TR_ERR_NO_RESOURCE : TR_OK;
+        return shm_send_pkt(shm_ctx_of(v->tr), (int)v->addr, h, p, len) ? TR_ERR_NO_RESOURCE
+                                                                          : TR_OK;
     return tr_am_short(v->tr, v->addr, h, p, len);
 }
 
@@ -320,7 +327,7 @@ static int send_inject(cr_chan_t *ch, cr_request_t *r)
         cr_pvar_count_send(v->kind, CR_PVAR_EAGER, r->bytes);
         r->pending = (st == TR_INPROGRESS) + (r->mode == CR_MODE_SYNC);
         r->proto_state = r->mode == CR_MODE_SYNC ? PS_WAIT_ACK : PS_NONE;
-        if (r->pending == 0) cr_req_complete(r);
+        if (r->pending == 0) req_complete(r);
         return 0;
     }
     cr_rts_t rts = { .bytes = r->bytes };
@@ -771,9 +778,12 @@ static int chan_can_sleep(void *arg)
     return cr_chan_can_sleep(arg);
 }
 
-int cr_chan_init(cr_chan_t *ch, int me, int npeers, tr_iface_t **trs, int ntr)
+int cr_chan_init(cr_chan_t *ch, int me, int npeers, tr_iface_t **trs, int ntr, tr_iface_t *self,
+                 tr_iface_t *shm)
 {
     memset(ch, 0, sizeof *ch);
+    ch->self = self;
+    ch->shm = shm;
     ch->me = me;
     ch->nvc = npeers;
     ch->vc = calloc((size_t)npeers, sizeof(cr_vc_t));
@@ -782,11 +792,11 @@ int cr_chan_init(cr_chan_t *ch, int me, int npeers, tr_iface_t **trs, int ntr)
         ch->tr[i] = trs[i];
         trs[i]->am_handler = chan_am_handler;
         trs[i]->am_arg = ch;
-        if (trs[i] == &shm_iface) ch->shm_eager_max = trs[i]->caps.eager_max;
-        else if (trs[i] != &self_iface && !ch->net) ch->net = trs[i];
+        if (trs[i] == shm) ch->shm_eager_max = trs[i]->caps.eager_max;
+        else if (trs[i] != self && !ch->net) ch->net = trs[i];
         /* a peer may send through it before we ever use it: its message must
          * not wait for a sleeper that it cannot wake */
-        if (trs[i] != &self_iface && !(trs[i]->caps.flags & TR_CAP_SLEEP)) ch->nosleep = 1;
+        if (trs[i] != self && !(trs[i]->caps.flags & TR_CAP_SLEEP)) ch->nosleep = 1;
     }
     ch->ntr = ntr;
     /* Peers reached through self and shared memory are connected at once (it
@@ -794,9 +804,8 @@ int cr_chan_init(cr_chan_t *ch, int me, int npeers, tr_iface_t **trs, int ntr)
     for (int p = 0; p < npeers; p++)
         for (int i = 0; i < ntr; i++) {
             uint64_t addr;
-            if ((trs[i] == &self_iface || trs[i] == &shm_iface) &&
-                tr_connect(trs[i], p, &addr) == TR_OK) {
-                vc_bind(&ch->vc[p], trs[i], addr);
+            if ((trs[i] == self || trs[i] == shm) && tr_connect(trs[i], p, &addr) == TR_OK) {
+                vc_bind(ch, &ch->vc[p], trs[i], addr);
                 break;
             }
         }
@@ -821,21 +830,34 @@ void cr_chan_fini(cr_chan_t *ch)
     memset(ch, 0, sizeof *ch);
 }
 
-int cr_pt2pt_init(tr_iface_t **trs, int ntr)
+int cr_pt2pt_init(tr_iface_t *trs[][CR_CHAN_MAX_TR], int nchan, int ntr, int fast)
 {
-    if (cr_chan_init(&cr_chan0, cr_proc.world_rank, cr_proc.world_size, trs, ntr) != 0) return -1;
-    chan0_poller.name = "pt2pt";
-    chan0_poller.poll = chan_poll;
-    chan0_poller.can_sleep = chan_can_sleep;
-    chan0_poller.arg = &cr_chan0;
-    cr_progress_register(&chan0_poller);
+    if (nchan < 1 || nchan > CR_MAX_CHANNELS) return -1;
+    for (int c = 0; c < nchan; c++) {
+        cr_chan_t *ch = &cr_chans[c];
+        /* init.c starts them in this order: self, shm, then the network */
+        if (cr_chan_init(ch, cr_proc.world_rank, cr_proc.world_size, trs[c], ntr, trs[c][0],
+                         trs[c][1]) != 0)
+            return -1;
+        ch->index = c;
+        ch->fast_end = fast && c == 0 && ch->shm_eager_max ? ch->shm_eager_max + 1 : 0;
+        ch->poller.name = "pt2pt";
+        ch->poller.poll = chan_poll;
+        ch->poller.can_sleep = chan_can_sleep;
+        ch->poller.arg = ch;
+        cr_progress_register(&ch->poller);
+        cr_nchan = c + 1;
+    }
     return 0;
 }
 
 void cr_pt2pt_fini(void)
 {
-    cr_progress_unregister(&chan0_poller);
-    cr_chan_fini(&cr_chan0);
+    for (int c = 0; c < cr_nchan; c++) {
+        cr_progress_unregister(&cr_chans[c].poller);
+        cr_chan_fini(&cr_chans[c]);
+    }
+    cr_nchan = 1;
 }
 
 /* ---- probe and cancel ------------------------------------------------------- */
@@ -895,7 +917,7 @@ int cr_cancel_recv(cr_request_t *r)
 static inline __attribute__((always_inline)) cr_vc_t *eager_now(size_t bytes, int dest,
                                                                  cr_comm_t *comm)
 {
-    if (bytes > cr_chan0.shm_eager_max || dest < 0) return NULL;
+    if (bytes >= cr_chan0.fast_end || dest < 0) return NULL;
     cr_vc_t *v = &cr_chan0.vc[cr_comm_world_rank(comm, dest)];
     return v->kind == CR_VC_SHM && !v->out_head ? v : NULL;
 }
@@ -906,7 +928,7 @@ static inline __attribute__((always_inline)) int eager_put(cr_vc_t *v, const voi
 {
     tr_am_hdr_t h = { .type = CR_AM_EAGER, .ctx = comm->ctx + CR_CTX_PT2PT, .src = comm->rank,
                       .tag = tag };
-    int rc = shm_send_pkt((int)v->addr, &h, data, bytes);
+    int rc = shm_send_pkt(&shm_ctxs[0], (int)v->addr, &h, data, bytes);
     if (CR_LIKELY(rc == 0)) cr_pvar_count_send(CR_VC_SHM, CR_PVAR_EAGER, bytes);
     return rc;
 }
@@ -957,19 +979,19 @@ int cr_recv_fast(void *dst, size_t cap, int src, int tag, cr_comm_t *comm, MPI_S
     uint32_t ctx = comm->ctx + CR_CTX_PT2PT;
     cr_wait_t w = CR_WAIT_INIT;
     for (;;) {
-        const shm_hdr_t *h = shm_peek(from);
+        const shm_hdr_t *h = shm_peek(&shm_ctxs[0], from);
         if (h) {
             if (h->am.type != CR_AM_EAGER || h->len > cap ||
                 !match(ctx, src, tag, h->am.ctx, h->am.src, h->am.tag))
                 return 1;
             size_t n = h->len;
             int mtag = h->am.tag;
-            if (n) shm_pkt_copy(from, h, 0, dst, n);
-            shm_pkt_done(from, h);
+            if (n) shm_pkt_copy(&shm_ctxs[0], from, h, 0, dst, n);
+            shm_pkt_done(&shm_ctxs[0], from, h);
             if (status != MPI_STATUS_IGNORE) status_fill(status, src, mtag, n);
             return 0;
         }
-        if (shm_pending_except(from)) return 1;
+        if (shm_pending_except(&shm_ctxs[0], from)) return 1;
         /* a remote peer may wait for this process to answer (a rendezvous) */
         if (ch->net && tr_progress(ch->net)) return 1;
         /* the policy's last poll before sleeping may have taken our message */
