@@ -15,8 +15,10 @@
  *                    the receive keep their values), two pending strided
  *                    receives into the even and odd ints of one uninitialised
  *                    array; short receives into
- *                    initialised buffers whose tail is read afterwards; every
- *                    byte received is branched on
+ *                    initialised buffers whose tail is read afterwards; a
+ *                    1 MiB MPI_Gather and MPI_Reduce into an uninitialised
+ *                    buffer at the root (test_debug.sh forces single copy);
+ *                    every byte received is branched on
  * Prints "PASS vg_marks MODE (np=N)" from rank 0 when the data was right. */
 #include <mpi.h>
 #include <stdio.h>
@@ -133,8 +135,32 @@ static void check_big(const int *buf, int stride, const char *what)
                   buf[(long)i * stride + k], -k);
 }
 
+/* Gather and reduce of 1 MiB per rank into an uninitialised buffer at the
+ * root; test_debug.sh forces the single-copy algorithms, in which the other
+ * ranks write into the root's buffer. */
+static void clean_colls(void)
+{
+    int *mine = malloc(BIG_N * sizeof *mine), *all = NULL;
+    for (int i = 0; i < BIG_N; i++) mine[i] = value(i, rank);
+    if (rank == 0) all = malloc((size_t)size * BIG_N * sizeof *all);
+    MPI_Gather(mine, BIG_N, MPI_INT, all, BIG_N, MPI_INT, 0, MPI_COMM_WORLD);
+    for (int r = 0; rank == 0 && r < size; r++)
+        for (int i = 0; i < BIG_N; i++)
+            check(all[(long)r * BIG_N + i] == value(i, r), "gather", (long)r * BIG_N + i,
+                  all[(long)r * BIG_N + i], value(i, r));
+    for (int i = 0; i < BIG_N; i++) mine[i] = i + rank;
+    MPI_Reduce(mine, all, BIG_N, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    for (int i = 0; rank == 0 && i < BIG_N; i++) {
+        long want = (long)size * i + (long)size * (size - 1) / 2;
+        check(all[i] == want, "reduce", i, all[i], want);
+    }
+    free(mine);
+    free(all);
+}
+
 static void mode_clean(void)
 {
+    clean_colls();
     int *big = malloc(BIG_N * sizeof *big);
     for (int i = 0; i < BIG_N; i++) big[i] = value(i, 0);
     int data[SHORT_N];
