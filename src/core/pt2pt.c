@@ -31,6 +31,7 @@
 #include "transport/shm/shm.h"
 #include "util/log.h"
 #include "util/settings.h"
+#include "util/vg.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,9 +123,70 @@ static char *recv_target(cr_request_t *r, size_t n)
     return r->tmp;
 }
 
+/* ---- memcheck (util/vg.h) ---------------------------------------------------------
+ * A posted receive's buffer is undefined until the receive completes (MPI
+ * forbids reading it before).  At completion the bytes received are defined,
+ * however they were written (a peer's process_vm_writev included, which
+ * memcheck cannot see), and the rest gets back the definedness it had when the
+ * receive was posted (MPI leaves bytes past a short message untouched).  The
+ * bytes marked are exactly those the datatype writes: a derived type's holes
+ * are left alone, so receives into interleaved parts of one array do not
+ * disturb each other.  Under memcheck only, the saved definedness (a byte per
+ * packed byte) sits in r->proto until the receive completes or is cancelled.
+ * A receive that an eager message already waiting completes at once is not
+ * marked undefined first. */
+enum { VG_GET, VG_SET, VG_UNDEFINED };
+
+/* Get (into bits) or set (from bits) the definedness of packed bytes
+ * [off, off + len) of r's buffer, or make them undefined; for a derived type
+ * through a packed copy of those bytes, written back unchanged but for their
+ * definedness.  Returns 1 when memcheck did it. */
+static int recv_vg_bits(cr_request_t *r, size_t off, size_t len, char *bits, int what)
+{
+    const cr_datatype_t *dt = r->dt;
+    char *p = (char *)r->buf + dt->lb + off, *s = NULL;
+    if (!dt->contig) {
+        if (!(p = s = malloc(len))) return 0;
+        cr_dt_pack_seg(r->buf, r->count, dt, off, s, len);
+    }
+    int ok = 1;
+    if (what == VG_GET) ok = UT_VG_GET_VBITS(p, bits, len);
+    else if (what == VG_SET) ok = UT_VG_SET_VBITS(p, bits, len);
+    else UT_VG_UNDEFINED(p, len);
+    if (s) {
+        if (what != VG_GET) cr_dt_unpack_seg(r->buf, r->count, dt, off, s, len);
+        free(s);
+    }
+    return ok;
+}
+
+static void recv_vg_post(cr_request_t *r)
+{
+    if (!UT_VG_RUNNING() || r->bytes == 0) return;
+    char *bits = malloc(r->bytes);
+    if (!bits) return;
+    if (recv_vg_bits(r, 0, r->bytes, bits, VG_GET) != 1) {   /* not memcheck, or a bad buffer */
+        free(bits);
+        return;
+    }
+    r->proto = bits;
+    recv_vg_bits(r, 0, r->bytes, NULL, VG_UNDEFINED);
+}
+
+/* Give the packed bytes from `from` on their saved definedness back. */
+static void recv_vg_restore(cr_request_t *r, size_t from)
+{
+    if (from < r->bytes) recv_vg_bits(r, from, r->bytes - from, (char *)r->proto + from, VG_SET);
+    free(r->proto);
+    r->proto = NULL;
+}
+
 static void recv_finish(cr_request_t *r, size_t n)
 {
+    if (r->proto) recv_vg_restore(r, n);
+    if (r->dt->contig) UT_VG_DEFINED((char *)r->buf + r->dt->lb, n);
     if (!r->dt->contig && r->tmp) {
+        UT_VG_DEFINED(r->tmp, n);
         cr_dt_unpack(r->tmp, n, r->buf, r->count, r->dt);
         free(r->tmp);
         r->tmp = NULL;
@@ -521,6 +583,7 @@ int cr_chan_irecv(cr_chan_t *ch, void *buf, MPI_Aint count, cr_datatype_t *dt, i
         return MPI_SUCCESS;
     }
     cr_unexp_t *u = ux_find(ch, r->ctx, src, tag, 1);
+    if (!u || u->kind != UX_EAGER) recv_vg_post(r);
     if (u)
         ux_deliver(ch, r, u);
     else
@@ -897,6 +960,7 @@ int cr_cancel_recv(cr_request_t *r)
     if (r->next) r->next->prev = r->prev; else ch->posted_tail = r->prev;
     r->next = r->prev = NULL;
     r->proto_state = PS_NONE;
+    if (r->proto) recv_vg_restore(r, 0);
     status_set(r, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
     r->status.count_hi_and_cancelled |= 1;
     cr_req_complete(r);
