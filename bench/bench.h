@@ -87,6 +87,9 @@ void bench_fill(char *buf, size_t n, unsigned seed);
 long bench_verify(const char *buf, size_t n, unsigned seed);
 unsigned bench_seed(int rank, size_t bytes, int salt);
 double bench_median(double *v, int n);
+/* "64", "4K", "1M", "1GB", ...: a byte count with an optional binary suffix; *ok = 0 when
+ * the text is not one */
+size_t bench_parse_size(const char *s, int *ok);
 void *bench_alloc(size_t n);
 int bench_mpi_err(bench_ctx_t *c, int rc, const char *what);
 const char *bench_metric_unit(bench_metric_t m);

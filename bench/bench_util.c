@@ -41,6 +41,24 @@ unsigned bench_seed(int rank, size_t bytes, int salt)
     return (unsigned)rank * 7919u + (unsigned)bytes * 31u + (unsigned)salt * 104729u + 17u;
 }
 
+size_t bench_parse_size(const char *s, int *ok)
+{
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    *ok = end != s;
+    switch (*end) {
+    case 'k': case 'K': v <<= 10; end++; break;
+    case 'm': case 'M': v <<= 20; end++; break;
+    case 'g': case 'G': v <<= 30; end++; break;
+    default: break;
+    }
+    if (*end == 'B' || *end == 'b')
+        end++;
+    if (*end)
+        *ok = 0;
+    return (size_t)v;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

@@ -50,24 +50,6 @@ static void usage(FILE *f)
           f);
 }
 
-static size_t parse_size(const char *s, int *ok)
-{
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    *ok = end != s;
-    switch (*end) {
-    case 'k': case 'K': v <<= 10; end++; break;
-    case 'm': case 'M': v <<= 20; end++; break;
-    case 'g': case 'G': v <<= 30; end++; break;
-    default: break;
-    }
-    if (*end == 'B' || *end == 'b')
-        end++;
-    if (*end)
-        *ok = 0;
-    return (size_t)v;
-}
-
 static void fail_usage(const char *msg, const char *arg)
 {
     if (opt.rank == 0) {
@@ -444,7 +426,7 @@ int main(int argc, char **argv)
             for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
                 if (opt.nsizes == BENCH_MAX_SIZES)
                     fail_usage("too many sizes", val);
-                opt.sizes[opt.nsizes++] = parse_size(tok, &ok);
+                opt.sizes[opt.nsizes++] = bench_parse_size(tok, &ok);
                 if (!ok)
                     fail_usage("bad size", tok);
             }
@@ -452,13 +434,13 @@ int main(int argc, char **argv)
             opt.user_sizes = 1;
         } else if (!strcmp(a, "--min-size")) {
             NEEDVAL();
-            min_size = parse_size(val, &ok);
+            min_size = bench_parse_size(val, &ok);
         } else if (!strcmp(a, "--max-size")) {
             NEEDVAL();
-            max_size = parse_size(val, &ok);
+            max_size = bench_parse_size(val, &ok);
         } else if (!strcmp(a, "--window-bytes")) {
             NEEDVAL();
-            opt.window_bytes = parse_size(val, &ok);
+            opt.window_bytes = bench_parse_size(val, &ok);
         } else if (!strcmp(a, "--samples")) {
             NEEDVAL();
             opt.samples = atoi(val);
