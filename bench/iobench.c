@@ -118,12 +118,7 @@ static void usage(FILE *f)
 
 static void fail_usage(const char *msg, const char *arg)
 {
-    if (opt.rank == 0) {
-        fprintf(stderr, "iobench: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
-        usage(stderr);
-    }
-    MPI_Finalize();
-    exit(2);
+    bench_usage_fail("iobench", usage, msg, arg);
 }
 
 /* ---- the file's contents ----------------------------------------------------- */
@@ -276,17 +271,12 @@ static void job_free(io_job_t *j)
 
 /* ---- one timed write or read ------------------------------------------------- */
 
+/* Keeps the first error's text of this rank. */
 static int io_err(io_job_t *j, int rc, const char *what)
 {
-    char s[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    if (rc == MPI_SUCCESS)
-        return 0;
-    s[0] = 0;
-    MPI_Error_string(rc, s, &len);
-    if (!j->errbuf[0])
-        snprintf(j->errbuf, sizeof j->errbuf, "%s: %s", what, s);
-    return 1;
+    if (j->errbuf[0])
+        return rc != MPI_SUCCESS;
+    return bench_err_text(j->errbuf, sizeof j->errbuf, rc, what);
 }
 
 static MPI_Info make_info(void)
@@ -480,30 +470,19 @@ static void out_error(int pat, const char *text)
     if (opt.rank != 0)
         return;
     if (opt.fmt == FMT_JSON) {
-        printf("{\"test\":\"io\",\"pattern\":\"%s\",\"np\":%d,\"error\":\"", pat_names[pat], opt.np);
-        for (const char *p = text; *p; p++)
-            putchar(*p == '"' || *p == '\\' || (unsigned char)*p < 32 ? ' ' : *p);
-        printf("\"}\n");
+        printf("{\"test\":\"io\",\"pattern\":\"%s\",\"np\":%d,\"error\":\"%s\"}\n", pat_names[pat],
+               opt.np, text);
     } else {
         printf("%-8s n/a (error: %s)\n", pat_names[pat], text);
     }
     fflush(stdout);
 }
 
-/* The text of the first rank's error, at rank 0. */
+/* The text of the first rank's error, at rank 0 (cleaned for JSON). */
 static void agree_error(io_job_t *j)
 {
-    int in[2] = { j->errbuf[0] ? 1 : 0, opt.rank }, out[2];
-    MPI_Allreduce(in, out, 1, MPI_2INT, MPI_MAXLOC, MPI_COMM_WORLD);
-    if (out[0] && out[1] != 0) {
-        if (opt.rank == out[1])
-            MPI_Send(j->errbuf, (int)sizeof j->errbuf, MPI_CHAR, 0, 31, MPI_COMM_WORLD);
-        else if (opt.rank == 0)
-            MPI_Recv(j->errbuf, (int)sizeof j->errbuf, MPI_CHAR, out[1], 31, MPI_COMM_WORLD,
-                     MPI_STATUS_IGNORE);
-    }
-    j->errbuf[sizeof j->errbuf - 1] = 0;
-    if (!j->errbuf[0])
+    bench_share_text(j->errbuf, (int)sizeof j->errbuf, j->errbuf[0] != 0);
+    if (opt.rank == 0 && !j->errbuf[0])
         snprintf(j->errbuf, sizeof j->errbuf, "an MPI call failed");
 }
 

@@ -52,12 +52,7 @@ static void usage(FILE *f)
 
 static void fail_usage(const char *msg, const char *arg)
 {
-    if (opt.rank == 0) {
-        fprintf(stderr, "mpibench: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
-        usage(stderr);
-    }
-    MPI_Finalize();
-    exit(2);
+    bench_usage_fail("mpibench", usage, msg, arg);
 }
 
 /* ---- output ---------------------------------------------------------------- */
@@ -126,14 +121,6 @@ static void out_error(const bench_test_t *t, size_t bytes, const char *err)
     fflush(stdout);
 }
 
-/* MPI error text, made safe for CSV and JSON. */
-static void clean_text(char *s)
-{
-    for (; *s; s++)
-        if (*s == '"' || *s == '\\' || *s == ',' || (unsigned char)*s < 32)
-            *s = ' ';
-}
-
 /* ---- running one test -------------------------------------------------------- */
 
 /* Every rank: run the kernel, then agree on the slowest rank's time and on
@@ -153,17 +140,7 @@ static int timed(bench_ctx_t *c, long iters, double *secs)
 /* Share the first error text seen by any rank with rank 0. */
 static void agree_error(bench_ctx_t *c, int mine)
 {
-    int in[2] = { mine ? 1 : 0, opt.rank }, out[2];
-    MPI_Allreduce(in, out, 1, MPI_2INT, MPI_MAXLOC, MPI_COMM_WORLD);
-    if (out[1] != 0) {
-        if (opt.rank == out[1])
-            MPI_Send(c->errbuf, (int)sizeof c->errbuf, MPI_CHAR, 0, 99, MPI_COMM_WORLD);
-        else if (opt.rank == 0)
-            MPI_Recv(c->errbuf, (int)sizeof c->errbuf, MPI_CHAR, out[1], 99, MPI_COMM_WORLD,
-                     MPI_STATUS_IGNORE);
-    }
-    c->errbuf[sizeof c->errbuf - 1] = 0;
-    clean_text(c->errbuf);
+    bench_share_text(c->errbuf, (int)sizeof c->errbuf, mine);
 }
 
 static void run_test(const bench_test_t *t)
