@@ -125,14 +125,14 @@ const char *cr_job_name(void)
 
 /* The transports, in the order a peer is tried: self, shared memory, and the
  * network when the job spans nodes (every rank sees the same: all start it or
- * none); then the channel over them and the progress engine with shm's
- * doorbell.  Returns 0, or an MPI error code. */
+ * none); then the channel over them and the progress engine with their
+ * doorbells.  Returns 0, or an MPI error code. */
 static int start_transports(const char *node)
 {
     tr_boot_t boot = { .rank = cr_proc.world_rank, .size = cr_proc.world_size,
                        .put = crpmi_put, .get = boot_get, .barrier = crpmi_barrier };
     char name[512];
-    tr_iface_t *shm;
+    tr_iface_t *shm, *net = NULL;
     snprintf(name, sizeof name, "/courier.%s.%08x", pmi.kvsname, hash_str(node));
     ntransports = 0;
     transports[ntransports++] = self_init(cr_proc.world_rank);
@@ -141,14 +141,16 @@ static int start_transports(const char *node)
         return cr_error(MPI_ERR_OTHER, "cannot set up shared memory");
     transports[ntransports++] = shm;
     if (cr_proc.local_size != cr_proc.world_size) {
-        tr_iface_t *net = ofi_init(&boot);
+        net = ofi_init(&boot);
         if (!net)
             return cr_error(MPI_ERR_OTHER, "the job spans several nodes (%d of its %d ranks "
                             "share this one) and no network transport works (libfabric)",
                             cr_proc.local_size, cr_proc.world_size);
         transports[ntransports++] = net;
     }
-    cr_progress_init(cr_proc.oversubscribed, shm);
+    /* the doorbells: shm's unless no local peer can ring it, and the network's */
+    tr_iface_t *wakers[2] = { cr_proc.local_size > 1 || !net ? shm : NULL, net };
+    cr_progress_init(cr_proc.oversubscribed, wakers, 2);
     if (cr_pt2pt_init(transports, ntransports) != 0)
         return cr_error(MPI_ERR_NO_MEM, "no memory for the point-to-point channel");
     return MPI_SUCCESS;

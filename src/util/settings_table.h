@@ -90,3 +90,6 @@ CR_SETTING(io_worker,          BOOL, 1, 0, 1,      "Non-blocking independent fil
 /* one-sided communication (src/rma) */
 CR_SETTING(rma_dynamic_max,    INT,  4096, 1, 1048576,   "Regions one rank can have attached to one dynamic window (MPI_Win_attach) at a time")
 CR_SETTING(rma_am_chunk_bytes, SIZE, 32768, 16, 16777216,  "Largest piece of one RMA operation in one active message to a target reached through messages (another node)")
+/* waiting on the network transport (src/core/progress.c, src/transport/ofi, issues 12 and 18) */
+CR_SETTING(ofi_wait,           BOOL, 1, 0, 1,      "Blocking calls may sleep on the network transport's completion queue (opened with a wait object; a provider without one gives capped sleeps); 0: they only spin and yield while the job spans nodes")
+CR_SETTING(wait_sleep_poll_us, INT,  1000, 1, 60000000, "Longest single sleep, in microseconds, of a blocking call that a peer's message cannot interrupt (network and shared-memory peers at once, or a network provider without a wait object); it then polls and sleeps again")

@@ -113,7 +113,10 @@ static void set_caps(void)
     shm_iface.caps.max_short = mp;
     shm_iface.caps.max_bulk = mp;
     shm_iface.caps.eager_max = eager < mp ? eager : mp;
-    shm_iface.caps.flags = TR_CAP_GET | TR_CAP_PUT | TR_CAP_ORDERED | (can_sleep ? TR_CAP_SLEEP : 0);
+    /* without a local peer no message of ours can miss a sleeper (sleep_prepare
+     * still refuses: the process sleeps on the other transports' doorbells) */
+    int sleep_ok = can_sleep || shm_nlocal <= 1;
+    shm_iface.caps.flags = TR_CAP_GET | TR_CAP_PUT | TR_CAP_ORDERED | (sleep_ok ? TR_CAP_SLEEP : 0);
 }
 
 int shm_init(tr_iface_t **out, int local_rank, int local_size, const int *local_of_peer,
@@ -470,6 +473,7 @@ static const tr_ops_t shm_ops = {
     .sleep_prepare = shm_sleep_prepare,
     .sleep_wait = shm_sleep_wait,
     .sleep_cancel = shm_sleep_cancel,
+    .sleep_fd = tr_stub_sleep_fd,       /* a futex: no descriptor */
     .finalize = shm_finalize,
 };
 
