@@ -148,8 +148,9 @@ static int start_transports(const char *node)
                             cr_proc.local_size, cr_proc.world_size);
         transports[ntransports++] = net;
     }
-    /* the doorbells: shm's unless no local peer can ring it, and the network's */
-    tr_iface_t *wakers[2] = { cr_proc.local_size > 1 || !net ? shm : NULL, net };
+    /* the doorbells: the network's (first: announcing a sleep there costs least
+     * and it refuses most often) and shm's, unless no local peer can ring it */
+    tr_iface_t *wakers[2] = { net, cr_proc.local_size > 1 || !net ? shm : NULL };
     cr_progress_init(cr_proc.oversubscribed, wakers, 2);
     if (cr_pt2pt_init(transports, ntransports) != 0)
         return cr_error(MPI_ERR_NO_MEM, "no memory for the point-to-point channel");
