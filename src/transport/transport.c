@@ -64,6 +64,11 @@ int tr_stub_sleep_fd(tr_iface_t *tr)
     return -1;
 }
 
+void tr_stub_sleep_wake(tr_iface_t *tr)
+{
+    (void)tr;
+}
+
 void tr_stub_finalize(tr_iface_t *tr)
 {
     (void)tr;

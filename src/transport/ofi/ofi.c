@@ -424,6 +424,7 @@ static const tr_ops_t ofi_ops = {
     .sleep_wait = ofi_sleep_wait,
     .sleep_cancel = tr_stub_sleep_cancel,    /* nothing was announced */
     .sleep_fd = ofi_sleep_fd,
+    .sleep_wake = tr_stub_sleep_wake,       /* threads never sleep on it (progress.c) */
     .finalize = ofi_finalize,
 };
 
