@@ -528,14 +528,17 @@ int rma_am_acc(cr_win_t *w, int target, const void *packed, size_t bytes, void *
     return err;
 }
 
+/* Operations by the network's own RMA (net.c) complete before any message
+ * that says they have: flush, unlock and complete drain them first. */
 int rma_am_flush(cr_win_t *w, int target)
 {
-    if (!w->t[target].am_ops) return MPI_SUCCESS;
+    int nerr = rma_net_drain(w, target);
+    if (!w->t[target].am_ops) return nerr;
     am_msg_t m = { AM_FLUSH, 0, 0, 0, 0, 0, 0 };
     int err = send_req(w, target, &m, NULL, NULL, 0, NULL, 0);
     if (!err) err = wait_reply(w, target, NULL, 0);
     w->t[target].am_ops = 0;
-    return err;
+    return err ? err : nerr;
 }
 
 int rma_am_lock(cr_win_t *w, int target, int type)
@@ -547,11 +550,12 @@ int rma_am_lock(cr_win_t *w, int target, int type)
 
 int rma_am_unlock(cr_win_t *w, int target, int type)
 {
+    int nerr = rma_net_drain(w, target);
     am_msg_t m = { AM_UNLOCK, type, 0, 0, 0, 0, 0 };
     int err = send_req(w, target, &m, NULL, NULL, 0, NULL, 0);
     if (!err) err = wait_reply(w, target, NULL, 0);
     w->t[target].am_ops = 0;
-    return err;
+    return err ? err : nerr;
 }
 
 int rma_am_post(cr_win_t *w, int origin)
@@ -562,8 +566,9 @@ int rma_am_post(cr_win_t *w, int origin)
 
 int rma_am_complete(cr_win_t *w, int target)
 {
+    int nerr = rma_net_drain(w, target);
     am_msg_t m = { AM_COMPLETE, 0, 0, 0, 0, 0, 0 };
     int err = send_req(w, target, &m, NULL, NULL, 0, NULL, 0);
     w->t[target].am_ops = 0;
-    return err;
+    return err ? err : nerr;
 }

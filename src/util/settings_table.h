@@ -95,3 +95,5 @@ CR_SETTING(thread_level_max,   INT,  3, 0, 3,      "Highest thread level MPI_Ini
 CR_SETTING(async_progress,     BOOL, 0, 0, 1,      "Run a progress thread in each process, so that non-blocking operations (rendezvous, collectives) advance while the application computes; turns on the thread locks and turns off the blocking fast paths")
 CR_SETTING(async_progress_idle_us, INT, 50, 0, 1000000, "Microseconds the progress thread sleeps after a poll that found nothing (0: it only yields the core)")
 CR_SETTING_ALIAS(async_progress, "MPIR_CVAR_ASYNC_PROGRESS")
+/* one-sided communication over the network (src/rma/net.c) */
+CR_SETTING(rma_ofi_native,     BOOL, 1, 0, 1,      "MPI_Put and MPI_Get to targets on other nodes use the network's own RMA (libfabric fi_write/fi_read on registered window memory) where the provider has it (0: active messages, served by the target's progress engine)")
