@@ -5,8 +5,11 @@
  * uses); every rank of a window that spans nodes keeps one receive posted
  * for them, and a progress-engine poller executes what arrives on the
  * target's memory.  So the target serves RMA whenever it runs the progress
- * engine: in any MPI call, a blocking wait included (it does not when it
- * computes without calling MPI; see docs/rma.md).
+ * engine: in any MPI call, a blocking wait included, and all the time with
+ * the asynchronous progress thread (COURIER_ASYNC_PROGRESS); without it, not
+ * while it computes without calling MPI (docs/rma.md).  Puts and gets to a
+ * target with rma_target_t.net go by the network's own RMA (net.c); flush,
+ * unlock and complete drain those before they send their message.
  *
  * A request names target memory as a list of runs (byte offset from the
  * target's window base, or an absolute address for dynamic windows, and a
