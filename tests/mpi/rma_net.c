@@ -11,7 +11,10 @@
  * - rank 0 computes for 2 s without calling MPI while the others lock, put,
  *   get and unlock its window.  The data must be right in every case; with
  *   COURIER_ASYNC_PROGRESS=1 every origin must have finished (by the clock
- *   shared by the processes of this machine) before rank 0's loop ended. */
+ *   shared by the processes of this machine) before rank 0's loop ended;
+ * - with FI_PROVIDER=sockets (whose RMA needs no target progress) and the
+ *   network RMA on, puts under a MPI_MODE_NOCHECK lock reach rank 0 while it
+ *   computes without MPI and without a progress thread. */
 #include "mpitest.h"
 #include <stdlib.h>
 #include <string.h>
@@ -154,6 +157,40 @@ static void busy_target(void)
     CHECK_MPI(MPI_Win_free(&w));
 }
 
+/* With a provider that moves RMA data without the target's help (sockets:
+ * automatic data progress) and the network RMA on, puts and gets under a
+ * MPI_MODE_NOCHECK lock (no lock message) reach rank 0 while it computes
+ * without MPI and without a progress thread. */
+static void nocheck_target(void)
+{
+    long *mem;
+    MPI_Win w;
+    CHECK_MPI(MPI_Win_allocate(np * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD,
+                               &mem, &w));
+    for (int i = 0; i < np; i++) mem[i] = 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) {
+        double t0 = now();
+        int have = 0;
+        while (have < np - 1 && now() - t0 < 20) {
+            have = 0;
+            for (int o = 1; o < np; o++)
+                have += __atomic_load_n(&mem[o], __ATOMIC_ACQUIRE) == val(o, 0, 5);
+        }
+        CHECK(have == np - 1, "only %d of %d origins' puts arrived while the target computed",
+              have, np - 1);
+    } else {
+        long v = val(me, 0, 5), back = -1;
+        CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, MPI_MODE_NOCHECK, w));
+        CHECK_MPI(MPI_Put(&v, 1, MPI_LONG, 0, me, 1, MPI_LONG, w));
+        CHECK_MPI(MPI_Win_flush(0, w));
+        CHECK_MPI(MPI_Get(&back, 1, MPI_LONG, 0, me, 1, MPI_LONG, w));
+        CHECK_MPI(MPI_Win_unlock(0, w));
+        CHECK(back == v, "got back %ld, not %ld", back, v);
+    }
+    CHECK_MPI(MPI_Win_free(&w));
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -179,6 +216,8 @@ int main(int argc, char **argv)
         free(own);
     }
     busy_target();
+    const char *prov = getenv("FI_PROVIDER"), *native = getenv("COURIER_RMA_OFI_NATIVE");
+    if (prov && !strcmp(prov, "sockets") && !(native && !atoi(native))) nocheck_target();
     int rc = mt_finish("rma_net");
     MPI_Finalize();
     return rc;
