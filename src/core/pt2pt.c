@@ -298,6 +298,14 @@ static cr_vc_t *vc_get(cr_chan_t *ch, int peer)
     return NULL;
 }
 
+tr_iface_t *cr_chan_net_peer(cr_chan_t *ch, int peer, uint64_t *addr)
+{
+    cr_vc_t *v = vc_get(ch, peer);
+    if (!v || v->kind != CR_VC_NET) return NULL;
+    *addr = v->addr;
+    return v->tr;
+}
+
 static void busy_add(cr_chan_t *ch, cr_vc_t *v)
 {
     if (v->in_busy) return;

@@ -123,6 +123,11 @@ extern int cr_nchan;
 int cr_chan_init(cr_chan_t *ch, int me, int npeers, tr_iface_t **trs, int ntr, tr_iface_t *self,
                  tr_iface_t *shm);
 void cr_chan_fini(cr_chan_t *ch);
+/* The network interface through which the channel reaches peer (connecting
+ * it on first use) and the transport's address of it in *addr; NULL when the
+ * peer is reached otherwise (itself, shared memory) or not at all.  One-sided
+ * communication uses it for the network transport's get/put. */
+tr_iface_t *cr_chan_net_peer(cr_chan_t *ch, int peer, uint64_t *addr);
 /* Poll the channel's transports and advance queued work; returns events. */
 int cr_chan_progress(cr_chan_t *ch);
 /* 1 when nothing in the channel keeps a sleeping process from being woken. */

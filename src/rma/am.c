@@ -5,8 +5,11 @@
  * uses); every rank of a window that spans nodes keeps one receive posted
  * for them, and a progress-engine poller executes what arrives on the
  * target's memory.  So the target serves RMA whenever it runs the progress
- * engine: in any MPI call, a blocking wait included (it does not when it
- * computes without calling MPI; see docs/rma.md).
+ * engine: in any MPI call, a blocking wait included, and all the time with
+ * the asynchronous progress thread (COURIER_ASYNC_PROGRESS); without it, not
+ * while it computes without calling MPI (docs/rma.md).  Puts and gets to a
+ * target with rma_target_t.net go by the network's own RMA (net.c); flush,
+ * unlock and complete drain those before they send their message.
  *
  * A request names target memory as a list of runs (byte offset from the
  * target's window base, or an absolute address for dynamic windows, and a
@@ -528,14 +531,17 @@ int rma_am_acc(cr_win_t *w, int target, const void *packed, size_t bytes, void *
     return err;
 }
 
+/* Operations by the network's own RMA (net.c) complete before any message
+ * that says they have: flush, unlock and complete drain them first. */
 int rma_am_flush(cr_win_t *w, int target)
 {
-    if (!w->t[target].am_ops) return MPI_SUCCESS;
+    int nerr = rma_net_drain(w, target);
+    if (!w->t[target].am_ops) return nerr;
     am_msg_t m = { AM_FLUSH, 0, 0, 0, 0, 0, 0 };
     int err = send_req(w, target, &m, NULL, NULL, 0, NULL, 0);
     if (!err) err = wait_reply(w, target, NULL, 0);
     w->t[target].am_ops = 0;
-    return err;
+    return err ? err : nerr;
 }
 
 int rma_am_lock(cr_win_t *w, int target, int type)
@@ -547,11 +553,12 @@ int rma_am_lock(cr_win_t *w, int target, int type)
 
 int rma_am_unlock(cr_win_t *w, int target, int type)
 {
+    int nerr = rma_net_drain(w, target);
     am_msg_t m = { AM_UNLOCK, type, 0, 0, 0, 0, 0 };
     int err = send_req(w, target, &m, NULL, NULL, 0, NULL, 0);
     if (!err) err = wait_reply(w, target, NULL, 0);
     w->t[target].am_ops = 0;
-    return err;
+    return err ? err : nerr;
 }
 
 int rma_am_post(cr_win_t *w, int origin)
@@ -562,8 +569,9 @@ int rma_am_post(cr_win_t *w, int origin)
 
 int rma_am_complete(cr_win_t *w, int target)
 {
+    int nerr = rma_net_drain(w, target);
     am_msg_t m = { AM_COMPLETE, 0, 0, 0, 0, 0, 0 };
     int err = send_req(w, target, &m, NULL, NULL, 0, NULL, 0);
     w->t[target].am_ops = 0;
-    return err;
+    return err ? err : nerr;
 }

@@ -267,6 +267,9 @@ int core_put(const void *origin_addr, MPI_Count origin_count, cr_datatype_t *ori
             if (!p && bytes) return cr_error(MPI_ERR_NO_MEM, "no memory to pack %zu bytes", bytes);
             if (t->path == RMA_CMA)
                 err = cma_move(t, at, target_count, target_datatype, (void *)p, 1);
+            else if (t->net)
+                err = rma_net_move(win, target_rank, at, target_count, target_datatype, (void *)p,
+                                   bytes, 1);
             else
                 err = rma_am_put(win, target_rank, p, bytes, at, target_count, target_datatype);
             free(tmp);
@@ -301,6 +304,8 @@ int core_get(void *origin_addr, MPI_Count origin_count, cr_datatype_t *origin_da
     if (!stream && bytes) return cr_error(MPI_ERR_NO_MEM, "no memory for %zu bytes", bytes);
     if (t->path == RMA_CMA) {
         err = cma_move(t, at, target_count, target_datatype, stream, 0);
+    } else if (t->net) {
+        err = rma_net_move(win, target_rank, at, target_count, target_datatype, stream, bytes, 0);
     } else {
         volatile int done = 0;
         err = rma_am_get(win, target_rank, stream, bytes, at, target_count, target_datatype, &done);

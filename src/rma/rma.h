@@ -12,7 +12,8 @@
  *   memory transport's get/put (cross-memory attach).
  * - RMA_AM: any other target (another node, or one whose memory the kernel
  *   does not let us read): active messages that the target's progress engine
- *   executes (am.c).
+ *   executes (am.c); with `net` set, puts and gets go by the network
+ *   transport's own RMA instead (net.c), the rest still by messages.
  * Every accumulate-class operation on a target holds that target's
  * accumulate lock (a word in the node segment, or taken by the target's own
  * handler), so accumulates are atomic per element across all origins and
@@ -65,6 +66,13 @@ typedef struct {
     volatile uint64_t *posted_to_me;   /* PSCW: my posted[] slot for it */
     uint64_t posts_seen;           /* PSCW: its posts this process consumed */
     uint64_t am_ops;               /* AM: operations sent since the last flush */
+    /* AM targets whose memory the network transport reaches (net.c) */
+    int net;                       /* 1: puts and gets go by the network's own RMA */
+    tr_iface_t *ntr;               /* the network interface and its address of the target */
+    uint64_t naddr;
+    tr_rkey_t nkey;                /* its window memory, registered (offsets from its base) */
+    uint64_t net_pending;          /* reads and writes started and not yet complete */
+    int net_err;                   /* the first failed write since the last drain (tr_status_t) */
 } rma_target_t;
 
 /* What the core knows of every window: struct cr_win begins with it. */
@@ -104,6 +112,9 @@ struct cr_win {
     int win_id;                    /* AM: this window's context id (same at every rank) */
     struct cr_win *next;           /* the list of windows (AM lookup) */
     struct rma_am_win *am;         /* AM: this rank's listening state (am.c), or NULL */
+    tr_rkey_t net_key;             /* net.c: this rank's window memory, registered */
+    int net_keyed;                 /* net_key holds a registration to release */
+    int net_targets;               /* targets with net set */
 };
 
 /* Segment layout: the node's control blocks, then (allocate flavours) data. */
@@ -161,6 +172,25 @@ void rma_dt_runs(MPI_Aint count, const cr_datatype_t *dt,
  * MPI_NO_OP included).  Caller holds the accumulate lock. */
 void rma_acc_local(char *t, MPI_Aint tcount, cr_datatype_t *tdt, const cr_op_t *op,
                    const void *in, void *old);
+
+/* ---- net.c ------------------------------------------------------------------ */
+/* Puts and gets over the network transport's own RMA for AM targets whose
+ * window memory is registered (rma_target_t.net).  rma_net_init is collective
+ * over the window (after the paths are chosen): registers this rank's memory
+ * [mem, mem + bytes) and learns the others' keys; it does nothing where
+ * COURIER_RMA_OFI_NATIVE=0, the network cannot do one-sided operations, or
+ * the window is dynamic.  rma_net_fini releases the registration. */
+int rma_net_init(cr_win_t *w, void *mem, size_t bytes);
+void rma_net_fini(cr_win_t *w);
+/* Move the packed stream (bytes bytes) to (write) or from the target's
+ * (tcount, tdt) at byte offset `at` from its window base.  A put has copied
+ * the stream when it returns and completes at the next rma_net_drain; a get
+ * has its data when it returns.  MPI_SUCCESS or an error code. */
+int rma_net_move(cr_win_t *w, int rank, MPI_Aint at, MPI_Aint tcount, cr_datatype_t *tdt,
+                 void *stream, size_t bytes, int write);
+/* Wait until every put and get to rank is complete at the target; reports a
+ * put that failed since the last drain.  Nothing to do for non-net targets. */
+int rma_net_drain(cr_win_t *w, int rank);
 
 /* ---- am.c ------------------------------------------------------------------- */
 /* Operations through active messages (RMA_AM targets).  Each returns

@@ -156,11 +156,13 @@ static void debug_paths(cr_win_t *w)
     char paths[64];
     int n = 0;
     for (int r = 0; r < w->size && n < (int)sizeof paths - 4; r++)
-        paths[n++] = w->t[r].path == RMA_DIRECT ? 'd' : w->t[r].path == RMA_CMA ? 'c' : 'a';
+        paths[n++] = w->t[r].path == RMA_DIRECT ? 'd' : w->t[r].path == RMA_CMA ? 'c'
+                     : w->t[r].net ? 'n' : 'a';
     if (n < w->size) paths[n++] = '.', paths[n++] = '.';
     paths[n] = 0;
     fprintf(stderr, "[courier] rank %d: window 0x%08x (%s, %d ranks, %d on this node): paths to "
-            "ranks %s (d direct load/store, c cross-memory copy, a active messages)\n",
+            "ranks %s (d direct load/store, c cross-memory copy, a active messages, n network "
+            "RMA for put and get, messages for the rest)\n",
             cr_proc.world_rank, (unsigned)w->head.handle, flavor_name(w->flavor), w->size,
             w->nlocal, paths);
 }
@@ -317,7 +319,10 @@ static int win_make(cr_comm_t *comm, int flavor, void *base, MPI_Aint size, MPI_
     w->head.handle = CR_H_MAKE(CR_ST_USER, CR_K_WIN, idx);
     w->next = win_list;
     win_list = w;
-    if (w->am_targets && (err = rma_am_init(w)) != MPI_SUCCESS) {
+    if (w->am_targets &&
+        ((err = rma_net_init(w, w->t[w->rank].base, (size_t)w->t[w->rank].size)) != MPI_SUCCESS ||
+         (err = rma_am_init(w)) != MPI_SUCCESS)) {
+        rma_net_fini(w);
         win_destroy(w);
         return err;
     }
@@ -459,6 +464,7 @@ int core_win_free(cr_win_t *win)
     err = cr_barrier_internal(win->comm);
     if (err) return err;
     rma_am_fini(win);
+    rma_net_fini(win);
     cr_errhandler_release(win->head.errh);
     win_destroy(win);
     return MPI_SUCCESS;

@@ -58,6 +58,11 @@ enum {
     TR_CAP_SLEEP = 1u << 3,   /* sleep_prepare/sleep_wait work: a peer's AM wakes a sleeper
                                  (or ends its sleep within COURIER_WAIT_SLEEP_POLL_US); also
                                  set by a transport that has no peer to wake it */
+    TR_CAP_ONESIDED = 1u << 4,/* get() and put() both work on mem_key memory, for one-sided
+                                 communication (RMA windows); put() may be offered for this
+                                 only, without TR_CAP_PUT, where the core's rendezvous should
+                                 not use it.  A put's completion means the bytes are in the
+                                 peer's memory (visible to the peer), not only sent. */
 };
 typedef struct {
     size_t max_short;   /* largest payload am_short() takes (at least 64 bytes) */

@@ -98,3 +98,5 @@ CR_SETTING_ALIAS(async_progress, "MPIR_CVAR_ASYNC_PROGRESS")
 /* waiting on the network transport (src/core/progress.c, src/transport/ofi, issues 12 and 18) */
 CR_SETTING(ofi_wait,           BOOL, 1, 0, 1,      "Blocking calls may sleep on the network transport's completion queue (opened with a wait object; a provider without one gives capped sleeps); 0: they only spin and yield while the job spans nodes")
 CR_SETTING(wait_sleep_poll_us, INT,  1000, 1, 60000000, "Longest single sleep, in microseconds, of a blocking call that a peer's message cannot interrupt (network and shared-memory peers at once, or a network provider without a wait object); it then polls and sleeps again")
+/* one-sided communication over the network (src/rma/net.c) */
+CR_SETTING(rma_ofi_native,     BOOL, 1, 0, 1,      "MPI_Put and MPI_Get to targets on other nodes use the network's own RMA (libfabric fi_write/fi_read on registered window memory) where the provider has it (0: active messages, served by the target's progress engine)")

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The libfabric transport (ofi.h): one RDM endpoint, its completion queue and
- * address vector; active messages, fi_read for get, lazy address look-up, and
- * sleeping on the completion queue's wait object. */
+ * address vector; active messages, fi_read for get, fi_write (delivery
+ * complete) for put, lazy address look-up, and sleeping on the completion
+ * queue's wait object. */
 #define _GNU_SOURCE
 #include "transport/ofi/ofi.h"
 #include "util/settings.h"
@@ -49,14 +50,14 @@ typedef struct {
 } ofi_wire_t;
 _Static_assert(sizeof(ofi_wire_t) == 32, "the wire header is 32 bytes");
 
-enum { OP_RECV = 1, OP_SEND_COPY, OP_SEND_BULK, OP_READ };
+enum { OP_RECV = 1, OP_SEND_COPY, OP_SEND_BULK, OP_READ, OP_WRITE };
 /* One operation in flight; the libfabric context comes first. */
 typedef struct ofi_op {
     struct fi_context2 ctx;
     int kind;
     tr_comp_t *comp;         /* bulk sends and reads */
-    struct ofi_op *next;     /* reads waiting to be retried */
-    /* a read to retry */
+    struct ofi_op *next;     /* reads and writes waiting to be retried */
+    /* a read or write to retry */
     void *local;
     size_t len;
     fi_addr_t addr;
@@ -202,7 +203,7 @@ static tr_status_t ofi_mem_key(tr_iface_t *tr, void *buf, size_t len, tr_rkey_t 
     if (!have_rma) return TR_ERR_UNSUPPORTED;
     /* where the provider does not choose keys, each registration needs its own */
     uint64_t want = prov_keys ? 0 : ++next_key;
-    int rc = fi_mr_reg(domain, buf, len, FI_REMOTE_READ, 0, want, 0, &mr, NULL);
+    int rc = fi_mr_reg(domain, buf, len, FI_REMOTE_READ | FI_REMOTE_WRITE, 0, want, 0, &mr, NULL);
     if (rc) {
         ofi_fail("fi_mr_reg", rc);
         return TR_ERR_IO;
@@ -220,12 +221,26 @@ static void ofi_mem_release(tr_iface_t *tr, tr_rkey_t *key)
     key->w[2] = 0;
 }
 
-static int read_start(ofi_op_t *op)
+/* Start a read or a write: -FI_EAGAIN (retry later), 0, or another error. */
+static ssize_t rma_post(ofi_op_t *op)
 {
-    ssize_t rc = fi_read(ep, op->local, op->len, NULL, op->addr, op->raddr, op->rkey, op);
+    if (op->kind == OP_READ)
+        return fi_read(ep, op->local, op->len, NULL, op->addr, op->raddr, op->rkey, op);
+    /* delivery complete: when the write completes, the bytes are in the peer's
+     * memory, so a message sent after it (an unlock) cannot overtake them */
+    struct iovec iov = { op->local, op->len };
+    struct fi_rma_iov riov = { op->raddr, op->len, op->rkey };
+    struct fi_msg_rma msg = { .msg_iov = &iov, .desc = NULL, .iov_count = 1, .addr = op->addr,
+                              .rma_iov = &riov, .rma_iov_count = 1, .context = op, .data = 0 };
+    return fi_writemsg(ep, &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE);
+}
+
+static int rma_retry(ofi_op_t *op)
+{
+    ssize_t rc = rma_post(op);
     if (rc == -FI_EAGAIN) return 1;
     if (rc) {
-        ofi_fail("fi_read", (int)rc);
+        ofi_fail(op->kind == OP_READ ? "fi_read" : "fi_writemsg", (int)rc);
         op->comp->cb(op->comp, TR_ERR_IO);
         free(op);
         return 0;
@@ -234,14 +249,15 @@ static int read_start(ofi_op_t *op)
     return 0;
 }
 
-static tr_status_t ofi_get(tr_iface_t *tr, uint64_t addr, void *local, size_t len,
-                           const tr_rkey_t *key, size_t off, tr_comp_t *comp)
+/* A read (get) or a write (put) of len bytes between local and offset off of
+ * the peer's registration key. */
+static tr_status_t rma_start(int kind, uint64_t addr, void *local, size_t len,
+                             const tr_rkey_t *key, size_t off, tr_comp_t *comp)
 {
-    (void)tr;
     if (!have_rma) return TR_ERR_UNSUPPORTED;
     ofi_op_t *op = malloc(sizeof *op);
     if (!op) return TR_ERR_NO_MEMORY;
-    op->kind = OP_READ;
+    op->kind = kind;
     op->comp = comp;
     op->local = local;
     op->len = len;
@@ -249,7 +265,7 @@ static tr_status_t ofi_get(tr_iface_t *tr, uint64_t addr, void *local, size_t le
     op->raddr = key->w[0] + off;
     op->rkey = key->w[1];
     op->next = NULL;
-    ssize_t rc = fi_read(ep, local, len, NULL, op->addr, op->raddr, op->rkey, op);
+    ssize_t rc = rma_post(op);
     if (rc == -FI_EAGAIN) {
         /* retried by progress(): the completion still comes from there */
         if (retry_tail) retry_tail->next = op; else retry_head = op;
@@ -257,11 +273,26 @@ static tr_status_t ofi_get(tr_iface_t *tr, uint64_t addr, void *local, size_t le
         return TR_INPROGRESS;
     }
     if (rc) {
+        ofi_fail(kind == OP_READ ? "fi_read" : "fi_writemsg", (int)rc);
         free(op);
         return TR_ERR_IO;
     }
     outstanding++;
     return TR_INPROGRESS;
+}
+
+static tr_status_t ofi_get(tr_iface_t *tr, uint64_t addr, void *local, size_t len,
+                           const tr_rkey_t *key, size_t off, tr_comp_t *comp)
+{
+    (void)tr;
+    return rma_start(OP_READ, addr, local, len, key, off, comp);
+}
+
+static tr_status_t ofi_put(tr_iface_t *tr, uint64_t addr, const void *local, size_t len,
+                           const tr_rkey_t *key, size_t off, tr_comp_t *comp)
+{
+    (void)tr;
+    return rma_start(OP_WRITE, addr, (void *)local, len, key, off, comp);
 }
 
 static int flushes_done(void);
@@ -270,7 +301,7 @@ static int ofi_progress(tr_iface_t *tr)
 {
     struct fi_cq_msg_entry e[16];
     int events = 0;
-    while (retry_head && read_start(retry_head) == 0) {
+    while (retry_head && rma_retry(retry_head) == 0) {
         ofi_op_t *op = retry_head;
         retry_head = op->next;
         if (!retry_head) retry_tail = NULL;
@@ -286,7 +317,7 @@ static int ofi_progress(tr_iface_t *tr)
             fprintf(stderr, "courier: libfabric (%s): an operation failed: %s\n", prov_name,
                     fi_strerror(err.err));
             ofi_op_t *op = err.op_context;
-            if (op && (op->kind == OP_SEND_BULK || op->kind == OP_READ)) {
+            if (op && (op->kind == OP_SEND_BULK || op->kind == OP_READ || op->kind == OP_WRITE)) {
                 outstanding--;
                 op->comp->cb(op->comp, TR_ERR_IO);
                 free(op);
@@ -313,7 +344,7 @@ static int ofi_progress(tr_iface_t *tr)
                 outstanding--;
                 free(op);
                 break;
-            default:            /* bulk send, read */
+            default:            /* bulk send, read, write */
                 outstanding--;
                 op->comp->cb(op->comp, TR_OK);
                 free(op);
@@ -417,7 +448,7 @@ static const tr_ops_t ofi_ops = {
     .mem_key = ofi_mem_key,
     .mem_release = ofi_mem_release,
     .get = ofi_get,
-    .put = tr_stub_put,
+    .put = ofi_put,
     .progress = ofi_progress,
     .flush = ofi_flush,
     .sleep_prepare = ofi_sleep_prepare,
@@ -492,7 +523,7 @@ static int same_place(const struct fi_info *a, const struct fi_info *b)
 
 void ofi_print_providers(FILE *out)
 {
-    uint64_t rma = FI_MSG | FI_RMA | FI_READ | FI_REMOTE_READ;
+    uint64_t rma = FI_MSG | FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
     struct fi_info *list = offered(rma), *msg = offered(FI_MSG);
     struct fi_info *pick = choose(rma);
     if (!pick) pick = choose(FI_MSG);
@@ -542,7 +573,7 @@ tr_iface_t *ofi_init(const tr_boot_t *b)
 {
     boot = *b;
     have_rma = 1;
-    info = choose(FI_MSG | FI_RMA | FI_READ | FI_REMOTE_READ);
+    info = choose(FI_MSG | FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE);
     if (!info) {
         have_rma = 0;
         info = choose(FI_MSG);
@@ -603,7 +634,7 @@ tr_iface_t *ofi_init(const tr_boot_t *b)
     ofi_iface.caps.max_bulk = rx_bytes;
     size_t eager = (size_t)ut_settings.eager_limit;
     ofi_iface.caps.eager_max = eager < rx_bytes ? eager : rx_bytes;
-    ofi_iface.caps.flags = TR_CAP_ORDERED | (have_rma ? TR_CAP_GET : 0) |
+    ofi_iface.caps.flags = TR_CAP_ORDERED | (have_rma ? TR_CAP_GET | TR_CAP_ONESIDED : 0) |
                            (ut_settings.ofi_wait ? TR_CAP_SLEEP : 0);
     return &ofi_iface;
 }

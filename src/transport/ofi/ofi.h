@@ -9,6 +9,9 @@
  *   the caller's buffer by reference and complete from progress().
  * - get is fi_read where the provider has RMA (the remote key is a memory
  *   registration); without it the core uses its active-message pipeline.
+ *   put is fi_write with FI_DELIVERY_COMPLETE, offered to one-sided
+ *   communication only (TR_CAP_ONESIDED; not TR_CAP_PUT, so the rendezvous
+ *   does not register a buffer per message for split copies).
  * - Addresses: at start-up every process publishes its endpoint name through
  *   the bootstrap (PMI); connect() looks a peer's up on first use and inserts
  *   it in the address vector, so start-up does not grow with N^2 exchanges.
