@@ -165,7 +165,9 @@ int core_intercomm_merge(cr_comm_t *intercomm, int high, MPI_Comm *newintracomm)
     /* the group that said high goes last; on a tie, the group whose first
      * process has the lower world rank goes first (both sides see the same) */
     int lhigh = l[0], rhigh = r[0];
-    int local_first = lhigh != rhigh ? !lhigh : c->group->world[0] < c->remote->world[0];
+    int local_first = lhigh != rhigh ? !lhigh
+                      : c->dyn_order ? c->dyn_order == 1   /* peer numbers differ per job */
+                                     : c->group->world[0] < c->remote->world[0];
     free(l);
     free(r);
     const cr_group_t *first = local_first ? c->group : c->remote;

@@ -106,6 +106,15 @@ extern cr_chan_t cr_chan0;
  * installs the channel as those transports' AM handler.  0 or -1. */
 int cr_chan_init(cr_chan_t *ch, int me, int npeers, tr_iface_t **trs, int ntr);
 void cr_chan_fini(cr_chan_t *ch);
+/* Add a transport started after the channel (the network transport, started
+ * on first use by dynamic processes): it joins the list tried on connect and
+ * the channel becomes its AM handler.  0, or -1 when the list is full. */
+int cr_chan_add_transport(cr_chan_t *ch, tr_iface_t *tr);
+/* Add a peer of another job, reached through tr at the transport address
+ * [addr, addr + len), which calls this process id (tr_add_peer).  Returns
+ * the new peer number (the next after every earlier one: nvc before the
+ * call), or -1 when the transport cannot reach it or memory ran out. */
+int cr_chan_add_peer(cr_chan_t *ch, tr_iface_t *tr, const void *addr, size_t len, int32_t id);
 /* Poll the channel's transports and advance queued work; returns events. */
 int cr_chan_progress(cr_chan_t *ch);
 /* 1 when nothing in the channel keeps a sleeping process from being woken. */

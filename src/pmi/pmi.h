@@ -59,4 +59,12 @@ int crpmi_local_ranks(int **ranks, int *n);
  * dead rank.  Cheap (one poll() with timeout 0, or a flag) and never blocks;
  * 0 for a singleton and after crpmi_finalize(). */
 int crpmi_check(char *why, size_t len);
+/* Ask the launcher to start a new job (dynamic processes, MPI_Comm_spawn):
+ * args[0..nargs) is the argument list a launcher command line would take
+ * (Courier's mpiexec options, then programs and arguments, ":" between
+ * programs); env[0..nenv) are "NAME=VALUE" settings the new processes get
+ * on top of the launcher's environment.  0 once the launcher started the new
+ * job's launcher; -1 with the reason in why (len bytes), and no message,
+ * where the launcher cannot spawn (only Courier's mpiexec can) or refused. */
+int crpmi_spawn(char *const *args, int nargs, char *const *env, int nenv, char *why, size_t len);
 #endif
