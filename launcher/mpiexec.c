@@ -138,6 +138,12 @@ static struct {
     int n;
     int usize;           /* -usize: MPI_UNIVERSE_SIZE, 0: the number of ranks */
     spawned_t *sp;       /* spawned jobs still running (pid -1 once reaped) */
+    /* several programs ("-n 2 a : -n 1 b"): app k runs ranks [app_first[k],
+     * app_first[k + 1]) with app_argv[k] (resolved: app_path[k]) */
+    int napps;
+    int *app_first;
+    char ***app_argv;
+    char **app_path;
     int nsp, sp_live;
     int prefix;
     int envnone;
@@ -430,8 +436,37 @@ static void parse_args(int argc, char **argv)
         exit(2);
     }
     job.argv = argv + i;
-    for (int k = i; k < argc; k++)
-        if (!strcmp(argv[k], ":") && k > i) la_die(2, "several programs (\":\") are not supported yet");
+    /* more programs after ":", each "-n N program args..." */
+    job.napps = 1;
+    job.app_argv = la_malloc(sizeof(char **));
+    job.app_first = la_malloc(sizeof(int) * 2);
+    job.app_argv[0] = job.argv;
+    job.app_first[0] = 0;
+    for (int k = i; k < argc; k++) {
+        if (strcmp(argv[k], ":") || k == i) continue;
+        argv[k] = NULL;   /* ends the previous program's arguments */
+        if (job.n < 0) la_die(2, "several programs (\":\") need -n for each");
+        int first = job.napps == 1 ? job.n : job.app_first[job.napps];
+        if (k + 3 >= argc || (strcmp(argv[k + 1], "-n") && strcmp(argv[k + 1], "-np")))
+            la_die(2, "after \":\" give \"-n N program [arguments]\"");
+        int nk = parse_int_arg(argv[k + 1], argv[k + 2], 1, 1000000);
+        job.app_argv = la_realloc(job.app_argv, sizeof(char **) * (size_t)(job.napps + 1));
+        job.app_first = la_realloc(job.app_first, sizeof(int) * (size_t)(job.napps + 2));
+        job.app_first[job.napps] = first;
+        job.app_argv[job.napps++] = argv + k + 3;
+        job.app_first[job.napps] = first + nk;
+        k += 2;
+    }
+    if (job.napps > 1) job.n = job.app_first[job.napps];
+    else job.app_first[1] = job.n;
+}
+
+/* The program (app) rank r runs. */
+static int app_of(int r)
+{
+    int k = 0;
+    while (k + 1 < job.napps && r >= job.app_first[k + 1]) k++;
+    return k;
 }
 
 /* The value the ranks will see for NAME (an -env setting, else ours if passed). */
@@ -885,7 +920,7 @@ static void spawn_job(int r, const char *line)
         close(ep[0]);
         if (pid < 0 || got == (ssize_t)sizeof e) {
             char why[300];
-            snprintf(why, sizeof why, "cannot start %s: %s", exe, strerror(pid < 0 ? errno : e));
+            snprintf(why, sizeof why, "cannot start %.200s: %s", exe, strerror(pid < 0 ? errno : e));
             spawn_reply(r, -1, why);
             if (pid > 0) waitpid(pid, NULL, 0);
         } else {
@@ -942,7 +977,7 @@ static void pmi_handle(int r, char *line)
         pmi_reply(r, "cmd=maxes rc=0 kvsname_max=%d keylen_max=%d vallen_max=%d\n",
                   KVSNAME_MAX, KEYLEN_MAX, VALLEN_MAX);
     } else if (!strcmp(cmd, "get_appnum")) {
-        pmi_reply(r, "cmd=appnum rc=0 appnum=0\n");
+        pmi_reply(r, "cmd=appnum rc=0 appnum=%d\n", app_of(r));
     } else if (!strcmp(cmd, "get_my_kvsname")) {
         pmi_reply(r, "cmd=my_kvsname rc=0 kvsname=%s\n", job.kvsname);
     } else if (!strcmp(cmd, "get_universe_size")) {
@@ -1065,6 +1100,11 @@ static void start_local_ranks(int stdin_r)
     rs->kvsname = job.kvsname;
     rs->path = job.path;
     rs->argv = job.argv;
+    for (int i = 0; job.napps > 1 && i < rs->n; i++) {
+        int k = app_of(rs->r[i].rank);
+        rs->r[i].path = job.app_path[k];
+        rs->r[i].argv = job.app_argv[k];
+    }
     rs->wdir = job.wdir;
     rs->env = build_env(0, job.host_nranks[h]);
     rs->child_mask = job.orig_mask;
@@ -1718,6 +1758,16 @@ int main(int argc, char **argv)
     if (job.local_host >= 0) {
         int code = la_resolve_program(job.argv[0], getenv("PATH"), &job.path, err, sizeof err);
         if (code) la_die(code, "%s", err);
+        job.app_path = la_malloc(sizeof(char *) * (size_t)job.napps);
+        job.app_path[0] = job.path;
+        for (int k = 1; k < job.napps; k++)
+            if ((code = la_resolve_program(job.app_argv[k][0], getenv("PATH"), &job.app_path[k], err, sizeof err)))
+                la_die(code, "%s", err);
+    }
+    if (job.napps > 1) {
+        for (int h = 0; h < job.hl.n; h++)
+            if (job.host_nranks[h] > 0 && h != job.local_host)
+                la_die(2, "several programs (\":\") run only on this host so far");
     }
 
     /* The KVS name carries a random part: it names the shared-memory

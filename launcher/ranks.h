@@ -51,6 +51,8 @@ typedef struct {
     int outstanding;          /* requests handed on and not yet answered */
     int out_fd[2];            /* stdout, stderr pipes; -1 once closed */
     la_binding_t bind;        /* set by the owner before la_ranks_spawn */
+    const char *path;         /* several programs (mpiexec's ":"): this rank's, else NULL */
+    char *const *argv;        /* (the owner sets both; NULL: the ranks' common ones) */
 } la_lrank_t;
 
 typedef struct {

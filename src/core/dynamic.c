@@ -568,10 +568,11 @@ static void arg_free(arglist_t *a)
     free(a->v);
 }
 
-/* The launcher's arguments for command i: -n, the info keys it honours
- * (host, wdir, path), the program and its arguments. */
+/* The launcher's arguments for one command: -n, the info keys it honours
+ * (path; host and wdir for the first command only: they are the launcher's
+ * options for the whole new job), the program and its arguments. */
 static int spawn_args(arglist_t *a, const char *command, char **argv, int maxprocs,
-                      const cr_info_t *info)
+                      const cr_info_t *info, int first)
 {
     char num[32], cwd[4096];
     const char *host = info ? cr_info_get(info, "host") : NULL;
@@ -589,8 +590,8 @@ static int spawn_args(arglist_t *a, const char *command, char **argv, int maxpro
     /* relative names mean what they mean to the spawning process */
     if (!wdir && getcwd(cwd, sizeof cwd)) wdir = cwd;
     int rc = arg_add(a, "-n") | arg_add(a, num);
-    if (host) rc |= arg_add(a, "-hosts") | arg_add(a, host);
-    if (wdir) rc |= arg_add(a, "-wdir") | arg_add(a, wdir);
+    if (first && host) rc |= arg_add(a, "-hosts") | arg_add(a, host);
+    if (first && wdir) rc |= arg_add(a, "-wdir") | arg_add(a, wdir);
     rc |= arg_add(a, prog);
     for (int i = 0; argv && argv[i]; i++) rc |= arg_add(a, argv[i]);
     return rc;
@@ -642,7 +643,7 @@ static int spawn_common(const char *fname, int count, char **commands, char ***a
         for (int i = 0; !st[0] && i < count; i++)
             if ((i > 0 && arg_add(&a, ":")) ||
                 spawn_args(&a, commands[i], argvs ? argvs[i] : NULL, maxprocs[i],
-                           infos ? infos[i] : NULL)) {
+                           infos ? infos[i] : NULL, i == 0)) {
                 st[0] = MPI_ERR_NO_MEM;
                 snprintf(why, sizeof why, "out of memory");
             }
