@@ -578,8 +578,10 @@ void mpi_comm_size_f08_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror) CR_F_A
 void CR_F_EXPORT pmpi_comm_spawn_(char *command, char *argv, MPI_Fint *maxprocs, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *array_of_errcodes, MPI_Fint *ierror, size_t command_len, size_t argv_len)
 {
     char *cr_command = cr_f_str_in(command, command_len);
-    int cr_err = PMPI_Comm_spawn(cr_command, NULL, *maxprocs, *info, *root, *comm, (MPI_Comm*)intercomm, (int*)array_of_errcodes);
+    char ** cr_argv = cr_f_argv_in(argv, argv_len);
+    int cr_err = PMPI_Comm_spawn(cr_command, cr_argv, *maxprocs, *info, *root, *comm, (MPI_Comm*)intercomm, (int*)array_of_errcodes);
     free(cr_command);
+    cr_f_strv_free(cr_argv);
     if (ierror) *ierror = cr_err;
 }
 void pmpi_comm_spawn__(char *command, char *argv, MPI_Fint *maxprocs, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *array_of_errcodes, MPI_Fint *ierror, size_t command_len, size_t argv_len) CR_F_ALIAS(pmpi_comm_spawn_);
@@ -590,11 +592,11 @@ void mpi_comm_spawn_f08_(char *command, char *argv, MPI_Fint *maxprocs, MPI_Fint
 
 void CR_F_EXPORT pmpi_comm_spawn_multiple_(MPI_Fint *count, char *array_of_commands, char *array_of_argv, MPI_Fint *array_of_maxprocs, MPI_Fint *array_of_info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *array_of_errcodes, MPI_Fint *ierror, size_t array_of_commands_len, size_t array_of_argv_len)
 {
-    char *cr_array_of_commands = cr_f_str_in(array_of_commands, array_of_commands_len);
-    char *cr_array_of_argv = cr_f_str_in(array_of_argv, array_of_argv_len);
+    char ** cr_array_of_commands = cr_f_strs_in(array_of_commands, *count, array_of_commands_len);
+    char *** cr_array_of_argv = cr_f_argvs_in(array_of_argv, *count, array_of_argv_len);
     int cr_err = PMPI_Comm_spawn_multiple(*count, cr_array_of_commands, cr_array_of_argv, (int*)array_of_maxprocs, (MPI_Info*)array_of_info, *root, *comm, (MPI_Comm*)intercomm, (int*)array_of_errcodes);
-    free(cr_array_of_commands);
-    free(cr_array_of_argv);
+    cr_f_strv_free(cr_array_of_commands);
+    cr_f_argvs_free(cr_array_of_argv);
     if (ierror) *ierror = cr_err;
 }
 void pmpi_comm_spawn_multiple__(MPI_Fint *count, char *array_of_commands, char *array_of_argv, MPI_Fint *array_of_maxprocs, MPI_Fint *array_of_info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *array_of_errcodes, MPI_Fint *ierror, size_t array_of_commands_len, size_t array_of_argv_len) CR_F_ALIAS(pmpi_comm_spawn_multiple_);
