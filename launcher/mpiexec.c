@@ -261,7 +261,8 @@ static void usage(FILE *f)
         "Other:\n"
         "  -prefix-output, -l        prefix each line of output with \"[rank] \"\n"
         "                            (also -label, -tag-output, -prepend-rank)\n"
-        "  -usize N                  MPI_UNIVERSE_SIZE the processes see (default: -n)\n"
+        "  -usize N                  MPI_UNIVERSE_SIZE the processes see (default: the\n"
+        "                            hosts' slots with -hosts/-f, else not set)\n"
         "  -wdir DIR                 working directory of the processes (default: the\n"
         "                            current one, on every host)\n"
         "  -info                     build details: version, launchers, binding, transports\n"
@@ -981,7 +982,12 @@ static void pmi_handle(int r, char *line)
     } else if (!strcmp(cmd, "get_my_kvsname")) {
         pmi_reply(r, "cmd=my_kvsname rc=0 kvsname=%s\n", job.kvsname);
     } else if (!strcmp(cmd, "get_universe_size")) {
-        pmi_reply(r, "cmd=universe_size rc=0 size=%d\n", job.usize > 0 ? job.usize : job.n);
+        /* -usize, else COURIER_UNIVERSE_SIZE, else the slots of -hosts / -f;
+         * else unknown, as under Hydra (MPI_UNIVERSE_SIZE is not set) */
+        int u = job.usize > 0 ? job.usize : ut_settings.universe_size > 0 ? (int)ut_settings.universe_size
+                : job.hosts_given ? la_hosts_total_slots(&job.hl) : 0;
+        if (u > 0) pmi_reply(r, "cmd=universe_size rc=0 size=%d\n", u < job.n ? job.n : u);
+        else pmi_reply(r, "cmd=universe_size rc=-1 msg=unknown\n");
     } else if (!strcmp(cmd, "spawn_courier")) {
         spawn_job(r, line);
     } else if (!strcmp(cmd, "put")) {

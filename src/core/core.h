@@ -508,6 +508,7 @@ typedef struct {
     int thread_level;
     int appnum;
     int universe_size;            /* MPI_UNIVERSE_SIZE, as the launcher states it */
+    int universe_stated;          /* 0: the launcher did not say (the attribute is absent) */
     int local_rank, local_size;   /* among the ranks on this node */
     int *local_of_world;          /* world rank -> local index, -1 when remote */
     int oversubscribed;           /* local_size > cores (or forced) */

@@ -140,20 +140,25 @@ void cr_dyn_finalize(void)
 
 /* ---- socket helpers ---------------------------------------------------------------- */
 /* Send out[0..olen) and receive in[0..ilen) at once (both sides may write
- * first), by deadline.  0, or -1 with the reason in why. */
+ * first), by deadline (-1: none, while the launcher is there; the other
+ * group's root answers only once all its processes are in the call, which
+ * for freshly spawned ones may take long on a loaded machine).  0, or -1
+ * with the reason in why. */
 static int sock_swap(int fd, const void *out, size_t olen, void *in, size_t ilen,
                      long long deadline, char *why, size_t wlen)
 {
     size_t sent = 0, got = 0;
     while (sent < olen || got < ilen) {
         struct pollfd pf = { fd, (short)((got < ilen ? POLLIN : 0) | (sent < olen ? POLLOUT : 0)), 0 };
-        long long left = deadline - now_ms();
+        long long left = deadline < 0 ? ut_settings.dyn_poll_ms : deadline - now_ms();
         if (left <= 0) {
-            snprintf(why, wlen, "the other side did not answer within %ld ms "
-                     "(COURIER_DYN_CONNECT_TIMEOUT_MS)", ut_settings.dyn_connect_timeout_ms);
+            snprintf(why, wlen, "the other side did not answer in time "
+                     "(COURIER_DYN_CONNECT_TIMEOUT_MS, COURIER_DYN_ACCEPT_TIMEOUT_MS)");
             return -1;
         }
-        int rc = poll(&pf, 1, left > INT32_MAX ? INT32_MAX : (int)left);
+        if (deadline < 0 && crpmi_check(why, wlen) != 0) return -1;
+        if (left > ut_settings.dyn_poll_ms) left = ut_settings.dyn_poll_ms;
+        int rc = poll(&pf, 1, (int)left);
         if (rc < 0 && errno == EINTR) continue;
         if (rc < 0) {
             snprintf(why, wlen, "poll: %s", strerror(errno));
@@ -303,7 +308,8 @@ typedef struct {
 static int root_swap(int fd, const int *ltab, int ln, int lok, int **rtab, int *rn, int *order,
                      char *why, size_t wlen)
 {
-    long long deadline = now_ms() + ut_settings.dyn_connect_timeout_ms;
+    long long deadline = ut_settings.dyn_accept_timeout_ms > 0
+                             ? now_ms() + ut_settings.dyn_accept_timeout_ms : -1;
     hs_hdr_t mine = { HS_MAGIC, ln, lok, 0, 0 }, theirs;
     if (getrandom(&mine.order, sizeof mine.order, 0) != (ssize_t)sizeof mine.order)
         mine.order = (uint64_t)getpid() * 2654435761u ^ (uint64_t)now_ms();

@@ -216,6 +216,7 @@ int cr_runtime_start(void)
     cr_proc.world_size = pmi.size;
     cr_proc.appnum = pmi.appnum;
     cr_proc.universe_size = pmi.universe_size > 0 ? pmi.universe_size : pmi.size;
+    cr_proc.universe_stated = pmi.universe_stated;
     ut_log_init(pmi.rank);
     gethostname(cr_proc.hostname, sizeof cr_proc.hostname - 1);
     cr_liveness_init();

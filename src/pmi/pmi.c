@@ -99,6 +99,7 @@ int crpmi_init(crpmi_info_t *info)
         return 0;
     }
     if (!pmi.ops) return -1;
+    in->universe_stated = in->universe_size > 0;
     if (in->universe_size < in->size) in->universe_size = in->size;
     /* Slurm answers -1 (unknown): one srun starts one application. */
     if (in->appnum < 0) in->appnum = 0;

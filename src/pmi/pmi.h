@@ -21,6 +21,7 @@ typedef struct {
     int size;          /* number of processes in the job */
     int appnum;        /* MPI_APPNUM (0 where the launcher does not say: Slurm) */
     int universe_size; /* MPI_UNIVERSE_SIZE as the launcher states it, else size */
+    int universe_stated; /* 1 when the launcher stated it (MPI_UNIVERSE_SIZE is set) */
     int singleton;     /* 1 when no launcher was found */
     const char *flavour;  /* "PMI-1", "PMI-2", "PMIx" or "singleton" */
     char kvsname[256]; /* the job's name (key-value space, namespace) */

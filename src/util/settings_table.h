@@ -91,8 +91,9 @@ CR_SETTING(io_worker,          BOOL, 1, 0, 1,      "Non-blocking independent fil
 CR_SETTING(rma_dynamic_max,    INT,  4096, 1, 1048576,   "Regions one rank can have attached to one dynamic window (MPI_Win_attach) at a time")
 CR_SETTING(rma_am_chunk_bytes, SIZE, 32768, 16, 16777216,  "Largest piece of one RMA operation in one active message to a target reached through messages (another node)")
 /* dynamic processes (src/core/dynamic.c, docs/dynamic.md) */
-CR_SETTING(dyn_accept_timeout_ms, INT, 0, 0, 2147483647, "Longest wait of MPI_Comm_accept (and of a spawning parent) for the other side, in ms; 0: no limit (MPI_ERR_PORT after it)")
-CR_SETTING(dyn_connect_timeout_ms, INT, 10000, 1, 2147483647, "Longest wait of MPI_Comm_connect for the port to answer and of both roots for each other's tables, in ms (MPI_ERR_PORT after it)")
+CR_SETTING(dyn_accept_timeout_ms, INT, 0, 0, 2147483647, "Longest wait of MPI_Comm_accept, of a spawning parent, and of both roots for each other's group, in ms; 0: no limit while the launcher is there")
+CR_SETTING(dyn_connect_timeout_ms, INT, 10000, 1, 2147483647, "Longest wait of MPI_Comm_connect for the port to take the connection, in ms (MPI_ERR_PORT after it)")
 CR_SETTING(dyn_poll_ms,        INT,  100, 1, 10000, "While waiting for a connection, how often, in ms, the root checks that the launcher is still there")
 CR_SETTING(dyn_port_backlog,   INT,  16, 1, 4096,  "Connections an open port queues before MPI_Comm_accept takes them (listen backlog)")
+CR_SETTING(universe_size,      INT,  0, 0, 1000000, "MPI_UNIVERSE_SIZE under Courier's mpiexec (its -usize wins); 0: the slots of -hosts or -f, else not set, as under Hydra")
 CR_SETTING(dyn_name_dir,       STRING, 0, 0, 0,    "Directory of the name service (MPI_Publish_name, one file per service name); unset: /tmp/courier-names-<uid>")

@@ -43,7 +43,10 @@ int main(int argc, char **argv)
         CHECK_MPI(MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter));
     } else {
         if (rank == 0) {
+            /* a name not yet published is an error to retry: MPI 4.0 raises it on
+             * MPI_COMM_SELF, MPI 3.1 on MPI_COMM_WORLD */
             MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+            MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
             for (int tries = 0; tries < 3000 && !port[0]; tries++) {
                 if (names) {
                     if (MPI_Lookup_name(argv[2], MPI_INFO_NULL, port) != MPI_SUCCESS) port[0] = 0;
@@ -58,6 +61,7 @@ int main(int argc, char **argv)
                 if (!port[0]) usleep(10000);
             }
             CHECK(port[0] != 0, "no port in %s", argv[2]);
+            MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
         }
         CHECK_MPI(MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter));
     }
