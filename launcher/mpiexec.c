@@ -144,6 +144,7 @@ static struct {
     int *app_first;
     char ***app_argv;
     char **app_path;
+    char **app_wdir;     /* "-wdir D" after ":", else NULL (the job's) */
     int nsp, sp_live;
     int prefix;
     int envnone;
@@ -440,6 +441,7 @@ static void parse_args(int argc, char **argv)
     /* more programs after ":", each "-n N program args..." */
     job.napps = 1;
     job.app_argv = la_malloc(sizeof(char **));
+    job.app_wdir = la_calloc(1, sizeof(char *));
     job.app_first = la_malloc(sizeof(int) * 2);
     job.app_argv[0] = job.argv;
     job.app_first[0] = 0;
@@ -449,14 +451,20 @@ static void parse_args(int argc, char **argv)
         if (job.n < 0) la_die(2, "several programs (\":\") need -n for each");
         int first = job.napps == 1 ? job.n : job.app_first[job.napps];
         if (k + 3 >= argc || (strcmp(argv[k + 1], "-n") && strcmp(argv[k + 1], "-np")))
-            la_die(2, "after \":\" give \"-n N program [arguments]\"");
+            la_die(2, "after \":\" give \"-n N [-wdir DIR] program [arguments]\"");
         int nk = parse_int_arg(argv[k + 1], argv[k + 2], 1, 1000000);
         job.app_argv = la_realloc(job.app_argv, sizeof(char **) * (size_t)(job.napps + 1));
+        job.app_wdir = la_realloc(job.app_wdir, sizeof(char *) * (size_t)(job.napps + 1));
         job.app_first = la_realloc(job.app_first, sizeof(int) * (size_t)(job.napps + 2));
         job.app_first[job.napps] = first;
-        job.app_argv[job.napps++] = argv + k + 3;
-        job.app_first[job.napps] = first + nk;
+        job.app_wdir[job.napps] = NULL;
         k += 2;
+        if (k + 3 < argc && !strcmp(argv[k + 1], "-wdir")) {
+            job.app_wdir[job.napps] = argv[k + 2];
+            k += 2;
+        }
+        job.app_argv[job.napps++] = argv + k + 1;
+        job.app_first[job.napps] = first + nk;
     }
     if (job.napps > 1) job.n = job.app_first[job.napps];
     else job.app_first[1] = job.n;
@@ -1110,6 +1118,7 @@ static void start_local_ranks(int stdin_r)
         int k = app_of(rs->r[i].rank);
         rs->r[i].path = job.app_path[k];
         rs->r[i].argv = job.app_argv[k];
+        rs->r[i].wdir = job.app_wdir[k];
     }
     rs->wdir = job.wdir;
     rs->env = build_env(0, job.host_nranks[h]);

@@ -172,10 +172,6 @@ typedef struct cr_comm {
     /* The node's shared-memory collective area of this communicator and its
      * state (src/coll/coll_shm.c); NULL until a collective first needs it. */
     void *coll_shm;
-    /* An intercommunicator to another job (dynamic.c): 1 when this side goes
-     * first in an Intercomm_merge where both sides say the same high, 2 when
-     * second; 0 for every other communicator. */
-    int dyn_order;
 } cr_comm_t;
 
 /* Called by cr_comm_release for a communicator whose coll_shm is set: src/coll
@@ -509,6 +505,8 @@ typedef struct {
     int appnum;
     int universe_size;            /* MPI_UNIVERSE_SIZE, as the launcher states it */
     int universe_stated;          /* 0: the launcher did not say (the attribute is absent) */
+    int job_id;                   /* this job, among jobs that dynamic processes connect
+                                     (a hash of its PMI name) */
     int local_rank, local_size;   /* among the ranks on this node */
     int *local_of_world;          /* world rank -> local index, -1 when remote */
     int oversubscribed;           /* local_size > cores (or forced) */

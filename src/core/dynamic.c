@@ -45,8 +45,10 @@
 #define PORT_PREFIX "courier-port:"
 #define NONCE_HEX 16
 #define HS_MAGIC 0x43524459   /* "CRDY" */
+#define HS_VERSION 1
 /* One process's row in the handshake tables, in ints. */
-enum { ROW_CTX, ROW_BASE, ROW_OK, ROW_ALEN, ROW_ADDR, ROW_INTS = ROW_ADDR + TR_ADDR_MAX / 4 };
+enum { ROW_CTX, ROW_BASE, ROW_OK, ROW_JOB, ROW_RANK, ROW_ALEN, ROW_ADDR,
+       ROW_INTS = ROW_ADDR + TR_ADDR_MAX / 4 };
 _Static_assert(TR_ADDR_MAX % 4 == 0, "addresses are carried in ints");
 
 /* ---- ports -------------------------------------------------------------------------- */
@@ -57,6 +59,35 @@ typedef struct dyn_port {
 } dyn_port_t;
 static dyn_port_t *ports;
 static cr_comm_t *parent;     /* MPI_Comm_get_parent */
+
+/* Processes of other jobs this process is connected to: (job, world rank)
+ * -> peer number, for MPI_Intercomm_create across jobs. */
+typedef struct {
+    int job, rank, peer;
+} dyn_known_t;
+static dyn_known_t *known;
+static int nknown, known_cap;
+
+static int known_add(int job, int rank, int peer)
+{
+    if (nknown == known_cap) {
+        int cap = known_cap ? 2 * known_cap : 64;
+        dyn_known_t *k = realloc(known, (size_t)cap * sizeof *k);
+        if (!k) return -1;
+        known = k;
+        known_cap = cap;
+    }
+    known[nknown++] = (dyn_known_t){ job, rank, peer };
+    return 0;
+}
+
+int cr_dyn_peer_of(int job, int rank)
+{
+    if (job == cr_proc.job_id) return rank;
+    for (int i = 0; i < nknown; i++)
+        if (known[i].job == job && known[i].rank == rank) return known[i].peer;
+    return -1;
+}
 
 static long long now_ms(void)
 {
@@ -136,6 +167,9 @@ void cr_dyn_finalize(void)
 {
     while (ports) port_close(ports);
     parent = NULL;
+    free(known);
+    known = NULL;
+    nknown = known_cap = 0;
 }
 
 /* ---- socket helpers ---------------------------------------------------------------- */
@@ -298,34 +332,27 @@ typedef struct {
     uint32_t magic;
     int32_t n;          /* rows that follow */
     int32_t ok;         /* every process of the group has a network address */
-    int32_t pad;
-    uint64_t order;     /* random: the lower side goes first in Intercomm_merge ties */
+    int32_t version;    /* HS_VERSION */
 } hs_hdr_t;
 
 /* The root's part: swap headers and tables with the other root over fd.
- * Returns 0 (*rtab malloc'd, *rn rows, *order 1 or 2) or an MPI error class
+ * Returns 0 (*rtab malloc'd, *rn rows) or an MPI error class
  * with the reason in why. */
-static int root_swap(int fd, const int *ltab, int ln, int lok, int **rtab, int *rn, int *order,
-                     char *why, size_t wlen)
+static int root_swap(int fd, const int *ltab, int ln, int lok, int **rtab, int *rn, char *why,
+                     size_t wlen)
 {
     long long deadline = ut_settings.dyn_accept_timeout_ms > 0
                              ? now_ms() + ut_settings.dyn_accept_timeout_ms : -1;
-    hs_hdr_t mine = { HS_MAGIC, ln, lok, 0, 0 }, theirs;
-    if (getrandom(&mine.order, sizeof mine.order, 0) != (ssize_t)sizeof mine.order)
-        mine.order = (uint64_t)getpid() * 2654435761u ^ (uint64_t)now_ms();
+    hs_hdr_t mine = { HS_MAGIC, ln, lok, HS_VERSION }, theirs;
     if (sock_swap(fd, &mine, sizeof mine, &theirs, sizeof theirs, deadline, why, wlen) < 0)
         return MPI_ERR_PORT;
-    if (theirs.magic != HS_MAGIC || theirs.n < 1) {
+    if (theirs.magic != HS_MAGIC || theirs.version != HS_VERSION || theirs.n < 1) {
         snprintf(why, wlen, "the other side is not a Courier process (bad handshake)");
         return MPI_ERR_PORT;
     }
     if (!theirs.ok || !lok) {
         snprintf(why, wlen, "%s group has a process without a network transport (libfabric)",
                  lok ? "the remote" : "this");
-        return MPI_ERR_OTHER;
-    }
-    if (theirs.order == mine.order) {
-        snprintf(why, wlen, "both sides drew the same random number; try again");
         return MPI_ERR_OTHER;
     }
     int *r = malloc((size_t)theirs.n * ROW_INTS * sizeof(int));
@@ -340,7 +367,6 @@ static int root_swap(int fd, const int *ltab, int ln, int lok, int **rtab, int *
     }
     *rtab = r;
     *rn = theirs.n;
-    *order = mine.order < theirs.order ? 1 : 2;
     return 0;
 }
 
@@ -356,6 +382,8 @@ static int dyn_bridge(cr_comm_t *lc, int root, int fd, int root_err, const char 
     tr_iface_t *net = cr_net_up();
     row[ROW_CTX] = (int)cr_proc.next_ctx;
     row[ROW_BASE] = cr_chan0.nvc;
+    row[ROW_JOB] = cr_proc.job_id;
+    row[ROW_RANK] = cr_proc.world_rank;
     if (net) {
         size_t alen = 0;
         if (tr_my_address(net, &row[ROW_ADDR], &alen) == TR_OK) {
@@ -367,8 +395,8 @@ static int dyn_bridge(cr_comm_t *lc, int root, int fd, int root_err, const char 
     if (!ltab) return cr_error(MPI_ERR_NO_MEM, "%s: out of memory", fname);
     cr_ctx_agreeing++;
     int err = cr_comm_allgather_ints(lc, row, ROW_INTS, ltab, CR_TAG_CTX);
-    /* hdr: error class (0: fine), remote size, merge order */
-    int hdr[3] = { 0, 0, 0 };
+    /* hdr: error class (0: fine), remote size */
+    int hdr[2] = { 0, 0 };
     char why[512] = "";
     if (!err && lc->rank == root) {
         int lok = 1;
@@ -377,10 +405,10 @@ static int dyn_bridge(cr_comm_t *lc, int root, int fd, int root_err, const char 
             hdr[0] = root_err;
             snprintf(why, sizeof why, "%s", root_why);
         } else {
-            hdr[0] = root_swap(fd, ltab, lc->size, lok, &rtab, &hdr[1], &hdr[2], why, sizeof why);
+            hdr[0] = root_swap(fd, ltab, lc->size, lok, &rtab, &hdr[1], why, sizeof why);
         }
     }
-    if (!err) err = cr_comm_bcast_ints(lc, root, hdr, 3, CR_TAG_INTER);
+    if (!err) err = cr_comm_bcast_ints(lc, root, hdr, 2, CR_TAG_INTER);
     if (!err && hdr[0] == 0 && lc->rank != root &&
         !(rtab = malloc((size_t)hdr[1] * ROW_INTS * sizeof(int))))
         err = cr_error(MPI_ERR_NO_MEM, "%s: out of memory", fname);
@@ -407,7 +435,7 @@ static int dyn_bridge(cr_comm_t *lc, int root, int fd, int root_err, const char 
         const int *rr = &rtab[j * ROW_INTS];
         int peer = cr_chan_add_peer(&cr_chan0, net, &rr[ROW_ADDR], (size_t)rr[ROW_ALEN],
                                     rr[ROW_BASE] + lc->rank);
-        if (peer < 0)
+        if (peer < 0 || known_add(rr[ROW_JOB], rr[ROW_RANK], peer) != 0)
             err = cr_error(MPI_ERR_OTHER, "%s: cannot reach remote process %d through the "
                            "network transport", fname, j);
         else
@@ -420,8 +448,18 @@ static int dyn_bridge(cr_comm_t *lc, int root, int fd, int root_err, const char 
         return err;
     }
     cr_group_retain(lc->group);
-    err = cr_inter_make(lc->group, remote, ctx, lc->errh, out);
-    if (!err) (*out)->dyn_order = hdr[2];
+    return cr_inter_make(lc->group, remote, ctx, lc->errh, out);
+}
+
+/* dyn_bridge for a socket of our own (closed after it), the new
+ * intercommunicator's handle into *out. */
+static int bridge_own(cr_comm_t *lc, int root, int fd, int root_err, const char *root_why,
+                      const char *fname, MPI_Comm *out)
+{
+    cr_comm_t *c;
+    int err = dyn_bridge(lc, root, fd, root_err, root_why, fname, &c);
+    if (fd >= 0) close(fd);
+    if (!err) *out = c->handle;
     return err;
 }
 
@@ -455,11 +493,7 @@ int core_comm_accept(const char *port_name, cr_info_t *info, int root, cr_comm_t
             rerr = MPI_ERR_PORT;
         }
     }
-    cr_comm_t *c;
-    err = dyn_bridge(comm, root, fd, rerr, why, "MPI_Comm_accept", &c);
-    if (fd >= 0) close(fd);
-    if (!err) *newcomm = c->handle;
-    return err;
+    return bridge_own(comm, root, fd, rerr, why, "MPI_Comm_accept", newcomm);
 }
 
 int core_comm_connect(const char *port_name, cr_info_t *info, int root, cr_comm_t *comm,
@@ -472,11 +506,7 @@ int core_comm_connect(const char *port_name, cr_info_t *info, int root, cr_comm_
     int fd = -1;
     char why[512] = "";
     if (comm->rank == root) fd = port_dial(port_name, why, sizeof why);
-    cr_comm_t *c;
-    err = dyn_bridge(comm, root, fd, MPI_ERR_PORT, why, "MPI_Comm_connect", &c);
-    if (fd >= 0) close(fd);
-    if (!err) *newcomm = c->handle;
-    return err;
+    return bridge_own(comm, root, fd, MPI_ERR_PORT, why, "MPI_Comm_connect", newcomm);
 }
 
 int core_comm_join(int fd, MPI_Comm *intercomm)
@@ -546,6 +576,7 @@ int cr_dyn_child_init(void)
     int err = dyn_bridge(&cr_comm_world, 0, fd, MPI_ERR_SPAWN, why,
                          "MPI_Init (connecting to the parents)", &parent);
     if (fd >= 0) close(fd);
+    if (!err) snprintf(parent->name, sizeof parent->name, "MPI_COMM_PARENT");
     return err;
 }
 
@@ -575,8 +606,8 @@ static void arg_free(arglist_t *a)
 }
 
 /* The launcher's arguments for one command: -n, the info keys it honours
- * (path; host and wdir for the first command only: they are the launcher's
- * options for the whole new job), the program and its arguments. */
+ * (path, wdir; host for the first command only: it is the launcher's option
+ * for the whole new job), the program and its arguments. */
 static int spawn_args(arglist_t *a, const char *command, char **argv, int maxprocs,
                       const cr_info_t *info, int first)
 {
@@ -597,7 +628,7 @@ static int spawn_args(arglist_t *a, const char *command, char **argv, int maxpro
     if (!wdir && getcwd(cwd, sizeof cwd)) wdir = cwd;
     int rc = arg_add(a, "-n") | arg_add(a, num);
     if (first && host) rc |= arg_add(a, "-hosts") | arg_add(a, host);
-    if (first && wdir) rc |= arg_add(a, "-wdir") | arg_add(a, wdir);
+    if (wdir) rc |= arg_add(a, "-wdir") | arg_add(a, wdir);
     rc |= arg_add(a, prog);
     for (int i = 0; argv && argv[i]; i++) rc |= arg_add(a, argv[i]);
     return rc;
@@ -672,13 +703,10 @@ static int spawn_common(const char *fname, int count, char **commands, char ***a
     if (err) return err;
     int fd = -1, rerr = 0;
     if (comm->rank == root && (fd = port_take(port, why, sizeof why)) < 0) rerr = MPI_ERR_SPAWN;
-    cr_comm_t *c;
-    err = dyn_bridge(comm, root, fd, rerr, why, fname, &c);
-    if (fd >= 0) close(fd);
+    err = bridge_own(comm, root, fd, rerr, why, fname, intercomm);
     if (port) port_close(port);
     if (errcodes)
         for (int i = 0; i < st[1]; i++) errcodes[i] = err ? MPI_ERR_SPAWN : MPI_SUCCESS;
-    if (!err) *intercomm = c->handle;
     return err;
 }
 

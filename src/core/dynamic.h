@@ -12,6 +12,11 @@
  * transport works here. */
 tr_iface_t *cr_net_up(void);
 
+/* The peer number this process gives process `rank` of job `job` (a world
+ * rank for its own job, the number given when a dynamic call connected
+ * it for another), or -1 when it is not connected to this process. */
+int cr_dyn_peer_of(int job, int rank);
+
 /* MPI_Init of a spawned process: when the parent's port is in the
  * environment (COURIER_PARENT_PORT), connect the new MPI_COMM_WORLD to the
  * parents (collective over the world).  MPI_SUCCESS when not spawned. */

@@ -217,6 +217,7 @@ int cr_runtime_start(void)
     cr_proc.appnum = pmi.appnum;
     cr_proc.universe_size = pmi.universe_size > 0 ? pmi.universe_size : pmi.size;
     cr_proc.universe_stated = pmi.universe_stated;
+    cr_proc.job_id = (int)(hash_str(pmi.kvsname) & 0x7fffffff);
     ut_log_init(pmi.rank);
     gethostname(cr_proc.hostname, sizeof cr_proc.hostname - 1);
     cr_liveness_init();

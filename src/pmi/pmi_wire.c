@@ -55,7 +55,7 @@
 #define PMI_ABORT_MSG_DELAY_MS 100
 /* The longest request line Courier's mpiexec reads (launcher/ranks.h
  * LA_PMI_LINE_MAX); a spawn request must fit. */
-#define PMI_SPAWN_LINE_MAX (256 + 4096 + 256 + 256)
+#define PMI_SPAWN_LINE_MAX (256 + 65536)
 
 /* A parsed PMI-2 reply: the command and its key/value pairs, pointing into
  * the message buffer. */
