@@ -22,13 +22,17 @@ int main(int argc, char **argv)
     if (size == 1) {
         CHECK_MPI(MPI_Open_port(MPI_INFO_NULL, port));
         CHECK_MPI(MPI_Publish_name(service, MPI_INFO_NULL, port));
+#ifndef MT_REFERENCE_MPICH   /* erroneous uses Courier reports; the reference (Open MPI) accepts them */
         CHECK_CLASS(MPI_Publish_name(service, MPI_INFO_NULL, port), MPI_ERR_SERVICE);
+#endif
         CHECK_MPI(MPI_Lookup_name(service, MPI_INFO_NULL, found));
         CHECK(!strcmp(found, port), "looked up \"%s\", published \"%s\"", found, port);
         CHECK_MPI(MPI_Unpublish_name(service, MPI_INFO_NULL, port));
         CHECK_CLASS(MPI_Lookup_name(service, MPI_INFO_NULL, found), MPI_ERR_NAME);
         CHECK_MPI(MPI_Close_port(port));
+#ifndef MT_REFERENCE_MPICH
         CHECK_CLASS(MPI_Close_port(port), MPI_ERR_PORT);
+#endif
         int rc = mt_finish("dyn_ports");
         MPI_Finalize();
         return rc;
