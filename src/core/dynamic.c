@@ -60,34 +60,6 @@ typedef struct dyn_port {
 static dyn_port_t *ports;
 static cr_comm_t *parent;     /* MPI_Comm_get_parent */
 
-/* Processes of other jobs this process is connected to: (job, world rank)
- * -> peer number, for MPI_Intercomm_create across jobs. */
-typedef struct {
-    int job, rank, peer;
-} dyn_known_t;
-static dyn_known_t *known;
-static int nknown, known_cap;
-
-static int known_add(int job, int rank, int peer)
-{
-    if (nknown == known_cap) {
-        int cap = known_cap ? 2 * known_cap : 64;
-        dyn_known_t *k = realloc(known, (size_t)cap * sizeof *k);
-        if (!k) return -1;
-        known = k;
-        known_cap = cap;
-    }
-    known[nknown++] = (dyn_known_t){ job, rank, peer };
-    return 0;
-}
-
-int cr_dyn_peer_of(int job, int rank)
-{
-    if (job == cr_proc.job_id) return rank;
-    for (int i = 0; i < nknown; i++)
-        if (known[i].job == job && known[i].rank == rank) return known[i].peer;
-    return -1;
-}
 
 static long long now_ms(void)
 {
@@ -167,9 +139,6 @@ void cr_dyn_finalize(void)
 {
     while (ports) port_close(ports);
     parent = NULL;
-    free(known);
-    known = NULL;
-    nknown = known_cap = 0;
 }
 
 /* ---- socket helpers ---------------------------------------------------------------- */
@@ -435,7 +404,7 @@ static int dyn_bridge(cr_comm_t *lc, int root, int fd, int root_err, const char 
         const int *rr = &rtab[j * ROW_INTS];
         int peer = cr_chan_add_peer(&cr_chan0, net, &rr[ROW_ADDR], (size_t)rr[ROW_ALEN],
                                     rr[ROW_BASE] + lc->rank);
-        if (peer < 0 || known_add(rr[ROW_JOB], rr[ROW_RANK], peer) != 0)
+        if (peer < 0)
             err = cr_error(MPI_ERR_OTHER, "%s: cannot reach remote process %d through the "
                            "network transport", fname, j);
         else
@@ -461,6 +430,54 @@ static int bridge_own(cr_comm_t *lc, int root, int fd, int root_err, const char 
     if (fd >= 0) close(fd);
     if (!err) *out = c->handle;
     return err;
+}
+
+int cr_dyn_row_ints(void)
+{
+    return ROW_INTS;
+}
+
+void cr_dyn_row(int *row)
+{
+    memset(row, 0, ROW_INTS * sizeof(int));
+    tr_iface_t *net = cr_net_up();
+    size_t alen = 0;
+    row[ROW_BASE] = cr_chan0.nvc;
+    row[ROW_JOB] = cr_proc.job_id;
+    row[ROW_RANK] = cr_proc.world_rank;
+    if (net && tr_my_address(net, &row[ROW_ADDR], &alen) == TR_OK) {
+        row[ROW_OK] = 1;
+        row[ROW_ALEN] = (int)alen;
+    }
+}
+
+/* Remote process j of another job becomes peer base + (the number of other-job
+ * processes before it in the remote table), and it numbers this process the
+ * same way: its base + the other-job processes (for it) before us in ours. */
+int cr_dyn_peers_from(const int *ids, const int *rows, int ln, int me, const int *rids,
+                      const int *rrows, int rn, int id_stride, int *peers, const char *fname)
+{
+    tr_iface_t *net = cr_net_up();
+    int mybase = rows[me * ROW_INTS + ROW_BASE], k = 0;
+    for (int j = 0; j < rn; j++) {
+        int job = rids[j * id_stride], rank = rids[j * id_stride + 1];
+        if (job == cr_proc.job_id) {
+            peers[j] = rank;
+            continue;
+        }
+        const int *rr = &rrows[j * ROW_INTS];
+        int before = 0;   /* processes of our table that are foreign to j, before us */
+        for (int i = 0; i < me; i++) before += ids[i * id_stride] != job;
+        int peer = net && rr[ROW_OK] ? cr_chan_add_peer(&cr_chan0, net, &rr[ROW_ADDR],
+                                                        (size_t)rr[ROW_ALEN],
+                                                        rr[ROW_BASE] + before) : -1;
+        peers[j] = peer;
+        if (peer != mybase + k++)
+            return cr_error(MPI_ERR_OTHER, "%s: cannot reach remote process %d (world rank %d "
+                            "of another job) through the network transport", fname, j, rank);
+    }
+    (void)ln;
+    return MPI_SUCCESS;
 }
 
 /* Check root and comm of accept / connect / spawn. */

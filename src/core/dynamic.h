@@ -12,10 +12,18 @@
  * transport works here. */
 tr_iface_t *cr_net_up(void);
 
-/* The peer number this process gives process `rank` of job `job` (a world
- * rank for its own job, the number given when a dynamic call connected
- * it for another), or -1 when it is not connected to this process. */
-int cr_dyn_peer_of(int job, int rank);
+/* MPI_Intercomm_create between groups that span jobs: processes of another
+ * job that this process may never have met become peers of their own.
+ * cr_dyn_row fills this process's row of cr_dyn_row_ints() ints (network
+ * address, next free peer number; the network transport starts if needed).
+ * cr_dyn_peers_from then gives the peer number of every remote process:
+ * ids/rids are (job, world rank) pairs of the local (ln, this process at
+ * index me) and remote (rn) groups, rows/rrows their rows.  MPI_SUCCESS or
+ * an error. */
+int cr_dyn_row_ints(void);
+void cr_dyn_row(int *row);
+int cr_dyn_peers_from(const int *ids, const int *rows, int ln, int me, const int *rids,
+                      const int *rrows, int rn, int id_stride, int *peers, const char *fname);
 
 /* MPI_Init of a spawned process: when the parent's port is in the
  * environment (COURIER_PARENT_PORT), connect the new MPI_COMM_WORLD to the

@@ -136,13 +136,27 @@ int cr_inter_from(cr_comm_t *lc, int local_leader, cr_comm_t *bridge, int remote
     cr_ctx_reserve(ctx, 2);
     cr_group_t *remote = cr_group_new(rsize);
     if (!remote) err = cr_error(MPI_ERR_NO_MEM, "no memory for an intercommunicator");
-    for (int i = 0; !err && i < rsize; i++) {
-        remote->world[i] = cr_dyn_peer_of(r[3 * i], r[3 * i + 1]);
-        if (remote->world[i] < 0) {
-            err = cr_error(MPI_ERR_COMM, "%s: remote process %d (world rank %d of another "
-                           "job) is not connected to this process", fname, i, r[3 * i + 1]);
-            break;
+    /* groups that span jobs: a second round with network addresses, and the
+     * remote processes of other jobs become peers (dynamic.c) */
+    int spans = 0;
+    for (int i = 0; i < lc->size; i++) spans |= l[3 * i] != l[0];
+    for (int i = 0; i < rsize; i++) spans |= r[3 * i] != l[0];
+    if (!err && spans) {
+        int n = cr_dyn_row_ints(), *row = malloc((size_t)n * sizeof(int)), *l2 = NULL, *r2 = NULL;
+        int rsize2 = 0;
+        if (!row) err = cr_error(MPI_ERR_NO_MEM, "no memory for an intercommunicator");
+        if (!err) {
+            cr_dyn_row(row);
+            err = exchange(lc, local_leader, bridge, remote_leader, tag, row, n, &l2, &r2, &rsize2);
         }
+        if (!err) err = cr_dyn_peers_from(l, l2, lc->size, lc->rank, r, r2, rsize, 3,
+                                          remote->world, fname);
+        free(row);
+        free(l2);
+        free(r2);
+    }
+    for (int i = 0; !err && i < rsize; i++) {
+        if (!spans) remote->world[i] = r[3 * i + 1];
         for (int j = 0; j < lc->size; j++)
             if (lc->group->world[j] == remote->world[i])
                 err = cr_error(MPI_ERR_COMM, "%s: world rank %d is in both groups", fname,
