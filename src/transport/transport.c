@@ -58,6 +58,11 @@ void tr_stub_sleep_cancel(tr_iface_t *tr)
     (void)tr;
 }
 
+void tr_stub_sleep_wake(tr_iface_t *tr)
+{
+    (void)tr;
+}
+
 tr_status_t tr_stub_my_address(tr_iface_t *tr, void *addr, size_t *len)
 {
     (void)tr, (void)addr, (void)len;
