@@ -24,6 +24,7 @@
 #include "core/check.h"
 #include "core/dynamic.h"
 #include "core/pt2pt.h"
+#include "core/threads.h"
 #include "pmi/pmi.h"
 #include "util/settings.h"
 
@@ -66,6 +67,18 @@ static long long now_ms(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* poll() without the library lock, so that other threads keep going while
+ * a root waits for the other side (threads.h). */
+static int poll_unlocked(struct pollfd *pf, int n, int ms)
+{
+    int depth = cr_lib_release_all();
+    int rc = poll(pf, (nfds_t)n, ms);
+    int e = errno;
+    cr_lib_reacquire(depth);
+    errno = e;
+    return rc;
 }
 
 static dyn_port_t *port_find(const char *name)
@@ -161,7 +174,7 @@ static int sock_swap(int fd, const void *out, size_t olen, void *in, size_t ilen
         }
         if (deadline < 0 && crpmi_check(why, wlen) != 0) return -1;
         if (left > ut_settings.dyn_poll_ms) left = ut_settings.dyn_poll_ms;
-        int rc = poll(&pf, 1, (int)left);
+        int rc = poll_unlocked(&pf, 1, (int)left);
         if (rc < 0 && errno == EINTR) continue;
         if (rc < 0) {
             snprintf(why, wlen, "poll: %s", strerror(errno));
@@ -250,7 +263,7 @@ static int port_dial(const char *name, char *why, size_t wlen)
             snprintf(why, wlen, "nobody accepts on port %s:%u: %s", host, tcp, strerror(e));
             return -1;
         }
-        poll(NULL, 0, (int)ut_settings.dyn_poll_ms);
+        poll_unlocked(NULL, 0, (int)ut_settings.dyn_poll_ms);
     }
 }
 
@@ -263,7 +276,7 @@ static int port_take(dyn_port_t *p, char *why, size_t wlen)
     const char *nonce = strrchr(p->name, ':') + 1;
     for (;;) {
         struct pollfd pf = { p->fd, POLLIN, 0 };
-        int rc = poll(&pf, 1, (int)ut_settings.dyn_poll_ms);
+        int rc = poll_unlocked(&pf, 1, (int)ut_settings.dyn_poll_ms);
         if (rc < 0 && errno != EINTR) {
             snprintf(why, wlen, "poll: %s", strerror(errno));
             return -1;
