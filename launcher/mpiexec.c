@@ -126,9 +126,26 @@ typedef struct kv {
 
 #define KVS_BUCKETS 4096
 
+/* Jobs that ranks spawned (MPI_Comm_spawn): each is an mpiexec of its own,
+ * started by this one, which waits for them and fails when one fails. */
+typedef struct {
+    pid_t pid;
+    int rank;            /* the rank that asked */
+} spawned_t;
+
 static struct {
     /* options */
     int n;
+    int usize;           /* -usize: MPI_UNIVERSE_SIZE, 0: the number of ranks */
+    spawned_t *sp;       /* spawned jobs still running (pid -1 once reaped) */
+    /* several programs ("-n 2 a : -n 1 b"): app k runs ranks [app_first[k],
+     * app_first[k + 1]) with app_argv[k] (resolved: app_path[k]) */
+    int napps;
+    int *app_first;
+    char ***app_argv;
+    char **app_path;
+    char **app_wdir;     /* "-wdir D" after ":", else NULL (the job's) */
+    int nsp, sp_live;
     int prefix;
     int envnone;
     char **envlist;      /* -genvlist names, NULL = all */
@@ -245,6 +262,8 @@ static void usage(FILE *f)
         "Other:\n"
         "  -prefix-output, -l        prefix each line of output with \"[rank] \"\n"
         "                            (also -label, -tag-output, -prepend-rank)\n"
+        "  -usize N                  MPI_UNIVERSE_SIZE the processes see (default: the\n"
+        "                            hosts' slots with -hosts/-f, else not set)\n"
         "  -wdir DIR                 working directory of the processes (default: the\n"
         "                            current one, on every host)\n"
         "  -info                     build details: version, launchers, binding, transports\n"
@@ -395,6 +414,10 @@ static void parse_args(int argc, char **argv)
         } else if (IS("-rmk")) {
             NEED(1);
             i += 2;
+        } else if (IS("-usize") || IS("-universe-size")) {
+            NEED(1);
+            job.usize = parse_int_arg(a, argv[i + 1], 1, 1000000);
+            i += 2;
         } else if (IS("-wdir") || IS("-dir")) {
             NEED(1);
             job.wdir = argv[i + 1];
@@ -415,8 +438,44 @@ static void parse_args(int argc, char **argv)
         exit(2);
     }
     job.argv = argv + i;
-    for (int k = i; k < argc; k++)
-        if (!strcmp(argv[k], ":") && k > i) la_die(2, "several programs (\":\") are not supported yet");
+    /* more programs after ":", each "-n N program args..." */
+    job.napps = 1;
+    job.app_argv = la_malloc(sizeof(char **));
+    job.app_wdir = la_calloc(1, sizeof(char *));
+    job.app_first = la_malloc(sizeof(int) * 2);
+    job.app_argv[0] = job.argv;
+    job.app_first[0] = 0;
+    for (int k = i; k < argc; k++) {
+        if (strcmp(argv[k], ":") || k == i) continue;
+        argv[k] = NULL;   /* ends the previous program's arguments */
+        if (job.n < 0) la_die(2, "several programs (\":\") need -n for each");
+        int first = job.napps == 1 ? job.n : job.app_first[job.napps];
+        if (k + 3 >= argc || (strcmp(argv[k + 1], "-n") && strcmp(argv[k + 1], "-np")))
+            la_die(2, "after \":\" give \"-n N [-wdir DIR] program [arguments]\"");
+        int nk = parse_int_arg(argv[k + 1], argv[k + 2], 1, 1000000);
+        job.app_argv = la_realloc(job.app_argv, sizeof(char **) * (size_t)(job.napps + 1));
+        job.app_wdir = la_realloc(job.app_wdir, sizeof(char *) * (size_t)(job.napps + 1));
+        job.app_first = la_realloc(job.app_first, sizeof(int) * (size_t)(job.napps + 2));
+        job.app_first[job.napps] = first;
+        job.app_wdir[job.napps] = NULL;
+        k += 2;
+        if (k + 3 < argc && !strcmp(argv[k + 1], "-wdir")) {
+            job.app_wdir[job.napps] = argv[k + 2];
+            k += 2;
+        }
+        job.app_argv[job.napps++] = argv + k + 1;
+        job.app_first[job.napps] = first + nk;
+    }
+    if (job.napps > 1) job.n = job.app_first[job.napps];
+    else job.app_first[1] = job.n;
+}
+
+/* The program (app) rank r runs. */
+static int app_of(int r)
+{
+    int k = 0;
+    while (k + 1 < job.napps && r >= job.app_first[k + 1]) k++;
+    return k;
 }
 
 /* The value the ranks will see for NAME (an -env setting, else ours if passed). */
@@ -599,6 +658,8 @@ static void px_send(proxy_t *p, int type, int arg, int rank, const void *d, size
 static void signal_job(int sig, int ending)
 {
     la_ranks_signal(&job.lr, sig);
+    for (int k = 0; k < job.nsp; k++)
+        if (job.sp[k].pid > 0) kill(job.sp[k].pid, sig);
     for (int k = 0; k < job.npx; k++) px_send(&job.px[k], ending ? LA_F_KILL : LA_F_SIGNAL, sig, 0, NULL, 0);
 }
 
@@ -779,6 +840,133 @@ static void barrier_check(void)
     job.nbarrier = 0;
 }
 
+/* Decode the hex field key of line into a list of NUL-terminated strings
+ * (a malloc'ed vector ending in NULL, strings in *store); -1 if malformed. */
+static int hex_list(const char *line, const char *key, char ***vec, char **store)
+{
+    size_t klen = strlen(key);
+    const char *p = strstr(line, key);
+    while (p && !(p[klen] == '=' && (p == line || p[-1] == ' '))) p = strstr(p + 1, key);
+    if (!p) return -1;
+    p += klen + 1;
+    size_t hl = strcspn(p, " \t\n");
+    if (hl % 2) return -1;
+    char *b = la_malloc(hl / 2 + 1);
+    int n = 0;
+    for (size_t i = 0; i < hl / 2; i++) {
+        unsigned v;
+        if (sscanf(p + 2 * i, "%2x", &v) != 1) {
+            free(b);
+            return -1;
+        }
+        b[i] = (char)v;
+        n += v == 0;
+    }
+    b[hl / 2] = '\0';
+    char **v = la_malloc(sizeof(char *) * (size_t)(n + 1));
+    size_t off = 0;
+    for (int k = 0; k < n; k++) {
+        v[k] = b + off;
+        off += strlen(b + off) + 1;
+    }
+    v[n] = NULL;
+    *vec = v;
+    *store = b;
+    return n;
+}
+
+static void spawn_reply(int r, int rc, const char *reason)
+{
+    char hex[2 * 200 + 1];
+    size_t n = strlen(reason) < 200 ? strlen(reason) : 200;
+    la_hex((const uint8_t *)reason, n, hex);
+    pmi_reply(r, "cmd=spawn_result rc=%d reason=%s\n", rc, n ? hex : "00");
+}
+
+/* cmd=spawn_courier args=<hex> env=<hex>: start another mpiexec with those
+ * arguments (options, programs) and the new processes' settings in its
+ * environment.  Its output goes where ours goes, its stdin is /dev/null; we
+ * wait for it before we end, and its failure is the job's failure. */
+static void spawn_job(int r, const char *line)
+{
+    char **args = NULL, **env = NULL, *as = NULL, *es = NULL;
+    int na = hex_list(line, "args", &args, &as), ne = hex_list(line, "env", &env, &es);
+    char exe[PATH_MAX];
+    ssize_t el = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (na < 1 || ne < 0) {
+        spawn_reply(r, -1, "malformed spawn request");
+    } else if (job.failed) {
+        spawn_reply(r, -1, "the job is ending");
+    } else if (el < 0) {
+        spawn_reply(r, -1, "cannot find mpiexec's own executable (/proc/self/exe)");
+    } else {
+        exe[el] = '\0';
+        char **argv = la_malloc(sizeof(char *) * (size_t)(na + 2));
+        argv[0] = exe;
+        memcpy(argv + 1, args, sizeof(char *) * (size_t)(na + 1));
+        int ep[2];
+        if (pipe2(ep, O_CLOEXEC) < 0) la_die(1, "pipe: %s", strerror(errno));
+        fflush(stdout);
+        fflush(stderr);
+        pid_t pid = fork();
+        if (pid == 0) {
+            close(ep[0]);
+            sigprocmask(SIG_SETMASK, &job.orig_mask, NULL);
+            int nul = open("/dev/null", O_RDONLY);
+            if (nul >= 0) dup2(nul, 0);
+            for (int k = 0; k < ne; k++) putenv(env[k]);
+            long maxfd = sysconf(_SC_OPEN_MAX);
+            for (int fd = 3; fd < maxfd; fd++)
+                if (fd != ep[1]) close(fd);
+            execv(exe, argv);
+            int e = errno;
+            if (write(ep[1], &e, sizeof e) < 0) _exit(127);
+            _exit(127);
+        }
+        close(ep[1]);
+        int e = 0;
+        ssize_t got = pid < 0 ? 0 : read(ep[0], &e, sizeof e);
+        close(ep[0]);
+        if (pid < 0 || got == (ssize_t)sizeof e) {
+            char why[300];
+            snprintf(why, sizeof why, "cannot start %.200s: %s", exe, strerror(pid < 0 ? errno : e));
+            spawn_reply(r, -1, why);
+            if (pid > 0) waitpid(pid, NULL, 0);
+        } else {
+            job.sp = la_realloc(job.sp, sizeof *job.sp * (size_t)(job.nsp + 1));
+            job.sp[job.nsp++] = (spawned_t){ pid, r };
+            job.sp_live++;
+            if (job.verbose) fprintf(stderr, "mpiexec: rank %d spawned a job (mpiexec pid %d)\n", r, (int)pid);
+            spawn_reply(r, 0, "");
+        }
+        free(argv);
+    }
+    free(args);
+    free(env);
+    free(as);
+    free(es);
+}
+
+/* A spawned job's mpiexec ended with wait status st: 1 when pid was one. */
+static int spawned_exited(pid_t pid, int st)
+{
+    for (int k = 0; k < job.nsp; k++) {
+        if (job.sp[k].pid != pid) continue;
+        job.sp[k].pid = -1;
+        job.sp_live--;
+        if (!job.failed && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
+            if (WIFSIGNALED(st))
+                job_fail(-1, 128 + WTERMSIG(st), "the job spawned by rank %d (mpiexec pid %d) was killed by signal %d",
+                         job.sp[k].rank, (int)pid, WTERMSIG(st));
+            else
+                job_fail(-1, WEXITSTATUS(st), "the job spawned by rank %d (mpiexec pid %d) failed with status %d",
+                         job.sp[k].rank, (int)pid, WEXITSTATUS(st));
+        }
+        return 1;
+    }
+    return 0;
+}
+
 static void pmi_handle(int r, char *line)
 {
     grank_t *g = &job.r[r];
@@ -798,11 +986,18 @@ static void pmi_handle(int r, char *line)
         pmi_reply(r, "cmd=maxes rc=0 kvsname_max=%d keylen_max=%d vallen_max=%d\n",
                   KVSNAME_MAX, KEYLEN_MAX, VALLEN_MAX);
     } else if (!strcmp(cmd, "get_appnum")) {
-        pmi_reply(r, "cmd=appnum rc=0 appnum=0\n");
+        pmi_reply(r, "cmd=appnum rc=0 appnum=%d\n", app_of(r));
     } else if (!strcmp(cmd, "get_my_kvsname")) {
         pmi_reply(r, "cmd=my_kvsname rc=0 kvsname=%s\n", job.kvsname);
     } else if (!strcmp(cmd, "get_universe_size")) {
-        pmi_reply(r, "cmd=universe_size rc=0 size=%d\n", job.n);
+        /* -usize, else COURIER_UNIVERSE_SIZE, else the slots of -hosts / -f;
+         * else unknown, as under Hydra (MPI_UNIVERSE_SIZE is not set) */
+        int u = job.usize > 0 ? job.usize : ut_settings.universe_size > 0 ? (int)ut_settings.universe_size
+                : job.hosts_given ? la_hosts_total_slots(&job.hl) : 0;
+        if (u > 0) pmi_reply(r, "cmd=universe_size rc=0 size=%d\n", u < job.n ? job.n : u);
+        else pmi_reply(r, "cmd=universe_size rc=-1 msg=unknown\n");
+    } else if (!strcmp(cmd, "spawn_courier")) {
+        spawn_job(r, line);
     } else if (!strcmp(cmd, "put")) {
         if (field(line, "key", key, sizeof key) < 0) {
             pmi_reply(r, "cmd=put_result rc=-1 msg=missing_or_too_long_key\n");
@@ -919,6 +1114,12 @@ static void start_local_ranks(int stdin_r)
     rs->kvsname = job.kvsname;
     rs->path = job.path;
     rs->argv = job.argv;
+    for (int i = 0; job.napps > 1 && i < rs->n; i++) {
+        int k = app_of(rs->r[i].rank);
+        rs->r[i].path = job.app_path[k];
+        rs->r[i].argv = job.app_argv[k];
+        rs->r[i].wdir = job.app_wdir[k];
+    }
     rs->wdir = job.wdir;
     rs->env = build_env(0, job.host_nranks[h]);
     rs->child_mask = job.orig_mask;
@@ -1437,6 +1638,7 @@ static void reap(void)
             continue;
         }
         if (job.local_host >= 0 && la_ranks_reaped(&job.lr, pid, st)) continue;
+        if (spawned_exited(pid, st)) continue;
         launcher_exited(pid, st);
     }
 }
@@ -1571,6 +1773,16 @@ int main(int argc, char **argv)
     if (job.local_host >= 0) {
         int code = la_resolve_program(job.argv[0], getenv("PATH"), &job.path, err, sizeof err);
         if (code) la_die(code, "%s", err);
+        job.app_path = la_malloc(sizeof(char *) * (size_t)job.napps);
+        job.app_path[0] = job.path;
+        for (int k = 1; k < job.napps; k++)
+            if ((code = la_resolve_program(job.app_argv[k][0], getenv("PATH"), &job.app_path[k], err, sizeof err)))
+                la_die(code, "%s", err);
+    }
+    if (job.napps > 1) {
+        for (int h = 0; h < job.hl.n; h++)
+            if (job.host_nranks[h] > 0 && h != job.local_host)
+                la_die(2, "several programs (\":\") run only on this host so far");
     }
 
     /* The KVS name carries a random part: it names the shared-memory
@@ -1615,7 +1827,7 @@ int main(int argc, char **argv)
 
     la_poll_t P = { 0 };
     int more = 0;
-    while (job.ndone < job.n) {
+    while (job.ndone < job.n || job.sp_live > 0) {
         la_poll_begin(&P);
         if (more) la_poll_within(&P, 0);
         la_poll_add(&P, job.sigfd, POLLIN, on_signal, NULL, 0);

@@ -92,6 +92,9 @@ struct child_args {
     int pmi_fd, in_fd, out_fd, err_fd;
     const cpu_set_t *cpus;    /* NULL: not bound */
     char **envp;
+    const char *path;         /* the program and its arguments */
+    char *const *argv;
+    const char *wdir;         /* NULL: stay */
 };
 
 /* vfork and exec; the child runs only system calls until execve and reports
@@ -113,12 +116,12 @@ static pid_t __attribute__((noinline)) spawn_child(la_ranks_t *rs, const struct 
             rs->spawn_errno = errno;
             _exit(127);
         }
-        if (rs->wdir && chdir(rs->wdir) < 0) {
+        if (a->wdir && chdir(a->wdir) < 0) {
             rs->spawn_errno = errno;
             _exit(127);
         }
         sigprocmask(SIG_SETMASK, &rs->child_mask, NULL);
-        execve(rs->path, rs->argv, a->envp);
+        execve(a->path, a->argv, a->envp);
         rs->spawn_errno = errno;
         _exit(127);
     }
@@ -184,6 +187,8 @@ int la_ranks_spawn(la_ranks_t *rs, int i, char *err, size_t errlen)
     struct child_args a = {
         .parent = getpid(), .pgid = rs->pgid, .pmi_fd = sv[1], .in_fd = in_fd,
         .out_fd = po[1], .err_fd = pe[1], .cpus = rk->bind.bound ? &rk->bind.cpus : NULL, .envp = envp,
+        .path = rk->path ? rk->path : rs->path, .argv = rk->argv ? rk->argv : rs->argv,
+        .wdir = rk->wdir ? rk->wdir : rs->wdir,
     };
     pid_t pid = spawn_child(rs, &a);
     for (int k = 0; k < nowned; k++) free(owned[k]);

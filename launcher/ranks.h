@@ -26,8 +26,10 @@
 #include "common.h"
 #include "place.h"
 
-/* Largest PMI request line accepted (key + value + kvsname + the rest). */
-#define LA_PMI_LINE_MAX (256 + 4096 + 256 + 256)
+/* Largest PMI request line accepted: a spawn request (cmd=spawn_courier,
+ * its programs, arguments and settings in hex) is the longest; a put is
+ * key + value + kvsname + the rest.  src/pmi/pmi_wire.c knows it too. */
+#define LA_PMI_LINE_MAX (256 + 65536)
 /* Unread PMI replies, in bytes, beyond which a rank's requests wait. */
 #define LA_REPLY_CAP (1 << 20)
 
@@ -51,6 +53,9 @@ typedef struct {
     int outstanding;          /* requests handed on and not yet answered */
     int out_fd[2];            /* stdout, stderr pipes; -1 once closed */
     la_binding_t bind;        /* set by the owner before la_ranks_spawn */
+    const char *path;         /* several programs (mpiexec's ":"): this rank's, else NULL */
+    char *const *argv;        /* (the owner sets both; NULL: the ranks' common ones) */
+    const char *wdir;         /* this rank's working directory, else NULL: the common one */
 } la_lrank_t;
 
 typedef struct {

@@ -46,6 +46,14 @@ STR_OUT = {"comm_name": "MPI_MAX_OBJECT_NAME", "type_name": "MPI_MAX_OBJECT_NAME
 INDEX_OUT = {"index", "array_of_indices"}
 # C arguments that Fortran does not pass: name -> C expression.
 C_ONLY = {"argc": "NULL", "argv": "NULL"}
+# Arrays of strings of the spawn calls: (procedure, parameter) -> conversion, release
+SPAWN_STRV = {
+    ("MPI_Comm_spawn", "argv"): ("cr_f_argv_in({n}, {n}_len)", "cr_f_strv_free"),
+    ("MPI_Comm_spawn_multiple", "array_of_commands"):
+        ("cr_f_strs_in({n}, *count, {n}_len)", "cr_f_strv_free"),
+    ("MPI_Comm_spawn_multiple", "array_of_argv"):
+        ("cr_f_argvs_in({n}, *count, {n}_len)", "cr_f_argvs_free"),
+}
 # The standard's callback-typed functions whose Fortran callback has the C
 # calling convention (everything by reference), so the pointer passes through.
 # (MPI_File's error handler is not: the C handle is a pointer, Fortran's an INTEGER.)
@@ -257,6 +265,15 @@ def c_entry(fp):
     pre, post, call = [], [], []
     by = {p.name: p for p in fp.params}
     for cp in c.params:
+        strv = SPAWN_STRV.get((fp.name, cp.name))
+        if strv:
+            # arrays of Fortran strings become C vectors (fort_util.c)
+            conv, free_fn = strv
+            pre.append("%s cr_%s = %s;" % ("char ***" if "argvs" in conv else "char **", cp.name,
+                                          conv.format(n=cp.name)))
+            call.append("cr_%s" % cp.name)
+            post.append("%s(cr_%s);" % (free_fn, cp.name))
+            continue
         if cp.name in C_ONLY:
             call.append("0" if cp.scalar else C_ONLY[cp.name])
             continue

@@ -7,6 +7,7 @@
 #include "core/api.h"
 #include "core/api_comm.h"
 #include "core/api_dt.h"
+#include "core/api_dyn.h"
 #include "core/api_session.h"
 #include "io/api.h"
 #include "rma/api.h"
@@ -229,7 +230,21 @@ int __attribute__((visibility("default"))) PMPI_Comm_accept(const char* port_nam
 {
     static const char cr_fname[] = "MPI_Comm_accept";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Comm_accept is not implemented in Courier yet");
+    cr_info_t *cr_o_info = NULL;
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_root(cr_c, root, "root")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(newcomm, "newcomm")))) goto fail;
+    cr_lib_lock();
+    cr_err = core_comm_accept(port_name, cr_o_info, root, cr_c, newcomm);
+    cr_lib_unlock();
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -317,7 +332,21 @@ int __attribute__((visibility("default"))) PMPI_Comm_connect(const char* port_na
 {
     static const char cr_fname[] = "MPI_Comm_connect";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Comm_connect is not implemented in Courier yet");
+    cr_info_t *cr_o_info = NULL;
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_root(cr_c, root, "root")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(newcomm, "newcomm")))) goto fail;
+    cr_lib_lock();
+    cr_err = core_comm_connect(port_name, cr_o_info, root, cr_c, newcomm);
+    cr_lib_unlock();
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -490,7 +519,18 @@ int __attribute__((visibility("default"))) PMPI_Comm_disconnect(MPI_Comm* comm)
 {
     static const char cr_fname[] = "MPI_Comm_disconnect";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Comm_disconnect is not implemented in Courier yet");
+    cr_comm_t *cr_o_comm = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(comm, "comm")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(*comm, "comm", &cr_o_comm)))) goto fail;
+    cr_lib_lock();
+    cr_err = core_comm_disconnect(comm);
+    cr_lib_unlock();
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm ? *comm : MPI_COMM_NULL, cr_err, cr_fname);
 }
 
@@ -680,7 +720,16 @@ int __attribute__((visibility("default"))) PMPI_Comm_get_parent(MPI_Comm* parent
 {
     static const char cr_fname[] = "MPI_Comm_get_parent";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Comm_get_parent is not implemented in Courier yet");
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(parent, "parent")))) goto fail;
+    cr_lib_lock();
+    cr_err = core_comm_get_parent(parent);
+    cr_lib_unlock();
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -773,7 +822,16 @@ int __attribute__((visibility("default"))) PMPI_Comm_join(int fd, MPI_Comm* inte
 {
     static const char cr_fname[] = "MPI_Comm_join";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Comm_join is not implemented in Courier yet");
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(intercomm, "intercomm")))) goto fail;
+    cr_lib_lock();
+    cr_err = core_comm_join(fd, intercomm);
+    cr_lib_unlock();
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -942,7 +1000,21 @@ int __attribute__((visibility("default"))) PMPI_Comm_spawn(const char* command, 
 {
     static const char cr_fname[] = "MPI_Comm_spawn";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Comm_spawn is not implemented in Courier yet");
+    cr_info_t *cr_o_info = NULL;
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_root(cr_c, root, "root")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(intercomm, "intercomm")))) goto fail;
+    cr_lib_lock();
+    cr_err = core_comm_spawn(command, argv, maxprocs, cr_o_info, root, cr_c, intercomm, array_of_errcodes);
+    cr_lib_unlock();
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
@@ -951,7 +1023,19 @@ int __attribute__((visibility("default"))) PMPI_Comm_spawn_multiple(int count, c
 {
     static const char cr_fname[] = "MPI_Comm_spawn_multiple";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Comm_spawn_multiple is not implemented in Courier yet");
+    cr_comm_t *cr_c = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_root(cr_c, root, "root")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(intercomm, "intercomm")))) goto fail;
+    cr_lib_lock();
+    cr_err = core_comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, cr_c, intercomm, array_of_errcodes);
+    cr_lib_unlock();
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 

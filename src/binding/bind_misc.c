@@ -7,6 +7,7 @@
 #include "core/api.h"
 #include "core/api_comm.h"
 #include "core/api_dt.h"
+#include "core/api_dyn.h"
 #include "core/api_session.h"
 #include "io/api.h"
 #include "rma/api.h"
@@ -170,7 +171,15 @@ int __attribute__((visibility("default"))) PMPI_Close_port(const char* port_name
 {
     static const char cr_fname[] = "MPI_Close_port";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Close_port is not implemented in Courier yet");
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    cr_lib_lock();
+    cr_err = core_close_port(port_name);
+    cr_lib_unlock();
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -749,7 +758,17 @@ int __attribute__((visibility("default"))) PMPI_Lookup_name(const char* service_
 {
     static const char cr_fname[] = "MPI_Lookup_name";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Lookup_name is not implemented in Courier yet");
+    cr_info_t *cr_o_info = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    cr_lib_lock();
+    cr_err = core_lookup_name(service_name, cr_o_info, port_name);
+    cr_lib_unlock();
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -758,7 +777,17 @@ int __attribute__((visibility("default"))) PMPI_Open_port(MPI_Info info, char* p
 {
     static const char cr_fname[] = "MPI_Open_port";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Open_port is not implemented in Courier yet");
+    cr_info_t *cr_o_info = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    cr_lib_lock();
+    cr_err = core_open_port(cr_o_info, port_name);
+    cr_lib_unlock();
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -784,7 +813,17 @@ int __attribute__((visibility("default"))) PMPI_Publish_name(const char* service
 {
     static const char cr_fname[] = "MPI_Publish_name";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Publish_name is not implemented in Courier yet");
+    cr_info_t *cr_o_info = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    cr_lib_lock();
+    cr_err = core_publish_name(service_name, cr_o_info, port_name);
+    cr_lib_unlock();
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -811,7 +850,17 @@ int __attribute__((visibility("default"))) PMPI_Unpublish_name(const char* servi
 {
     static const char cr_fname[] = "MPI_Unpublish_name";
     int cr_err;
-    cr_err = cr_error(MPI_ERR_OTHER, "MPI_Unpublish_name is not implemented in Courier yet");
+    cr_info_t *cr_o_info = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    cr_lib_lock();
+    cr_err = core_unpublish_name(service_name, cr_o_info, port_name);
+    cr_lib_unlock();
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 

@@ -7,6 +7,7 @@
 #include "core/api.h"
 #include "core/api_comm.h"
 #include "core/api_dt.h"
+#include "core/api_dyn.h"
 #include "core/api_session.h"
 #include "io/api.h"
 #include "rma/api.h"

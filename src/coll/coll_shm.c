@@ -67,7 +67,7 @@ static coll_shm_t *state_of(cr_comm_t *c)
         return NULL;
     }
     for (int r = 0; r < c->size; r++) {
-        a->bell[r] = cr_proc.local_of_world[cr_comm_world_rank(c, r)];
+        a->bell[r] = cr_peer_local(cr_comm_world_rank(c, r));
         if (a->bell[r] < 0) a->state = CSHM_NONE;   /* not all on this node */
     }
     if (shm_nlocal < 2) a->state = CSHM_NONE;

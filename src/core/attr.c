@@ -161,7 +161,14 @@ static int predefined_get(int keyval, void *value_out, int *flag)
     case MPI_HOST: host = MPI_PROC_NULL; p = &host; break;          /* no host process */
     case MPI_IO: io = MPI_ANY_SOURCE; p = &io; break;               /* every rank can do I/O */
     case MPI_WTIME_IS_GLOBAL: wtime_global = 0; p = &wtime_global; break;
-    case MPI_UNIVERSE_SIZE: universe = cr_proc.world_size; p = &universe; break;
+    case MPI_UNIVERSE_SIZE:
+        if (!cr_proc.universe_stated) {   /* as under Hydra: the launcher did not say */
+            *flag = 0;
+            return MPI_SUCCESS;
+        }
+        universe = cr_proc.universe_size;
+        p = &universe;
+        break;
     case MPI_APPNUM: appnum = cr_proc.appnum; p = &appnum; break;
     case MPI_LASTUSEDCODE:
         lastused = cr_error_last_used();

@@ -504,6 +504,10 @@ typedef struct {
     int world_rank, world_size;
     int thread_level;
     int appnum;
+    int universe_size;            /* MPI_UNIVERSE_SIZE, as the launcher states it */
+    int universe_stated;          /* 0: the launcher did not say (the attribute is absent) */
+    int job_id;                   /* this job, among jobs that dynamic processes connect
+                                     (a hash of its PMI name) */
     int local_rank, local_size;   /* among the ranks on this node */
     int *local_of_world;          /* world rank -> local index, -1 when remote */
     int oversubscribed;           /* local_size > cores (or forced) */
@@ -511,6 +515,13 @@ typedef struct {
     char hostname[MPI_MAX_PROCESSOR_NAME];
 } cr_proc_t;
 extern cr_proc_t cr_proc;
+/* The local index of a peer (a world rank, or a process of another job that
+ * dynamic processes connected: never on this node's shared memory), -1 when
+ * it is not on this node. */
+static inline int cr_peer_local(int peer)
+{
+    return peer < cr_proc.world_size ? cr_proc.local_of_world[peer] : -1;
+}
 
 /* The job's name (its PMI key-value space): shared-memory names start with it. */
 const char *cr_job_name(void);

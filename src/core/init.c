@@ -6,6 +6,7 @@
  * MPI_Session_init, see session.h); MPI_Init_thread, MPI_Finalize, MPI_Abort. */
 #define _GNU_SOURCE
 #include "core/core.h"
+#include "core/dynamic.h"
 #include "core/datatype.h"
 #include "core/attr.h"
 #include "core/errh.h"
@@ -38,6 +39,7 @@ static crpmi_info_t pmi;
 /* Per channel (one today: pt2pt.h), its interfaces in the order a peer is tried. */
 static tr_iface_t *transports[1][CR_CHAN_MAX_TR];
 static int ntransports;
+static tr_iface_t *net_tr;     /* the network transport, once started */
 
 static uint32_t hash_str(const char *s)
 {
@@ -145,12 +147,13 @@ static int start_transports(const char *node)
         return cr_error(MPI_ERR_OTHER, "cannot set up shared memory");
     transports[0][ntransports++] = shm;
     if (cr_proc.local_size != cr_proc.world_size) {
-        net = ofi_init(&boot);
+        net = ofi_init(&boot, 1);
         if (!net)
             return cr_error(MPI_ERR_OTHER, "the job spans several nodes (%d of its %d ranks "
                             "share this one) and no network transport works (libfabric)",
                             cr_proc.local_size, cr_proc.world_size);
         transports[0][ntransports++] = net;
+        net_tr = net;
     }
     /* the doorbells: the network's (first: announcing a sleep there costs least
      * and it refuses most often) and shm's, unless no local peer can ring it */
@@ -163,8 +166,28 @@ static int start_transports(const char *node)
     return MPI_SUCCESS;
 }
 
+tr_iface_t *cr_net_up(void)
+{
+    static tr_boot_t boot;
+    if (net_tr) return net_tr;
+    boot = (tr_boot_t){ .rank = cr_proc.world_rank, .size = cr_proc.world_size,
+                        .put = crpmi_put, .get = boot_get, .barrier = crpmi_barrier };
+    tr_iface_t *net = ofi_init(&boot, 0);
+    if (!net) return NULL;
+    if (ntransports == CR_CHAN_MAX_TR || cr_chan_add_transport(&cr_chan0, net) != 0) {
+        tr_finalize(net);
+        return NULL;
+    }
+    transports[0][ntransports++] = net;
+    net_tr = net;
+    cr_progress_add_waker(net);     /* its messages must end a sleep too */
+    ut_log(UT_LOG_EVENTS, "init", "network transport started for dynamic processes");
+    return net;
+}
+
 static void stop_transports(void)
 {
+    net_tr = NULL;
     cr_pt2pt_fini();
     cr_progress_fini();
     for (int i = ntransports - 1; i >= 0; i--) tr_finalize(transports[0][i]);
@@ -210,6 +233,9 @@ int cr_runtime_start(int required)
     cr_proc.world_rank = pmi.rank;
     cr_proc.world_size = pmi.size;
     cr_proc.appnum = pmi.appnum;
+    cr_proc.universe_size = pmi.universe_size > 0 ? pmi.universe_size : pmi.size;
+    cr_proc.universe_stated = pmi.universe_stated;
+    cr_proc.job_id = (int)(hash_str(pmi.kvsname) & 0x7fffffff);
     ut_log_init(pmi.rank);
     gethostname(cr_proc.hostname, sizeof cr_proc.hostname - 1);
     cr_liveness_init();
@@ -253,6 +279,7 @@ int cr_runtime_start(int required)
 
 void cr_runtime_stop(void)
 {
+    cr_dyn_finalize();
     stop_transports();      /* the network transport's last barrier uses PMI */
     crpmi_finalize();
     cr_proc.state = CR_STATE_FINALIZED;
@@ -278,7 +305,7 @@ int core_init_thread(int *argc, char ***argv, int required, int *provided)
     cr_proc.thread_level = cr_thread_level_provided(required);
     if (provided) *provided = cr_proc.thread_level;
     cr_proc.world_state = CR_STATE_INIT;
-    return MPI_SUCCESS;
+    return cr_dyn_child_init();
 }
 
 int core_finalize(void)

@@ -20,6 +20,7 @@
 #include "core/core.h"
 #include "core/comm_priv.h"
 #include "core/api_comm.h"
+#include "core/dynamic.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -124,17 +125,38 @@ int core_intercomm_create(cr_comm_t *local_comm, int local_leader, cr_comm_t *pe
 int cr_inter_from(cr_comm_t *lc, int local_leader, cr_comm_t *bridge, int remote_leader, int tag,
                   cr_errhandler_t *errh, const char *fname, cr_comm_t **out)
 {
-    int mine[2] = { cr_proc.world_rank, (int)cr_proc.next_ctx };
+    /* processes name themselves by job and world rank, which every process
+     * turns into its own peer number (the jobs may differ: dynamic.c) */
+    int mine[3] = { cr_proc.job_id, cr_proc.world_rank, (int)cr_proc.next_ctx };
     int *l, *r, rsize;
     *out = NULL;
-    int err = exchange(lc, local_leader, bridge, remote_leader, tag, mine, 2, &l, &r, &rsize);
+    int err = exchange(lc, local_leader, bridge, remote_leader, tag, mine, 3, &l, &r, &rsize);
     if (err) return err;
-    uint32_t ctx = table_max(l, lc->size, r, rsize, 2, 1);
+    uint32_t ctx = table_max(l, lc->size, r, rsize, 3, 2);
     cr_ctx_reserve(ctx, 2);
     cr_group_t *remote = cr_group_new(rsize);
     if (!remote) err = cr_error(MPI_ERR_NO_MEM, "no memory for an intercommunicator");
+    /* groups that span jobs: a second round with network addresses, and the
+     * remote processes of other jobs become peers (dynamic.c) */
+    int spans = 0;
+    for (int i = 0; i < lc->size; i++) spans |= l[3 * i] != l[0];
+    for (int i = 0; i < rsize; i++) spans |= r[3 * i] != l[0];
+    if (!err && spans) {
+        int n = cr_dyn_row_ints(), *row = malloc((size_t)n * sizeof(int)), *l2 = NULL, *r2 = NULL;
+        int rsize2 = 0;
+        if (!row) err = cr_error(MPI_ERR_NO_MEM, "no memory for an intercommunicator");
+        if (!err) {
+            cr_dyn_row(row);
+            err = exchange(lc, local_leader, bridge, remote_leader, tag, row, n, &l2, &r2, &rsize2);
+        }
+        if (!err) err = cr_dyn_peers_from(l, l2, lc->size, lc->rank, r, r2, rsize, 3,
+                                          remote->world, fname);
+        free(row);
+        free(l2);
+        free(r2);
+    }
     for (int i = 0; !err && i < rsize; i++) {
-        remote->world[i] = r[2 * i];
+        if (!spans) remote->world[i] = r[3 * i + 1];
         for (int j = 0; j < lc->size; j++)
             if (lc->group->world[j] == remote->world[i])
                 err = cr_error(MPI_ERR_COMM, "%s: world rank %d is in both groups", fname,
@@ -156,16 +178,18 @@ int core_intercomm_merge(cr_comm_t *intercomm, int high, MPI_Comm *newintracomm)
     *newintracomm = MPI_COMM_NULL;
     if (!c->remote)
         return cr_error(MPI_ERR_COMM, "MPI_Intercomm_merge: intercomm is an intracommunicator");
-    int mine[2] = { high ? 1 : 0, (int)cr_proc.next_ctx };
+    int mine[4] = { high ? 1 : 0, (int)cr_proc.next_ctx, cr_proc.job_id, cr_proc.world_rank };
     int *l, *r, rsize;
-    int err = exchange(c->local_comm, 0, c, 0, CR_TAG_INTER, mine, 2, &l, &r, &rsize);
+    int err = exchange(c->local_comm, 0, c, 0, CR_TAG_INTER, mine, 4, &l, &r, &rsize);
     if (err) return err;
-    uint32_t ctx = table_max(l, c->size, r, rsize, 2, 1);
+    uint32_t ctx = table_max(l, c->size, r, rsize, 4, 1);
     cr_ctx_reserve(ctx, 1);
     /* the group that said high goes last; on a tie, the group whose first
-     * process has the lower world rank goes first (both sides see the same) */
+     * process has the lower (job, world rank) goes first (both sides see the
+     * same, also when the groups are different jobs: dynamic.c) */
     int lhigh = l[0], rhigh = r[0];
-    int local_first = lhigh != rhigh ? !lhigh : c->group->world[0] < c->remote->world[0];
+    int local_first = lhigh != rhigh ? !lhigh
+                      : l[2] != r[2] ? l[2] < r[2] : l[3] < r[3];
     free(l);
     free(r);
     const cr_group_t *first = local_first ? c->group : c->remote;

@@ -21,6 +21,7 @@ unsigned cr_wait_spin_limit = 1;
 /* The transports whose doorbells wake this process (none: it never sleeps). */
 static tr_iface_t *bells[CR_PROGRESS_MAX_BELLS];
 static int nbells;
+static int bells_off;            /* a waker could not ring: never sleep (until fini) */
 
 static void sys_yield(void)
 {
@@ -90,20 +91,29 @@ void cr_progress_init(int oversubscribed, tr_iface_t **wakers, int n)
     /* threads: every idle poll lets the library lock go (cr_wait_idle_slow) */
     if (cr_threaded) cr_wait_spin_limit = 1;
     nbells = 0;
-    for (int i = 0; i < n; i++) {
-        if (!wakers[i]) continue;
-        if (!(wakers[i]->caps.flags & TR_CAP_SLEEP) || nbells == CR_PROGRESS_MAX_BELLS) {
-            nbells = 0;          /* a peer's message could not wake a sleeper */
-            return;
-        }
-        bells[nbells++] = wakers[i];
+    bells_off = 0;
+    for (int i = 0; i < n; i++)
+        if (wakers[i]) cr_progress_add_waker(wakers[i]);
+}
+
+void cr_progress_add_waker(tr_iface_t *tr)
+{
+    if (bells_off) return;
+    for (int i = 0; i < nbells; i++)
+        if (bells[i] == tr) return;
+    if (!(tr->caps.flags & TR_CAP_SLEEP) || nbells == CR_PROGRESS_MAX_BELLS) {
+        nbells = 0;          /* a peer's message could not wake a sleeper */
+        bells_off = 1;
+        return;
     }
+    bells[nbells++] = tr;
 }
 
 void cr_progress_fini(void)
 {
     while (npollers) cr_progress_unregister(pollers[npollers - 1]);
     nbells = 0;
+    bells_off = 0;
 }
 
 int cr_progress_can_sleep(void)

@@ -17,6 +17,10 @@
  * sleep blocks in poll() on their sleep_fd descriptors, at most
  * COURIER_WAIT_SLEEP_POLL_US when one of them has none. */
 void cr_progress_init(int oversubscribed, tr_iface_t **wakers, int n);
+/* A transport started later (the network, for dynamic processes) through
+ * which messages may now arrive: its doorbell joins the others, or, when it
+ * lacks TR_CAP_SLEEP or there is no room, the policy stops sleeping. */
+void cr_progress_add_waker(tr_iface_t *tr);
 /* Drop every poller and the doorbells (finalize). */
 void cr_progress_fini(void);
 /* 1 when the policy may sleep now: a doorbell exists and no poller objects. */

@@ -883,6 +883,48 @@ int cr_chan_init(cr_chan_t *ch, int me, int npeers, tr_iface_t **trs, int ntr, t
     return 0;
 }
 
+int cr_chan_add_transport(cr_chan_t *ch, tr_iface_t *tr)
+{
+    for (int i = 0; i < ch->ntr; i++)
+        if (ch->tr[i] == tr) return 0;
+    if (ch->ntr == CR_CHAN_MAX_TR) return -1;
+    tr->am_handler = chan_am_handler;
+    tr->am_arg = ch;
+    if (!ch->net) ch->net = tr;
+    if (!(tr->caps.flags & TR_CAP_SLEEP)) ch->nosleep = 1;
+    ch->tr[ch->ntr++] = tr;
+    return 0;
+}
+
+int cr_chan_add_peer(cr_chan_t *ch, tr_iface_t *tr, const void *addr, size_t len, int32_t id)
+{
+    uint64_t handle;
+    if (tr_add_peer(tr, addr, len, id, &handle) != TR_OK) return -1;
+    /* the busy list points into vc: remember it by index across the realloc */
+    int nbusy = 0;
+    for (cr_vc_t *v = ch->busy; v; v = v->busy_next) nbusy++;
+    int *busy = malloc(((size_t)nbusy + 1) * sizeof(int));
+    if (!busy) return -1;
+    nbusy = 0;
+    for (cr_vc_t *v = ch->busy; v; v = v->busy_next) busy[nbusy++] = (int)(v - ch->vc);
+    cr_vc_t *vc = realloc(ch->vc, ((size_t)ch->nvc + 1) * sizeof(cr_vc_t));
+    if (!vc) {
+        free(busy);
+        return -1;
+    }
+    ch->vc = vc;
+    ch->busy = NULL;
+    for (int k = nbusy - 1; k >= 0; k--) {
+        vc[busy[k]].busy_next = ch->busy;
+        ch->busy = &vc[busy[k]];
+    }
+    free(busy);
+    int peer = ch->nvc++;
+    memset(&vc[peer], 0, sizeof vc[peer]);
+    vc_bind(ch, &vc[peer], tr, handle);
+    return peer;
+}
+
 void cr_chan_fini(cr_chan_t *ch)
 {
     for (int p = 0; p < ch->nvc; p++)

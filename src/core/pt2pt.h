@@ -128,6 +128,15 @@ void cr_chan_fini(cr_chan_t *ch);
  * peer is reached otherwise (itself, shared memory) or not at all.  One-sided
  * communication uses it for the network transport's get/put. */
 tr_iface_t *cr_chan_net_peer(cr_chan_t *ch, int peer, uint64_t *addr);
+/* Add a transport started after the channel (the network transport, started
+ * on first use by dynamic processes): it joins the list tried on connect and
+ * the channel becomes its AM handler.  0, or -1 when the list is full. */
+int cr_chan_add_transport(cr_chan_t *ch, tr_iface_t *tr);
+/* Add a peer of another job, reached through tr at the transport address
+ * [addr, addr + len), which calls this process id (tr_add_peer).  Returns
+ * the new peer number (the next after every earlier one: nvc before the
+ * call), or -1 when the transport cannot reach it or memory ran out. */
+int cr_chan_add_peer(cr_chan_t *ch, tr_iface_t *tr, const void *addr, size_t len, int32_t id);
 /* Poll the channel's transports and advance queued work; returns events. */
 int cr_chan_progress(cr_chan_t *ch);
 /* 1 when nothing in the channel keeps a sleeping process from being woken. */

@@ -125,6 +125,19 @@ void mpi_cartdim_get__(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *ierror) CR_F_A
 void pmpi_cartdim_get_f08_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *ierror) CR_F_ALIAS(pmpi_cartdim_get_);
 void mpi_cartdim_get_f08_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *ierror) CR_F_ALIAS(pmpi_cartdim_get_);
 
+void CR_F_EXPORT pmpi_comm_accept_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len)
+{
+    char *cr_port_name = cr_f_str_in(port_name, port_name_len);
+    int cr_err = PMPI_Comm_accept(cr_port_name, *info, *root, *comm, (MPI_Comm*)newcomm);
+    free(cr_port_name);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_comm_accept__(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len) CR_F_ALIAS(pmpi_comm_accept_);
+void mpi_comm_accept_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len) CR_F_ALIAS(pmpi_comm_accept_);
+void mpi_comm_accept__(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len) CR_F_ALIAS(pmpi_comm_accept_);
+void pmpi_comm_accept_f08_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len) CR_F_ALIAS(pmpi_comm_accept_);
+void mpi_comm_accept_f08_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len) CR_F_ALIAS(pmpi_comm_accept_);
+
 void CR_F_EXPORT pmpi_comm_attach_buffer_(MPI_Fint *comm, void *buffer, MPI_Fint *size, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Comm_attach_buffer(*comm, cr_f_buf(buffer), *size);
@@ -174,6 +187,19 @@ void mpi_comm_compare_(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result, MPI_F
 void mpi_comm_compare__(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_compare_);
 void pmpi_comm_compare_f08_(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_compare_);
 void mpi_comm_compare_f08_(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_compare_);
+
+void CR_F_EXPORT pmpi_comm_connect_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len)
+{
+    char *cr_port_name = cr_f_str_in(port_name, port_name_len);
+    int cr_err = PMPI_Comm_connect(cr_port_name, *info, *root, *comm, (MPI_Comm*)newcomm);
+    free(cr_port_name);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_comm_connect__(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len) CR_F_ALIAS(pmpi_comm_connect_);
+void mpi_comm_connect_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len) CR_F_ALIAS(pmpi_comm_connect_);
+void mpi_comm_connect__(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len) CR_F_ALIAS(pmpi_comm_connect_);
+void pmpi_comm_connect_f08_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len) CR_F_ALIAS(pmpi_comm_connect_);
+void mpi_comm_connect_f08_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len) CR_F_ALIAS(pmpi_comm_connect_);
 
 void CR_F_EXPORT pmpi_comm_create_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm, MPI_Fint *ierror)
 {
@@ -273,6 +299,17 @@ void CR_F_EXPORT pmpi_comm_detach_buffer_f08ts_large_(MPI_Fint *comm, void *buff
     pmpi_comm_detach_buffer_c_(comm, cr_f_desc(buffer_addr), size, ierror);
 }
 void mpi_comm_detach_buffer_f08ts_large_(MPI_Fint *comm, void *buffer_addr, MPI_Count *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_detach_buffer_f08ts_large_);
+
+void CR_F_EXPORT pmpi_comm_disconnect_(MPI_Fint *comm, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Comm_disconnect((MPI_Comm*)comm);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_comm_disconnect__(MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_disconnect_);
+void mpi_comm_disconnect_(MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_disconnect_);
+void mpi_comm_disconnect__(MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_disconnect_);
+void pmpi_comm_disconnect_f08_(MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_disconnect_);
+void mpi_comm_disconnect_f08_(MPI_Fint *comm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_disconnect_);
 
 void CR_F_EXPORT pmpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror)
 {
@@ -381,6 +418,17 @@ void mpi_comm_get_name__(MPI_Fint *comm, char *comm_name, MPI_Fint *resultlen, M
 void pmpi_comm_get_name_f08_(MPI_Fint *comm, char *comm_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t comm_name_len) CR_F_ALIAS(pmpi_comm_get_name_);
 void mpi_comm_get_name_f08_(MPI_Fint *comm, char *comm_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t comm_name_len) CR_F_ALIAS(pmpi_comm_get_name_);
 
+void CR_F_EXPORT pmpi_comm_get_parent_(MPI_Fint *parent, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Comm_get_parent((MPI_Comm*)parent);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_comm_get_parent__(MPI_Fint *parent, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_get_parent_);
+void mpi_comm_get_parent_(MPI_Fint *parent, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_get_parent_);
+void mpi_comm_get_parent__(MPI_Fint *parent, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_get_parent_);
+void pmpi_comm_get_parent_f08_(MPI_Fint *parent, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_get_parent_);
+void mpi_comm_get_parent_f08_(MPI_Fint *parent, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_get_parent_);
+
 void CR_F_EXPORT pmpi_comm_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Comm_group(*comm, (MPI_Group*)group);
@@ -424,6 +472,17 @@ void mpi_comm_iflush_buffer_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror
 void mpi_comm_iflush_buffer__(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_iflush_buffer_);
 void pmpi_comm_iflush_buffer_f08_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_iflush_buffer_);
 void mpi_comm_iflush_buffer_f08_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_iflush_buffer_);
+
+void CR_F_EXPORT pmpi_comm_join_(MPI_Fint *fd, MPI_Fint *intercomm, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Comm_join(*fd, (MPI_Comm*)intercomm);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_comm_join__(MPI_Fint *fd, MPI_Fint *intercomm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_join_);
+void mpi_comm_join_(MPI_Fint *fd, MPI_Fint *intercomm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_join_);
+void mpi_comm_join__(MPI_Fint *fd, MPI_Fint *intercomm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_join_);
+void pmpi_comm_join_f08_(MPI_Fint *fd, MPI_Fint *intercomm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_join_);
+void mpi_comm_join_f08_(MPI_Fint *fd, MPI_Fint *intercomm, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_join_);
 
 void CR_F_EXPORT pmpi_comm_rank_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ierror)
 {
@@ -515,6 +574,36 @@ void mpi_comm_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror) CR_F_ALIAS
 void mpi_comm_size__(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_size_);
 void pmpi_comm_size_f08_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_size_);
 void mpi_comm_size_f08_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_size_);
+
+void CR_F_EXPORT pmpi_comm_spawn_(char *command, char *argv, MPI_Fint *maxprocs, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *array_of_errcodes, MPI_Fint *ierror, size_t command_len, size_t argv_len)
+{
+    char *cr_command = cr_f_str_in(command, command_len);
+    char ** cr_argv = cr_f_argv_in(argv, argv_len);
+    int cr_err = PMPI_Comm_spawn(cr_command, cr_argv, *maxprocs, *info, *root, *comm, (MPI_Comm*)intercomm, (int*)array_of_errcodes);
+    free(cr_command);
+    cr_f_strv_free(cr_argv);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_comm_spawn__(char *command, char *argv, MPI_Fint *maxprocs, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *array_of_errcodes, MPI_Fint *ierror, size_t command_len, size_t argv_len) CR_F_ALIAS(pmpi_comm_spawn_);
+void mpi_comm_spawn_(char *command, char *argv, MPI_Fint *maxprocs, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *array_of_errcodes, MPI_Fint *ierror, size_t command_len, size_t argv_len) CR_F_ALIAS(pmpi_comm_spawn_);
+void mpi_comm_spawn__(char *command, char *argv, MPI_Fint *maxprocs, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *array_of_errcodes, MPI_Fint *ierror, size_t command_len, size_t argv_len) CR_F_ALIAS(pmpi_comm_spawn_);
+void pmpi_comm_spawn_f08_(char *command, char *argv, MPI_Fint *maxprocs, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *array_of_errcodes, MPI_Fint *ierror, size_t command_len, size_t argv_len) CR_F_ALIAS(pmpi_comm_spawn_);
+void mpi_comm_spawn_f08_(char *command, char *argv, MPI_Fint *maxprocs, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *array_of_errcodes, MPI_Fint *ierror, size_t command_len, size_t argv_len) CR_F_ALIAS(pmpi_comm_spawn_);
+
+void CR_F_EXPORT pmpi_comm_spawn_multiple_(MPI_Fint *count, char *array_of_commands, char *array_of_argv, MPI_Fint *array_of_maxprocs, MPI_Fint *array_of_info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *array_of_errcodes, MPI_Fint *ierror, size_t array_of_commands_len, size_t array_of_argv_len)
+{
+    char ** cr_array_of_commands = cr_f_strs_in(array_of_commands, *count, array_of_commands_len);
+    char *** cr_array_of_argv = cr_f_argvs_in(array_of_argv, *count, array_of_argv_len);
+    int cr_err = PMPI_Comm_spawn_multiple(*count, cr_array_of_commands, cr_array_of_argv, (int*)array_of_maxprocs, (MPI_Info*)array_of_info, *root, *comm, (MPI_Comm*)intercomm, (int*)array_of_errcodes);
+    cr_f_strv_free(cr_array_of_commands);
+    cr_f_argvs_free(cr_array_of_argv);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_comm_spawn_multiple__(MPI_Fint *count, char *array_of_commands, char *array_of_argv, MPI_Fint *array_of_maxprocs, MPI_Fint *array_of_info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *array_of_errcodes, MPI_Fint *ierror, size_t array_of_commands_len, size_t array_of_argv_len) CR_F_ALIAS(pmpi_comm_spawn_multiple_);
+void mpi_comm_spawn_multiple_(MPI_Fint *count, char *array_of_commands, char *array_of_argv, MPI_Fint *array_of_maxprocs, MPI_Fint *array_of_info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *array_of_errcodes, MPI_Fint *ierror, size_t array_of_commands_len, size_t array_of_argv_len) CR_F_ALIAS(pmpi_comm_spawn_multiple_);
+void mpi_comm_spawn_multiple__(MPI_Fint *count, char *array_of_commands, char *array_of_argv, MPI_Fint *array_of_maxprocs, MPI_Fint *array_of_info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *array_of_errcodes, MPI_Fint *ierror, size_t array_of_commands_len, size_t array_of_argv_len) CR_F_ALIAS(pmpi_comm_spawn_multiple_);
+void pmpi_comm_spawn_multiple_f08_(MPI_Fint *count, char *array_of_commands, char *array_of_argv, MPI_Fint *array_of_maxprocs, MPI_Fint *array_of_info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *array_of_errcodes, MPI_Fint *ierror, size_t array_of_commands_len, size_t array_of_argv_len) CR_F_ALIAS(pmpi_comm_spawn_multiple_);
+void mpi_comm_spawn_multiple_f08_(MPI_Fint *count, char *array_of_commands, char *array_of_argv, MPI_Fint *array_of_maxprocs, MPI_Fint *array_of_info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *array_of_errcodes, MPI_Fint *ierror, size_t array_of_commands_len, size_t array_of_argv_len) CR_F_ALIAS(pmpi_comm_spawn_multiple_);
 
 void CR_F_EXPORT pmpi_comm_split_(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key, MPI_Fint *newcomm, MPI_Fint *ierror)
 {

@@ -84,6 +84,19 @@ void mpi_attr_put__(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val, M
 void pmpi_attr_put_f08_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val, MPI_Fint *ierror) CR_F_ALIAS(pmpi_attr_put_);
 void mpi_attr_put_f08_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val, MPI_Fint *ierror) CR_F_ALIAS(pmpi_attr_put_);
 
+void CR_F_EXPORT pmpi_close_port_(char *port_name, MPI_Fint *ierror, size_t port_name_len)
+{
+    char *cr_port_name = cr_f_str_in(port_name, port_name_len);
+    int cr_err = PMPI_Close_port(cr_port_name);
+    free(cr_port_name);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_close_port__(char *port_name, MPI_Fint *ierror, size_t port_name_len) CR_F_ALIAS(pmpi_close_port_);
+void mpi_close_port_(char *port_name, MPI_Fint *ierror, size_t port_name_len) CR_F_ALIAS(pmpi_close_port_);
+void mpi_close_port__(char *port_name, MPI_Fint *ierror, size_t port_name_len) CR_F_ALIAS(pmpi_close_port_);
+void pmpi_close_port_f08_(char *port_name, MPI_Fint *ierror, size_t port_name_len) CR_F_ALIAS(pmpi_close_port_);
+void mpi_close_port_f08_(char *port_name, MPI_Fint *ierror, size_t port_name_len) CR_F_ALIAS(pmpi_close_port_);
+
 void CR_F_EXPORT pmpi_finalize_(MPI_Fint *ierror)
 {
     int cr_err = PMPI_Finalize();
@@ -504,6 +517,36 @@ void mpi_keyval_free__(MPI_Fint *keyval, MPI_Fint *ierror) CR_F_ALIAS(pmpi_keyva
 void pmpi_keyval_free_f08_(MPI_Fint *keyval, MPI_Fint *ierror) CR_F_ALIAS(pmpi_keyval_free_);
 void mpi_keyval_free_f08_(MPI_Fint *keyval, MPI_Fint *ierror) CR_F_ALIAS(pmpi_keyval_free_);
 
+void CR_F_EXPORT pmpi_lookup_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len)
+{
+    char *cr_service_name = cr_f_str_in(service_name, service_name_len);
+    char cr_port_name[MPI_MAX_LIBRARY_VERSION_STRING + 1];
+    cr_port_name[0] = 0;
+    int cr_err = PMPI_Lookup_name(cr_service_name, *info, cr_port_name);
+    free(cr_service_name);
+    cr_f_str_out(port_name, port_name_len, cr_port_name);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_lookup_name__(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len) CR_F_ALIAS(pmpi_lookup_name_);
+void mpi_lookup_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len) CR_F_ALIAS(pmpi_lookup_name_);
+void mpi_lookup_name__(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len) CR_F_ALIAS(pmpi_lookup_name_);
+void pmpi_lookup_name_f08_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len) CR_F_ALIAS(pmpi_lookup_name_);
+void mpi_lookup_name_f08_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len) CR_F_ALIAS(pmpi_lookup_name_);
+
+void CR_F_EXPORT pmpi_open_port_(MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t port_name_len)
+{
+    char cr_port_name[MPI_MAX_LIBRARY_VERSION_STRING + 1];
+    cr_port_name[0] = 0;
+    int cr_err = PMPI_Open_port(*info, cr_port_name);
+    cr_f_str_out(port_name, port_name_len, cr_port_name);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_open_port__(MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t port_name_len) CR_F_ALIAS(pmpi_open_port_);
+void mpi_open_port_(MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t port_name_len) CR_F_ALIAS(pmpi_open_port_);
+void mpi_open_port__(MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t port_name_len) CR_F_ALIAS(pmpi_open_port_);
+void pmpi_open_port_f08_(MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t port_name_len) CR_F_ALIAS(pmpi_open_port_);
+void mpi_open_port_f08_(MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t port_name_len) CR_F_ALIAS(pmpi_open_port_);
+
 void CR_F_EXPORT pmpi_pcontrol_(MPI_Fint *level, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Pcontrol(*level);
@@ -515,6 +558,21 @@ void mpi_pcontrol__(MPI_Fint *level, MPI_Fint *ierror) CR_F_ALIAS(pmpi_pcontrol_
 void pmpi_pcontrol_f08_(MPI_Fint *level, MPI_Fint *ierror) CR_F_ALIAS(pmpi_pcontrol_);
 void mpi_pcontrol_f08_(MPI_Fint *level, MPI_Fint *ierror) CR_F_ALIAS(pmpi_pcontrol_);
 
+void CR_F_EXPORT pmpi_publish_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len)
+{
+    char *cr_service_name = cr_f_str_in(service_name, service_name_len);
+    char *cr_port_name = cr_f_str_in(port_name, port_name_len);
+    int cr_err = PMPI_Publish_name(cr_service_name, *info, cr_port_name);
+    free(cr_service_name);
+    free(cr_port_name);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_publish_name__(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len) CR_F_ALIAS(pmpi_publish_name_);
+void mpi_publish_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len) CR_F_ALIAS(pmpi_publish_name_);
+void mpi_publish_name__(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len) CR_F_ALIAS(pmpi_publish_name_);
+void pmpi_publish_name_f08_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len) CR_F_ALIAS(pmpi_publish_name_);
+void mpi_publish_name_f08_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len) CR_F_ALIAS(pmpi_publish_name_);
+
 void CR_F_EXPORT pmpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierror)
 {
     int cr_err = PMPI_Query_thread((int*)provided);
@@ -525,6 +583,21 @@ void mpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierror) CR_F_ALIAS(pmpi_que
 void mpi_query_thread__(MPI_Fint *provided, MPI_Fint *ierror) CR_F_ALIAS(pmpi_query_thread_);
 void pmpi_query_thread_f08_(MPI_Fint *provided, MPI_Fint *ierror) CR_F_ALIAS(pmpi_query_thread_);
 void mpi_query_thread_f08_(MPI_Fint *provided, MPI_Fint *ierror) CR_F_ALIAS(pmpi_query_thread_);
+
+void CR_F_EXPORT pmpi_unpublish_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len)
+{
+    char *cr_service_name = cr_f_str_in(service_name, service_name_len);
+    char *cr_port_name = cr_f_str_in(port_name, port_name_len);
+    int cr_err = PMPI_Unpublish_name(cr_service_name, *info, cr_port_name);
+    free(cr_service_name);
+    free(cr_port_name);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_unpublish_name__(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len) CR_F_ALIAS(pmpi_unpublish_name_);
+void mpi_unpublish_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len) CR_F_ALIAS(pmpi_unpublish_name_);
+void mpi_unpublish_name__(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len) CR_F_ALIAS(pmpi_unpublish_name_);
+void pmpi_unpublish_name_f08_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len) CR_F_ALIAS(pmpi_unpublish_name_);
+void mpi_unpublish_name_f08_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len) CR_F_ALIAS(pmpi_unpublish_name_);
 
 double CR_F_EXPORT pmpi_wtick_(void)
 {

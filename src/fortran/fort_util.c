@@ -25,6 +25,68 @@ char *cr_f_str_in(const char *s, size_t len)
     return c;
 }
 
+/* Whether a Fortran string is blank (spaces, or the NULs of MPI_ARGV_NULL). */
+static int f_blank(const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (s[i] != ' ' && s[i] != '\0') return 0;
+    return 1;
+}
+
+/* n entries of a, stride bytes apart, each len long, as a C vector. */
+static char **f_strv(const char *a, int n, size_t stride, size_t len)
+{
+    char **v = calloc((size_t)n + 1, sizeof *v);
+    for (int i = 0; v && i < n; i++)
+        if (!(v[i] = cr_f_str_in(a + (size_t)i * stride, len))) {
+            cr_f_strv_free(v);
+            return NULL;
+        }
+    return v;
+}
+
+char **cr_f_argv_in(const char *a, size_t len)
+{
+    int n = 0;
+    while (!f_blank(a + (size_t)n * len, len)) n++;
+    return f_strv(a, n, len, len);
+}
+
+char **cr_f_strs_in(const char *a, int n, size_t len)
+{
+    return f_strv(a, n > 0 ? n : 0, len, len);
+}
+
+char ***cr_f_argvs_in(const char *a, int count, size_t len)
+{
+    if (count < 1) count = 0;
+    char ***v = calloc((size_t)count + 1, sizeof *v);
+    for (int i = 0; v && i < count; i++) {
+        /* entry (i, j) of array_of_argv(count, *) is at (j * count + i) * len */
+        size_t stride = (size_t)count * len;
+        const char *row = a + (size_t)i * len;
+        int n = 0;
+        while (!f_blank(row + (size_t)n * stride, len)) n++;
+        if (!(v[i] = f_strv(row, n, stride, len))) {
+            cr_f_argvs_free(v);
+            return NULL;
+        }
+    }
+    return v;
+}
+
+void cr_f_strv_free(char **v)
+{
+    for (int i = 0; v && v[i]; i++) free(v[i]);
+    free(v);
+}
+
+void cr_f_argvs_free(char ***v)
+{
+    for (int i = 0; v && v[i]; i++) cr_f_strv_free(v[i]);
+    free(v);
+}
+
 void cr_f_str_out(char *dst, size_t len, const char *src)
 {
     size_t n = strlen(src);

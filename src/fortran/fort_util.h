@@ -76,6 +76,16 @@ static inline void *cr_f_desc(void *desc)
 char *cr_f_str_in(const char *s, size_t len);
 /* A string result: copied into the Fortran variable, blank-padded. */
 void cr_f_str_out(char *dst, size_t len, const char *src);
+/* Arrays of strings of length len (MPI_COMM_SPAWN's argv and the arrays of
+ * MPI_COMM_SPAWN_MULTIPLE), as NULL-terminated C vectors of copies:
+ * argv: entries up to the first blank one (MPI_ARGV_NULL is blank);
+ * strs: n entries; argvs: array_of_argv(count, *), each row up to its first
+ * blank entry.  NULL when out of memory.  The _free calls release them. */
+char **cr_f_argv_in(const char *a, size_t len);
+char **cr_f_strs_in(const char *a, int n, size_t len);
+char ***cr_f_argvs_in(const char *a, int count, size_t len);
+void cr_f_strv_free(char **v);
+void cr_f_argvs_free(char ***v);
 
 /* Attribute keyvals made from Fortran (MPI_COMM_CREATE_KEYVAL & co.): the
  * object kind, whether the callbacks are MPI_KEYVAL_CREATE's default-INTEGER

@@ -1494,6 +1494,30 @@ MODULE mpi
       INTEGER :: ndims
       INTEGER :: ierror
     END SUBROUTINE PMPI_CARTDIM_GET
+    SUBROUTINE MPI_CLOSE_PORT(port_name, ierror)
+      CHARACTER(LEN=*) :: port_name
+      INTEGER :: ierror
+    END SUBROUTINE MPI_CLOSE_PORT
+    SUBROUTINE PMPI_CLOSE_PORT(port_name, ierror)
+      CHARACTER(LEN=*) :: port_name
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_CLOSE_PORT
+    SUBROUTINE MPI_COMM_ACCEPT(port_name, info, root, comm, newcomm, ierror)
+      CHARACTER(LEN=*) :: port_name
+      INTEGER :: info
+      INTEGER :: root
+      INTEGER :: comm
+      INTEGER :: newcomm
+      INTEGER :: ierror
+    END SUBROUTINE MPI_COMM_ACCEPT
+    SUBROUTINE PMPI_COMM_ACCEPT(port_name, info, root, comm, newcomm, ierror)
+      CHARACTER(LEN=*) :: port_name
+      INTEGER :: info
+      INTEGER :: root
+      INTEGER :: comm
+      INTEGER :: newcomm
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_COMM_ACCEPT
     SUBROUTINE MPI_COMM_ATTACH_BUFFER(comm, buffer, size, ierror)
       INTEGER :: comm
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
@@ -1530,6 +1554,22 @@ MODULE mpi
       INTEGER :: result
       INTEGER :: ierror
     END SUBROUTINE PMPI_COMM_COMPARE
+    SUBROUTINE MPI_COMM_CONNECT(port_name, info, root, comm, newcomm, ierror)
+      CHARACTER(LEN=*) :: port_name
+      INTEGER :: info
+      INTEGER :: root
+      INTEGER :: comm
+      INTEGER :: newcomm
+      INTEGER :: ierror
+    END SUBROUTINE MPI_COMM_CONNECT
+    SUBROUTINE PMPI_COMM_CONNECT(port_name, info, root, comm, newcomm, ierror)
+      CHARACTER(LEN=*) :: port_name
+      INTEGER :: info
+      INTEGER :: root
+      INTEGER :: comm
+      INTEGER :: newcomm
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_COMM_CONNECT
     SUBROUTINE MPI_COMM_CREATE(comm, group, newcomm, ierror)
       INTEGER :: comm
       INTEGER :: group
@@ -1624,6 +1664,14 @@ MODULE mpi
       INTEGER :: size
       INTEGER :: ierror
     END SUBROUTINE PMPI_COMM_DETACH_BUFFER
+    SUBROUTINE MPI_COMM_DISCONNECT(comm, ierror)
+      INTEGER :: comm
+      INTEGER :: ierror
+    END SUBROUTINE MPI_COMM_DISCONNECT
+    SUBROUTINE PMPI_COMM_DISCONNECT(comm, ierror)
+      INTEGER :: comm
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_COMM_DISCONNECT
     SUBROUTINE MPI_COMM_DUP(comm, newcomm, ierror)
       INTEGER :: comm
       INTEGER :: newcomm
@@ -1718,6 +1766,14 @@ MODULE mpi
       INTEGER :: resultlen
       INTEGER :: ierror
     END SUBROUTINE PMPI_COMM_GET_NAME
+    SUBROUTINE MPI_COMM_GET_PARENT(parent, ierror)
+      INTEGER :: parent
+      INTEGER :: ierror
+    END SUBROUTINE MPI_COMM_GET_PARENT
+    SUBROUTINE PMPI_COMM_GET_PARENT(parent, ierror)
+      INTEGER :: parent
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_COMM_GET_PARENT
     SUBROUTINE MPI_COMM_GROUP(comm, group, ierror)
       INTEGER :: comm
       INTEGER :: group
@@ -1764,6 +1820,16 @@ MODULE mpi
       INTEGER :: request
       INTEGER :: ierror
     END SUBROUTINE PMPI_COMM_IFLUSH_BUFFER
+    SUBROUTINE MPI_COMM_JOIN(fd, intercomm, ierror)
+      INTEGER :: fd
+      INTEGER :: intercomm
+      INTEGER :: ierror
+    END SUBROUTINE MPI_COMM_JOIN
+    SUBROUTINE PMPI_COMM_JOIN(fd, intercomm, ierror)
+      INTEGER :: fd
+      INTEGER :: intercomm
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_COMM_JOIN
     SUBROUTINE MPI_COMM_RANK(comm, rank, ierror)
       INTEGER :: comm
       INTEGER :: rank
@@ -1848,6 +1914,56 @@ MODULE mpi
       INTEGER :: size
       INTEGER :: ierror
     END SUBROUTINE PMPI_COMM_SIZE
+    SUBROUTINE MPI_COMM_SPAWN(command, argv, maxprocs, info, root, comm, intercomm, &
+          array_of_errcodes, ierror)
+      CHARACTER(LEN=*) :: command
+      CHARACTER(LEN=*) :: argv(*)
+      INTEGER :: maxprocs
+      INTEGER :: info
+      INTEGER :: root
+      INTEGER :: comm
+      INTEGER :: intercomm
+      INTEGER :: array_of_errcodes(*)
+      INTEGER :: ierror
+    END SUBROUTINE MPI_COMM_SPAWN
+    SUBROUTINE PMPI_COMM_SPAWN(command, argv, maxprocs, info, root, comm, intercomm, &
+          array_of_errcodes, ierror)
+      CHARACTER(LEN=*) :: command
+      CHARACTER(LEN=*) :: argv(*)
+      INTEGER :: maxprocs
+      INTEGER :: info
+      INTEGER :: root
+      INTEGER :: comm
+      INTEGER :: intercomm
+      INTEGER :: array_of_errcodes(*)
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_COMM_SPAWN
+    SUBROUTINE MPI_COMM_SPAWN_MULTIPLE(count, array_of_commands, array_of_argv, &
+          array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, ierror)
+      INTEGER :: count
+      CHARACTER(LEN=*) :: array_of_commands(*)
+      CHARACTER(LEN=*) :: array_of_argv(COUNT,*)
+      INTEGER :: array_of_maxprocs(*)
+      INTEGER :: array_of_info(*)
+      INTEGER :: root
+      INTEGER :: comm
+      INTEGER :: intercomm
+      INTEGER :: array_of_errcodes(*)
+      INTEGER :: ierror
+    END SUBROUTINE MPI_COMM_SPAWN_MULTIPLE
+    SUBROUTINE PMPI_COMM_SPAWN_MULTIPLE(count, array_of_commands, array_of_argv, &
+          array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, ierror)
+      INTEGER :: count
+      CHARACTER(LEN=*) :: array_of_commands(*)
+      CHARACTER(LEN=*) :: array_of_argv(COUNT,*)
+      INTEGER :: array_of_maxprocs(*)
+      INTEGER :: array_of_info(*)
+      INTEGER :: root
+      INTEGER :: comm
+      INTEGER :: intercomm
+      INTEGER :: array_of_errcodes(*)
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_COMM_SPAWN_MULTIPLE
     SUBROUTINE MPI_COMM_SPLIT(comm, color, key, newcomm, ierror)
       INTEGER :: comm
       INTEGER :: color
@@ -4694,6 +4810,18 @@ MODULE mpi
       INTEGER :: keyval
       INTEGER :: ierror
     END SUBROUTINE PMPI_KEYVAL_FREE
+    SUBROUTINE MPI_LOOKUP_NAME(service_name, info, port_name, ierror)
+      CHARACTER(LEN=*) :: service_name
+      INTEGER :: info
+      CHARACTER(LEN=*) :: port_name
+      INTEGER :: ierror
+    END SUBROUTINE MPI_LOOKUP_NAME
+    SUBROUTINE PMPI_LOOKUP_NAME(service_name, info, port_name, ierror)
+      CHARACTER(LEN=*) :: service_name
+      INTEGER :: info
+      CHARACTER(LEN=*) :: port_name
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_LOOKUP_NAME
     SUBROUTINE MPI_MPROBE(source, tag, comm, message, status, ierror)
       IMPORT :: MPI_STATUS_SIZE
       INTEGER :: source
@@ -5066,6 +5194,16 @@ MODULE mpi
       INTEGER :: op
       INTEGER :: ierror
     END SUBROUTINE PMPI_OP_FREE
+    SUBROUTINE MPI_OPEN_PORT(info, port_name, ierror)
+      INTEGER :: info
+      CHARACTER(LEN=*) :: port_name
+      INTEGER :: ierror
+    END SUBROUTINE MPI_OPEN_PORT
+    SUBROUTINE PMPI_OPEN_PORT(info, port_name, ierror)
+      INTEGER :: info
+      CHARACTER(LEN=*) :: port_name
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_OPEN_PORT
     SUBROUTINE MPI_PACK(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
       TYPE(*), DIMENSION(*) :: inbuf
@@ -5278,6 +5416,18 @@ MODULE mpi
       INTEGER :: request
       INTEGER :: ierror
     END SUBROUTINE PMPI_PSEND_INIT
+    SUBROUTINE MPI_PUBLISH_NAME(service_name, info, port_name, ierror)
+      CHARACTER(LEN=*) :: service_name
+      INTEGER :: info
+      CHARACTER(LEN=*) :: port_name
+      INTEGER :: ierror
+    END SUBROUTINE MPI_PUBLISH_NAME
+    SUBROUTINE PMPI_PUBLISH_NAME(service_name, info, port_name, ierror)
+      CHARACTER(LEN=*) :: service_name
+      INTEGER :: info
+      CHARACTER(LEN=*) :: port_name
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_PUBLISH_NAME
     SUBROUTINE MPI_PUT(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
           target_count, target_datatype, win, ierror)
       IMPORT :: MPI_ADDRESS_KIND
@@ -7065,6 +7215,18 @@ MODULE mpi
       INTEGER :: datatype
       INTEGER :: ierror
     END SUBROUTINE PMPI_UNPACK_EXTERNAL
+    SUBROUTINE MPI_UNPUBLISH_NAME(service_name, info, port_name, ierror)
+      CHARACTER(LEN=*) :: service_name
+      INTEGER :: info
+      CHARACTER(LEN=*) :: port_name
+      INTEGER :: ierror
+    END SUBROUTINE MPI_UNPUBLISH_NAME
+    SUBROUTINE PMPI_UNPUBLISH_NAME(service_name, info, port_name, ierror)
+      CHARACTER(LEN=*) :: service_name
+      INTEGER :: info
+      CHARACTER(LEN=*) :: port_name
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_UNPUBLISH_NAME
     SUBROUTINE MPI_WAIT(request, status, ierror)
       IMPORT :: MPI_STATUS_SIZE
       INTEGER :: request

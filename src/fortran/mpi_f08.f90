@@ -2216,6 +2216,46 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Cartdim_get
   END INTERFACE PMPI_Cartdim_get
+  INTERFACE MPI_Close_port
+    SUBROUTINE MPI_Close_port(port_name, ierror)
+      IMPORT
+      IMPLICIT NONE
+      CHARACTER(LEN=*), INTENT(IN) :: port_name
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Close_port
+  END INTERFACE MPI_Close_port
+  INTERFACE PMPI_Close_port
+    SUBROUTINE PMPI_Close_port(port_name, ierror)
+      IMPORT
+      IMPLICIT NONE
+      CHARACTER(LEN=*), INTENT(IN) :: port_name
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Close_port
+  END INTERFACE PMPI_Close_port
+  INTERFACE MPI_Comm_accept
+    SUBROUTINE MPI_Comm_accept(port_name, info, root, comm, newcomm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      CHARACTER(LEN=*), INTENT(IN) :: port_name
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Comm), INTENT(OUT) :: newcomm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Comm_accept
+  END INTERFACE MPI_Comm_accept
+  INTERFACE PMPI_Comm_accept
+    SUBROUTINE PMPI_Comm_accept(port_name, info, root, comm, newcomm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      CHARACTER(LEN=*), INTENT(IN) :: port_name
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Comm), INTENT(OUT) :: newcomm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Comm_accept
+  END INTERFACE PMPI_Comm_accept
   INTERFACE MPI_Comm_attach_buffer
     SUBROUTINE MPI_Comm_attach_buffer(comm, buffer, size, ierror)
       IMPORT
@@ -2294,6 +2334,30 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Comm_compare
   END INTERFACE PMPI_Comm_compare
+  INTERFACE MPI_Comm_connect
+    SUBROUTINE MPI_Comm_connect(port_name, info, root, comm, newcomm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      CHARACTER(LEN=*), INTENT(IN) :: port_name
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Comm), INTENT(OUT) :: newcomm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Comm_connect
+  END INTERFACE MPI_Comm_connect
+  INTERFACE PMPI_Comm_connect
+    SUBROUTINE PMPI_Comm_connect(port_name, info, root, comm, newcomm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      CHARACTER(LEN=*), INTENT(IN) :: port_name
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Comm), INTENT(OUT) :: newcomm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Comm_connect
+  END INTERFACE PMPI_Comm_connect
   INTERFACE MPI_Comm_create
     SUBROUTINE MPI_Comm_create(comm, group, newcomm, ierror)
       IMPORT
@@ -2460,6 +2524,22 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Comm_detach_buffer_c
   END INTERFACE PMPI_Comm_detach_buffer
+  INTERFACE MPI_Comm_disconnect
+    SUBROUTINE MPI_Comm_disconnect(comm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Comm), INTENT(INOUT) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Comm_disconnect
+  END INTERFACE MPI_Comm_disconnect
+  INTERFACE PMPI_Comm_disconnect
+    SUBROUTINE PMPI_Comm_disconnect(comm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Comm), INTENT(INOUT) :: comm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Comm_disconnect
+  END INTERFACE PMPI_Comm_disconnect
   INTERFACE MPI_Comm_dup
     SUBROUTINE MPI_Comm_dup(comm, newcomm, ierror)
       IMPORT
@@ -2624,6 +2704,22 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Comm_get_name
   END INTERFACE PMPI_Comm_get_name
+  INTERFACE MPI_Comm_get_parent
+    SUBROUTINE MPI_Comm_get_parent(parent, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Comm), INTENT(OUT) :: parent
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Comm_get_parent
+  END INTERFACE MPI_Comm_get_parent
+  INTERFACE PMPI_Comm_get_parent
+    SUBROUTINE PMPI_Comm_get_parent(parent, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Comm), INTENT(OUT) :: parent
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Comm_get_parent
+  END INTERFACE PMPI_Comm_get_parent
   INTERFACE MPI_Comm_group
     SUBROUTINE MPI_Comm_group(comm, group, ierror)
       IMPORT
@@ -2702,6 +2798,24 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Comm_iflush_buffer
   END INTERFACE PMPI_Comm_iflush_buffer
+  INTERFACE MPI_Comm_join
+    SUBROUTINE MPI_Comm_join(fd, intercomm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: fd
+      TYPE(MPI_Comm), INTENT(OUT) :: intercomm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Comm_join
+  END INTERFACE MPI_Comm_join
+  INTERFACE PMPI_Comm_join
+    SUBROUTINE PMPI_Comm_join(fd, intercomm, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: fd
+      TYPE(MPI_Comm), INTENT(OUT) :: intercomm
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Comm_join
+  END INTERFACE PMPI_Comm_join
   INTERFACE MPI_Comm_rank
     SUBROUTINE MPI_Comm_rank(comm, rank, ierror)
       IMPORT
@@ -2848,6 +2962,72 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Comm_size
   END INTERFACE PMPI_Comm_size
+  INTERFACE MPI_Comm_spawn
+    SUBROUTINE MPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, &
+          array_of_errcodes, ierror)
+      IMPORT
+      IMPLICIT NONE
+      CHARACTER(LEN=*), INTENT(IN) :: command
+      CHARACTER(LEN=*), INTENT(IN) :: argv(*)
+      INTEGER, INTENT(IN) :: maxprocs
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Comm), INTENT(OUT) :: intercomm
+      INTEGER, INTENT(OUT) :: array_of_errcodes(*)
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Comm_spawn
+  END INTERFACE MPI_Comm_spawn
+  INTERFACE PMPI_Comm_spawn
+    SUBROUTINE PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, &
+          array_of_errcodes, ierror)
+      IMPORT
+      IMPLICIT NONE
+      CHARACTER(LEN=*), INTENT(IN) :: command
+      CHARACTER(LEN=*), INTENT(IN) :: argv(*)
+      INTEGER, INTENT(IN) :: maxprocs
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Comm), INTENT(OUT) :: intercomm
+      INTEGER, INTENT(OUT) :: array_of_errcodes(*)
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Comm_spawn
+  END INTERFACE PMPI_Comm_spawn
+  INTERFACE MPI_Comm_spawn_multiple
+    SUBROUTINE MPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, &
+          array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: count
+      CHARACTER(LEN=*), INTENT(IN) :: array_of_commands(*)
+      CHARACTER(LEN=*), INTENT(IN) :: array_of_argv(*)
+      INTEGER, INTENT(IN) :: array_of_maxprocs(*)
+      TYPE(MPI_Info), INTENT(IN) :: array_of_info(*)
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Comm), INTENT(OUT) :: intercomm
+      INTEGER, INTENT(OUT) :: array_of_errcodes(*)
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Comm_spawn_multiple
+  END INTERFACE MPI_Comm_spawn_multiple
+  INTERFACE PMPI_Comm_spawn_multiple
+    SUBROUTINE PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, &
+          array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: count
+      CHARACTER(LEN=*), INTENT(IN) :: array_of_commands(*)
+      CHARACTER(LEN=*), INTENT(IN) :: array_of_argv(*)
+      INTEGER, INTENT(IN) :: array_of_maxprocs(*)
+      TYPE(MPI_Info), INTENT(IN) :: array_of_info(*)
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Comm), INTENT(OUT) :: intercomm
+      INTEGER, INTENT(OUT) :: array_of_errcodes(*)
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Comm_spawn_multiple
+  END INTERFACE PMPI_Comm_spawn_multiple
   INTERFACE MPI_Comm_split
     SUBROUTINE MPI_Comm_split(comm, color, key, newcomm, ierror)
       IMPORT
@@ -8727,6 +8907,26 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Keyval_free
   END INTERFACE PMPI_Keyval_free
+  INTERFACE MPI_Lookup_name
+    SUBROUTINE MPI_Lookup_name(service_name, info, port_name, ierror)
+      IMPORT
+      IMPLICIT NONE
+      CHARACTER(LEN=*), INTENT(IN) :: service_name
+      TYPE(MPI_Info), INTENT(IN) :: info
+      CHARACTER(LEN=*), INTENT(OUT) :: port_name
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Lookup_name
+  END INTERFACE MPI_Lookup_name
+  INTERFACE PMPI_Lookup_name
+    SUBROUTINE PMPI_Lookup_name(service_name, info, port_name, ierror)
+      IMPORT
+      IMPLICIT NONE
+      CHARACTER(LEN=*), INTENT(IN) :: service_name
+      TYPE(MPI_Info), INTENT(IN) :: info
+      CHARACTER(LEN=*), INTENT(OUT) :: port_name
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Lookup_name
+  END INTERFACE PMPI_Lookup_name
   INTERFACE MPI_Mprobe
     SUBROUTINE MPI_Mprobe(source, tag, comm, message, status, ierror)
       IMPORT
@@ -9573,6 +9773,24 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Op_free
   END INTERFACE PMPI_Op_free
+  INTERFACE MPI_Open_port
+    SUBROUTINE MPI_Open_port(info, port_name, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Info), INTENT(IN) :: info
+      CHARACTER(LEN=*), INTENT(OUT) :: port_name
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Open_port
+  END INTERFACE MPI_Open_port
+  INTERFACE PMPI_Open_port
+    SUBROUTINE PMPI_Open_port(info, port_name, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Info), INTENT(IN) :: info
+      CHARACTER(LEN=*), INTENT(OUT) :: port_name
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Open_port
+  END INTERFACE PMPI_Open_port
   INTERFACE MPI_Pack
     SUBROUTINE MPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
       IMPORT
@@ -9965,6 +10183,26 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Psend_init
   END INTERFACE PMPI_Psend_init
+  INTERFACE MPI_Publish_name
+    SUBROUTINE MPI_Publish_name(service_name, info, port_name, ierror)
+      IMPORT
+      IMPLICIT NONE
+      CHARACTER(LEN=*), INTENT(IN) :: service_name
+      TYPE(MPI_Info), INTENT(IN) :: info
+      CHARACTER(LEN=*), INTENT(IN) :: port_name
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Publish_name
+  END INTERFACE MPI_Publish_name
+  INTERFACE PMPI_Publish_name
+    SUBROUTINE PMPI_Publish_name(service_name, info, port_name, ierror)
+      IMPORT
+      IMPLICIT NONE
+      CHARACTER(LEN=*), INTENT(IN) :: service_name
+      TYPE(MPI_Info), INTENT(IN) :: info
+      CHARACTER(LEN=*), INTENT(IN) :: port_name
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Publish_name
+  END INTERFACE PMPI_Publish_name
   INTERFACE MPI_Put
     SUBROUTINE MPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
           target_count, target_datatype, win, ierror)
@@ -13810,6 +14048,26 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Unpack_external_c
   END INTERFACE PMPI_Unpack_external
+  INTERFACE MPI_Unpublish_name
+    SUBROUTINE MPI_Unpublish_name(service_name, info, port_name, ierror)
+      IMPORT
+      IMPLICIT NONE
+      CHARACTER(LEN=*), INTENT(IN) :: service_name
+      TYPE(MPI_Info), INTENT(IN) :: info
+      CHARACTER(LEN=*), INTENT(IN) :: port_name
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Unpublish_name
+  END INTERFACE MPI_Unpublish_name
+  INTERFACE PMPI_Unpublish_name
+    SUBROUTINE PMPI_Unpublish_name(service_name, info, port_name, ierror)
+      IMPORT
+      IMPLICIT NONE
+      CHARACTER(LEN=*), INTENT(IN) :: service_name
+      TYPE(MPI_Info), INTENT(IN) :: info
+      CHARACTER(LEN=*), INTENT(IN) :: port_name
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Unpublish_name
+  END INTERFACE PMPI_Unpublish_name
   INTERFACE MPI_Wait
     SUBROUTINE MPI_Wait(request, status, ierror)
       IMPORT

@@ -99,6 +99,7 @@ int crpmi_init(crpmi_info_t *info)
         return 0;
     }
     if (!pmi.ops) return -1;
+    in->universe_stated = in->universe_size > 0;
     if (in->universe_size < in->size) in->universe_size = in->size;
     /* Slurm answers -1 (unknown): one srun starts one application. */
     if (in->appnum < 0) in->appnum = 0;
@@ -260,6 +261,40 @@ int crpmi_local_ranks(int **ranks, int *n)
         return 0;
     }
     return pmi.ops->local_ranks(ranks, n);
+}
+
+/* Join n strings into one buffer of NUL-terminated pieces; NULL when out of memory. */
+static char *join_nul(char *const *v, int n, size_t *len)
+{
+    size_t total = 0;
+    for (int i = 0; i < n; i++) total += strlen(v[i]) + 1;
+    char *b = malloc(total ? total : 1), *p = b;
+    if (!b) return NULL;
+    for (int i = 0; i < n; i++) p = stpcpy(p, v[i]) + 1;
+    *len = total;
+    return b;
+}
+
+int crpmi_spawn(char *const *args, int nargs, char *const *env, int nenv, char *why, size_t len)
+{
+    if (!pmi.initialized || pmi.finalized || !pmi.ops) {
+        snprintf(why, len, "no launcher: a process started without mpiexec cannot spawn "
+                           "(start it with Courier's mpiexec)");
+        return -1;
+    }
+    if (!pmi.ops->spawn) {
+        snprintf(why, len, "the launcher (%s) offers no spawn that Courier can use; "
+                           "Courier's own mpiexec can spawn", pmi.info.flavour);
+        return -1;
+    }
+    size_t alen, elen;
+    char *a = join_nul(args, nargs, &alen), *e = join_nul(env, nenv, &elen);
+    int rc = -1;
+    if (a && e) rc = pmi.ops->spawn(a, alen, e, elen, why, len);
+    else snprintf(why, len, "out of memory");
+    free(a);
+    free(e);
+    return rc;
 }
 
 int crpmi_check(char *why, size_t len)

@@ -21,6 +21,7 @@ typedef struct {
     int size;          /* number of processes in the job */
     int appnum;        /* MPI_APPNUM (0 where the launcher does not say: Slurm) */
     int universe_size; /* MPI_UNIVERSE_SIZE as the launcher states it, else size */
+    int universe_stated; /* 1 when the launcher stated it (MPI_UNIVERSE_SIZE is set) */
     int singleton;     /* 1 when no launcher was found */
     const char *flavour;  /* "PMI-1", "PMI-2", "PMIx" or "singleton" */
     char kvsname[256]; /* the job's name (key-value space, namespace) */
@@ -59,4 +60,12 @@ int crpmi_local_ranks(int **ranks, int *n);
  * dead rank.  Cheap (one poll() with timeout 0, or a flag) and never blocks;
  * 0 for a singleton and after crpmi_finalize(). */
 int crpmi_check(char *why, size_t len);
+/* Ask the launcher to start a new job (dynamic processes, MPI_Comm_spawn):
+ * args[0..nargs) is the argument list a launcher command line would take
+ * (Courier's mpiexec options, then programs and arguments, ":" between
+ * programs); env[0..nenv) are "NAME=VALUE" settings the new processes get
+ * on top of the launcher's environment.  0 once the launcher started the new
+ * job's launcher; -1 with the reason in why (len bytes), and no message,
+ * where the launcher cannot spawn (only Courier's mpiexec can) or refused. */
+int crpmi_spawn(char *const *args, int nargs, char *const *env, int nenv, char *why, size_t len);
 #endif

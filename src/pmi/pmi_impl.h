@@ -31,6 +31,11 @@ typedef struct {
     /* 0 while the process manager is reachable and has reported no dead
      * rank; otherwise -1 with the reason in why (len bytes).  Never blocks. */
     int (*check)(char *why, size_t len);
+    /* Start a new job (crpmi_spawn): args and env are NUL-separated lists of
+     * alen and elen bytes.  0, or -1 with the reason in why and no message.
+     * NULL where the process manager has no spawn the client can use. */
+    int (*spawn)(const char *args, size_t alen, const char *env, size_t elen, char *why,
+                 size_t wlen);
 } crpmi_ops_t;
 
 /* The wire protocols (pmi_wire.c).  version: 0 automatic (ask for PMI-2 over

@@ -53,6 +53,9 @@
 #define PMI_ABORT_WAIT_MS 10000
 /* With other launchers, how long the abort message gets to reach them. */
 #define PMI_ABORT_MSG_DELAY_MS 100
+/* The longest request line Courier's mpiexec reads (launcher/ranks.h
+ * LA_PMI_LINE_MAX); a spawn request must fit. */
+#define PMI_SPAWN_LINE_MAX (256 + 65536)
 
 /* A parsed PMI-2 reply: the command and its key/value pairs, pointing into
  * the message buffer. */
@@ -549,7 +552,64 @@ static int wire_check(char *why, size_t len)
     return -1;
 }
 
+/* Courier's mpiexec only (its PMI-1 extension, launcher=courier):
+ * "cmd=spawn_courier args=<hex> env=<hex>", answered by "cmd=spawn_result
+ * rc=<0|-1> reason=<hex>".  The lists are hex so that spaces and '=' pass. */
+static char *hex_of(const char *p, size_t n)
+{
+    static const char digits[] = "0123456789abcdef";
+    char *h = malloc(2 * n + 1);
+    if (!h) return NULL;
+    for (size_t i = 0; i < n; i++) {
+        h[2 * i] = digits[(unsigned char)p[i] >> 4];
+        h[2 * i + 1] = digits[(unsigned char)p[i] & 15];
+    }
+    h[2 * n] = '\0';
+    return h;
+}
+
+static int wire_spawn(const char *args, size_t alen, const char *env, size_t elen, char *why,
+                      size_t wlen)
+{
+    if (!w.courier || w.version != 1) {
+        snprintf(why, wlen, "the launcher (%s) offers no spawn that Courier can use; "
+                            "Courier's own mpiexec can spawn", w.version == 2 ? "PMI-2" : "PMI-1");
+        return -1;
+    }
+    char *ah = hex_of(args, alen), *eh = hex_of(env, elen);
+    int rc = -1;
+    if (!ah || !eh) {
+        snprintf(why, wlen, "out of memory");
+    } else if (2 * (alen + elen) + 64 > PMI_SPAWN_LINE_MAX) {
+        snprintf(why, wlen, "the spawn request (%zu bytes of programs, arguments and "
+                            "settings) is longer than the launcher takes", alen + elen);
+    } else if (w_send("cmd=spawn_courier args=%s env=%s\n", ah, eh) == 0) {
+        char *line = w1_expect("spawn_result", &rc);
+        if (!line) {
+            snprintf(why, wlen, "the launcher did not answer the spawn request");
+            rc = -1;
+        } else if (rc != 0) {
+            char hex[512];
+            int n = w1_field(line, "reason", hex, sizeof hex);
+            size_t k = 0;
+            for (int i = 0; i + 1 < n && k + 1 < wlen && hex[i + 1]; i += 2) {
+                unsigned v;
+                if (sscanf(hex + i, "%2x", &v) != 1) break;
+                why[k++] = (char)v;
+            }
+            if (wlen) why[k < wlen ? k : wlen - 1] = '\0';
+            rc = -1;
+        }
+    } else {
+        snprintf(why, wlen, "cannot write to the launcher");
+    }
+    free(ah);
+    free(eh);
+    return rc;
+}
+
 static const crpmi_ops_t wire_ops = {
+    .spawn = wire_spawn,
     .put = wire_put,
     .get = wire_get,
     .fence = wire_fence,

@@ -250,7 +250,7 @@ static int win_make(cr_comm_t *comm, int flavor, void *base, MPI_Aint size, MPI_
         t->base = (char *)(uintptr_t)ALL64(r, 4);
         t->key.w[0] = ALL64(r, 8);
         t->key.w[1] = ALL64(r, 10);
-        t->local = cr_proc.local_of_world[t->world] >= 0 ? w->nlocal++ : -1;
+        t->local = cr_peer_local(t->world) >= 0 ? w->nlocal++ : -1;
         if (r == w->rank) w->my_local = t->local;
         if (t->local == 0) creator = r;
     }

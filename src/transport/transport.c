@@ -69,6 +69,19 @@ void tr_stub_sleep_wake(tr_iface_t *tr)
     (void)tr;
 }
 
+tr_status_t tr_stub_my_address(tr_iface_t *tr, void *addr, size_t *len)
+{
+    (void)tr, (void)addr, (void)len;
+    return TR_ERR_UNSUPPORTED;
+}
+
+tr_status_t tr_stub_add_peer(tr_iface_t *tr, const void *addr, size_t len, int32_t id,
+                             uint64_t *handle)
+{
+    (void)tr, (void)addr, (void)len, (void)id, (void)handle;
+    return TR_ERR_UNSUPPORTED;
+}
+
 void tr_stub_finalize(tr_iface_t *tr)
 {
     (void)tr;

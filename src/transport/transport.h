@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The transport interface: what src/core needs from anything that moves bytes
- * between processes.  One ops table per transport (self, shm; later ofi),
+ * between processes.  One ops table per transport (self, shm, ofi),
  * filled with designated initialisers; a slot a transport cannot fill points
  * at one of the "not supported" stubs below, never at NULL.  The core calls
  * transports through the static inline wrappers at the end of this file, and
@@ -135,6 +135,10 @@ typedef struct {
     int (*barrier)(void);                             /* collective over all peers */
 } tr_boot_t;
 
+/* The longest address a transport gives for peers that add this process by
+ * address (my_address / add_peer): a libfabric endpoint name fits. */
+#define TR_ADDR_MAX 256
+
 /* ---- the ops table ------------------------------------------------------------ */
 typedef struct tr_iface tr_iface_t;
 typedef struct tr_ops {
@@ -144,6 +148,19 @@ typedef struct tr_ops {
      * handle for it in *addr.  TR_OK, or TR_ERR_UNREACHABLE when this
      * transport cannot reach that peer.  Called once per peer, on first use. */
     tr_status_t (*connect)(tr_iface_t *tr, int peer, uint64_t *addr);
+    /* Peers that are not in this job (dynamic processes: another job's
+     * processes, known only by the address they sent over some other channel).
+     * my_address writes this process's address (at most TR_ADDR_MAX bytes) to
+     * addr and its length to *len.  add_peer makes the process at address
+     * [addr, addr + len) reachable and stores the handle for it in *handle:
+     * TR_OK or TR_ERR_UNREACHABLE.  id is the peer number that the new peer
+     * has given this process; the transport delivers what this process sends
+     * there as coming from peer id (so each side numbers its peers as it
+     * likes).  Both TR_ERR_UNSUPPORTED where a transport cannot reach other
+     * jobs (self, shm). */
+    tr_status_t (*my_address)(tr_iface_t *tr, void *addr, size_t *len);
+    tr_status_t (*add_peer)(tr_iface_t *tr, const void *addr, size_t len, int32_t id,
+                            uint64_t *handle);
     /* Send an AM with a payload of at most caps.max_short bytes.  The header
      * and payload are copied before the call returns: TR_OK, or
      * TR_ERR_NO_RESOURCE with nothing sent.  Never TR_INPROGRESS. */
@@ -210,6 +227,9 @@ struct tr_iface {
 /* "Not supported" stubs for the slots a transport leaves empty (transport.c). */
 tr_status_t tr_stub_am_bulk(tr_iface_t *tr, uint64_t addr, const tr_am_hdr_t *hdr,
                             const void *payload, size_t len, tr_comp_t *comp);
+tr_status_t tr_stub_my_address(tr_iface_t *tr, void *addr, size_t *len);
+tr_status_t tr_stub_add_peer(tr_iface_t *tr, const void *addr, size_t len, int32_t id,
+                             uint64_t *handle);
 tr_status_t tr_stub_mem_key(tr_iface_t *tr, void *buf, size_t len, tr_rkey_t *key);
 void tr_stub_mem_release(tr_iface_t *tr, tr_rkey_t *key);
 tr_status_t tr_stub_get(tr_iface_t *tr, uint64_t addr, void *local, size_t len,
@@ -230,6 +250,15 @@ const char *tr_status_str(tr_status_t st);
 static inline tr_status_t tr_connect(tr_iface_t *tr, int peer, uint64_t *addr)
 {
     return tr->ops->connect(tr, peer, addr);
+}
+static inline tr_status_t tr_my_address(tr_iface_t *tr, void *addr, size_t *len)
+{
+    return tr->ops->my_address(tr, addr, len);
+}
+static inline tr_status_t tr_add_peer(tr_iface_t *tr, const void *addr, size_t len, int32_t id,
+                                      uint64_t *handle)
+{
+    return tr->ops->add_peer(tr, addr, len, id, handle);
 }
 static inline tr_status_t tr_am_short(tr_iface_t *tr, uint64_t addr, const tr_am_hdr_t *hdr,
                                       const void *payload, size_t len)

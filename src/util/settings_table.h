@@ -100,3 +100,10 @@ CR_SETTING(ofi_wait,           BOOL, 1, 0, 1,      "Blocking calls may sleep on 
 CR_SETTING(wait_sleep_poll_us, INT,  1000, 1, 60000000, "Longest single sleep, in microseconds, of a blocking call that a peer's message cannot interrupt (network and shared-memory peers at once, or a network provider without a wait object); it then polls and sleeps again")
 /* one-sided communication over the network (src/rma/net.c) */
 CR_SETTING(rma_ofi_native,     BOOL, 1, 0, 1,      "MPI_Put and MPI_Get to targets on other nodes use the network's own RMA (libfabric fi_write/fi_read on registered window memory) where the provider has it (0: active messages, served by the target's progress engine)")
+/* dynamic processes (src/core/dynamic.c, docs/dynamic.md) */
+CR_SETTING(dyn_accept_timeout_ms, INT, 0, 0, 2147483647, "Longest wait of MPI_Comm_accept, of a spawning parent, and of both roots for each other's group, in ms; 0: no limit while the launcher is there")
+CR_SETTING(dyn_connect_timeout_ms, INT, 10000, 1, 2147483647, "Longest wait of MPI_Comm_connect for the port to take the connection, in ms (MPI_ERR_PORT after it)")
+CR_SETTING(dyn_poll_ms,        INT,  100, 1, 10000, "While waiting for a connection, how often, in ms, the root checks that the launcher is still there")
+CR_SETTING(dyn_port_backlog,   INT,  16, 1, 4096,  "Connections an open port queues before MPI_Comm_accept takes them (listen backlog)")
+CR_SETTING(universe_size,      INT,  0, 0, 1000000, "MPI_UNIVERSE_SIZE under Courier's mpiexec (its -usize wins); 0: the slots of -hosts or -f, else not set, as under Hydra")
+CR_SETTING(dyn_name_dir,       STRING, 0, 0, 0,    "Directory of the name service (MPI_Publish_name, one file per service name); unset: /tmp/courier-names-<uid>")

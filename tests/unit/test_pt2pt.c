@@ -221,6 +221,8 @@ static int loop_progress(tr_iface_t *tr)
 static const tr_ops_t loop_ops = {
     .name = "loop",
     .connect = loop_connect,
+    .my_address = tr_stub_my_address,
+    .add_peer = tr_stub_add_peer,
     .am_short = loop_am_short,
     .am_bulk = loop_am_bulk,
     .mem_key = tr_stub_mem_key,

@@ -23,9 +23,9 @@ const char *ofi_provider_name(void)
 }
 
 #ifndef COURIER_HAVE_OFI
-tr_iface_t *ofi_init(const tr_boot_t *boot)
+tr_iface_t *ofi_init(const tr_boot_t *boot, int publish)
 {
-    (void)boot;
+    (void)boot, (void)publish;
     fprintf(stderr, "courier: built without libfabric: no network transport\n");
     return NULL;
 }
@@ -82,6 +82,31 @@ static long outstanding;         /* sends and reads not yet completed */
 static int closing;              /* finalize: arriving messages are dropped */
 static ofi_op_t *retry_head, *retry_tail;
 static int wait_fd = -1;         /* the completion queue's wait object (-1: none) */
+static int published;            /* started by every process together, address in PMI */
+/* The peers this process sends to: a handle (the core's addr) indexes this
+ * table.  id is what the peer calls this process (the wire header's peer):
+ * our rank for the job's own processes, the number the peer chose for peers
+ * added by address (add_peer). */
+typedef struct {
+    fi_addr_t fa;
+    int32_t id;
+} ofi_peer_t;
+static ofi_peer_t *peers;
+static size_t npeers, peers_cap;
+
+/* A new handle for (fa, id); -1 when out of memory. */
+static long peer_new(fi_addr_t fa, int32_t id)
+{
+    if (npeers == peers_cap) {
+        size_t cap = peers_cap ? 2 * peers_cap : 64;
+        ofi_peer_t *p = realloc(peers, cap * sizeof *p);
+        if (!p) return -1;
+        peers = p;
+        peers_cap = cap;
+    }
+    peers[npeers] = (ofi_peer_t){ fa, id };
+    return (long)npeers++;
+}
 
 static void ofi_fail(const char *what, int rc)
 {
@@ -110,7 +135,7 @@ static tr_status_t ofi_connect(tr_iface_t *tr, int peer, uint64_t *addr)
     (void)tr;
     unsigned char name[512];
     char key[64], hex[2 * sizeof name + 1];
-    if (peer == boot.rank) return TR_ERR_UNREACHABLE;
+    if (peer == boot.rank || !published) return TR_ERR_UNREACHABLE;
     key_of(peer, key, sizeof key);
     if (boot.get(peer, key, hex, sizeof hex) != 0) {
         fprintf(stderr, "courier: no network address of peer %d (PMI key %s)\n", peer, key);
@@ -130,7 +155,39 @@ static tr_status_t ofi_connect(tr_iface_t *tr, int peer, uint64_t *addr)
                 prov_name, peer, rc);
         return TR_ERR_UNREACHABLE;
     }
-    *addr = (uint64_t)fa;
+    long h = peer_new(fa, boot.rank);
+    if (h < 0) return TR_ERR_NO_MEMORY;
+    *addr = (uint64_t)h;
+    return TR_OK;
+}
+
+static tr_status_t ofi_my_address(tr_iface_t *tr, void *addr, size_t *len)
+{
+    (void)tr;
+    size_t n = TR_ADDR_MAX;
+    int rc = fi_getname(&ep->fid, addr, &n);
+    if (rc) {
+        ofi_fail("fi_getname", rc);
+        return TR_ERR_IO;
+    }
+    *len = n;
+    return TR_OK;
+}
+
+static tr_status_t ofi_add_peer(tr_iface_t *tr, const void *addr, size_t len, int32_t id,
+                                uint64_t *handle)
+{
+    (void)tr, (void)len;
+    fi_addr_t fa;
+    int rc = fi_av_insert(av, addr, 1, &fa, 0, NULL);
+    if (rc != 1) {
+        fprintf(stderr, "courier: libfabric (%s): cannot insert a dynamic peer's address: %d\n",
+                prov_name, rc);
+        return TR_ERR_UNREACHABLE;
+    }
+    long h = peer_new(fa, id);
+    if (h < 0) return TR_ERR_NO_MEMORY;
+    *handle = (uint64_t)h;
     return TR_OK;
 }
 
@@ -141,22 +198,22 @@ static tr_status_t send_copy(uint64_t addr, const tr_am_hdr_t *hdr, const void *
     if (total <= inject_max) {
         char buf[sizeof(ofi_wire_t) + 256];
         ofi_wire_t *w = (ofi_wire_t *)(void *)buf;
-        w->peer = boot.rank;
+        w->peer = peers[addr].id;
         w->len = (uint32_t)len;
         w->am = *hdr;
         if (len) memcpy(buf + sizeof *w, payload, len);
-        ssize_t rc = fi_inject(ep, buf, total, (fi_addr_t)addr);
+        ssize_t rc = fi_inject(ep, buf, total, peers[addr].fa);
         if (rc == -FI_EAGAIN) return TR_ERR_NO_RESOURCE;
         return rc ? TR_ERR_IO : TR_OK;
     }
     ofi_op_t *op = malloc(sizeof *op + len);
     if (!op) return TR_ERR_NO_MEMORY;
     op->kind = OP_SEND_COPY;
-    op->wire.peer = boot.rank;
+    op->wire.peer = peers[addr].id;
     op->wire.len = (uint32_t)len;
     op->wire.am = *hdr;
     if (len) memcpy(op->data, payload, len);
-    ssize_t rc = fi_send(ep, &op->wire, total, NULL, (fi_addr_t)addr, op);
+    ssize_t rc = fi_send(ep, &op->wire, total, NULL, peers[addr].fa, op);
     if (rc) {
         free(op);
         return rc == -FI_EAGAIN ? TR_ERR_NO_RESOURCE : TR_ERR_IO;
@@ -181,11 +238,11 @@ static tr_status_t ofi_am_bulk(tr_iface_t *tr, uint64_t addr, const tr_am_hdr_t 
     if (!op) return TR_ERR_NO_MEMORY;
     op->kind = OP_SEND_BULK;
     op->comp = comp;
-    op->wire.peer = boot.rank;
+    op->wire.peer = peers[addr].id;
     op->wire.len = (uint32_t)len;
     op->wire.am = *hdr;
     struct iovec iov[2] = { { &op->wire, sizeof op->wire }, { (void *)payload, len } };
-    ssize_t rc = fi_sendv(ep, iov, NULL, 2, (fi_addr_t)addr, op);
+    ssize_t rc = fi_sendv(ep, iov, NULL, 2, peers[addr].fa, op);
     if (rc) {
         free(op);
         return rc == -FI_EAGAIN ? TR_ERR_NO_RESOURCE : TR_ERR_IO;
@@ -261,7 +318,7 @@ static tr_status_t rma_start(int kind, uint64_t addr, void *local, size_t len,
     op->comp = comp;
     op->local = local;
     op->len = len;
-    op->addr = (fi_addr_t)addr;
+    op->addr = peers[addr].fa;
     op->raddr = key->w[0] + off;
     op->rkey = key->w[1];
     op->next = NULL;
@@ -396,7 +453,7 @@ static void ofi_finalize(tr_iface_t *tr)
 {
     closing = 1;
     while (outstanding > 0 || retry_head) ofi_progress(tr);
-    boot.barrier();
+    if (published) boot.barrier();
     if (ep) fi_close(&ep->fid);
     if (av) fi_close(&av->fid);
     if (cq) fi_close(&cq->fid);
@@ -408,6 +465,10 @@ static void ofi_finalize(tr_iface_t *tr)
     ep = NULL, av = NULL, cq = NULL, domain = NULL, fabric = NULL, info = NULL, rx = NULL;
     nrx = 0;
     wait_fd = -1;
+    free(peers);
+    peers = NULL;
+    npeers = peers_cap = 0;
+    published = closing = 0;
 }
 
 /* Sleeping (transport.h): only with nothing of ours in flight (a send or read
@@ -443,6 +504,8 @@ static int ofi_sleep_fd(tr_iface_t *tr)
 static const tr_ops_t ofi_ops = {
     .name = "ofi",
     .connect = ofi_connect,
+    .my_address = ofi_my_address,
+    .add_peer = ofi_add_peer,
     .am_short = ofi_am_short,
     .am_bulk = ofi_am_bulk,
     .mem_key = ofi_mem_key,
@@ -569,7 +632,7 @@ static int cq_open(struct fi_cq_attr *attr)
     return fi_cq_open(domain, attr, &cq, NULL);
 }
 
-tr_iface_t *ofi_init(const tr_boot_t *b)
+tr_iface_t *ofi_init(const tr_boot_t *b, int publish)
 {
     boot = *b;
     have_rma = 1;
@@ -627,7 +690,8 @@ tr_iface_t *ofi_init(const tr_boot_t *b)
     char key[64], hex[2 * sizeof name + 1];
     for (size_t i = 0; i < nlen; i++) snprintf(hex + 2 * i, 3, "%02x", name[i]);
     key_of(boot.rank, key, sizeof key);
-    if (boot.put(key, hex) != 0 || boot.barrier() != 0) return NULL;
+    if (publish && (boot.put(key, hex) != 0 || boot.barrier() != 0)) return NULL;
+    published = publish;
 
     ofi_iface.ops = &ofi_ops;
     ofi_iface.caps.max_short = rx_bytes;

@@ -29,10 +29,13 @@
 #include "transport/transport.h"
 #include <stdio.h>
 
-/* Open the endpoint and publish its address (collective over all processes:
- * uses boot->barrier).  Returns the interface, or NULL with a message on
- * stderr when no provider works. */
-tr_iface_t *ofi_init(const tr_boot_t *boot);
+/* Open the endpoint.  publish: 1 when every process of the job starts it
+ * together (collective: the address goes to PMI, then boot->barrier, and
+ * finalize meets the others once more); 0 when this process starts it alone
+ * for peers of other jobs (dynamic processes: add_peer), without PMI.
+ * Returns the interface, or NULL with a message on stderr when no provider
+ * works. */
+tr_iface_t *ofi_init(const tr_boot_t *boot, int publish);
 /* List the providers libfabric offers that this transport can use, marking
  * the one it would choose (courier_info). */
 void ofi_print_providers(FILE *out);

@@ -115,6 +115,8 @@ static void self_finalize(tr_iface_t *tr)
 static const tr_ops_t self_ops = {
     .name = "self",
     .connect = self_connect,
+    .my_address = tr_stub_my_address,
+    .add_peer = tr_stub_add_peer,
     .am_short = self_am_short,
     .am_bulk = self_am_bulk,
     .mem_key = tr_stub_mem_key,       /* the address is the key */

@@ -527,6 +527,8 @@ static void shm_finalize(tr_iface_t *tr)
 static const tr_ops_t shm_ops = {
     .name = "shm",
     .connect = shm_connect,
+    .my_address = tr_stub_my_address,
+    .add_peer = tr_stub_add_peer,
     .am_short = shm_am_short,
     .am_bulk = shm_am_bulk,
     .mem_key = shm_mem_key,
