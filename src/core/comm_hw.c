@@ -162,18 +162,20 @@ int cr_comm_node_split(cr_comm_t *c, int *node_of, int *nnodes, cr_comm_t **node
     *node = *leaders = NULL;
     int p = c->size, n = 0;
     int in[3] = { node_color(), c->rank, (int)cr_proc.next_ctx };
-    int *all = malloc((size_t)p * 3 * sizeof(int));
-    int *index = malloc((size_t)cr_proc.world_size * sizeof(int));   /* color -> node */
-    if (!all || !index) {
-        free(all);
-        free(index);
-        return cr_error(MPI_ERR_NO_MEM, "no memory for the node layer of a communicator");
-    }
+    int *all = malloc((size_t)p * 3 * sizeof(int)), *index = NULL;
+    if (!all) return cr_error(MPI_ERR_NO_MEM, "no memory for the node layer of a communicator");
     cr_ctx_agreeing++;
     int err = cr_comm_allgather_ints(c, in, 3, all, CR_TAG_CTX);
     cr_ctx_agreeing--;
+    /* colors are world ranks, of the process's own world (another job's, for
+     * processes that connected): size the color -> node table by the largest */
+    int colors = 0;
+    for (int r = 0; !err && r < p; r++)
+        if (all[3 * r] >= colors) colors = all[3 * r] + 1;
+    if (!err && !(index = malloc((size_t)colors * sizeof(int))))
+        err = cr_error(MPI_ERR_NO_MEM, "no memory for the node layer of a communicator");
     uint32_t ctx = 0;
-    for (int w = 0; !err && w < cr_proc.world_size; w++) index[w] = -1;
+    for (int w = 0; !err && w < colors; w++) index[w] = -1;
     for (int r = 0; !err && r < p; r++) {
         int color = all[3 * r];
         if ((uint32_t)all[3 * r + 2] > ctx) ctx = (uint32_t)all[3 * r + 2];
