@@ -241,6 +241,7 @@ int coll_reduce_hier(cr_comm_t *c, const coll_args_t *a);
 int coll_allreduce_hier(cr_comm_t *c, const coll_args_t *a);
 int coll_gather_hier(cr_comm_t *c, const coll_args_t *a);
 int coll_allgather_hier(cr_comm_t *c, const coll_args_t *a);
+int coll_scatter_hier(cr_comm_t *c, const coll_args_t *a);
 /* The forced algorithm id of a collective (0 = automatic). */
 int coll_forced_alg(coll_kind_t coll);
 /* The algorithm (id) coll_select chose last for each collective, 0 before

@@ -140,16 +140,17 @@ static int node_rank(const coll_hier_t *h, int r)
     return h->pos[r] - h->first[h->node_of[r]];
 }
 
-/* count elements of dt from node rank 0 to node rank `to` (1 .. ), over the
- * node communicator: every rank of the node calls it (the node's collective
+/* count elements of dt from node rank `from` to node rank `to` over the node
+ * communicator: every rank of the node calls it (the node's collective
  * sequence stays in step). */
-static int node_hop(coll_hier_t *h, void *buf, MPI_Aint count, cr_datatype_t *dt, int to)
+static int node_hop(coll_hier_t *h, void *buf, MPI_Aint count, cr_datatype_t *dt, int from,
+                    int to)
 {
     cr_comm_t *n = h->node;
     coll_sched_t s;
     coll_sched_init(&s, n, coll_next_tag(n));
-    if (n->rank == 0) coll_sched_send(&s, buf, count, dt, to);
-    else if (n->rank == to) coll_sched_recv(&s, buf, count, dt, 0);
+    if (n->rank == from) coll_sched_send(&s, buf, count, dt, to);
+    else if (n->rank == to) coll_sched_recv(&s, buf, count, dt, from);
     int e = coll_sched_run(&s);
     coll_sched_free(&s);
     return e;
@@ -232,7 +233,7 @@ static int reduce(coll_hier_t *h, cr_comm_t *c, const coll_args_t *a)
         e = core_reduce(in, NULL, a->count, a->dt, op, 0, h->node, CR_BLOCKING, NULL, NULL);
     }
     if (mine == rn && node_rank(h, a->root) != 0)
-        e = keep(e, node_hop(h, leads ? part : a->rbuf, a->count, a->dt, node_rank(h, a->root)));
+        e = keep(e, node_hop(h, leads ? part : a->rbuf, a->count, a->dt, 0, node_rank(h, a->root)));
     free(raw);
     return e;
 }
@@ -367,7 +368,7 @@ static int gather(coll_hier_t *h, cr_comm_t *c, const coll_args_t *a)
         free(displs);
     }
     if (in_root_node && node_rank(h, a->root) != 0)
-        e = keep(e, node_hop(h, all, (MPI_Aint)((size_t)c->size * B), byte,
+        e = keep(e, node_hop(h, all, (MPI_Aint)((size_t)c->size * B), byte, 0,
                              node_rank(h, a->root)));
     if (am_root && raw && !e) unpack_all(h, c, a, all, B);
     free(raw);
@@ -414,4 +415,76 @@ static int allgather(coll_hier_t *h, cr_comm_t *c, const coll_args_t *a)
 int coll_allgather_hier(cr_comm_t *c, const coll_args_t *a)
 {
     return hier_run(c, a, allgather);
+}
+
+/* ---- scatter: the mirror of gather ---------------------------------------------- */
+/* The root packs the blocks in position order (or uses sbuf itself where the
+ * positions are the ranks and the send type is contiguous), hands them to its
+ * node's leader when it does not lead, the leaders scatter each node its share
+ * (scatterv), each leader scatters its node's blocks. */
+static int scatter(coll_hier_t *h, cr_comm_t *c, const coll_args_t *a)
+{
+    size_t B = a->bytes;
+    if (B == 0) return MPI_SUCCESS;
+    cr_datatype_t *byte = cr_datatype_ptr(MPI_BYTE);
+    int rn = h->node_of[a->root], mine = my_node(h, c);
+    int am_root = c->rank == a->root, leads = h->node->rank == 0, in_root_node = mine == rn;
+    size_t nb = (size_t)(h->first[mine + 1] - h->first[mine]) * B;
+    void *raw = NULL;
+    char *all = NULL, *nodebuf = NULL;
+    int e = MPI_SUCCESS;
+    if (am_root && h->identity && a->sdt->contig) {
+        all = (char *)a->sbuf + a->sdt->true_lb;
+    } else if (am_root || (in_root_node && leads)) {
+        all = raw = malloc((size_t)c->size * B);
+        if (all && am_root)
+            for (int i = 0; i < c->size; i++)
+                cshm_pack(coll_elem(a->sbuf, (MPI_Aint)h->order[i] * a->scount, a->sdt),
+                          a->scount, a->sdt, all + (size_t)i * B);
+    } else if (leads) {
+        nodebuf = raw = malloc(nb);
+    }
+    if (all) nodebuf = all + (size_t)h->first[mine] * B;
+    if ((am_root || leads) && !nodebuf)
+        return cr_error(MPI_ERR_NO_MEM, "MPI_Scatter: no memory for %zu bytes",
+                        (size_t)c->size * B);
+    if (in_root_node && node_rank(h, a->root) != 0)
+        e = node_hop(h, all, (MPI_Aint)((size_t)c->size * B), byte, node_rank(h, a->root), 0);
+    if (leads) {
+        int64_t *counts, *displs;
+        int e2 = node_counts(h, B, &counts, &displs);
+        e = keep(e, e2);
+        if (!e2) {
+            int lroot = mine == rn;
+            e = keep(e, core_scatterv(all, CR_VEC(counts), CR_VEC(displs), byte,
+                                      lroot ? MPI_IN_PLACE : nodebuf, (MPI_Count)nb, byte, rn,
+                                      h->leaders, CR_BLOCKING, NULL, NULL));
+        }
+        free(counts);
+        free(displs);
+    }
+    /* the node phase: this rank's block, packed, straight into rbuf for a
+     * contiguous type, else into a temporary; the root that passed
+     * MPI_IN_PLACE receives its own block into the temporary and drops it */
+    int keep_own = am_root && a->rbuf == MPI_IN_PLACE;
+    int direct = !keep_own && a->rdt->contig;
+    void *got = direct ? (char *)a->rbuf + a->rdt->true_lb : malloc(B);
+    if (!got) e = keep(e, cr_error(MPI_ERR_NO_MEM, "MPI_Scatter: no memory for %zu bytes", B));
+    if (leads) {
+        e = keep(e, core_scatter(nodebuf, (MPI_Count)B, byte, MPI_IN_PLACE, 0, NULL, 0, h->node,
+                                 CR_BLOCKING, NULL, NULL));
+        if (got) memcpy(got, nodebuf, B);   /* the leader's own block comes first */
+    } else if (got) {
+        e = keep(e, core_scatter(NULL, 0, NULL, got, (MPI_Count)B, byte, 0, h->node, CR_BLOCKING,
+                                 NULL, NULL));
+    }
+    if (got && !direct && !keep_own && !e) cshm_unpack(got, a->rbuf, a->rcount, a->rdt);
+    if (!direct) free(got);
+    free(raw);
+    return e;
+}
+
+int coll_scatter_hier(cr_comm_t *c, const coll_args_t *a)
+{
+    return hier_run(c, a, scatter);
 }

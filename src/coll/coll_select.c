@@ -112,6 +112,7 @@ static const coll_alg_t coll_algs[] = {
     { COLL_ALLREDUCE, 6, "hier", HIER | COLL_ALG_COMMUTATIVE, NULL, coll_allreduce_hier, NULL },
     { COLL_GATHER, 6, "hier", HIER, NULL, coll_gather_hier, NULL },
     { COLL_ALLGATHER, 6, "hier", HIER, NULL, coll_allgather_hier, NULL },
+    { COLL_SCATTER, 6, "hier", HIER, NULL, coll_scatter_hier, NULL },
 #undef HIER
 };
 enum { NALGS = sizeof(coll_algs) / sizeof(coll_algs[0]) };
@@ -125,14 +126,6 @@ typedef struct {
 
 #define S(field) (&ut_settings.field)
 static const coll_rule_t coll_rules[] = {
-    /* Across nodes with several ranks on each node: hierarchical (on one node
-     * these rows never apply; coll_hier_usable says when they do). */
-    { COLL_BARRIER, NULL, NULL, NULL, NULL, 4 },
-    { COLL_BCAST, NULL, NULL, NULL, NULL, 6 },
-    { COLL_REDUCE, NULL, NULL, NULL, NULL, 5 },
-    { COLL_ALLREDUCE, NULL, NULL, NULL, NULL, 6 },
-    { COLL_GATHER, NULL, NULL, NULL, NULL, 6 },
-    { COLL_ALLGATHER, NULL, NULL, NULL, NULL, 6 },
     /* On one node: single copy for large data, else the shared segment when the
      * call fits a slot (the algorithms' fits), else the message algorithms. */
     { COLL_BARRIER, NULL, NULL, NULL, NULL, 3 },
@@ -157,6 +150,15 @@ static const coll_rule_t coll_rules[] = {
     { COLL_REDUCE_SCATTER_BLOCK, NULL, NULL, NULL, NULL, 4 },
     { COLL_SCAN, NULL, NULL, NULL, NULL, 2 },
     { COLL_EXSCAN, NULL, NULL, NULL, NULL, 2 },
+    /* Across nodes with several ranks on each node: hierarchical (never on one
+     * node, where the rows above come first; coll_hier_usable says when). */
+    { COLL_BARRIER, NULL, NULL, NULL, NULL, 4 },
+    { COLL_BCAST, NULL, NULL, NULL, NULL, 6 },
+    { COLL_REDUCE, NULL, NULL, NULL, NULL, 5 },
+    { COLL_ALLREDUCE, NULL, NULL, NULL, NULL, 6 },
+    { COLL_GATHER, NULL, NULL, NULL, NULL, 6 },
+    { COLL_ALLGATHER, NULL, NULL, NULL, NULL, 6 },
+    { COLL_SCATTER, NULL, NULL, NULL, NULL, 6 },
     /* the message algorithms (schedules) */
     { COLL_BARRIER, NULL, NULL, NULL, NULL, 1 },
     /* small communicators or small messages: binomial; else scatter + ring allgather */

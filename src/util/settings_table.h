@@ -28,7 +28,7 @@ CR_SETTING(coll_bcast_alg,     INT,  0, 0, 6,      "Force the MPI_Bcast algorith
 CR_SETTING(coll_reduce_alg,    INT,  0, 0, 5,      "Force the MPI_Reduce algorithm: 0 automatic, 1 binomial tree, 3 shm, 4 cma, 5 hier (commutative ops)")
 CR_SETTING(coll_allreduce_alg, INT,  0, 0, 6,      "Force the MPI_Allreduce algorithm: 0 automatic, 1 recursive doubling, 2 reduce + broadcast, 4 shm, 5 cma, 6 hier (commutative ops)")
 CR_SETTING(coll_gather_alg,    INT,  0, 0, 6,      "Force the MPI_Gather algorithm: 0 automatic, 1 binomial tree, 2 linear, 4 shm, 5 cma, 6 hier")
-CR_SETTING(coll_scatter_alg,   INT,  0, 0, 5,      "Force the MPI_Scatter algorithm: 0 automatic, 1 binomial tree, 2 linear, 4 shm, 5 cma")
+CR_SETTING(coll_scatter_alg,   INT,  0, 0, 6,      "Force the MPI_Scatter algorithm: 0 automatic, 1 binomial tree, 2 linear, 4 shm, 5 cma, 6 hier")
 CR_SETTING(coll_allgather_alg, INT,  0, 0, 6,      "Force the MPI_Allgather algorithm: 0 automatic, 1 ring, 2 Bruck, 4 shm, 5 cma, 6 hier")
 CR_SETTING(coll_alltoall_alg,  INT,  0, 0, 5,      "Force the MPI_Alltoall algorithm: 0 automatic, 1 pairwise exchange, 2 Bruck, 4 shm, 5 cma")
 CR_SETTING(coll_reduce_scatter_alg, INT, 0, 0, 5,  "Force the MPI_Reduce_scatter(_block) algorithm: 0 automatic, 1 reduce + scatterv, 2 ring (commutative ops), 4 shm, 5 cma")

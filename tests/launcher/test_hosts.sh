@@ -190,7 +190,7 @@ t_mpi() {
 }
 
 # Hierarchical collectives across two hosts (tests/mpi/coll_hier: barrier,
-# bcast, reduce, allreduce, gather, allgather at 0 B - 1 MiB, every root, in
+# bcast, reduce, allreduce, gather, scatter, allgather at 0 B - 1 MiB, every root, in
 # place and not, every result checked; the tools interface says which algorithm
 # ran): two ranks a host with the automatic choice, then 2 + 1 ranks with the
 # hierarchical algorithms forced.
@@ -207,6 +207,7 @@ t_coll() {
         -genv COURIER_COLL_BARRIER_ALG 4 -genv COURIER_COLL_BCAST_ALG 6 \
         -genv COURIER_COLL_REDUCE_ALG 5 -genv COURIER_COLL_ALLREDUCE_ALG 6 \
         -genv COURIER_COLL_GATHER_ALG 6 -genv COURIER_COLL_ALLGATHER_ALG 6 \
+        -genv COURIER_COLL_SCATTER_ALG 6 \
         "$MPI_TEST_DIR/coll_hier"
     expect_rc 0; expect_out "^PASS coll_hier \(np=3\)"
     echo "measured: coll_hier np=3 over 2 hosts (2 + 1, forced): $MS ms"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Collectives on communicators whose ranks span several nodes: Barrier,
- * Bcast, Reduce, Allreduce, Gather and Allgather at 0 B, 8 B, 64 KiB and
+ * Bcast, Reduce, Allreduce, Gather, Allgather and Scatter at 0 B, 8 B, 64 KiB and
  * 1 MiB, in place and not, every root, on MPI_COMM_WORLD and on a
  * communicator whose rank order interleaves the nodes, plus a non-contiguous
  * datatype and a non-commutative op (rank order must hold).  Every result is
@@ -21,12 +21,13 @@ static const char *expect;       /* HIER_TEST_EXPECT, or NULL */
 static int have_pvars;
 static MPI_T_pvar_session session;
 
-enum { C_BARRIER, C_BCAST, C_REDUCE, C_ALLREDUCE, C_GATHER, C_ALLGATHER, C_N };
+enum { C_BARRIER, C_BCAST, C_REDUCE, C_ALLREDUCE, C_GATHER, C_ALLGATHER, C_SCATTER, C_N };
 static const char *const pvar_names[C_N] = {
     "coll_barrier_algorithm", "coll_bcast_algorithm", "coll_reduce_algorithm",
     "coll_allreduce_algorithm", "coll_gather_algorithm", "coll_allgather_algorithm",
+    "coll_scatter_algorithm",
 };
-static const int hier_id[C_N] = { 4, 6, 5, 6, 6, 6 };   /* COURIER_COLL_<X>_ALG=hier */
+static const int hier_id[C_N] = { 4, 6, 5, 6, 6, 6, 6 };   /* COURIER_COLL_<X>_ALG=hier */
 static MPI_T_pvar_handle pvar[C_N];
 
 static void pvars_open(void)
@@ -266,6 +267,35 @@ static void run_gathers(MPI_Comm comm, const layout_t *l, long n, int in_place)
     free(rb);
 }
 
+/* Scatter (every root) of n ints per rank, in place at the root and not. */
+static void run_scatter(MPI_Comm comm, const layout_t *l, long n, int in_place)
+{
+    int me, p;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &p);
+    int *sb = malloc((size_t)p * (size_t)(n ? n : 1) * sizeof(int));
+    int *rb = malloc((size_t)(n ? n : 1) * sizeof(int));
+    for (int root = 0; root < p; root++) {
+        for (int r = 0; r < p; r++)
+            for (long i = 0; i < n; i++)
+                sb[(size_t)r * (size_t)n + (size_t)i] = me == root ? val(r, i, root + 20) : -5;
+        for (long i = 0; i < n; i++) rb[i] = -7;
+        int ip = in_place && me == root;
+        CHECK_MPI(MPI_Scatter(sb, (int)n, MPI_INT, ip ? MPI_IN_PLACE : rb, (int)n, MPI_INT, root,
+                              comm));
+        if (n) check_alg(C_SCATTER, l, 1, "MPI_Scatter");
+        const int *got = ip ? sb + (size_t)me * (size_t)n : rb;
+        for (long i = 0; i < n; i++)
+            if (got[i] != val(me, i, root + 20)) {
+                CHECK(0, "root %d: element %ld: got %d, expected %d", root, i, got[i],
+                      val(me, i, root + 20));
+                break;
+            }
+    }
+    free(sb);
+    free(rb);
+}
+
 /* A vector type with holes (every other int), through Bcast and Allgather. */
 static void run_vector(MPI_Comm comm, const layout_t *l)
 {
@@ -318,6 +348,7 @@ static void run_comm(MPI_Comm comm)
         for (int ip = 0; ip < 2; ip++) {
             run_reduce(comm, &l, n, ip);
             run_gathers(comm, &l, n, ip);
+            run_scatter(comm, &l, n, ip);
         }
         run_noncommutative(comm, &l, sizes[s] / 16);
     }
