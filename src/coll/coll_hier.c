@@ -60,13 +60,15 @@ static int make_layer(cr_comm_t *c, coll_hier_t *h)
     h->order = malloc((size_t)p * sizeof(int));
     h->pos = malloc((size_t)p * sizeof(int));
     h->first = malloc((size_t)(p + 1) * sizeof(int));
-    int ok = h->node_of && h->order && h->pos && h->first;
+    int *fill = malloc((size_t)p * sizeof(int));   /* next free position of each node */
+    int ok = h->node_of && h->order && h->pos && h->first && fill;
     int e = ok ? cr_comm_node_split(c, h->node_of, &h->nnodes, &h->node, &h->leaders)
                : cr_error(MPI_ERR_NO_MEM, "no memory for the node layer of a communicator");
     /* every rank must take the same decision: agree on whether it worked */
     ok = !e;
     int e2 = coll_shm_small_coll(c, &ok, 1, 1);
     if (e || e2 || !ok || h->nnodes >= p) {
+        free(fill);
         h->state = CSHM_NONE;
         return e ? e : e2;
     }
@@ -78,11 +80,6 @@ static int make_layer(cr_comm_t *c, coll_hier_t *h)
     for (int k = 0; k < n; k++) {
         if (h->first[k + 1] < h->min_ppn) h->min_ppn = h->first[k + 1];
         h->first[k + 1] += h->first[k];
-    }
-    int *fill = malloc((size_t)n * sizeof(int));
-    if (!fill) {   /* keep going without: the same on every rank is not guaranteed */
-        h->state = CSHM_NONE;
-        return cr_error(MPI_ERR_NO_MEM, "no memory for the node layer of a communicator");
     }
     memcpy(fill, h->first, (size_t)n * sizeof(int));
     h->identity = 1;
@@ -108,7 +105,7 @@ int coll_hier_usable(cr_comm_t *c, int forced)
     coll_hier_t *h = a->hier;
     if (!h) {
         h = calloc(1, sizeof *h);
-        if (!h) return 0;   /* only this process's view so far: no communication yet */
+        if (!h) return 0;   /* out of memory: flat here (as when coll_shm_state fails) */
         h->state = spans_nodes(c) ? CSHM_UNKNOWN : CSHM_NONE;
         a->hier = h;
     }
