@@ -87,8 +87,22 @@ void bench_fill(char *buf, size_t n, unsigned seed);
 long bench_verify(const char *buf, size_t n, unsigned seed);
 unsigned bench_seed(int rank, size_t bytes, int salt);
 double bench_median(double *v, int n);
+/* "64", "4K", "1M", "1GB", ...: a byte count with an optional binary suffix; *ok = 0 when
+ * the text is not one */
+size_t bench_parse_size(const char *s, int *ok);
 void *bench_alloc(size_t n);
+/* rc's error text, "what: text", into buf; returns rc != MPI_SUCCESS (buf is
+ * untouched on success) */
+int bench_err_text(char *buf, size_t n, int rc, const char *what);
+/* bench_err_text into c->errbuf */
 int bench_mpi_err(bench_ctx_t *c, int rc, const char *what);
+/* replaces quotes, backslashes, commas and control characters by blanks (for CSV and JSON) */
+void bench_clean_text(char *s);
+/* collective on MPI_COMM_WORLD: the text of the first rank whose `mine` is set
+ * (the lowest such rank) is copied into rank 0's buf (n bytes), cleaned */
+void bench_share_text(char *buf, int n, int mine);
+/* "prog: msg: arg" and the usage on rank 0's stderr, then MPI_Finalize and exit(2) */
+void bench_usage_fail(const char *prog, void (*usage)(FILE *), const char *msg, const char *arg);
 const char *bench_metric_unit(bench_metric_t m);
 /* /proc/self/status fields in KiB (-1 when unavailable) */
 long bench_status_kib(const char *field);

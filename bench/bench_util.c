@@ -41,6 +41,24 @@ unsigned bench_seed(int rank, size_t bytes, int salt)
     return (unsigned)rank * 7919u + (unsigned)bytes * 31u + (unsigned)salt * 104729u + 17u;
 }
 
+size_t bench_parse_size(const char *s, int *ok)
+{
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    *ok = end != s;
+    switch (*end) {
+    case 'k': case 'K': v <<= 10; end++; break;
+    case 'm': case 'M': v <<= 20; end++; break;
+    case 'g': case 'G': v <<= 30; end++; break;
+    default: break;
+    }
+    if (*end == 'B' || *end == 'b')
+        end++;
+    if (*end)
+        *ok = 0;
+    return (size_t)v;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -70,7 +88,7 @@ void *bench_alloc(size_t n)
     return p;
 }
 
-int bench_mpi_err(bench_ctx_t *c, int rc, const char *what)
+int bench_err_text(char *buf, size_t n, int rc, const char *what)
 {
     char s[MPI_MAX_ERROR_STRING];
     int len = 0;
@@ -78,8 +96,49 @@ int bench_mpi_err(bench_ctx_t *c, int rc, const char *what)
         return 0;
     s[0] = 0;
     MPI_Error_string(rc, s, &len);
-    snprintf(c->errbuf, sizeof c->errbuf, "%s: %s", what, s);
+    snprintf(buf, n, "%s: %s", what, s);
     return 1;
+}
+
+int bench_mpi_err(bench_ctx_t *c, int rc, const char *what)
+{
+    return bench_err_text(c->errbuf, sizeof c->errbuf, rc, what);
+}
+
+void bench_clean_text(char *s)
+{
+    for (; *s; s++)
+        if (*s == '"' || *s == '\\' || *s == ',' || (unsigned char)*s < 32)
+            *s = ' ';
+}
+
+void bench_share_text(char *buf, int n, int mine)
+{
+    int rank, in[2], out[2];
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    in[0] = mine ? 1 : 0;
+    in[1] = rank;
+    MPI_Allreduce(in, out, 1, MPI_2INT, MPI_MAXLOC, MPI_COMM_WORLD);
+    if (out[1] != 0) {
+        if (rank == out[1])
+            MPI_Send(buf, n, MPI_CHAR, 0, 99, MPI_COMM_WORLD);
+        else if (rank == 0)
+            MPI_Recv(buf, n, MPI_CHAR, out[1], 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    buf[n - 1] = 0;
+    bench_clean_text(buf);
+}
+
+void bench_usage_fail(const char *prog, void (*usage)(FILE *), const char *msg, const char *arg)
+{
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) {
+        fprintf(stderr, "%s: %s%s%s\n", prog, msg, arg ? ": " : "", arg ? arg : "");
+        usage(stderr);
+    }
+    MPI_Finalize();
+    exit(2);
 }
 
 const char *bench_metric_unit(bench_metric_t m)

@@ -50,32 +50,9 @@ static void usage(FILE *f)
           f);
 }
 
-static size_t parse_size(const char *s, int *ok)
-{
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    *ok = end != s;
-    switch (*end) {
-    case 'k': case 'K': v <<= 10; end++; break;
-    case 'm': case 'M': v <<= 20; end++; break;
-    case 'g': case 'G': v <<= 30; end++; break;
-    default: break;
-    }
-    if (*end == 'B' || *end == 'b')
-        end++;
-    if (*end)
-        *ok = 0;
-    return (size_t)v;
-}
-
 static void fail_usage(const char *msg, const char *arg)
 {
-    if (opt.rank == 0) {
-        fprintf(stderr, "mpibench: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
-        usage(stderr);
-    }
-    MPI_Finalize();
-    exit(2);
+    bench_usage_fail("mpibench", usage, msg, arg);
 }
 
 /* ---- output ---------------------------------------------------------------- */
@@ -144,14 +121,6 @@ static void out_error(const bench_test_t *t, size_t bytes, const char *err)
     fflush(stdout);
 }
 
-/* MPI error text, made safe for CSV and JSON. */
-static void clean_text(char *s)
-{
-    for (; *s; s++)
-        if (*s == '"' || *s == '\\' || *s == ',' || (unsigned char)*s < 32)
-            *s = ' ';
-}
-
 /* ---- running one test -------------------------------------------------------- */
 
 /* Every rank: run the kernel, then agree on the slowest rank's time and on
@@ -171,17 +140,7 @@ static int timed(bench_ctx_t *c, long iters, double *secs)
 /* Share the first error text seen by any rank with rank 0. */
 static void agree_error(bench_ctx_t *c, int mine)
 {
-    int in[2] = { mine ? 1 : 0, opt.rank }, out[2];
-    MPI_Allreduce(in, out, 1, MPI_2INT, MPI_MAXLOC, MPI_COMM_WORLD);
-    if (out[1] != 0) {
-        if (opt.rank == out[1])
-            MPI_Send(c->errbuf, (int)sizeof c->errbuf, MPI_CHAR, 0, 99, MPI_COMM_WORLD);
-        else if (opt.rank == 0)
-            MPI_Recv(c->errbuf, (int)sizeof c->errbuf, MPI_CHAR, out[1], 99, MPI_COMM_WORLD,
-                     MPI_STATUS_IGNORE);
-    }
-    c->errbuf[sizeof c->errbuf - 1] = 0;
-    clean_text(c->errbuf);
+    bench_share_text(c->errbuf, (int)sizeof c->errbuf, mine);
 }
 
 static void run_test(const bench_test_t *t)
@@ -444,7 +403,7 @@ int main(int argc, char **argv)
             for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
                 if (opt.nsizes == BENCH_MAX_SIZES)
                     fail_usage("too many sizes", val);
-                opt.sizes[opt.nsizes++] = parse_size(tok, &ok);
+                opt.sizes[opt.nsizes++] = bench_parse_size(tok, &ok);
                 if (!ok)
                     fail_usage("bad size", tok);
             }
@@ -452,13 +411,13 @@ int main(int argc, char **argv)
             opt.user_sizes = 1;
         } else if (!strcmp(a, "--min-size")) {
             NEEDVAL();
-            min_size = parse_size(val, &ok);
+            min_size = bench_parse_size(val, &ok);
         } else if (!strcmp(a, "--max-size")) {
             NEEDVAL();
-            max_size = parse_size(val, &ok);
+            max_size = bench_parse_size(val, &ok);
         } else if (!strcmp(a, "--window-bytes")) {
             NEEDVAL();
-            opt.window_bytes = parse_size(val, &ok);
+            opt.window_bytes = bench_parse_size(val, &ok);
         } else if (!strcmp(a, "--samples")) {
             NEEDVAL();
             opt.samples = atoi(val);

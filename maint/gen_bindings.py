@@ -511,7 +511,12 @@ def entry(p):
         b.checks.insert(0, "if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {\n"
                            "        cr_err = cr_chk_init_error(cr_fname);\n        goto fail;\n    }")
     lines += b.checks + b.pre
+    locked = p.name not in notes.LIB_LOCK_FREE and fn not in notes.LIB_LOCK_FREE_ENTRIES
+    if locked:
+        lines.append("cr_lib_lock();")
     lines.append("cr_err = %s(%s);" % (fn, ", ".join(args)))
+    if locked:
+        lines.append("cr_lib_unlock();")
     if b.post:
         lines.append("if (CR_LIKELY(cr_err == MPI_SUCCESS)) {")
         lines += ["    " + s for s in b.post]
@@ -560,7 +565,7 @@ def main():
     # src/binding/bind_<group>.c: each includes the core's own interface headers
     used = sorted({e.header for e in ENTRIES.values()})
     legacy = [p for p in procs if p.legacy]
-    incs = "#include \"core/core.h\"\n#include \"core/check.h\"\n" + \
+    incs = "#include \"core/core.h\"\n#include \"core/check.h\"\n#include \"core/threads.h\"\n" + \
         "".join("#include \"%s\"\n" % h[len("src/"):] for h in used if h != "src/core/check.h") + \
         ("#include \"binding/core_legacy.h\"\n" if legacy else "")
     if legacy:

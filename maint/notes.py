@@ -77,6 +77,13 @@ Status_f2f08 Status_f082f Abort""") | {"MPI_T_*"}
 
 NOCHECK = _names("Wtime Wtick Aint_add Aint_diff Pcontrol")
 
+# Procedures whose core entry runs without the library lock (src/core/threads.h):
+# MPI_Init_thread turns the lock on while it runs, MPI_Abort must not wait for
+# a thread that holds it.  (Procedures bound to core_send and core_recv take it
+# in their general paths, so that their fast paths stay lock-free.)
+LIB_LOCK_FREE = _names("Init Init_thread Abort")
+LIB_LOCK_FREE_ENTRIES = {"core_send", "core_recv"}
+
 MEMBERS = {
     "Send": ("core_send", {"mode": "CR_MODE_STD"}),
     "Ssend": ("core_send", {"mode": "CR_MODE_SYNC"}),

@@ -7,6 +7,7 @@
  * 2 alpha_line + alpha_cma + m beta_cma (the writers in parallel). */
 #include <stdlib.h>
 #include "coll/coll_shm.h"
+#include "util/vg.h"
 
 int coll_gather_cma(cr_comm_t *c, const coll_args_t *a)
 {
@@ -43,6 +44,10 @@ int coll_gather_cma(cr_comm_t *c, const coll_args_t *a)
         cshm_copy(a->sbuf, a->scount, a->sdt, coll_elem(a->rbuf, (MPI_Aint)me * a->rcount, a->rdt),
                   a->rcount, a->rdt);
     cshm_wait_all(sh, n, CSHM_FIN);
+    /* the other ranks wrote their blocks with process_vm_writev, which
+     * memcheck does not see (util/vg.h) */
+    for (int r = 0; r < p; r++)
+        if (r != me && land) UT_VG_DEFINED(land + (size_t)r * m, m);
     if (tmp) {
         for (int r = 0; r < p; r++)
             if (r != me)

@@ -9,6 +9,7 @@
  * its buffer is read until then.  alpha-beta: 2 alpha_line + (p - 1) alpha_cma
  * + (n / p) ((p - 1) beta_cma + (p - 1) gamma + beta_cma). */
 #include "coll/coll_shm.h"
+#include "util/vg.h"
 
 int coll_reduce_cma_fits(const cr_comm_t *c, const coll_args_t *a)
 {
@@ -54,5 +55,11 @@ int coll_reduce_cma(cr_comm_t *c, const coll_args_t *a)
     int e = cshm_fold_cma(sh, n, 0, src, a->op, a->dt, lo, hi, to_root, &o);
     cshm_post(sh, n, CSHM_FIN);
     cshm_wait_all(sh, n, CSHM_FIN);
+    if (me == root)     /* the other ranks' slices came by process_vm_writev (util/vg.h) */
+        for (int r = 0; r < p; r++) {
+            if (r == me) continue;
+            cshm_slice(a->count, p, r, &lo, &hi);
+            UT_VG_DEFINED((char *)(uintptr_t)o.dst + (size_t)lo * o.esz, (size_t)(hi - lo) * o.esz);
+        }
     return e;
 }

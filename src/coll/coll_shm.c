@@ -137,7 +137,7 @@ static int probe_cma(coll_shm_t *a, int r)
 {
     uint64_t v = 0;
     tr_rkey_t key = { { a->info[r * 8 + INFO_PROBE], a->info[r * 8 + INFO_PID], 0 } };
-    tr_status_t st = tr_get(&shm_iface, 0, &v, sizeof v, &key, 0, NULL);
+    tr_status_t st = tr_get(&shm_ctxs[0].iface, 0, &v, sizeof v, &key, 0, NULL);
     return st == TR_OK && v == cshm_probe_word;
 }
 
@@ -224,11 +224,17 @@ coll_shm_t *coll_shm_area(cr_comm_t *c)
 /* ---- waiting and waking ----------------------------------------------------------- */
 /* While a wait is past its spin phase, a poller of the progress engine looks
  * at its word: the waiting policy's last poll before sleeping must see a post
- * that came before its doorbell was set. */
-static struct {
+ * that came before its doorbell was set.  The word is the calling thread's
+ * own: with MPI_THREAD_MULTIPLE several threads may wait at once (each on its
+ * own communicator), and one must not count another's word as its event, or
+ * it would go on polling with the library lock held and never let the other
+ * thread in to see it.  The poller stays registered while any thread waits
+ * (the library lock guards the count). */
+static _Thread_local struct {
     volatile uint64_t *w;
     uint64_t target;
 } waiting;
+static int nwaiting;
 
 static int wait_poll(void *arg)
 {
@@ -254,14 +260,14 @@ void cshm_wait_slow(coll_shm_t *a, volatile uint64_t *w, uint64_t target)
             __atomic_add_fetch(a->sleepers, 1, __ATOMIC_SEQ_CST);
             waiting.w = w;
             waiting.target = target;
-            cr_progress_register(&wait_poller);
+            if (nwaiting++ == 0) cr_progress_register(&wait_poller);
             continue;
         }
         if (cr_wait_idle(&wt) > 0) cr_wait_busy(&wt);
     }
     if (slow) {
-        cr_progress_unregister(&wait_poller);
         waiting.w = NULL;
+        if (--nwaiting == 0) cr_progress_unregister(&wait_poller);
         __atomic_sub_fetch(a->sleepers, 1, __ATOMIC_RELEASE);
     }
 }
@@ -321,7 +327,7 @@ int cshm_get(coll_shm_t *a, int r, uint64_t raddr, size_t len, void *local)
 {
     if (!len) return MPI_SUCCESS;
     tr_rkey_t key = { { raddr, a->info[r * 8 + INFO_PID], 0 } };
-    tr_status_t st = tr_get(&shm_iface, 0, local, len, &key, 0, NULL);
+    tr_status_t st = tr_get(&shm_ctxs[0].iface, 0, local, len, &key, 0, NULL);
     return st == TR_OK ? MPI_SUCCESS : cma_error(st, "get", r, len);
 }
 
@@ -329,7 +335,7 @@ int cshm_put(coll_shm_t *a, int r, uint64_t raddr, size_t len, const void *local
 {
     if (!len) return MPI_SUCCESS;
     tr_rkey_t key = { { raddr, a->info[r * 8 + INFO_PID], 0 } };
-    tr_status_t st = tr_put(&shm_iface, 0, local, len, &key, 0, NULL);
+    tr_status_t st = tr_put(&shm_ctxs[0].iface, 0, local, len, &key, 0, NULL);
     return st == TR_OK ? MPI_SUCCESS : cma_error(st, "put", r, len);
 }
 

@@ -57,7 +57,7 @@ static inline int cr_chk_count(MPI_Count n, const char *arg)
 }
 
 /* A valid datatype; committed when need_commit (communication, packing). */
-static inline int cr_chk_datatype(MPI_Datatype h, const char *arg, int need_commit,
+static inline __attribute__((always_inline)) int cr_chk_datatype(MPI_Datatype h, const char *arg, int need_commit,
                                   cr_datatype_t **out)
 {
     cr_datatype_t *dt = cr_datatype_ptr(h);

@@ -12,6 +12,7 @@
 #include "core/attr.h"
 #include "core/api_comm.h"
 #include "util/log.h"
+#include "core/threads.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,8 +108,53 @@ void cr_ctx_reserve(uint32_t ctx, int n)
     if (next > cr_proc.next_ctx) cr_proc.next_ctx = next;
 }
 
+/* Threads (threads.h): two agreements that run at once in one process (two
+ * threads duplicating different communicators) may reach the same maximum.
+ * Each process remembers every id its agreements reached (claimed); an
+ * agreement whose id another one of this process claimed first is repeated,
+ * from above it, until every member could claim the id it reached. */
+static uint32_t *claimed;
+static size_t nclaimed, claimed_cap;
+
+static int ctx_claim(uint32_t ctx)
+{
+    for (size_t i = 0; i < nclaimed; i++)
+        if (claimed[i] == ctx) return 0;
+    if (nclaimed == claimed_cap) {
+        size_t cap = claimed_cap ? 2 * claimed_cap : 64;
+        uint32_t *c = realloc(claimed, cap * sizeof *c);
+        if (!c) return 0;           /* try again with another id */
+        claimed = c;
+        claimed_cap = cap;
+    }
+    claimed[nclaimed++] = ctx;
+    return 1;
+}
+
+static int ctx_alloc_threaded(cr_comm_t *comm, uint32_t *ctx)
+{
+    int *oks = malloc((size_t)comm->size * sizeof(int));
+    if (!oks) return cr_error(MPI_ERR_NO_MEM, "no memory to agree on a context id");
+    int err;
+    for (int round = 0;; round++) {
+        err = cr_ctx_max(comm, CR_TAG_CTX, ctx);
+        if (err) break;
+        int ok = ctx_claim(*ctx), all = 1;
+        /* after a clash, step a little further on each rank, so that the
+         * clashing agreements do not meet on the same id again */
+        cr_ctx_reserve(*ctx, ok ? 1 : 1 + (cr_proc.world_rank + round) % 3);
+        err = cr_comm_allgather_ints(comm, &ok, 1, oks, CR_TAG_CTX);
+        if (err) break;
+        for (int r = 0; r < comm->size; r++) all &= oks[r];
+        if (all) break;
+    }
+    free(oks);
+    return err;
+}
+
 int cr_ctx_alloc(cr_comm_t *comm, uint32_t *ctx)
 {
+    if (cr_threaded) return ctx_alloc_threaded(comm, ctx);
     int err = cr_ctx_max(comm, CR_TAG_CTX, ctx);
     if (!err) cr_ctx_reserve(*ctx, 1);
     return err;

@@ -357,7 +357,8 @@ struct cr_request {
     void *tmp;                 /* packed copy for non-contiguous data */
     /* protocol state, owned by pt2pt.c */
     int proto_state;
-    void *proto;               /* MPROBE: the cr_unexp_t; persistent: unused */
+    void *proto;               /* MPROBE: the cr_unexp_t; receive under memcheck: its
+                                  buffer's saved definedness (pt2pt.c); persistent: unused */
     size_t done_bytes;         /* rendezvous: bytes moved so far */
     size_t msg_bytes;          /* receive: size of the matched message */
     int vpeer;                 /* peer number the protocol talks to, -1 before it knows */

@@ -16,6 +16,7 @@
 #include "core/liveness.h"
 #include "core/pt2pt.h"
 #include "core/api_comm.h"
+#include "core/threads.h"
 #include "pmi/pmi.h"
 #include "transport/ofi/ofi.h"
 #include "transport/self/self.h"
@@ -34,7 +35,8 @@ cr_comm_t cr_comm_world, cr_comm_self;
 cr_objtab_t cr_comm_tab;
 cr_group_t *cr_group_world, *cr_group_self;
 static crpmi_info_t pmi;
-static tr_iface_t *transports[CR_CHAN_MAX_TR];
+/* Per channel (one today: pt2pt.h), its interfaces in the order a peer is tried. */
+static tr_iface_t *transports[1][CR_CHAN_MAX_TR];
 static int ntransports;
 
 static uint32_t hash_str(const char *s)
@@ -132,25 +134,29 @@ static int start_transports(const char *node)
     tr_boot_t boot = { .rank = cr_proc.world_rank, .size = cr_proc.world_size,
                        .put = crpmi_put, .get = boot_get, .barrier = crpmi_barrier };
     char name[512];
-    tr_iface_t *shm;
+    tr_iface_t *self, *shm;
     snprintf(name, sizeof name, "/courier.%s.%08x", pmi.kvsname, hash_str(node));
     ntransports = 0;
-    transports[ntransports++] = self_init(cr_proc.world_rank);
-    if (shm_init(&shm, cr_proc.local_rank, cr_proc.local_size, cr_proc.local_of_world,
+    if (self_init(cr_proc.world_rank, &self, 1) != 0)
+        return cr_error(MPI_ERR_NO_MEM, "no memory for the self transport");
+    transports[0][ntransports++] = self;
+    if (shm_init(&shm, 1, cr_proc.local_rank, cr_proc.local_size, cr_proc.local_of_world,
                  cr_proc.world_size, name, &boot) != 0)
         return cr_error(MPI_ERR_OTHER, "cannot set up shared memory");
-    transports[ntransports++] = shm;
+    transports[0][ntransports++] = shm;
     if (cr_proc.local_size != cr_proc.world_size) {
         tr_iface_t *net = ofi_init(&boot);
         if (!net)
             return cr_error(MPI_ERR_OTHER, "the job spans several nodes (%d of its %d ranks "
                             "share this one) and no network transport works (libfabric)",
                             cr_proc.local_size, cr_proc.world_size);
-        transports[ntransports++] = net;
+        transports[0][ntransports++] = net;
     }
     cr_progress_init(cr_proc.oversubscribed, shm);
-    if (cr_pt2pt_init(transports, ntransports) != 0)
+    /* the fast paths run without threads only (threads.h) */
+    if (cr_pt2pt_init(transports, 1, ntransports, !cr_threaded) != 0)
         return cr_error(MPI_ERR_NO_MEM, "no memory for the point-to-point channel");
+    if (cr_threaded) cr_progress_nactive++;     /* keeps MPI_Recv's fast path off */
     return MPI_SUCCESS;
 }
 
@@ -158,7 +164,7 @@ static void stop_transports(void)
 {
     cr_pt2pt_fini();
     cr_progress_fini();
-    for (int i = ntransports - 1; i >= 0; i--) tr_finalize(transports[i]);
+    for (int i = ntransports - 1; i >= 0; i--) tr_finalize(transports[0][i]);
     ntransports = 0;
 }
 
@@ -177,9 +183,17 @@ static void runtime_exit_hook(int status, void *arg)
     cr_runtime_stop();
 }
 
-int cr_runtime_start(void)
+int cr_runtime_start(int required)
 {
-    if (cr_proc.state == CR_STATE_INIT) return MPI_SUCCESS;
+    /* MPI_THREAD_MULTIPLE turns the locks on before anything is set up
+     * (threads.h); COURIER_THREAD_LEVEL_MAX may cap what is provided.  A
+     * session or MPI_Init_thread that asks for MULTIPLE after the runtime
+     * started single turns them on then: no other thread can be inside the
+     * library yet, as none was allowed to be. */
+    if (cr_proc.state == CR_STATE_INIT) {
+        if (cr_thread_level_provided(required) == MPI_THREAD_MULTIPLE) cr_threads_enable();
+        return MPI_SUCCESS;
+    }
     if (cr_proc.state == CR_STATE_FINALIZED)
         return cr_error(MPI_ERR_OTHER, "MPI was finalized in this process; it cannot start again");
     /* a setting out of its range stops MPI_Init; a bad line of the tuning
@@ -203,6 +217,10 @@ int cr_runtime_start(void)
                                  ? (int)ut_settings.oversubscribed
                                  : cr_proc.local_size > count_cores();
 
+    if (cr_thread_level_provided(required) == MPI_THREAD_MULTIPLE || ut_settings.async_progress)
+        cr_threads_enable();
+    cr_thread_set_main();
+
     int err = start_transports(node);
     if (err) return err;
 
@@ -225,6 +243,8 @@ int cr_runtime_start(void)
     core_debug_init(cr_proc.world_rank, cr_proc.hostname);
     ut_log(UT_LOG_EVENTS, "init", "runtime up: %d ranks, %d on this node, %s", n,
            cr_proc.local_size, cr_proc.oversubscribed ? "oversubscribed" : "not oversubscribed");
+    if (ut_settings.async_progress && cr_async_start() != 0)
+        return cr_error(MPI_ERR_OTHER, "COURIER_ASYNC_PROGRESS=1: cannot start the progress thread");
     return MPI_SUCCESS;
 }
 
@@ -238,8 +258,8 @@ void cr_runtime_stop(void)
 
 int cr_thread_level_provided(int required)
 {
-    if (required < MPI_THREAD_SINGLE) return MPI_THREAD_SINGLE;
-    return required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
+    int level = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE : required;
+    return level < ut_settings.thread_level_max ? level : (int)ut_settings.thread_level_max;
 }
 
 int core_init_thread(int *argc, char ***argv, int required, int *provided)
@@ -250,7 +270,7 @@ int core_init_thread(int *argc, char ***argv, int required, int *provided)
         return cr_error(MPI_ERR_OTHER, "the world model is already %s (MPI_Init may be called "
                         "once)", cr_proc.world_state == CR_STATE_INIT ? "initialized"
                                                                       : "finalized");
-    int err = cr_runtime_start();
+    int err = cr_runtime_start(required);
     if (err) return err;
     cr_proc.thread_level = cr_thread_level_provided(required);
     if (provided) *provided = cr_proc.thread_level;
@@ -262,6 +282,7 @@ int core_finalize(void)
 {
     /* Everyone reaches here before anyone leaves, and every packet this rank owes
      * its peers (acknowledgements, chunks) goes out while waiting. */
+    cr_async_stop();                /* the calling thread progresses from here on */
     cr_liveness_finalizing();
     int err = cr_attr_finalize();   /* first: MPI_COMM_SELF's attribute delete callbacks ("user functions at process termination") */
     if (!err) err = cr_barrier_internal(&cr_comm_world);

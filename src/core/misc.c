@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Environment inquiry, timers, memory and the small procedures of the MPI
  * environment chapter. */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +8,7 @@
 #include <unistd.h>
 #include "core/core.h"
 #include "core/api_comm.h"
+#include "core/threads.h"
 
 #ifndef COURIER_VERSION
 #define COURIER_VERSION "0.1.0"
@@ -116,17 +116,9 @@ int core_query_thread(int *provided)
     return MPI_SUCCESS;
 }
 
-/* The main thread is the one that loaded the library or called MPI_Init first;
- * record it at load time, before any user thread can exist. */
-static pthread_t main_thread;
-__attribute__((constructor)) static void record_main_thread(void)
-{
-    main_thread = pthread_self();
-}
-
 int core_is_thread_main(int *flag)
 {
-    *flag = pthread_equal(pthread_self(), main_thread) != 0;
+    *flag = cr_thread_is_main();
     return MPI_SUCCESS;
 }
 

@@ -2,6 +2,7 @@
 /* The MPI point-to-point calls (core_* behind the generated bindings), built on
  * cr_isend/cr_irecv and the request machinery. */
 #include "core/pt2pt.h"
+#include "core/threads.h"
 #include "core/datatype.h"
 #include "core/api.h"
 
@@ -88,8 +89,8 @@ static int persistent_new(cr_req_kind_t kind, const void *buf, MPI_Count count,
                           cr_datatype_t *dt, int peer, int tag, cr_comm_t *comm, int mode,
                           MPI_Request *request);
 
-__attribute__((noinline)) int cr_send_general(const void *buf, MPI_Count count, cr_datatype_t *datatype, int dest, int tag,
-                    cr_comm_t *comm, int mode, cr_how_t how, MPI_Request *request)
+static int send_general(const void *buf, MPI_Count count, cr_datatype_t *datatype, int dest,
+                        int tag, cr_comm_t *comm, int mode, cr_how_t how, MPI_Request *request)
 {
     if (how == CR_PERSISTENT)
         return persistent_new(CR_REQ_PREQ_SEND, buf, count, datatype, dest, tag, comm, mode,
@@ -105,8 +106,8 @@ __attribute__((noinline)) int cr_send_general(const void *buf, MPI_Count count, 
     return finish_start(err, r, MPI_STATUS_IGNORE, request);
 }
 
-__attribute__((noinline)) int cr_recv_general(void *buf, MPI_Count count, cr_datatype_t *datatype, int source, int tag,
-                    cr_comm_t *comm, MPI_Status *status, cr_how_t how, MPI_Request *request)
+static int recv_general(void *buf, MPI_Count count, cr_datatype_t *datatype, int source, int tag,
+                        cr_comm_t *comm, MPI_Status *status, cr_how_t how, MPI_Request *request)
 {
     if (how == CR_PERSISTENT)
         return persistent_new(CR_REQ_PREQ_RECV, buf, count, datatype, source, tag, comm, 0,
@@ -114,6 +115,45 @@ __attribute__((noinline)) int cr_recv_general(void *buf, MPI_Count count, cr_dat
     cr_request_t *r;
     int err = cr_irecv(buf, count, datatype, source, tag, comm, CR_CTX_PT2PT, &r);
     return finish_start(err, r, status, request);
+}
+
+/* The binding calls core_send and core_recv without the library lock, so
+ * that their fast paths stay as they are without threads (threads.h): the
+ * general paths take it here, one test of cr_threaded when it is off. */
+static __attribute__((noinline, cold)) int send_general_locked(
+    const void *buf, MPI_Count count, cr_datatype_t *datatype, int dest, int tag, cr_comm_t *comm,
+    int mode, cr_how_t how, MPI_Request *request)
+{
+    cr_lib_lock_slow();
+    int err = send_general(buf, count, datatype, dest, tag, comm, mode, how, request);
+    cr_lib_unlock_slow();
+    return err;
+}
+
+static __attribute__((noinline, cold)) int recv_general_locked(
+    void *buf, MPI_Count count, cr_datatype_t *datatype, int source, int tag, cr_comm_t *comm,
+    MPI_Status *status, cr_how_t how, MPI_Request *request)
+{
+    cr_lib_lock_slow();
+    int err = recv_general(buf, count, datatype, source, tag, comm, status, how, request);
+    cr_lib_unlock_slow();
+    return err;
+}
+
+__attribute__((noinline)) int cr_send_general(const void *buf, MPI_Count count, cr_datatype_t *datatype, int dest, int tag,
+                    cr_comm_t *comm, int mode, cr_how_t how, MPI_Request *request)
+{
+    if (CR_UNLIKELY(cr_threaded))
+        return send_general_locked(buf, count, datatype, dest, tag, comm, mode, how, request);
+    return send_general(buf, count, datatype, dest, tag, comm, mode, how, request);
+}
+
+__attribute__((noinline)) int cr_recv_general(void *buf, MPI_Count count, cr_datatype_t *datatype, int source, int tag,
+                    cr_comm_t *comm, MPI_Status *status, cr_how_t how, MPI_Request *request)
+{
+    if (CR_UNLIKELY(cr_threaded))
+        return recv_general_locked(buf, count, datatype, source, tag, comm, status, how, request);
+    return recv_general(buf, count, datatype, source, tag, comm, status, how, request);
 }
 
 /* ---- sendrecv and sendrecv_replace ----------------------------------------------- */

@@ -4,6 +4,7 @@
  * waiting policy that every blocking loop of the library uses (core.h). */
 #define _GNU_SOURCE
 #include "core/progress.h"
+#include "core/threads.h"
 #include "core/liveness.h"
 #include "util/settings.h"
 
@@ -76,6 +77,8 @@ void cr_progress_init(int oversubscribed, tr_iface_t *b)
 {
     long n = oversubscribed ? ut_settings.spin_count_oversubscribed : ut_settings.spin_count;
     cr_wait_spin_limit = n > 0 ? (unsigned)n : 1;
+    /* threads: every idle poll lets the library lock go (cr_wait_idle_slow) */
+    if (cr_threaded) cr_wait_spin_limit = 1;
     bell = b && (b->caps.flags & TR_CAP_SLEEP) ? b : NULL;
 }
 
@@ -87,7 +90,9 @@ void cr_progress_fini(void)
 
 int cr_progress_can_sleep(void)
 {
-    if (!bell || ut_settings.wait_sleep_us < 0) return 0;
+    /* threads: the request waited for may be completed by another thread's
+     * poll, which rings no doorbell; waiters yield instead */
+    if (!bell || cr_threaded || ut_settings.wait_sleep_us < 0) return 0;
     for (int i = 0; i < npollers; i++)
         if (pollers[i]->can_sleep && !pollers[i]->can_sleep(pollers[i]->arg)) return 0;
     return 1;
@@ -109,6 +114,16 @@ static long sleep_max_us(void)
  * also gives the liveness checks their turn (liveness.h). */
 int cr_wait_idle_slow(cr_wait_t *w)
 {
+    if (cr_threaded) {
+        /* let the other threads in (one may be about to send what this one
+         * waits for), then poll again */
+        cr_liveness_check();
+        int depth = cr_lib_release_all();
+        cr_wait_stats.yields++;
+        cr_wait_sys.yield();
+        cr_lib_reacquire(depth);
+        return 0;
+    }
     uint64_t now = cr_wait_sys.now_ns();
     cr_liveness_check();   /* at most every COURIER_LIVENESS_MS; may end the job */
     if (!w->yielding) {

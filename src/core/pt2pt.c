@@ -31,13 +31,14 @@
 #include "transport/shm/shm.h"
 #include "util/log.h"
 #include "util/settings.h"
+#include "util/vg.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-cr_chan_t cr_chan0;
-static cr_poller_t chan0_poller;
+cr_chan_t cr_chans[CR_MAX_CHANNELS];
+int cr_nchan = 1;
 
 /* Outgoing work for one peer, in order: a send to (re)try, a control message
  * that found the transport full, or a rendezvous send streaming its data. */
@@ -52,7 +53,8 @@ struct cr_out {
 };
 
 /* ---- helpers ------------------------------------------------------------------ */
-void cr_req_complete(cr_request_t *r)
+/* cr_req_complete, inlined on the eager send path. */
+static inline __attribute__((always_inline)) void req_complete(cr_request_t *r)
 {
     if (r->tmp && r->kind == CR_REQ_SEND) {
         free(r->tmp);
@@ -60,6 +62,11 @@ void cr_req_complete(cr_request_t *r)
     }
     __atomic_store_n(&r->complete, 1, __ATOMIC_RELEASE);
     if (r->detached) cr_request_free(r);
+}
+
+void cr_req_complete(cr_request_t *r)
+{
+    req_complete(r);
 }
 
 static void status_fill(MPI_Status *st, int src, int tag, size_t bytes)
@@ -116,9 +123,70 @@ static char *recv_target(cr_request_t *r, size_t n)
     return r->tmp;
 }
 
+/* ---- memcheck (util/vg.h) ---------------------------------------------------------
+ * A posted receive's buffer is undefined until the receive completes (MPI
+ * forbids reading it before).  At completion the bytes received are defined,
+ * however they were written (a peer's process_vm_writev included, which
+ * memcheck cannot see), and the rest gets back the definedness it had when the
+ * receive was posted (MPI leaves bytes past a short message untouched).  The
+ * bytes marked are exactly those the datatype writes: a derived type's holes
+ * are left alone, so receives into interleaved parts of one array do not
+ * disturb each other.  Under memcheck only, the saved definedness (a byte per
+ * packed byte) sits in r->proto until the receive completes or is cancelled.
+ * A receive that an eager message already waiting completes at once is not
+ * marked undefined first. */
+enum { VG_GET, VG_SET, VG_UNDEFINED };
+
+/* Get (into bits) or set (from bits) the definedness of packed bytes
+ * [off, off + len) of r's buffer, or make them undefined; for a derived type
+ * through a packed copy of those bytes, written back unchanged but for their
+ * definedness.  Returns 1 when memcheck did it. */
+static int recv_vg_bits(cr_request_t *r, size_t off, size_t len, char *bits, int what)
+{
+    const cr_datatype_t *dt = r->dt;
+    char *p = (char *)r->buf + dt->lb + off, *s = NULL;
+    if (!dt->contig) {
+        if (!(p = s = malloc(len))) return 0;
+        cr_dt_pack_seg(r->buf, r->count, dt, off, s, len);
+    }
+    int ok = 1;
+    if (what == VG_GET) ok = UT_VG_GET_VBITS(p, bits, len);
+    else if (what == VG_SET) ok = UT_VG_SET_VBITS(p, bits, len);
+    else UT_VG_UNDEFINED(p, len);
+    if (s) {
+        if (what != VG_GET) cr_dt_unpack_seg(r->buf, r->count, dt, off, s, len);
+        free(s);
+    }
+    return ok;
+}
+
+static void recv_vg_post(cr_request_t *r)
+{
+    if (!UT_VG_RUNNING() || r->bytes == 0) return;
+    char *bits = malloc(r->bytes);
+    if (!bits) return;
+    if (recv_vg_bits(r, 0, r->bytes, bits, VG_GET) != 1) {   /* not memcheck, or a bad buffer */
+        free(bits);
+        return;
+    }
+    r->proto = bits;
+    recv_vg_bits(r, 0, r->bytes, NULL, VG_UNDEFINED);
+}
+
+/* Give the packed bytes from `from` on their saved definedness back. */
+static void recv_vg_restore(cr_request_t *r, size_t from)
+{
+    if (from < r->bytes) recv_vg_bits(r, from, r->bytes - from, (char *)r->proto + from, VG_SET);
+    free(r->proto);
+    r->proto = NULL;
+}
+
 static void recv_finish(cr_request_t *r, size_t n)
 {
+    if (r->proto) recv_vg_restore(r, n);
+    if (r->dt->contig) UT_VG_DEFINED((char *)r->buf + r->dt->lb, n);
     if (!r->dt->contig && r->tmp) {
+        UT_VG_DEFINED(r->tmp, n);
         cr_dt_unpack(r->tmp, n, r->buf, r->count, r->dt);
         free(r->tmp);
         r->tmp = NULL;
@@ -207,12 +275,12 @@ static cr_unexp_t *ux_find(cr_chan_t *ch, uint32_t ctx, int src, int tag, int re
 }
 
 /* ---- connections ------------------------------------------------------------------ */
-static void vc_bind(cr_vc_t *v, tr_iface_t *tr, uint64_t addr)
+static void vc_bind(const cr_chan_t *ch, cr_vc_t *v, tr_iface_t *tr, uint64_t addr)
 {
     v->tr = tr;
     v->addr = addr;
     v->eager_max = tr->caps.eager_max;
-    v->kind = tr == &self_iface ? CR_VC_SELF : tr == &shm_iface ? CR_VC_SHM : CR_VC_NET;
+    v->kind = tr == ch->self ? CR_VC_SELF : tr == ch->shm ? CR_VC_SHM : CR_VC_NET;
 }
 
 /* Connect the channel to a peer through the first transport that reaches it. */
@@ -223,7 +291,7 @@ static cr_vc_t *vc_get(cr_chan_t *ch, int peer)
     for (int i = 0; i < ch->ntr; i++) {
         uint64_t addr;
         if (tr_connect(ch->tr[i], peer, &addr) == TR_OK) {
-            vc_bind(v, ch->tr[i], addr);
+            vc_bind(ch, v, ch->tr[i], addr);
             return v;
         }
     }
@@ -259,7 +327,8 @@ static cr_out_t *out_new(int kind, cr_request_t *req)
 static inline tr_status_t am_short(cr_vc_t *v, const tr_am_hdr_t *h, const void *p, size_t len)
 {
     if (v->kind == CR_VC_SHM)
-        return shm_send_pkt((int)v->addr, h, p, len) ? TR_ERR_NO_RESOURCE : TR_OK;
+        return shm_send_pkt(shm_ctx_of(v->tr), (int)v->addr, h, p, len) ? TR_ERR_NO_RESOURCE
+                                                                          : TR_OK;
     return tr_am_short(v->tr, v->addr, h, p, len);
 }
 
@@ -320,7 +389,7 @@ static int send_inject(cr_chan_t *ch, cr_request_t *r)
         cr_pvar_count_send(v->kind, CR_PVAR_EAGER, r->bytes);
         r->pending = (st == TR_INPROGRESS) + (r->mode == CR_MODE_SYNC);
         r->proto_state = r->mode == CR_MODE_SYNC ? PS_WAIT_ACK : PS_NONE;
-        if (r->pending == 0) cr_req_complete(r);
+        if (r->pending == 0) req_complete(r);
         return 0;
     }
     cr_rts_t rts = { .bytes = r->bytes };
@@ -514,6 +583,7 @@ int cr_chan_irecv(cr_chan_t *ch, void *buf, MPI_Aint count, cr_datatype_t *dt, i
         return MPI_SUCCESS;
     }
     cr_unexp_t *u = ux_find(ch, r->ctx, src, tag, 1);
+    if (!u || u->kind != UX_EAGER) recv_vg_post(r);
     if (u)
         ux_deliver(ch, r, u);
     else
@@ -771,9 +841,12 @@ static int chan_can_sleep(void *arg)
     return cr_chan_can_sleep(arg);
 }
 
-int cr_chan_init(cr_chan_t *ch, int me, int npeers, tr_iface_t **trs, int ntr)
+int cr_chan_init(cr_chan_t *ch, int me, int npeers, tr_iface_t **trs, int ntr, tr_iface_t *self,
+                 tr_iface_t *shm)
 {
     memset(ch, 0, sizeof *ch);
+    ch->self = self;
+    ch->shm = shm;
     ch->me = me;
     ch->nvc = npeers;
     ch->vc = calloc((size_t)npeers, sizeof(cr_vc_t));
@@ -782,11 +855,11 @@ int cr_chan_init(cr_chan_t *ch, int me, int npeers, tr_iface_t **trs, int ntr)
         ch->tr[i] = trs[i];
         trs[i]->am_handler = chan_am_handler;
         trs[i]->am_arg = ch;
-        if (trs[i] == &shm_iface) ch->shm_eager_max = trs[i]->caps.eager_max;
-        else if (trs[i] != &self_iface && !ch->net) ch->net = trs[i];
+        if (trs[i] == shm) ch->shm_eager_max = trs[i]->caps.eager_max;
+        else if (trs[i] != self && !ch->net) ch->net = trs[i];
         /* a peer may send through it before we ever use it: its message must
          * not wait for a sleeper that it cannot wake */
-        if (trs[i] != &self_iface && !(trs[i]->caps.flags & TR_CAP_SLEEP)) ch->nosleep = 1;
+        if (trs[i] != self && !(trs[i]->caps.flags & TR_CAP_SLEEP)) ch->nosleep = 1;
     }
     ch->ntr = ntr;
     /* Peers reached through self and shared memory are connected at once (it
@@ -794,9 +867,8 @@ int cr_chan_init(cr_chan_t *ch, int me, int npeers, tr_iface_t **trs, int ntr)
     for (int p = 0; p < npeers; p++)
         for (int i = 0; i < ntr; i++) {
             uint64_t addr;
-            if ((trs[i] == &self_iface || trs[i] == &shm_iface) &&
-                tr_connect(trs[i], p, &addr) == TR_OK) {
-                vc_bind(&ch->vc[p], trs[i], addr);
+            if ((trs[i] == self || trs[i] == shm) && tr_connect(trs[i], p, &addr) == TR_OK) {
+                vc_bind(ch, &ch->vc[p], trs[i], addr);
                 break;
             }
         }
@@ -821,21 +893,34 @@ void cr_chan_fini(cr_chan_t *ch)
     memset(ch, 0, sizeof *ch);
 }
 
-int cr_pt2pt_init(tr_iface_t **trs, int ntr)
+int cr_pt2pt_init(tr_iface_t *trs[][CR_CHAN_MAX_TR], int nchan, int ntr, int fast)
 {
-    if (cr_chan_init(&cr_chan0, cr_proc.world_rank, cr_proc.world_size, trs, ntr) != 0) return -1;
-    chan0_poller.name = "pt2pt";
-    chan0_poller.poll = chan_poll;
-    chan0_poller.can_sleep = chan_can_sleep;
-    chan0_poller.arg = &cr_chan0;
-    cr_progress_register(&chan0_poller);
+    if (nchan < 1 || nchan > CR_MAX_CHANNELS) return -1;
+    for (int c = 0; c < nchan; c++) {
+        cr_chan_t *ch = &cr_chans[c];
+        /* init.c starts them in this order: self, shm, then the network */
+        if (cr_chan_init(ch, cr_proc.world_rank, cr_proc.world_size, trs[c], ntr, trs[c][0],
+                         trs[c][1]) != 0)
+            return -1;
+        ch->index = c;
+        ch->fast_end = fast && c == 0 && ch->shm_eager_max ? ch->shm_eager_max + 1 : 0;
+        ch->poller.name = "pt2pt";
+        ch->poller.poll = chan_poll;
+        ch->poller.can_sleep = chan_can_sleep;
+        ch->poller.arg = ch;
+        cr_progress_register(&ch->poller);
+        cr_nchan = c + 1;
+    }
     return 0;
 }
 
 void cr_pt2pt_fini(void)
 {
-    cr_progress_unregister(&chan0_poller);
-    cr_chan_fini(&cr_chan0);
+    for (int c = 0; c < cr_nchan; c++) {
+        cr_progress_unregister(&cr_chans[c].poller);
+        cr_chan_fini(&cr_chans[c]);
+    }
+    cr_nchan = 1;
 }
 
 /* ---- probe and cancel ------------------------------------------------------- */
@@ -875,6 +960,7 @@ int cr_cancel_recv(cr_request_t *r)
     if (r->next) r->next->prev = r->prev; else ch->posted_tail = r->prev;
     r->next = r->prev = NULL;
     r->proto_state = PS_NONE;
+    if (r->proto) recv_vg_restore(r, 0);
     status_set(r, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
     r->status.count_hi_and_cancelled |= 1;
     cr_req_complete(r);
@@ -895,7 +981,7 @@ int cr_cancel_recv(cr_request_t *r)
 static inline __attribute__((always_inline)) cr_vc_t *eager_now(size_t bytes, int dest,
                                                                  cr_comm_t *comm)
 {
-    if (bytes > cr_chan0.shm_eager_max || dest < 0) return NULL;
+    if (bytes >= cr_chan0.fast_end || dest < 0) return NULL;
     cr_vc_t *v = &cr_chan0.vc[cr_comm_world_rank(comm, dest)];
     return v->kind == CR_VC_SHM && !v->out_head ? v : NULL;
 }
@@ -906,7 +992,7 @@ static inline __attribute__((always_inline)) int eager_put(cr_vc_t *v, const voi
 {
     tr_am_hdr_t h = { .type = CR_AM_EAGER, .ctx = comm->ctx + CR_CTX_PT2PT, .src = comm->rank,
                       .tag = tag };
-    int rc = shm_send_pkt((int)v->addr, &h, data, bytes);
+    int rc = shm_send_pkt(&shm_ctxs[0], (int)v->addr, &h, data, bytes);
     if (CR_LIKELY(rc == 0)) cr_pvar_count_send(CR_VC_SHM, CR_PVAR_EAGER, bytes);
     return rc;
 }
@@ -957,19 +1043,19 @@ int cr_recv_fast(void *dst, size_t cap, int src, int tag, cr_comm_t *comm, MPI_S
     uint32_t ctx = comm->ctx + CR_CTX_PT2PT;
     cr_wait_t w = CR_WAIT_INIT;
     for (;;) {
-        const shm_hdr_t *h = shm_peek(from);
+        const shm_hdr_t *h = shm_peek(&shm_ctxs[0], from);
         if (h) {
             if (h->am.type != CR_AM_EAGER || h->len > cap ||
                 !match(ctx, src, tag, h->am.ctx, h->am.src, h->am.tag))
                 return 1;
             size_t n = h->len;
             int mtag = h->am.tag;
-            if (n) shm_pkt_copy(from, h, 0, dst, n);
-            shm_pkt_done(from, h);
+            if (n) shm_pkt_copy(&shm_ctxs[0], from, h, 0, dst, n);
+            shm_pkt_done(&shm_ctxs[0], from, h);
             if (status != MPI_STATUS_IGNORE) status_fill(status, src, mtag, n);
             return 0;
         }
-        if (shm_pending_except(from)) return 1;
+        if (shm_pending_except(&shm_ctxs[0], from)) return 1;
         /* a remote peer may wait for this process to answer (a rendezvous) */
         if (ch->net && tr_progress(ch->net)) return 1;
         /* the policy's last poll before sleeping may have taken our message */

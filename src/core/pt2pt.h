@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* Point-to-point internals: the channel (all pt2pt state: matching queues and
- * per-peer connections and out queues), the protocol messages the core sends
- * over every transport, and the fast paths of the blocking calls. */
+/* Point-to-point internals: the channels (all pt2pt state: matching queues and
+ * per-peer connections and out queues, a request pool, transport interfaces
+ * of their own), the protocol messages the core sends over every transport,
+ * and the fast paths of the blocking calls. */
 #ifndef COURIER_CORE_PT2PT_H
 #define COURIER_CORE_PT2PT_H
 #include "core/core.h"
+#include "core/threads.h"
 #include "transport/transport.h"
 #include "util/settings.h"
 
@@ -81,8 +83,13 @@ typedef struct cr_vc {
 } cr_vc_t;
 
 #define CR_CHAN_MAX_TR 4
-/* A channel: all point-to-point state of one stream of traffic (one today;
- * the threads issue can give each thread its own). */
+#define CR_MAX_CHANNELS 64
+/* A channel (a "virtual communication interface", as MPICH ch4 calls it): all
+ * point-to-point state of one stream of traffic.  A process has cr_nchan of
+ * them; channel c of one process talks to channel c of the others, through
+ * interfaces of its own (its own shm rings, self queue).  Today cr_nchan is 1
+ * (docs/threads.md: threads share it under the library's lock); the
+ * transports already hand out one interface per channel. */
 typedef struct cr_chan {
     cr_request_t *posted_head, *posted_tail;
     cr_unexp_t *ux_head, *ux_tail;
@@ -90,21 +97,31 @@ typedef struct cr_chan {
     int nvc;
     int me;                   /* this process's peer number */
     cr_vc_t *busy;            /* peers with out-queue work */
-    size_t shm_eager_max;     /* the fast path's eager limit (shm peers), 0: no shm */
+    size_t shm_eager_max;     /* the eager limit of shm peers, 0: no shm */
     tr_iface_t *tr[CR_CHAN_MAX_TR];   /* transports, tried in order when connecting */
     int ntr;
     int nosleep;              /* one of its transports cannot wake a sleeper */
     tr_iface_t *net;          /* the network transport, if any (polled by the MPI_Recv
                                  fast path too) */
+    tr_iface_t *self, *shm;   /* which of tr[] are the self and shm interfaces */
+    /* The fast paths take messages of fewer than fast_end bytes (0: off; they
+     * run on the first channel, and only without threads). */
+    size_t fast_end;
+    int index;                /* in cr_chans */
+    cr_poller_t poller;       /* its poller in the progress engine */
 } cr_chan_t;
 
-/* The process's channel. */
-extern cr_chan_t cr_chan0;
+/* The process's channels; the first carries MPI_COMM_WORLD. */
+extern cr_chan_t cr_chans[CR_MAX_CHANNELS];
+extern int cr_nchan;
+#define cr_chan0 (cr_chans[0])
 
 /* Set up a channel for npeers peers, this process being peer me, reaching
- * them through the transports given (tried in this order: self, shm, network);
- * installs the channel as those transports' AM handler.  0 or -1. */
-int cr_chan_init(cr_chan_t *ch, int me, int npeers, tr_iface_t **trs, int ntr);
+ * them through the transports given (tried in this order: self, shm, network;
+ * self and shm name which of trs are those, or NULL); installs the channel as
+ * those transports' AM handler.  0 or -1. */
+int cr_chan_init(cr_chan_t *ch, int me, int npeers, tr_iface_t **trs, int ntr, tr_iface_t *self,
+                 tr_iface_t *shm);
 void cr_chan_fini(cr_chan_t *ch);
 /* Poll the channel's transports and advance queued work; returns events. */
 int cr_chan_progress(cr_chan_t *ch);
@@ -135,8 +152,11 @@ int cr_greq_cancel(cr_request_t *r);
 
 /* Complete a request: sets the flag (release), frees detached requests. */
 void cr_req_complete(cr_request_t *r);
-/* Set up cr_chan0 with the transports init.c started. */
-int cr_pt2pt_init(tr_iface_t **trs, int ntr);
+
+/* Set up nchan channels: trs[c] holds channel c's ntr transport interfaces
+ * (self, shm, network), as init.c started them.  fast: the fast paths may run
+ * (no threads). */
+int cr_pt2pt_init(tr_iface_t *trs[][CR_CHAN_MAX_TR], int nchan, int ntr, int fast);
 void cr_pt2pt_fini(void);
 
 #endif

@@ -51,7 +51,7 @@ int core_session_init(cr_info_t *info, cr_errhandler_t *errhandler, MPI_Session 
     if (required < 0)
         return cr_error(MPI_ERR_INFO_VALUE, "info: thread_level=\"%s\": not a thread level "
                         "(MPI_THREAD_SINGLE, _FUNNELED, _SERIALIZED or _MULTIPLE)", tl);
-    int err = cr_runtime_start();
+    int err = cr_runtime_start(required);
     if (err) return err;
     cr_session_t *s = calloc(1, sizeof *s);
     int idx = s ? cr_objtab_add(&session_tab, s) : -1;

@@ -114,9 +114,9 @@ static void cma_run(void *arg, MPI_Aint off, size_t len)
     cma_t *c = arg;
     if (c->st != TR_OK) return;
     size_t at = (size_t)(c->base + off);
-    c->st = c->write ? tr_put(&shm_iface, (uint64_t)c->t->local, c->stream, len, &c->t->key, at,
+    c->st = c->write ? tr_put(&shm_ctxs[0].iface, (uint64_t)c->t->local, c->stream, len, &c->t->key, at,
                               NULL)
-                     : tr_get(&shm_iface, (uint64_t)c->t->local, c->stream, len, &c->t->key, at,
+                     : tr_get(&shm_ctxs[0].iface, (uint64_t)c->t->local, c->stream, len, &c->t->key, at,
                               NULL);
     c->stream += len;
 }

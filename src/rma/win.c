@@ -224,7 +224,7 @@ static int win_make(cr_comm_t *comm, int flavor, void *base, MPI_Aint size, MPI_
      * memory (create: the user's memory; dynamic: the whole address space) */
     tr_rkey_t key = { { 0, 0, 0 } };
     if ((flavor == MPI_WIN_FLAVOR_CREATE || flavor == MPI_WIN_FLAVOR_DYNAMIC) && shm_nlocal > 1)
-        tr_mem_key(&shm_iface, flavor == MPI_WIN_FLAVOR_CREATE ? base : NULL, (size_t)size, &key);
+        tr_mem_key(&shm_ctxs[0].iface, flavor == MPI_WIN_FLAVOR_CREATE ? base : NULL, (size_t)size, &key);
     int mine[INFO_INTS] = { (int)(uint32_t)size, (int)((uint64_t)size >> 32),
                             (int)(uint32_t)disp_unit, (int)((uint64_t)disp_unit >> 32),
                             (int)(uint32_t)b, (int)(b >> 32), serial, 0,

@@ -58,6 +58,11 @@ void tr_stub_sleep_cancel(tr_iface_t *tr)
     (void)tr;
 }
 
+void tr_stub_sleep_wake(tr_iface_t *tr)
+{
+    (void)tr;
+}
+
 void tr_stub_finalize(tr_iface_t *tr)
 {
     (void)tr;

@@ -23,8 +23,13 @@
  * they were sent (TR_CAP_ORDERED); the core's matching relies on it (MPI's
  * non-overtaking rule).  No order holds between AMs and get/put.
  *
- * Threads: none of this is thread-safe; the core calls a transport from one
- * thread at a time. */
+ * Threads: an interface is not thread-safe; the core calls each interface
+ * from one thread at a time (under its channel's lock).  A transport may hand
+ * out several interfaces (one per channel: their own rings, queues or
+ * endpoints), and different interfaces may be called from different threads
+ * at once.  The sleep hooks concern the whole process: several threads may
+ * sleep in sleep_wait at once, and a peer's AM on any interface, or
+ * sleep_wake, wakes them all. */
 #ifndef COURIER_TRANSPORT_H
 #define COURIER_TRANSPORT_H
 #include <stddef.h>
@@ -172,6 +177,10 @@ typedef struct tr_ops {
     int (*sleep_prepare)(tr_iface_t *tr);
     void (*sleep_wait)(tr_iface_t *tr, long max_us);
     void (*sleep_cancel)(tr_iface_t *tr);
+    /* Wake every thread of this process that sleeps in sleep_wait (another
+     * thread of the process made progress the sleepers may wait for).  Costs
+     * one load when nobody sleeps. */
+    void (*sleep_wake)(tr_iface_t *tr);
     /* Release everything; after it no other op may be called. */
     void (*finalize)(tr_iface_t *tr);
 } tr_ops_t;
@@ -198,6 +207,7 @@ tr_status_t tr_stub_flush(tr_iface_t *tr, uint64_t addr, tr_comp_t *comp);   /* 
 int tr_stub_sleep_prepare(tr_iface_t *tr);                                   /* -1 */
 void tr_stub_sleep_wait(tr_iface_t *tr, long max_us);
 void tr_stub_sleep_cancel(tr_iface_t *tr);
+void tr_stub_sleep_wake(tr_iface_t *tr);
 void tr_stub_finalize(tr_iface_t *tr);
 /* A short name for a status, for messages. */
 const char *tr_status_str(tr_status_t st);

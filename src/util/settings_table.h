@@ -90,6 +90,11 @@ CR_SETTING(io_worker,          BOOL, 1, 0, 1,      "Non-blocking independent fil
 /* one-sided communication (src/rma) */
 CR_SETTING(rma_dynamic_max,    INT,  4096, 1, 1048576,   "Regions one rank can have attached to one dynamic window (MPI_Win_attach) at a time")
 CR_SETTING(rma_am_chunk_bytes, SIZE, 32768, 16, 16777216,  "Largest piece of one RMA operation in one active message to a target reached through messages (another node)")
+/* threads (issue 15, docs/threads.md) */
+CR_SETTING(thread_level_max,   INT,  3, 0, 3,      "Highest thread level MPI_Init_thread provides (0 SINGLE, 1 FUNNELED, 2 SERIALIZED, 3 MULTIPLE: a library lock, blocking waits yield instead of sleeping)")
+CR_SETTING(async_progress,     BOOL, 0, 0, 1,      "Run a progress thread in each process, so that non-blocking operations (rendezvous, collectives) advance while the application computes; turns on the thread locks and turns off the blocking fast paths")
+CR_SETTING(async_progress_idle_us, INT, 50, 0, 1000000, "Microseconds the progress thread sleeps after a poll that found nothing (0: it only yields the core)")
+CR_SETTING_ALIAS(async_progress, "MPIR_CVAR_ASYNC_PROGRESS")
 /* hierarchical collectives across nodes (src/coll/coll_hier.c, issues 12 and 16) */
 CR_SETTING(coll_hier,          BOOL, 1, 0, 1,      "Collectives of a communicator whose ranks span several nodes may run a phase on each node plus one among the nodes' leaders (0: flat algorithms only)")
 CR_SETTING(coll_hier_min_ppn,  INT,  2, 1, 2147483647, "The hierarchical algorithms are chosen automatically when every node holds at least this many ranks of the communicator (forcing one needs only some node with two)")

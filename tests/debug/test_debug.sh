@@ -9,7 +9,12 @@
 #   test_debug.sh valgrind NP PROG  every rank of the MPI test PROG runs under
 #                                memcheck (with tools/courier.supp and every leak
 #                                kind counted as an error) and reports 0 errors
-# Environment: MPIEXEC, DEBUG_PROG (and SUPP for valgrind).  Exit 0 pass, 1 fail, 77 skip.
+#   test_debug.sh vgmarks NP MODE  vg_marks MODE under memcheck (src/util/vg.h
+#                                marks): tail and posted must report the
+#                                uninitialised read in vg_read_MODE on every
+#                                receiving rank and nothing else; clean (single
+#                                copies, short receives) must report 0 errors
+# Environment: MPIEXEC, DEBUG_PROG (and SUPP for valgrind, VG_PROG for vgmarks).  Exit 0 pass, 1 fail, 77 skip.
 set -u
 : "${MPIEXEC:?}" "${DEBUG_PROG:?}"
 what=$1 np=$2
@@ -86,5 +91,49 @@ valgrind)
     grep -q "^PASS " "$tmp/out" || fail "the test did not pass under valgrind"
     grep -h "suppressed:" "$tmp/err" | head -1
     echo "PASS valgrind $(basename "$prog") np=$np" ;;
+vgmarks)
+    mode=$3
+    : "${VG_PROG:?}"
+    command -v valgrind >/dev/null || { echo "valgrind is not installed; skipped"; exit 77; }
+    # clean: the packet log (COURIER_DEBUG=3) shows how the big messages came;
+    # gather and reduce by single copy (the others write into the root's buffer)
+    dbg=()
+    [ "$mode" = clean ] && dbg=(-env COURIER_DEBUG 3 -env COURIER_COLL_GATHER_ALG 5
+                                -env COURIER_COLL_REDUCE_ALG 4)
+    timeout -k 5 300 "$MPIEXEC" -n "$np" "${dbg[@]}" \
+        valgrind --tool=memcheck --error-exitcode=99 --leak-check=full --show-leak-kinds=all \
+        --errors-for-leak-kinds=all --suppressions="$SUPP" "$VG_PROG" "$mode" \
+        >"$tmp/out" 2>"$tmp/err" </dev/null
+    rc=$?
+    cat "$tmp/out"
+    [ $rc -ne 124 ] && [ $rc -ne 137 ] || fail "the job timed out"
+    grep -q "^PASS vg_marks $mode (np=$np)" "$tmp/out" || fail "the data that arrived was wrong"
+    clean=$(grep -c "ERROR SUMMARY: 0 errors from 0 contexts" "$tmp/err")
+    if [ "$mode" = clean ]; then
+        [ $rc -eq 0 ] || fail "exit status $rc (99: memcheck found errors)"
+        [ "$clean" -eq "$np" ] || fail "$clean of $np ranks report 0 memcheck errors"
+        grep -Eq "packet: from 0: data" "$tmp/err" && fail "the pipeline carried the big messages, not single copies"
+        grep -Eq "packet: from 0: rts" "$tmp/err" || fail "no rendezvous: the messages were not single-copy sized"
+        # two ranks on two cores are not oversubscribed: the receiver splits the
+        # copy with the sender, whose process_vm_writev memcheck cannot see
+        if [ "$np" -eq 2 ]; then grep -q "packet: from 0: wdone" "$tmp/err" || fail "no split copy at np=2"; fi
+        echo "PASS vgmarks clean np=$np"
+    else
+        [ $rc -ne 0 ] || fail "memcheck reported nothing (exit status 0)"
+        [ "$clean" -eq 1 ] || fail "$clean ranks report 0 errors: expected rank 0 only"
+        # every error is an uninitialised read in vg_read_$mode
+        nerr=$(grep -Ec "^==[0-9]+== [A-Z][a-z]" "$tmp/err")
+        nread=$(grep -Ec "^==[0-9]+== Conditional jump or move depends on uninitialised value" "$tmp/err")
+        # the ranks' reports interleave: follow each one by its pid
+        nat=$(awk -v fn="vg_read_$mode " '
+            match($0, /^==[0-9]+==/) { pid = substr($0, 1, RLENGTH)
+                if (index($0, "Conditional jump or move depends on uninitialised value")) { want[pid] = 1; next }
+                if (want[pid] && index($0, " at 0x")) { if (index($0, fn)) n++; want[pid] = 0 } }
+            END { print n + 0 }' "$tmp/err")
+        [ "$nread" -ge $((np - 1)) ] || fail "$nread uninitialised reads reported, expected one per receiving rank"
+        [ "$nat" -eq "$nread" ] || fail "only $nat of $nread uninitialised reads are in vg_read_$mode"
+        echo "memcheck reports: $nerr lines, $nread uninitialised reads in vg_read_$mode"
+        echo "PASS vgmarks $mode np=$np"
+    fi ;;
 *) echo "unknown test $what"; exit 2 ;;
 esac

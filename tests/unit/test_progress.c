@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-// sources: src/core/progress.c src/util/settings.c
+// sources: src/core/progress.c src/core/threads.c src/util/settings.c
 /* Unit test of the progress engine (src/core/progress.c): the poller registry
  * (events summed, active count, can_sleep vetoes) and the waiting policy's
  * steps, watched through its seams: a fake clock and yield (cr_wait_sys) and a

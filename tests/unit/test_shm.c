@@ -6,6 +6,9 @@
  * with a deliberately small ring (4 KiB) so that it wraps and fills:
  *   ring:     6000 AMs of sizes 0..max_bulk, every header field and payload
  *             byte checked, in order, with the sender spinning on back-pressure;
+ *   channels: the segment holds two channels; a message on channel 1 arrives
+ *             through channel 1's interface only, behind one sent later on
+ *             channel 0 (the channels' rings are separate);
  *   get/put:  single copies between the two address spaces;
  *   doorbell: the receiver sleeps between messages while the sender posts at
  *             random moments (sometimes exactly as the receiver announces
@@ -33,6 +36,8 @@
 
 static int to_child[2], to_parent[2];
 static int is_child;
+static tr_iface_t *trs[2];          /* the two channels' interfaces */
+#define shm0 (trs[0])
 
 static void die(const char *what)
 {
@@ -68,15 +73,20 @@ static int got_bad;
 static tr_rkey_t peer_key;
 static size_t peer_len;
 static int got_key, got_done;
+static int got_chan_msg = -1;       /* the channel a type-4 message came through */
 
 static void handler(void *arg, int peer, const tr_am_rx_t *m)
 {
-    (void)arg;
     if (peer != (is_child ? 0 : 1)) got_bad = 1;
+    if (m->hdr.type == 4) {
+        got_chan_msg = (int)(intptr_t)arg;
+        return;
+    }
+    if (arg != NULL) got_bad = 1;           /* everything else goes on channel 0 */
     if (m->hdr.type == 1) {                 /* ring test message */
         unsigned i = (unsigned)m->hdr.aux;
         if (i != expect_next || m->hdr.ctx != i * 3u || m->hdr.src != (int32_t)i ||
-            m->hdr.tag != -(int32_t)i || m->len != i % (shm_iface.caps.max_bulk + 1))
+            m->hdr.tag != -(int32_t)i || m->len != i % (shm0->caps.max_bulk + 1))
             got_bad = 1;
         unsigned char buf[8192];
         tr_am_copy(m, 0, buf, m->len);
@@ -100,20 +110,20 @@ static void handler(void *arg, int peer, const tr_am_rx_t *m)
 
 static void send_spin(int to, const tr_am_hdr_t *h, const void *p, size_t n)
 {
-    while (shm_send_pkt(to, h, p, n)) shm_iface.ops->progress(&shm_iface);
+    while (shm_send_pkt(&shm_ctxs[0], to, h, p, n)) shm0->ops->progress(shm0);
 }
 
 static void send_key(int to, void *buf, size_t len)
 {
     tr_rkey_t k;
-    if (shm_iface.ops->mem_key(&shm_iface, buf, len, &k) != TR_OK) die("mem_key");
+    if (shm0->ops->mem_key(shm0, buf, len, &k) != TR_OK) die("mem_key");
     tr_am_hdr_t h = { .type = 2, .aux = len };
     send_spin(to, &h, &k, sizeof k);
 }
 
 static void wait_for(int *flag)
 {
-    while (!*flag) shm_iface.ops->progress(&shm_iface);
+    while (!*flag) shm0->ops->progress(shm0);
 }
 
 /* Drop CAP_SYS_PTRACE, so that root too is refused a non-dumpable process's
@@ -132,8 +142,15 @@ static int drop_ptrace_cap(void)
 static void child_main(void)
 {
     /* ring */
-    while (expect_next < NMSG && !got_bad) shm_iface.ops->progress(&shm_iface);
+    while (expect_next < NMSG && !got_bad) shm0->ops->progress(shm0);
     if (got_bad) die("ring: a message arrived wrong");
+
+    /* channels: the parent sent on channel 1, then "done" on channel 0 */
+    wait_for(&got_done);
+    if (got_chan_msg != -1) die("channels: channel 1's message came through channel 0");
+    while (got_chan_msg == -1) trs[1]->ops->progress(trs[1]);
+    if (got_chan_msg != 1 || got_bad) die("channels: wrong channel");
+    got_done = 0;
 
     /* get/put: offer a buffer, the parent reads it and writes its second half */
     static unsigned char buf[100000];
@@ -150,15 +167,15 @@ static void child_main(void)
     tr_am_hdr_t ready = { .type = 3 };
     send_spin(0, &ready, NULL, 0);
     while (expect_next < NWAKE) {
-        if (shm_iface.ops->progress(&shm_iface)) continue;
-        if (shm_iface.ops->sleep_prepare(&shm_iface) != 0) die("doorbell: cannot sleep");
-        if (shm_iface.ops->progress(&shm_iface)) {
-            shm_iface.ops->sleep_cancel(&shm_iface);
+        if (shm0->ops->progress(shm0)) continue;
+        if (shm0->ops->sleep_prepare(shm0) != 0) die("doorbell: cannot sleep");
+        if (shm0->ops->progress(shm0)) {
+            shm0->ops->sleep_cancel(shm0);
             aborted++;
             continue;
         }
         uint64_t t0 = now_us();
-        shm_iface.ops->sleep_wait(&shm_iface, SLEEP_LIMIT_US);
+        shm0->ops->sleep_wait(shm0, SLEEP_LIMIT_US);
         long d = (long)(now_us() - t0);
         if (d > max_sleep) max_sleep = d;
         slept++;
@@ -173,8 +190,9 @@ static void child_main(void)
     prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     send_key(0, buf, sizeof buf);
     wait_for(&got_done);        /* got_done becomes 2 */
-    while (got_done < 2) shm_iface.ops->progress(&shm_iface);
-    shm_iface.ops->finalize(&shm_iface);
+    while (got_done < 2) shm0->ops->progress(shm0);
+    shm0->ops->finalize(shm0);
+    trs[1]->ops->finalize(trs[1]);
     exit(0);
 }
 
@@ -191,11 +209,13 @@ int main(void)
     if (pid < 0) die("fork");
     is_child = pid == 0;
     if (is_child) prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-    tr_iface_t *tr;
-    if (shm_init(&tr, is_child, 2, local_of, 2, name, &boot) != 0) die("shm_init");
-    if (tr != &shm_iface) die("shm_init: interface");
-    tr->am_handler = handler;
-    tr->am_arg = NULL;
+    if (shm_init(trs, 2, is_child, 2, local_of, 2, name, &boot) != 0) die("shm_init");
+    tr_iface_t *tr = trs[0];
+    if (tr != &shm_ctxs[0].iface || trs[1] != &shm_ctxs[1].iface) die("shm_init: interfaces");
+    for (int c = 0; c < 2; c++) {
+        trs[c]->am_handler = handler;
+        trs[c]->am_arg = (void *)(intptr_t)c;
+    }
     if (tr->caps.max_bulk != 4096 / 2 - SHM_HDR) die("caps: max_bulk");
     if (!(tr->caps.flags & TR_CAP_ORDERED)) die("caps: ordered");
     uint64_t addr;
@@ -214,6 +234,11 @@ int main(void)
         send_spin(1, &h, buf, n);
     }
 
+    /* channels */
+    tr_am_hdr_t on1 = { .type = 4 }, done = { .type = 3 };
+    while (shm_send_pkt(&shm_ctxs[1], 1, &on1, NULL, 0)) trs[1]->ops->progress(trs[1]);
+    send_spin(1, &done, NULL, 0);
+
     /* get/put */
     wait_for(&got_key);
     static unsigned char big[100000];
@@ -225,7 +250,6 @@ int main(void)
     for (size_t k = 0; k < sizeof big; k++) big[k] = pat(6, k);
     st = tr_put(tr, 1, big + sizeof big / 2, sizeof big / 2, &peer_key, sizeof big / 2, NULL);
     if (st != TR_OK) die("put");
-    tr_am_hdr_t done = { .type = 3 };
     send_spin(1, &done, NULL, 0);
 
     /* doorbell: post at random moments, from back-to-back to 300 us apart */
@@ -259,6 +283,7 @@ int main(void)
     if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
         die("the child failed");
     tr->ops->finalize(tr);
+    trs[1]->ops->finalize(trs[1]);
     printf("shm: all checks passed\n");
     return 0;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The self transport (self.h): a FIFO of AMs this process sent itself. */
+/* The self transport (self.h): a FIFO of AMs this process sent itself, one
+ * per interface (channel). */
 #include "transport/self/self.h"
 
 #include <stdlib.h>
@@ -14,18 +15,21 @@ typedef struct self_am {
     char data[];
 } self_am_t;
 
-static self_am_t *head, *tail;
-static int me_peer = -1;
+/* One interface's state (tr->priv). */
+typedef struct {
+    self_am_t *head, *tail;
+    int me_peer;
+} self_q_t;
 
 static tr_status_t self_connect(tr_iface_t *tr, int peer, uint64_t *addr)
 {
-    (void)tr;
-    if (peer != me_peer) return TR_ERR_UNREACHABLE;
+    const self_q_t *q = tr->priv;
+    if (peer != q->me_peer) return TR_ERR_UNREACHABLE;
     *addr = 0;
     return TR_OK;
 }
 
-static tr_status_t enqueue(const tr_am_hdr_t *hdr, const void *payload, size_t len,
+static tr_status_t enqueue(self_q_t *q, const tr_am_hdr_t *hdr, const void *payload, size_t len,
                            tr_comp_t *comp)
 {
     self_am_t *a = malloc(sizeof *a + (comp ? 0 : len));
@@ -40,37 +44,38 @@ static tr_status_t enqueue(const tr_am_hdr_t *hdr, const void *payload, size_t l
         if (len) memcpy(a->data, payload, len);
         a->payload = a->data;
     }
-    if (tail) tail->next = a; else head = a;
-    tail = a;
+    if (q->tail) q->tail->next = a; else q->head = a;
+    q->tail = a;
     return comp ? TR_INPROGRESS : TR_OK;
 }
 
 static tr_status_t self_am_short(tr_iface_t *tr, uint64_t addr, const tr_am_hdr_t *hdr,
                                  const void *payload, size_t len)
 {
-    (void)tr, (void)addr;
-    return enqueue(hdr, payload, len, NULL);
+    (void)addr;
+    return enqueue(tr->priv, hdr, payload, len, NULL);
 }
 
 static tr_status_t self_am_bulk(tr_iface_t *tr, uint64_t addr, const tr_am_hdr_t *hdr,
                                 const void *payload, size_t len, tr_comp_t *comp)
 {
-    (void)tr, (void)addr;
-    return enqueue(hdr, payload, len, comp);
+    (void)addr;
+    return enqueue(tr->priv, hdr, payload, len, comp);
 }
 
 /* Deliver what is queued now; AMs that handlers send meanwhile wait for the
  * next call (bounded work per call, no recursion). */
 static int self_progress(tr_iface_t *tr)
 {
-    self_am_t *a = head;
+    self_q_t *q = tr->priv;
+    self_am_t *a = q->head;
     int n = 0;
-    head = tail = NULL;
+    q->head = q->tail = NULL;
     while (a) {
         self_am_t *next = a->next;
         tr_am_rx_t m = { .hdr = a->hdr, .len = a->len, .p = { a->payload, NULL },
                          .n = { a->len, 0 } };
-        tr->am_handler(tr->am_arg, me_peer, &m);
+        tr->am_handler(tr->am_arg, q->me_peer, &m);
         if (a->comp) a->comp->cb(a->comp, TR_OK);
         free(a);
         a = next;
@@ -97,13 +102,14 @@ static tr_status_t self_put(tr_iface_t *tr, uint64_t addr, const void *local, si
 
 static void self_finalize(tr_iface_t *tr)
 {
-    (void)tr;
-    while (head) {
-        self_am_t *a = head;
-        head = a->next;
+    self_q_t *q = tr->priv;
+    while (q->head) {
+        self_am_t *a = q->head;
+        q->head = a->next;
         free(a);
     }
-    tail = NULL;
+    free(q);
+    free(tr);
 }
 
 static const tr_ops_t self_ops = {
@@ -120,6 +126,7 @@ static const tr_ops_t self_ops = {
     .sleep_prepare = tr_stub_sleep_prepare,
     .sleep_wait = tr_stub_sleep_wait,
     .sleep_cancel = tr_stub_sleep_cancel,
+    .sleep_wake = tr_stub_sleep_wake,
     .finalize = self_finalize,
 };
 
@@ -127,14 +134,24 @@ static const tr_ops_t self_ops = {
  * and its send completes when the handler took it, so a self message is
  * copied once, as by any eager protocol. */
 #define SELF_MAX_SHORT 64
-tr_iface_t self_iface = {
-    .ops = &self_ops,
-    .caps = { .max_short = SELF_MAX_SHORT, .max_bulk = SIZE_MAX, .eager_max = SIZE_MAX,
-              .flags = TR_CAP_GET | TR_CAP_PUT | TR_CAP_ORDERED },
-};
-
-tr_iface_t *self_init(int me)
+int self_init(int me, tr_iface_t **out, int n)
 {
-    me_peer = me;
-    return &self_iface;
+    for (int i = 0; i < n; i++) {
+        tr_iface_t *tr = calloc(1, sizeof *tr);
+        self_q_t *q = calloc(1, sizeof *q);
+        if (!tr || !q) {
+            free(tr);
+            free(q);
+            while (i > 0) self_finalize(out[--i]);
+            return -1;
+        }
+        q->me_peer = me;
+        tr->ops = &self_ops;
+        tr->caps = (tr_caps_t){ .max_short = SELF_MAX_SHORT, .max_bulk = SIZE_MAX,
+                                .eager_max = SIZE_MAX,
+                                .flags = TR_CAP_GET | TR_CAP_PUT | TR_CAP_ORDERED };
+        tr->priv = q;
+        out[i] = tr;
+    }
+    return 0;
 }

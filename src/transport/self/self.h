@@ -7,7 +7,8 @@
 #define COURIER_TRANSPORT_SELF_H
 #include "transport/transport.h"
 
-/* The interface; me is this process's peer number (the only peer it reaches). */
-tr_iface_t *self_init(int me);
-extern tr_iface_t self_iface;
+/* One interface per channel (each its own queue): fills out[0..n-1]; me is
+ * this process's peer number (the only peer it reaches).  0, or -1 when out
+ * of memory.  Each interface is released by its finalize(). */
+int self_init(int me, tr_iface_t **out, int n);
 #endif

@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: MIT */
-/* Shared-memory transport: segment set-up, cell rings, single copy with
- * cross-memory attach, doorbells, and its ops table (see shm.h). */
+/* Shared-memory transport: segment set-up, cell rings (a set per channel),
+ * single copy with cross-memory attach, doorbells, and its ops table (see
+ * shm.h). */
 #define _GNU_SOURCE
 #include "transport/shm/shm.h"
 #include "util/settings.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/futex.h>
 #include <linux/membarrier.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,17 +43,18 @@ typedef struct {
     uint64_t ring_cells;
     uint64_t pair_bytes;      /* bytes per ordered pair */
     volatile int attached;    /* ranks that mapped the segment */
+    uint32_t nchan;           /* channels: a set of rings each */
 } shm_seg_hdr_t;
 
-/* Layout: [header: 2 cells][doorbells: one cell per local rank][pairs], and per
- * ordered pair [ring ctl][cells...]. */
+/* Layout: [header: 2 cells][doorbells: one cell per local rank][pairs], the
+ * pairs channel by channel, and per ordered pair [ring ctl][cells...]. */
 typedef struct {
     shm_ring_ctl_t *ctl;
     char *cells;
 } shm_pair_t;
 
-/* Private state of this process per local peer. */
-typedef struct {
+/* Private state of this process per local peer, on one channel. */
+struct shm_peer {
     shm_pair_t out;           /* me -> peer */
     volatile uint32_t *bell;  /* the peer's doorbell */
     uint64_t tail;            /* producer position in out ring */
@@ -58,19 +62,24 @@ typedef struct {
     shm_pair_t in;            /* peer -> me */
     uint64_t head;            /* consumer position in in ring */
     int peer;                 /* the core's number for this process */
-} shm_peer_t;
+};
 
 int shm_nlocal;
 int shm_me;
+shm_ctx_t shm_ctxs[SHM_MAX_CHANNELS];
+static int nchan, nlive;      /* channels set up, and not yet finalized */
 static void *seg;
 static size_t seg_bytes;
 static uint64_t ring_cells, ring_mask;
-static shm_peer_t *peers;
 static shm_bell_t *my_bell;
 static const int *local_of;   /* the core's peer number -> local index */
 static int npeers_total;
 static int can_sleep;         /* membarrier works: doorbells are safe */
 static char seg_name[256];    /* the segment's name, for shm_seg_name() */
+/* Threads of this process sleeping on its doorbell, and the lock that keeps
+ * that count and the doorbell word in step (only the sleep path takes it). */
+static int sleepers;
+static pthread_mutex_t sleep_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static size_t round_pow2(size_t v)
 {
@@ -84,11 +93,11 @@ static shm_bell_t *bell_at(int local)
     return (shm_bell_t *)((char *)seg + SHM_CELL * 2) + local;
 }
 
-static shm_pair_t pair_at(int from, int to)
+static shm_pair_t pair_at(int chan, int from, int to)
 {
     shm_seg_hdr_t *h = seg;
-    char *base = (char *)seg + SHM_CELL * (2 + (size_t)shm_nlocal) +
-                 (size_t)(from * shm_nlocal + to) * h->pair_bytes;
+    size_t pair = ((size_t)chan * (size_t)shm_nlocal + (size_t)from) * (size_t)shm_nlocal + (size_t)to;
+    char *base = (char *)seg + SHM_CELL * (2 + (size_t)shm_nlocal) + pair * h->pair_bytes;
     shm_pair_t p;
     p.ctl = (shm_ring_ctl_t *)base;
     p.cells = base + SHM_CELL;
@@ -106,46 +115,68 @@ static size_t max_payload(void)
     return (ring_cells / 2) * SHM_CELL - SHM_HDR;
 }
 
-static void set_caps(void)
+static const tr_ops_t shm_ops;
+
+static void set_caps(tr_iface_t *tr)
 {
     size_t mp = shm_nlocal > 1 ? max_payload() : 0;
     size_t eager = (size_t)ut_settings.eager_limit;
-    shm_iface.caps.max_short = mp;
-    shm_iface.caps.max_bulk = mp;
-    shm_iface.caps.eager_max = eager < mp ? eager : mp;
-    shm_iface.caps.flags = TR_CAP_GET | TR_CAP_PUT | TR_CAP_ORDERED | (can_sleep ? TR_CAP_SLEEP : 0);
+    tr->caps.max_short = mp;
+    tr->caps.max_bulk = mp;
+    tr->caps.eager_max = eager < mp ? eager : mp;
+    tr->caps.flags = TR_CAP_GET | TR_CAP_PUT | TR_CAP_ORDERED | (can_sleep ? TR_CAP_SLEEP : 0);
 }
 
-int shm_init(tr_iface_t **out, int local_rank, int local_size, const int *local_of_peer,
-             int npeers, const char *name, const tr_boot_t *boot)
+static void set_all_caps(void)
 {
+    for (int c = 0; c < nchan; c++) set_caps(&shm_ctxs[c].iface);
+}
+
+int shm_init(tr_iface_t **out, int nch, int local_rank, int local_size,
+             const int *local_of_peer, int npeers, const char *name, const tr_boot_t *boot)
+{
+    if (nch < 1 || nch > SHM_MAX_CHANNELS) {
+        fprintf(stderr, "courier: %d shared-memory channels asked for (1 to %d)\n", nch,
+                SHM_MAX_CHANNELS);
+        return -1;
+    }
     shm_me = local_rank;
     shm_nlocal = local_size;
     local_of = local_of_peer;
     npeers_total = npeers;
-    *out = &shm_iface;
-    peers = calloc((size_t)local_size, sizeof(shm_peer_t));
-    if (!peers) return -1;
-    for (int p = 0; p < npeers; p++)
-        if (local_of_peer[p] >= 0) peers[local_of_peer[p]].peer = p;
+    nchan = nlive = nch;
+    for (int c = 0; c < nch; c++) {
+        shm_ctx_t *x = &shm_ctxs[c];
+        memset(&x->iface, 0, sizeof x->iface);
+        x->iface.ops = &shm_ops;
+        x->iface.priv = x;
+        out[c] = &x->iface;
+        x->peers = calloc((size_t)local_size, sizeof(shm_peer_t));
+        if (!x->peers) return -1;
+        for (int p = 0; p < npeers; p++)
+            if (local_of_peer[p] >= 0) x->peers[local_of_peer[p]].peer = p;
+    }
     if (local_size <= 1) {
         /* the barrier is over every process of the job: take part, as the
          * ranks of other nodes do in theirs */
-        set_caps();
+        set_all_caps();
         return boot->barrier() == 0 ? 0 : -1;
     }
 
     snprintf(seg_name, sizeof seg_name, "%s", name);
-    /* Each rank has one inbound ring per local peer: with many ranks on the node
-     * the rings shrink (halving) until they fit the per-rank budget. */
+    /* Each rank has one inbound ring per local peer and channel: with many
+     * ranks on the node (or many channels) the rings shrink (halving) until
+     * they fit the per-rank budget. */
     size_t rb = round_pow2((size_t)ut_settings.shm_ring_bytes);
     size_t budget = (size_t)ut_settings.shm_ring_budget;
-    while (budget > 0 && rb > SHM_RING_MIN && rb * (size_t)(local_size - 1) > budget) rb >>= 1;
+    size_t inbound = (size_t)(local_size - 1) * (size_t)nch;
+    while (budget > 0 && rb > SHM_RING_MIN && rb * inbound > budget) rb >>= 1;
     if (rb < SHM_RING_MIN) rb = SHM_RING_MIN;
     ring_cells = rb / SHM_CELL;
     ring_mask = ring_cells - 1;
     size_t pair_bytes = SHM_CELL + rb;
-    seg_bytes = SHM_CELL * (2 + (size_t)local_size) + (size_t)local_size * local_size * pair_bytes;
+    seg_bytes = SHM_CELL * (2 + (size_t)local_size) +
+                (size_t)nch * (size_t)local_size * (size_t)local_size * pair_bytes;
 
     int fd = -1;
     if (local_rank == 0) {
@@ -189,21 +220,31 @@ int shm_init(tr_iface_t **out, int local_rank, int local_size, const int *local_
         h->nlocal = (uint32_t)local_size;
         h->ring_cells = ring_cells;
         h->pair_bytes = pair_bytes;
+        h->nchan = (uint32_t)nch;
         __atomic_store_n(&h->magic, SHM_MAGIC, __ATOMIC_RELEASE);
     } else {
         while (__atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) != SHM_MAGIC) __builtin_ia32_pause();
+        if (h->nchan != (uint32_t)nch || h->ring_cells != ring_cells) {
+            fprintf(stderr, "courier: local rank %d wants %d shared-memory channels of %zu-byte "
+                    "rings, local rank 0 made %u of %zu bytes (the same settings everywhere?)\n",
+                    local_rank, nch, rb, h->nchan, (size_t)h->ring_cells * SHM_CELL);
+            return -1;
+        }
     }
     /* The last rank to attach removes the name: from now on nothing can be left behind. */
     if (__atomic_add_fetch(&h->attached, 1, __ATOMIC_ACQ_REL) == local_size) shm_unlink(name);
 
     my_bell = bell_at(local_rank);
-    for (int p = 0; p < local_size; p++) {
-        if (p == local_rank) continue;
-        peers[p].out = pair_at(local_rank, p);
-        peers[p].in = pair_at(p, local_rank);
-        peers[p].bell = &bell_at(p)->sleeping;
+    for (int c = 0; c < nch; c++) {
+        shm_peer_t *peers = shm_ctxs[c].peers;
+        for (int p = 0; p < local_size; p++) {
+            if (p == local_rank) continue;
+            peers[p].out = pair_at(c, local_rank, p);
+            peers[p].in = pair_at(c, p, local_rank);
+            peers[p].bell = &bell_at(p)->sleeping;
+        }
     }
-    set_caps();
+    set_all_caps();
     return 0;
 }
 
@@ -234,15 +275,17 @@ static long sys_futex(volatile uint32_t *word, int op, uint32_t val, const struc
     return syscall(SYS_futex, word, op, val, ts, NULL, 0);
 }
 
-/* A sender found the doorbell of a sleeper set: the first to clear it wakes it. */
+/* A sender found the doorbell of a sleeper set: the first to clear it wakes
+ * it, every thread of it that sleeps (threads of one process share the
+ * doorbell). */
 static __attribute__((noinline, cold)) void bell_ring(volatile uint32_t *bell)
 {
-    if (__atomic_exchange_n(bell, 0, __ATOMIC_ACQ_REL)) sys_futex(bell, FUTEX_WAKE, 1, NULL);
+    if (__atomic_exchange_n(bell, 0, __ATOMIC_ACQ_REL)) sys_futex(bell, FUTEX_WAKE, INT_MAX, NULL);
 }
 
-int shm_send_pkt(int to, const tr_am_hdr_t *am, const void *payload, size_t len)
+int shm_send_pkt(shm_ctx_t *c, int to, const tr_am_hdr_t *am, const void *payload, size_t len)
 {
-    shm_peer_t *p = &peers[to];
+    shm_peer_t *p = &c->peers[to];
     size_t nc = pkt_cells(len);
     if (p->tail + nc - p->head_cache > ring_cells) {
         p->head_cache = __atomic_load_n(&p->out.ctl->head, __ATOMIC_ACQUIRE);
@@ -263,8 +306,8 @@ int shm_send_pkt(int to, const tr_am_hdr_t *am, const void *payload, size_t len)
 
 void shm_wake(int to)
 {
-    if (!peers) return;   /* after shm_finalize */
-    volatile uint32_t *bell = peers[to].bell;
+    if (!shm_ctxs[0].peers) return;   /* after shm_finalize */
+    volatile uint32_t *bell = shm_ctxs[0].peers[to].bell;
     if (__builtin_expect(bell && *bell != 0, 0)) bell_ring(bell);
 }
 
@@ -273,9 +316,9 @@ const char *shm_seg_name(void)
     return seg_name;
 }
 
-const shm_hdr_t *shm_peek(int from)
+const shm_hdr_t *shm_peek(shm_ctx_t *c, int from)
 {
-    shm_peer_t *p = &peers[from];
+    shm_peer_t *p = &c->peers[from];
     const shm_hdr_t *h = (const shm_hdr_t *)(p->in.cells + (p->head & ring_mask) * SHM_CELL);
     if (__atomic_load_n(&h->seq, __ATOMIC_ACQUIRE) != seq_of(p->head)) return NULL;
     return h;
@@ -296,16 +339,16 @@ static inline void pkt_pieces(const shm_peer_t *p, const shm_hdr_t *h, tr_am_rx_
     m->n[1] = len - first;
 }
 
-void shm_pkt_copy(int from, const shm_hdr_t *h, size_t off, void *dst, size_t n)
+void shm_pkt_copy(shm_ctx_t *c, int from, const shm_hdr_t *h, size_t off, void *dst, size_t n)
 {
     tr_am_rx_t m;
-    pkt_pieces(&peers[from], h, &m);
+    pkt_pieces(&c->peers[from], h, &m);
     tr_am_copy(&m, off, dst, n);
 }
 
-void shm_pkt_done(int from, const shm_hdr_t *h)
+void shm_pkt_done(shm_ctx_t *c, int from, const shm_hdr_t *h)
 {
-    shm_peer_t *p = &peers[from];
+    shm_peer_t *p = &c->peers[from];
     size_t nc = pkt_cells(h->len);
     /* Clear the first word of every payload cell consumed, so that a stale payload
      * word can never look like a published header on a later lap.  A header cell
@@ -318,10 +361,10 @@ void shm_pkt_done(int from, const shm_hdr_t *h)
     __atomic_store_n(&p->in.ctl->head, p->head, __ATOMIC_RELEASE);
 }
 
-int shm_pending_except(int from)
+int shm_pending_except(shm_ctx_t *c, int from)
 {
     for (int i = 0; i < shm_nlocal; i++)
-        if (i != shm_me && i != from && shm_peek(i)) return 1;
+        if (i != shm_me && i != from && shm_peek(c, i)) return 1;
     return 0;
 }
 
@@ -339,8 +382,7 @@ static tr_status_t shm_connect(tr_iface_t *tr, int peer, uint64_t *addr)
 static tr_status_t shm_am_short(tr_iface_t *tr, uint64_t addr, const tr_am_hdr_t *hdr,
                                 const void *payload, size_t len)
 {
-    (void)tr;
-    return shm_send_pkt((int)addr, hdr, payload, len) ? TR_ERR_NO_RESOURCE : TR_OK;
+    return shm_send_pkt(shm_ctx_of(tr), (int)addr, hdr, payload, len) ? TR_ERR_NO_RESOURCE : TR_OK;
 }
 
 /* The ring copies the payload at once, so a bulk AM completes before return. */
@@ -353,16 +395,17 @@ static tr_status_t shm_am_bulk(tr_iface_t *tr, uint64_t addr, const tr_am_hdr_t 
 
 static int shm_progress(tr_iface_t *tr)
 {
+    shm_ctx_t *c = shm_ctx_of(tr);
     int n = 0;
     for (int i = 0; i < shm_nlocal; i++) {
         if (i == shm_me) continue;
         const shm_hdr_t *h;
-        while ((h = shm_peek(i)) != NULL) {
+        while ((h = shm_peek(c, i)) != NULL) {
             tr_am_rx_t m;
             m.hdr = h->am;
-            pkt_pieces(&peers[i], h, &m);
-            tr->am_handler(tr->am_arg, peers[i].peer, &m);
-            shm_pkt_done(i, h);
+            pkt_pieces(&c->peers[i], h, &m);
+            tr->am_handler(tr->am_arg, c->peers[i].peer, &m);
+            shm_pkt_done(c, i, h);
             n++;
         }
     }
@@ -417,13 +460,25 @@ static tr_status_t shm_put(tr_iface_t *tr, uint64_t addr, const void *local, siz
 /* Sleeping: set the doorbell, then make every other process pass a barrier, so
  * that a sender either published before it (the caller's poll sees the AM) or
  * reads the doorbell after it (and wakes us). */
+static void sleeper_leaves(void)
+{
+    pthread_mutex_lock(&sleep_lock);
+    /* the last sleeper clears the doorbell (a sender may have done so already);
+     * one arriving meanwhile sets it again under the same lock */
+    if (--sleepers == 0) __atomic_store_n(&my_bell->sleeping, 0, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&sleep_lock);
+}
+
 static int shm_sleep_prepare(tr_iface_t *tr)
 {
     (void)tr;
     if (!can_sleep || !my_bell) return -1;
+    pthread_mutex_lock(&sleep_lock);
+    sleepers++;
     __atomic_store_n(&my_bell->sleeping, 1, __ATOMIC_SEQ_CST);
+    pthread_mutex_unlock(&sleep_lock);
     if (sys_membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED) != 0) {
-        __atomic_store_n(&my_bell->sleeping, 0, __ATOMIC_RELAXED);
+        sleeper_leaves();
         return -1;
     }
     return 0;
@@ -435,25 +490,35 @@ static void shm_sleep_wait(tr_iface_t *tr, long max_us)
     struct timespec ts = { max_us / 1000000, (max_us % 1000000) * 1000 };
     /* returns at once when a sender already cleared the doorbell */
     sys_futex(&my_bell->sleeping, FUTEX_WAIT, 1, &ts);
-    __atomic_store_n(&my_bell->sleeping, 0, __ATOMIC_RELEASE);
+    sleeper_leaves();
 }
 
 static void shm_sleep_cancel(tr_iface_t *tr)
 {
     (void)tr;
-    __atomic_store_n(&my_bell->sleeping, 0, __ATOMIC_RELEASE);
+    sleeper_leaves();
 }
 
-static void shm_finalize(tr_iface_t *tr)
+static void shm_sleep_wake(tr_iface_t *tr)
 {
     (void)tr;
+    if (my_bell && __builtin_expect(my_bell->sleeping != 0, 0)) bell_ring(&my_bell->sleeping);
+}
+
+/* Each channel's interface is finalized on its own; the segment goes with
+ * the last. */
+static void shm_finalize(tr_iface_t *tr)
+{
+    shm_ctx_t *c = shm_ctx_of(tr);
+    free(c->peers);
+    c->peers = NULL;
+    if (--nlive > 0) return;
     if (seg) munmap(seg, seg_bytes);
     seg = NULL;
     my_bell = NULL;
-    free(peers);
-    peers = NULL;
     shm_nlocal = 0;
     seg_name[0] = 0;
+    nchan = 0;
 }
 
 static const tr_ops_t shm_ops = {
@@ -470,7 +535,6 @@ static const tr_ops_t shm_ops = {
     .sleep_prepare = shm_sleep_prepare,
     .sleep_wait = shm_sleep_wait,
     .sleep_cancel = shm_sleep_cancel,
+    .sleep_wake = shm_sleep_wake,
     .finalize = shm_finalize,
 };
-
-tr_iface_t shm_iface = { .ops = &shm_ops };

@@ -2,9 +2,12 @@
 /* Shared-memory transport between the processes of one node (transport.h).
  *
  * One segment per node (created by local rank 0, unlinked as soon as every
- * local rank has mapped it).  It holds, per ordered pair of local ranks
- * (s -> r), a single-producer/single-consumer ring of 64-byte cells, and per
- * local rank one doorbell line that wakes it when it sleeps.
+ * local rank has mapped it).  It holds, per channel and ordered pair of local
+ * ranks (c: s -> r), a single-producer/single-consumer ring of 64-byte cells,
+ * and per local rank one doorbell line that wakes it when it sleeps.  Each
+ * channel is an interface of its own (shm_ctx_t): channel c of one process
+ * talks only to channel c of the others, so the core's channels share no
+ * ring.
  * - An AM is a 32-byte header (shm_hdr_t: sequence word, payload length, the
  *   core's 24-byte tr_am_hdr_t) followed by its payload, spanning one or more
  *   consecutive cells; the producer writes the payload and the header, then
@@ -22,8 +25,9 @@
  * Nothing on the send or receive path takes a lock or makes a system call.
  *
  * The core calls shm_send_pkt / shm_peek / shm_pkt_copy / shm_pkt_done
- * directly on MPI_Send's and MPI_Recv's fast paths (inlined by LTO); all else
- * goes through the ops table of shm_iface. */
+ * directly on MPI_Send's and MPI_Recv's fast paths (inlined by LTO; channel
+ * 0's context is a constant address there); all else goes through the ops
+ * table of the channel's interface. */
 #ifndef COURIER_SHM_H
 #define COURIER_SHM_H
 #include "transport/transport.h"
@@ -41,25 +45,42 @@ typedef struct {
 } shm_hdr_t;
 _Static_assert(sizeof(shm_hdr_t) == SHM_HDR, "one header is half a cell");
 
-/* Set up the node's segment and the interface.  local_of_peer[p] is peer p's
- * index among the node's local_size processes, or -1 when p is elsewhere
- * (npeers entries); this process is local_rank.  Collective over all the
- * job's processes, every node's alike (one boot->barrier each).  On success *out is the interface (its
- * am_handler still to be installed).  Returns 0 or -1 with a message on stderr. */
-int shm_init(tr_iface_t **out, int local_rank, int local_size, const int *local_of_peer,
-             int npeers, const char *name, const tr_boot_t *boot);
+/* One channel's rings: its interface (iface.priv points back here) and this
+ * process's view of each local peer's rings on that channel. */
+#define SHM_MAX_CHANNELS 64
+typedef struct shm_peer shm_peer_t;
+typedef struct shm_ctx {
+    shm_peer_t *peers;        /* per local index */
+    tr_iface_t iface;
+} shm_ctx_t;
+extern shm_ctx_t shm_ctxs[SHM_MAX_CHANNELS];   /* channel c is shm_ctxs[c] */
+static inline shm_ctx_t *shm_ctx_of(tr_iface_t *tr)
+{
+    return (shm_ctx_t *)tr->priv;
+}
 
-/* Fast path.  shm_send_pkt: copy one AM into the ring to local index `to`;
- * returns 0, or 1 when the ring is full (nothing written).  Wakes `to` when
- * it sleeps.  len <= caps.max_bulk. */
-int shm_send_pkt(int to, const tr_am_hdr_t *am, const void *payload, size_t len);
+/* Set up the node's segment with nchan channels (at most SHM_MAX_CHANNELS;
+ * every local process must give the same number) and their interfaces.
+ * local_of_peer[p] is peer p's index among the node's local_size processes,
+ * or -1 when p is elsewhere (npeers entries); this process is local_rank.
+ * Collective over all the job's processes, every node's alike (one
+ * boot->barrier each).  On success out[c] is channel c's interface (its
+ * am_handler still to be installed); the segment goes when the last of them
+ * is finalized.  Returns 0 or -1 with a message on stderr. */
+int shm_init(tr_iface_t **out, int nchan, int local_rank, int local_size,
+             const int *local_of_peer, int npeers, const char *name, const tr_boot_t *boot);
+
+/* Fast path, on one channel's rings.  shm_send_pkt: copy one AM into the ring
+ * to local index `to`; returns 0, or 1 when the ring is full (nothing
+ * written).  Wakes `to` when it sleeps.  len <= caps.max_bulk. */
+int shm_send_pkt(shm_ctx_t *c, int to, const tr_am_hdr_t *am, const void *payload, size_t len);
 /* Receiving from local index `from`: the next published AM or NULL; its
  * payload is copied with shm_pkt_copy, and shm_pkt_done releases it. */
-const shm_hdr_t *shm_peek(int from);
-void shm_pkt_copy(int from, const shm_hdr_t *h, size_t off, void *dst, size_t n);
-void shm_pkt_done(int from, const shm_hdr_t *h);
-/* 1 when an AM waits in any inbound ring other than from's. */
-int shm_pending_except(int from);
+const shm_hdr_t *shm_peek(shm_ctx_t *c, int from);
+void shm_pkt_copy(shm_ctx_t *c, int from, const shm_hdr_t *h, size_t off, void *dst, size_t n);
+void shm_pkt_done(shm_ctx_t *c, int from, const shm_hdr_t *h);
+/* 1 when an AM waits in any inbound ring of this channel other than from's. */
+int shm_pending_except(shm_ctx_t *c, int from);
 
 /* For other shared memory of the node (the collectives' areas): wake local
  * index `to` if it sleeps on its doorbell.  Call it after publishing, with a
@@ -73,5 +94,4 @@ const char *shm_seg_name(void);
 
 extern int shm_nlocal;       /* processes on this node (0 before shm_init) */
 extern int shm_me;           /* this process's local index */
-extern tr_iface_t shm_iface;
 #endif

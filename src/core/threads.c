@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/* Threads: the flag that turns the locks on, the recursive library lock, and
+ * which thread is the main one (threads.h). */
+#define _GNU_SOURCE
+#include "core/threads.h"
+
+int cr_threaded;
+
+void cr_threads_enable(void)
+{
+    cr_threaded = 1;
+}
+
+/* ---- the library lock --------------------------------------------------------
+ * A mutex with an owner and a depth, so that a thread that holds it may take
+ * it again (an attribute callback calling MPI) and may let it go entirely
+ * while it waits for messages. */
+static pthread_mutex_t obj_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_t obj_owner;  /* valid while obj_owned (both read by others: atomic) */
+static int obj_owned;
+static int obj_depth;        /* only the owner touches it */
+
+int cr_lib_held(void)
+{
+    return __atomic_load_n(&obj_owned, __ATOMIC_ACQUIRE) &&
+           pthread_equal(__atomic_load_n(&obj_owner, __ATOMIC_RELAXED), pthread_self());
+}
+
+void cr_lib_lock_slow(void)
+{
+    if (cr_lib_held()) {
+        obj_depth++;
+        return;
+    }
+    pthread_mutex_lock(&obj_mutex);
+    __atomic_store_n(&obj_owner, pthread_self(), __ATOMIC_RELAXED);
+    __atomic_store_n(&obj_owned, 1, __ATOMIC_RELEASE);
+    obj_depth = 1;
+}
+
+void cr_lib_unlock_slow(void)
+{
+    if (--obj_depth > 0) return;
+    __atomic_store_n(&obj_owned, 0, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&obj_mutex);
+}
+
+int cr_lib_release_all(void)
+{
+    if (!cr_threaded || !cr_lib_held()) return 0;
+    int depth = obj_depth;
+    obj_depth = 1;
+    cr_lib_unlock_slow();
+    return depth;
+}
+
+void cr_lib_reacquire(int depth)
+{
+    if (depth <= 0) return;
+    cr_lib_lock_slow();
+    obj_depth = depth;
+}
+
+/* ---- the main thread ----------------------------------------------------------
+ * MPI_Is_thread_main names the thread that initialised MPI; until then (and
+ * for a program that never does), the thread that loaded the library. */
+static pthread_t main_thread;
+__attribute__((constructor)) static void record_loader(void)
+{
+    main_thread = pthread_self();
+}
+
+void cr_thread_set_main(void)
+{
+    main_thread = pthread_self();
+}
+
+int cr_thread_is_main(void)
+{
+    return pthread_equal(pthread_self(), main_thread) != 0;
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/* Threads: whether several threads may be inside the library at once, and
+ * the lock that makes that safe (docs/threads.md has the whole picture).
+ *
+ * cr_threaded is 0 unless MPI_Init_thread provided MPI_THREAD_MULTIPLE or the
+ * asynchronous progress thread runs (COURIER_ASYNC_PROGRESS); it is set once,
+ * in MPI_Init(_thread), before any other thread may call MPI.
+ * While it is 0 every lock below is a test of that flag and nothing else, and
+ * the blocking fast paths (MPI_Send, MPI_Isend, MPI_Recv of small messages
+ * to local ranks) do not even test it: they stay exactly as they were for a
+ * program that asked for MPI_THREAD_SINGLE, FUNNELED or SERIALIZED.
+ *
+ * The library lock (cr_lib_lock / cr_lib_unlock) is recursive.  The
+ * generated binding takes it around the core entry of every MPI procedure
+ * (maint/gen_bindings.py), except MPI_Send, MPI_Isend, MPI_Recv and their
+ * large-count forms, whose general paths take it themselves (p2p_api.c) so
+ * that their fast paths stay lock-free in single mode (the fast paths are
+ * off with threads).  A thread that waits for messages (every blocking loop
+ * goes through the waiting policy, core.h) lets the lock go entirely between
+ * polls (cr_lib_release_all) and takes it back as deep afterwards, so that a
+ * thread waiting in MPI_Recv never holds up a thread that is about to send it
+ * the message.  User callbacks (reduction operations, attribute copy and
+ * delete functions) run under the lock; error handlers run after it is let
+ * go. */
+#ifndef COURIER_CORE_THREADS_H
+#define COURIER_CORE_THREADS_H
+#include <pthread.h>
+#include "core/core.h"
+
+/* Several threads may be inside the library (set in MPI_Init_thread). */
+extern int cr_threaded;
+
+/* A plain lock that costs nothing while cr_threaded is 0 (for state that a
+ * layer wants to guard on its own, beneath the library lock). */
+typedef struct cr_lock {
+    pthread_mutex_t m;
+} cr_lock_t;
+#define CR_LOCK_INIT { PTHREAD_MUTEX_INITIALIZER }
+static inline void cr_lock(cr_lock_t *l)
+{
+    if (CR_UNLIKELY(cr_threaded)) pthread_mutex_lock(&l->m);
+}
+static inline void cr_unlock(cr_lock_t *l)
+{
+    if (CR_UNLIKELY(cr_threaded)) pthread_mutex_unlock(&l->m);
+}
+
+/* The library lock (recursive); the _slow forms are the threaded case. */
+void cr_lib_lock_slow(void);
+void cr_lib_unlock_slow(void);
+static inline void cr_lib_lock(void)
+{
+    if (CR_UNLIKELY(cr_threaded)) cr_lib_lock_slow();
+}
+static inline void cr_lib_unlock(void)
+{
+    if (CR_UNLIKELY(cr_threaded)) cr_lib_unlock_slow();
+}
+/* 1 when this thread holds the library lock (always 0 without threads). */
+int cr_lib_held(void);
+/* Let the library lock go entirely while this thread waits (returns how deep
+ * it was held: 0 when not held), and take it back as deep afterwards. */
+int cr_lib_release_all(void);
+void cr_lib_reacquire(int depth);
+
+/* Turn the locks on (MPI_Init_thread with MPI_THREAD_MULTIPLE, before any
+ * other thread calls MPI). */
+void cr_threads_enable(void);
+
+/* The asynchronous progress thread (async.c; COURIER_ASYNC_PROGRESS turns
+ * the locks on too): cr_async_start starts it (0, or -1 when the thread
+ * cannot be made), cr_async_stop ends it and waits for it (safe with the
+ * library lock held, and when it never started). */
+int cr_async_start(void);
+void cr_async_stop(void);
+
+/* The thread that called MPI_Init (or loaded the library first):
+ * cr_thread_set_main records the caller (MPI_Init does). */
+void cr_thread_set_main(void);
+int cr_thread_is_main(void);
+#endif
