@@ -28,6 +28,7 @@ typedef struct coll_hier {
     int *pos;                   /* rank -> position */
     int *first;                 /* node k holds positions first[k] .. first[k+1]-1 */
     int identity;               /* order[i] == i: every node is a run of ranks */
+    int64_t *counts, *displs;   /* each node's share of a packed vector (node_shares) */
 } coll_hier_t;
 
 void coll_hier_free(coll_hier_t *h)
@@ -39,6 +40,8 @@ void coll_hier_free(coll_hier_t *h)
     free(h->order);
     free(h->pos);
     free(h->first);
+    free(h->counts);
+    free(h->displs);
     free(h);
 }
 
@@ -60,8 +63,10 @@ static int make_layer(cr_comm_t *c, coll_hier_t *h)
     h->order = malloc((size_t)p * sizeof(int));
     h->pos = malloc((size_t)p * sizeof(int));
     h->first = malloc((size_t)(p + 1) * sizeof(int));
+    h->counts = malloc((size_t)p * sizeof(int64_t));   /* nnodes <= p */
+    h->displs = malloc((size_t)p * sizeof(int64_t));
     int *fill = malloc((size_t)p * sizeof(int));   /* next free position of each node */
-    int ok = h->node_of && h->order && h->pos && h->first && fill;
+    int ok = h->node_of && h->order && h->pos && h->first && h->counts && h->displs && fill;
     int e = ok ? cr_comm_node_split(c, h->node_of, &h->nnodes, &h->node, &h->leaders)
                : cr_error(MPI_ERR_NO_MEM, "no memory for the node layer of a communicator");
     /* every rank must take the same decision: agree on whether it worked */
@@ -311,22 +316,15 @@ static int node_gather(coll_hier_t *h, cr_comm_t *c, const coll_args_t *a, size_
     return e;
 }
 
-/* Each node's share of the packed vector, for the leaders' v collectives. */
-static int node_counts(const coll_hier_t *h, size_t B, int64_t **counts, int64_t **displs)
+/* Each node's share of the packed vector of B-byte blocks, for the leaders'
+ * v collectives (h->counts, h->displs; blocking calls on one communicator
+ * never overlap, so one pair of arrays serves them all). */
+static void node_shares(coll_hier_t *h, size_t B)
 {
-    *counts = malloc((size_t)h->nnodes * sizeof(int64_t));
-    *displs = malloc((size_t)h->nnodes * sizeof(int64_t));
-    if (!*counts || !*displs) {
-        free(*counts);
-        free(*displs);
-        *counts = *displs = NULL;
-        return cr_error(MPI_ERR_NO_MEM, "no memory for a hierarchical collective");
-    }
     for (int k = 0; k < h->nnodes; k++) {
-        (*counts)[k] = (int64_t)((size_t)(h->first[k + 1] - h->first[k]) * B);
-        (*displs)[k] = (int64_t)((size_t)h->first[k] * B);
+        h->counts[k] = (int64_t)((size_t)(h->first[k + 1] - h->first[k]) * B);
+        h->displs[k] = (int64_t)((size_t)h->first[k] * B);
     }
-    return MPI_SUCCESS;
 }
 
 static int gather(coll_hier_t *h, cr_comm_t *c, const coll_args_t *a)
@@ -352,17 +350,10 @@ static int gather(coll_hier_t *h, cr_comm_t *c, const coll_args_t *a)
     char scratch;
     e = keep(e, node_gather(h, c, a, B, nodebuf ? nodebuf : &scratch));
     if (leads) {
-        int64_t *counts, *displs;
-        int e2 = node_counts(h, B, &counts, &displs);
-        e = keep(e, e2);
-        if (!e2) {
-            int lroot = mine == rn;
-            e = keep(e, core_gatherv(lroot ? MPI_IN_PLACE : nodebuf, (MPI_Count)nb, byte, all,
-                                     CR_VEC(counts), CR_VEC(displs), byte, rn, h->leaders,
-                                     CR_BLOCKING, NULL, NULL));
-        }
-        free(counts);
-        free(displs);
+        node_shares(h, B);
+        e = keep(e, core_gatherv(mine == rn ? MPI_IN_PLACE : nodebuf, (MPI_Count)nb, byte, all,
+                                 CR_VEC(h->counts), CR_VEC(h->displs), byte, rn, h->leaders,
+                                 CR_BLOCKING, NULL, NULL));
     }
     if (in_root_node && node_rank(h, a->root) != 0)
         e = keep(e, node_hop(h, all, (MPI_Aint)((size_t)c->size * B), byte, 0,
@@ -392,15 +383,9 @@ static int allgather(coll_hier_t *h, cr_comm_t *c, const coll_args_t *a)
     char *nodebuf = all ? all + (size_t)h->first[mine] * B : &scratch;
     e = keep(e, node_gather(h, c, a, B, nodebuf));
     if (h->leaders) {
-        int64_t *counts, *displs;
-        int e2 = node_counts(h, B, &counts, &displs);
-        e = keep(e, e2);
-        if (!e2)
-            e = keep(e, core_allgatherv(MPI_IN_PLACE, 0, NULL, all, CR_VEC(counts),
-                                        CR_VEC(displs), byte, h->leaders, CR_BLOCKING, NULL,
-                                        NULL));
-        free(counts);
-        free(displs);
+        node_shares(h, B);
+        e = keep(e, core_allgatherv(MPI_IN_PLACE, 0, NULL, all, CR_VEC(h->counts),
+                                    CR_VEC(h->displs), byte, h->leaders, CR_BLOCKING, NULL, NULL));
     }
     e = keep(e, core_bcast(all, (MPI_Count)((size_t)c->size * B), byte, 0, h->node, CR_BLOCKING,
                            NULL, NULL));
@@ -448,17 +433,10 @@ static int scatter(coll_hier_t *h, cr_comm_t *c, const coll_args_t *a)
     if (in_root_node && node_rank(h, a->root) != 0)
         e = node_hop(h, all, (MPI_Aint)((size_t)c->size * B), byte, node_rank(h, a->root), 0);
     if (leads) {
-        int64_t *counts, *displs;
-        int e2 = node_counts(h, B, &counts, &displs);
-        e = keep(e, e2);
-        if (!e2) {
-            int lroot = mine == rn;
-            e = keep(e, core_scatterv(all, CR_VEC(counts), CR_VEC(displs), byte,
-                                      lroot ? MPI_IN_PLACE : nodebuf, (MPI_Count)nb, byte, rn,
-                                      h->leaders, CR_BLOCKING, NULL, NULL));
-        }
-        free(counts);
-        free(displs);
+        node_shares(h, B);
+        e = keep(e, core_scatterv(all, CR_VEC(h->counts), CR_VEC(h->displs), byte,
+                                  mine == rn ? MPI_IN_PLACE : nodebuf, (MPI_Count)nb, byte, rn,
+                                  h->leaders, CR_BLOCKING, NULL, NULL));
     }
     /* the node phase: this rank's block, packed, straight into rbuf for a
      * contiguous type, else into a temporary; the root that passed
