@@ -143,6 +143,8 @@ enum {
     COLL_ALG_SHM = 4,           /* direct, through the node's shared memory: blocking calls
                                  * on an intracommunicator whose ranks share this node */
     COLL_ALG_CMA = 8,           /* with COLL_ALG_SHM: also single copy between every pair */
+    COLL_ALG_HIER = 16,         /* direct, hierarchical: blocking calls on an intracommunicator
+                                 * whose ranks span nodes (coll_hier.h) */
 };
 
 typedef struct {
@@ -231,6 +233,15 @@ int coll_reduce_scatter_cma_fits(const cr_comm_t *c, const coll_args_t *a);
 int coll_scan_shm(cr_comm_t *c, const coll_args_t *a);
 int coll_exscan_shm(cr_comm_t *c, const coll_args_t *a);
 int coll_scan_shm_fits(const cr_comm_t *c, const coll_args_t *a);
+/* Hierarchical algorithms (coll_hier.c): a phase on each node plus one among
+ * the nodes' leaders; reduce and allreduce for commutative ops only. */
+int coll_barrier_hier(cr_comm_t *c, const coll_args_t *a);
+int coll_bcast_hier(cr_comm_t *c, const coll_args_t *a);
+int coll_reduce_hier(cr_comm_t *c, const coll_args_t *a);
+int coll_allreduce_hier(cr_comm_t *c, const coll_args_t *a);
+int coll_gather_hier(cr_comm_t *c, const coll_args_t *a);
+int coll_allgather_hier(cr_comm_t *c, const coll_args_t *a);
+int coll_scatter_hier(cr_comm_t *c, const coll_args_t *a);
 /* The forced algorithm id of a collective (0 = automatic). */
 int coll_forced_alg(coll_kind_t coll);
 /* The algorithm (id) coll_select chose last for each collective, 0 before

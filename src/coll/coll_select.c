@@ -27,6 +27,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include "coll/coll.h"
+#include "coll/coll_hier.h"
 #include "coll/coll_inter.h"
 #include "coll/coll_shm.h"
 #include "util/settings.h"
@@ -102,6 +103,17 @@ static const coll_alg_t coll_algs[] = {
     { COLL_EXSCAN, 2, "shm", SHM, NULL, coll_exscan_shm, coll_scan_shm_fits },
 #undef SHM
 #undef CMA
+    /* hierarchical (coll_hier.h): blocking calls on intracommunicators whose
+     * ranks span nodes: a node phase plus a leaders' phase */
+#define HIER COLL_ALG_HIER
+    { COLL_BARRIER, 4, "hier", HIER, NULL, coll_barrier_hier, NULL },
+    { COLL_BCAST, 6, "hier", HIER, NULL, coll_bcast_hier, NULL },
+    { COLL_REDUCE, 5, "hier", HIER | COLL_ALG_COMMUTATIVE, NULL, coll_reduce_hier, NULL },
+    { COLL_ALLREDUCE, 6, "hier", HIER | COLL_ALG_COMMUTATIVE, NULL, coll_allreduce_hier, NULL },
+    { COLL_GATHER, 6, "hier", HIER, NULL, coll_gather_hier, NULL },
+    { COLL_ALLGATHER, 6, "hier", HIER, NULL, coll_allgather_hier, NULL },
+    { COLL_SCATTER, 6, "hier", HIER, NULL, coll_scatter_hier, NULL },
+#undef HIER
 };
 enum { NALGS = sizeof(coll_algs) / sizeof(coll_algs[0]) };
 
@@ -138,6 +150,15 @@ static const coll_rule_t coll_rules[] = {
     { COLL_REDUCE_SCATTER_BLOCK, NULL, NULL, NULL, NULL, 4 },
     { COLL_SCAN, NULL, NULL, NULL, NULL, 2 },
     { COLL_EXSCAN, NULL, NULL, NULL, NULL, 2 },
+    /* Across nodes with several ranks on each node: hierarchical (never on one
+     * node, where the rows above come first; coll_hier_usable says when). */
+    { COLL_BARRIER, NULL, NULL, NULL, NULL, 4 },
+    { COLL_BCAST, NULL, NULL, NULL, NULL, 6 },
+    { COLL_REDUCE, NULL, NULL, NULL, NULL, 5 },
+    { COLL_ALLREDUCE, NULL, NULL, NULL, NULL, 6 },
+    { COLL_GATHER, NULL, NULL, NULL, NULL, 6 },
+    { COLL_ALLGATHER, NULL, NULL, NULL, NULL, 6 },
+    { COLL_SCATTER, NULL, NULL, NULL, NULL, 6 },
     /* the message algorithms (schedules) */
     { COLL_BARRIER, NULL, NULL, NULL, NULL, 1 },
     /* small communicators or small messages: binomial; else scatter + ring allgather */
@@ -194,11 +215,15 @@ int coll_forced_alg(coll_kind_t coll)
     return (int)*f;
 }
 
+/* forced: the algorithm was forced by its setting (the hierarchical ones then
+ * take any communicator whose ranks span nodes, not only those whose every
+ * node holds COURIER_COLL_HIER_MIN_PPN ranks). */
 static int applies(const coll_alg_t *alg, const cr_comm_t *comm, const coll_args_t *a,
-                   int direct)
+                   int direct, int forced)
 {
     if (!(alg->flags & COLL_ALG_INTER) != !comm->remote) return 0;
     if (alg->flags & COLL_ALG_COMMUTATIVE && a->op && !a->op->commute) return 0;
+    if (alg->flags & COLL_ALG_HIER) return direct && coll_hier_usable((cr_comm_t *)comm, forced);
     if (!(alg->flags & COLL_ALG_SHM)) return 1;
     return direct && coll_shm_usable(comm, !!(alg->flags & COLL_ALG_CMA)) &&
            (!alg->fits || alg->fits(comm, a));
@@ -217,7 +242,7 @@ static const coll_alg_t *select_alg(coll_kind_t coll, const cr_comm_t *comm,
     int id = coll_forced_alg(coll);
     if (id) {
         const coll_alg_t *alg = find_alg(coll, id);
-        if (alg && applies(alg, comm, a, direct)) return alg;
+        if (alg && applies(alg, comm, a, direct, 1)) return alg;
     }
     long bytes = a->bytes > (size_t)LONG_MAX ? LONG_MAX : (long)a->bytes;
     for (size_t i = 0; i < sizeof(coll_rules) / sizeof(coll_rules[0]); i++) {
@@ -226,11 +251,11 @@ static const coll_alg_t *select_alg(coll_kind_t coll, const cr_comm_t *comm,
             !within(bytes, r->min_bytes, r->max_bytes))
             continue;
         const coll_alg_t *alg = find_alg(coll, r->alg);
-        if (alg && applies(alg, comm, a, direct)) return alg;
+        if (alg && applies(alg, comm, a, direct, 0)) return alg;
     }
     /* no row matched: any algorithm of the collective that can run the call */
     for (int i = 0; i < NALGS; i++)
-        if (coll_algs[i].coll == coll && applies(&coll_algs[i], comm, a, direct))
+        if (coll_algs[i].coll == coll && applies(&coll_algs[i], comm, a, direct, 0))
             return &coll_algs[i];
     return NULL;
 }

@@ -4,6 +4,7 @@
  * own buffers, and the pieces the shm and cma algorithms share (coll_shm.h). */
 #define _GNU_SOURCE
 #include "coll/coll_shm.h"
+#include "coll/coll_hier.h"
 #include "transport/shm/shm.h"
 #include "util/settings.h"
 
@@ -45,13 +46,14 @@ static void area_free(cr_comm_t *c)
     coll_shm_t *a = c->coll_shm;
     if (!a) return;
     if (a->base) munmap(a->base, a->bytes);
+    coll_hier_free(a->hier);
     free(a->bell);
     free(a);
     c->coll_shm = NULL;
 }
 
 /* The state of comm, made (not the area) on first sight. */
-static coll_shm_t *state_of(cr_comm_t *c)
+coll_shm_t *coll_shm_state(cr_comm_t *c)
 {
     coll_shm_t *a = c->coll_shm;
     if (a) return a;
@@ -80,15 +82,14 @@ int coll_shm_usable(const cr_comm_t *cc, int need_cma)
 {
     if (cc->remote || cc->size < 2 || !ut_settings.coll_shm) return 0;
     coll_shm_t *a = cc->coll_shm;
-    if (!a) a = state_of((cr_comm_t *)cc);   /* only this process's view: no communication */
+    if (!a) a = coll_shm_state((cr_comm_t *)cc);   /* only this process's view: no communication */
     if (!a || a->state == CSHM_NONE) return 0;
     return !need_cma || a->cma;
 }
 
 /* ---- making the area -------------------------------------------------------------- */
-/* A small collective over c through a schedule (the area does not exist yet):
- * bcast of n ints from rank 0, or their minimum everywhere. */
-static int small_coll(cr_comm_t *c, int *v, int n, int allreduce)
+/* Through a schedule: the area does not exist yet. */
+int coll_shm_small_coll(cr_comm_t *c, int *v, int n, int allreduce)
 {
     coll_args_t a = { .sbuf = MPI_IN_PLACE, .rbuf = v, .count = n,
                       .dt = cr_datatype_ptr(MPI_INT), .op = cr_op_ptr(MPI_MIN) };
@@ -170,7 +171,7 @@ static int make_area(cr_comm_t *c, coll_shm_t *a)
         base = area_create(name, bytes);
         hello[0] = base != NULL;
     }
-    int e = small_coll(c, hello, 3, 0);
+    int e = coll_shm_small_coll(c, hello, 3, 0);
     if (e) return e;
     if (!hello[0]) return MPI_SUCCESS;
     area_name(name, sizeof name, hello[1], hello[2]);
@@ -188,7 +189,7 @@ static int make_area(cr_comm_t *c, coll_shm_t *a)
         }
     }
     int ok = base != NULL;
-    e = small_coll(c, &ok, 1, 1);   /* also: every info line is written */
+    e = coll_shm_small_coll(c, &ok, 1, 1);   /* also: every info line is written */
     if (a->me == 0) shm_unlink(name);
     if (e || !ok) {
         if (base) munmap(base, bytes);
@@ -211,7 +212,7 @@ coll_shm_t *coll_shm_area(cr_comm_t *c)
 {
     coll_shm_t *a = c->coll_shm;
     if (CR_LIKELY(a && a->state == CSHM_OK)) return a;
-    if (!a) a = state_of(c);
+    if (!a) a = coll_shm_state(c);
     if (!a || a->state == CSHM_NONE) return NULL;
     if (make_area(c, a) != MPI_SUCCESS || a->state != CSHM_OK) {
         a->state = CSHM_NONE;

@@ -69,6 +69,8 @@ typedef struct coll_shm {
     cshm_ctl_t *ctl;            /* p x CSHM_NBUF control lines */
     char *slots;                /* p x CSHM_NBUF slots */
     int *bell;                  /* comm rank -> node-local index (doorbells) */
+    struct coll_hier *hier;     /* the node layer of a communicator that spans nodes
+                                 * (coll_hier.c), NULL until first considered */
 } coll_shm_t;
 
 /* May comm's collectives use the node's shared memory: an intracommunicator
@@ -77,6 +79,12 @@ typedef struct coll_shm {
  * every pair (assumed until the area is made).  Local and cheap after the
  * first call; every rank gets the same answer. */
 int coll_shm_usable(const cr_comm_t *c, int need_cma);
+/* comm's collective state (this process's view, made on first sight without
+ * any communication), NULL when out of memory; freed with the communicator. */
+coll_shm_t *coll_shm_state(cr_comm_t *c);
+/* A small collective over c through a schedule: bcast of n ints from rank 0,
+ * or (allreduce) their minimum everywhere. */
+int coll_shm_small_coll(cr_comm_t *c, int *v, int n, int allreduce);
 /* The largest payload of a slot (the same on every rank). */
 size_t coll_shm_slot_cap(void);
 /* comm's area, made on first use: collective over comm (every rank calls it

@@ -24,6 +24,7 @@
 #include "core/api_comm.h"
 #include "util/log.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -149,6 +150,70 @@ static int unguided_kind(cr_comm_t *c, int *err)
     }
     free(all);
     return chosen;
+}
+
+/* ---- the node layer of hierarchical collectives ------------------------------ */
+/* One exchange of (node color, rank, next free context id) gives every rank
+ * the nodes of all and one agreed context id for both new communicators (the
+ * node communicators of different nodes share one: they are disjoint). */
+int cr_comm_node_split(cr_comm_t *c, int *node_of, int *nnodes, cr_comm_t **node,
+                       cr_comm_t **leaders)
+{
+    *node = *leaders = NULL;
+    int p = c->size, n = 0;
+    int in[3] = { node_color(), c->rank, (int)cr_proc.next_ctx };
+    int *all = malloc((size_t)p * 3 * sizeof(int)), *index = NULL;
+    if (!all) return cr_error(MPI_ERR_NO_MEM, "no memory for the node layer of a communicator");
+    cr_ctx_agreeing++;
+    int err = cr_comm_allgather_ints(c, in, 3, all, CR_TAG_CTX);
+    cr_ctx_agreeing--;
+    /* colors are world ranks, of the process's own world (another job's, for
+     * processes that connected): size the color -> node table by the largest */
+    int colors = 0;
+    for (int r = 0; !err && r < p; r++)
+        if (all[3 * r] >= colors) colors = all[3 * r] + 1;
+    if (!err && !(index = malloc((size_t)colors * sizeof(int))))
+        err = cr_error(MPI_ERR_NO_MEM, "no memory for the node layer of a communicator");
+    uint32_t ctx = 0;
+    for (int w = 0; !err && w < colors; w++) index[w] = -1;
+    for (int r = 0; !err && r < p; r++) {
+        int color = all[3 * r];
+        if ((uint32_t)all[3 * r + 2] > ctx) ctx = (uint32_t)all[3 * r + 2];
+        if (index[color] < 0) index[color] = n++;
+        node_of[r] = index[color];
+    }
+    free(index);
+    if (err) {
+        free(all);
+        return err;
+    }
+    *nnodes = n;
+    cr_ctx_reserve(ctx, 2);
+    int leader = 1;
+    cr_group_t *g = cr_group_split(c->group, all, 3, in[0]);
+    /* the leaders: a node's first rank in c gets color 0, the others 1 */
+    for (int r = 0, seen = 0; r < p; r++) {
+        int first = node_of[r] == seen;
+        if (first) seen++;
+        if (r == c->rank) leader = first;
+        all[3 * r] = !first;
+    }
+    cr_group_t *lg = leader ? cr_group_split(c->group, all, 3, 0) : NULL;
+    free(all);
+    if (g) *node = cr_comm_make_internal(g, ctx);
+    else cr_group_release(lg), lg = NULL;
+    if (lg) *leaders = cr_comm_make_internal(lg, ctx + CR_CTX_STRIDE);
+    if (!*node || (leader && !*leaders)) {
+        cr_comm_release(*node);
+        cr_comm_release(*leaders);
+        *node = *leaders = NULL;
+        return cr_error(MPI_ERR_NO_MEM, "no memory for the node layer of a communicator");
+    }
+    snprintf((*node)->name, sizeof (*node)->name, "(node of 0x%08x)", (unsigned)c->handle);
+    if (*leaders)
+        snprintf((*leaders)->name, sizeof (*leaders)->name, "(leaders of 0x%08x)",
+                 (unsigned)c->handle);
+    return MPI_SUCCESS;
 }
 
 int core_comm_split_type(cr_comm_t *comm, int split_type, int key, cr_info_t *info,

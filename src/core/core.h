@@ -174,6 +174,20 @@ typedef struct cr_comm {
     void *coll_shm;
 } cr_comm_t;
 
+/* The node layer of an intracommunicator c, for hierarchical collectives
+ * (src/coll/coll_hier.c); collective over c.  Every rank learns which node
+ * each rank of c is on: node_of[r] (c->size entries, filled by the caller's
+ * array) is the index of rank r's node, nodes numbered in the order of their
+ * lowest rank in c; *nnodes is their number.  *node is a new internal
+ * communicator (no handle, one reference for the caller) of the ranks of c
+ * on this node, in c's rank order (so its rank 0 is the node's lowest rank
+ * in c, the node's leader); *leaders is one over the leaders, in c's rank
+ * order (rank k is node k's leader), on the leaders only (NULL elsewhere).
+ * Nodes are those of MPI_Comm_split_type(MPI_COMM_TYPE_SHARED).  On error
+ * nothing is made and *node, *leaders are NULL. */
+int cr_comm_node_split(cr_comm_t *c, int *node_of, int *nnodes, cr_comm_t **node,
+                       cr_comm_t **leaders);
+
 /* Called by cr_comm_release for a communicator whose coll_shm is set: src/coll
  * sets it when it first makes such state, and it unmaps and frees it. */
 extern void (*cr_comm_coll_shm_free)(cr_comm_t *c);

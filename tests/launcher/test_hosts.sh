@@ -189,4 +189,30 @@ t_mpi() {
     expect_no_leftovers
 }
 
+# Hierarchical collectives across two hosts (tests/mpi/coll_hier: barrier,
+# bcast, reduce, allreduce, gather, scatter, allgather at 0 B - 1 MiB, every root, in
+# place and not, every result checked; the tools interface says which algorithm
+# ran): two ranks a host with the automatic choice, then 2 + 1 ranks with the
+# hierarchical algorithms forced.
+t_coll() {
+    cluster_up 2 || { echo "FAIL: cannot make the hosts"; exit 1; }
+    RUN_PREFIX=(on 1)
+    ssh_opts
+    : "${MPI_TEST_DIR:?set MPI_TEST_DIR}"
+    run 120 "${SSH_OPTS[@]}" -hosts cn1:2,cn2:2 -n 4 -genv HIER_TEST_EXPECT auto \
+        "$MPI_TEST_DIR/coll_hier"
+    expect_rc 0; expect_out "^PASS coll_hier \(np=4\)"
+    echo "measured: coll_hier np=4 over 2 hosts (2 + 2): $MS ms"
+    run 120 "${SSH_OPTS[@]}" -hosts cn1:2,cn2:1 -n 3 -genv HIER_TEST_EXPECT forced \
+        -genv COURIER_COLL_BARRIER_ALG 4 -genv COURIER_COLL_BCAST_ALG 6 \
+        -genv COURIER_COLL_REDUCE_ALG 5 -genv COURIER_COLL_ALLREDUCE_ALG 6 \
+        -genv COURIER_COLL_GATHER_ALG 6 -genv COURIER_COLL_ALLGATHER_ALG 6 \
+        -genv COURIER_COLL_SCATTER_ALG 6 \
+        "$MPI_TEST_DIR/coll_hier"
+    expect_rc 0; expect_out "^PASS coll_hier \(np=3\)"
+    echo "measured: coll_hier np=3 over 2 hosts (2 + 1, forced): $MS ms"
+    cluster_down
+    expect_no_leftovers
+}
+
 run_test "${1:-}"
