@@ -885,6 +885,7 @@ int cr_chan_init(cr_chan_t *ch, int me, int npeers, tr_iface_t **trs, int ntr, t
     adapt_cfg.mode = (int)ut_settings.adaptive;
     adapt_cfg.slow_ns = (uint64_t)ut_settings.adaptive_slow_us * 1000u;
     adapt_cfg.probe_every = (uint32_t)ut_settings.adaptive_probe;
+    adapt_cfg.probe_max = (uint32_t)ut_settings.adaptive_probe_max;
     ch->self = self;
     ch->shm = shm;
     ch->me = me;
@@ -917,6 +918,12 @@ int cr_chan_init(cr_chan_t *ch, int me, int npeers, tr_iface_t **trs, int ntr, t
 
 void cr_chan_fini(cr_chan_t *ch)
 {
+    /* COURIER_DEBUG=2: what the adaptive protocol saw of each peer */
+    for (int p = 0; p < ch->nvc && ut_log_on(UT_LOG_EVENTS); p++)
+        if (ch->vc[p].adapt_max)
+            ut_log_write(UT_LOG_EVENTS, "adaptive", "channel %d, rank %d: %u slow and %u fast "
+                         "handshakes, ending in %s mode", ch->index, p, ch->vc[p].adapt.slow,
+                         ch->vc[p].adapt.fast, ch->vc[p].adapt.eager ? "eager" : "rendezvous");
     for (int p = 0; p < ch->nvc; p++)
         while (ch->vc[p].out_head) {
             cr_out_t *o = ch->vc[p].out_head;

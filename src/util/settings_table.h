@@ -100,3 +100,4 @@ CR_SETTING(adaptive,           INT,  1, 0, 2,      "Adaptive protocol for shared
 CR_SETTING(adaptive_eager_limit, SIZE, 65536, 0, 16777216, "Largest message sent eagerly through the shared-memory ring to a peer seen not polling (at most half the ring; at most COURIER_EAGER_LIMIT means no adaptation)")
 CR_SETTING(adaptive_slow_us,   INT,  200, 0, 60000000, "A rendezvous handshake with a shared-memory peer slower than this many microseconds means that the peer was not polling")
 CR_SETTING(adaptive_probe,     INT,  64, 1, 1000000, "While a peer gets the adaptive range eagerly, one message in this many still goes by rendezvous to measure whether it polls again")
+CR_SETTING(adaptive_probe_max, INT,  4096, 1, 1000000000, "The probe interval doubles after each probe that finds the peer still not polling, up to this many messages (a fast probe resets it)")

@@ -5,8 +5,9 @@
  *   start: rendezvous, or eager when oversubscribed or forced;
  *   slow: a slow handshake, or a peer that had announced it sleeps, turns
  *         eager mode on; a fast one (at the threshold) turns it off;
- *   probe: in eager mode exactly one message in probe_every goes by
- *          rendezvous, and a slow probe keeps eager mode;
+ *   probe: in eager mode one message per interval goes by rendezvous; a
+ *          slow probe keeps eager mode and doubles the interval up to
+ *          probe_max, a fast one returns to rendezvous;
  *   off and forced: observations change nothing. */
 #include "core/adapt.h"
 
@@ -14,7 +15,7 @@
 
 static cr_adapt_cfg_t cfg(int mode)
 {
-    cr_adapt_cfg_t c = { .mode = mode, .slow_ns = 200000, .probe_every = 8 };
+    cr_adapt_cfg_t c = { .mode = mode, .slow_ns = 200000, .probe_every = 8, .probe_max = 40 };
     return c;
 }
 
@@ -68,19 +69,32 @@ static void test_probe(void)
     EXPECT(cr_adapt_choose_eager(&a, &on) == 0);
     EXPECT(eager_of(&a, &on, 7) == 7);
     EXPECT(cr_adapt_choose_eager(&a, &on) == 0);
-    /* the probe was slow: stay eager, the count starts over */
+    /* a slow probe: stay eager, probe half as often (16, 32, then the cap 40) */
     cr_adapt_observe(&a, &on, 1000000, 0);
-    EXPECT(a.eager && eager_of(&a, &on, 7) == 7);
+    EXPECT(a.eager && eager_of(&a, &on, 15) == 15);
     EXPECT(cr_adapt_choose_eager(&a, &on) == 0);
-    /* the probe was fast: rendezvous from now on */
+    cr_adapt_observe(&a, &on, 1000000, 1);
+    EXPECT(eager_of(&a, &on, 31) == 31 && cr_adapt_choose_eager(&a, &on) == 0);
+    cr_adapt_observe(&a, &on, 1000000, 0);
+    EXPECT(eager_of(&a, &on, 39) == 39 && cr_adapt_choose_eager(&a, &on) == 0);
+    cr_adapt_observe(&a, &on, 1000000, 0);
+    EXPECT(a.interval == 40 && eager_of(&a, &on, 39) == 39 && cr_adapt_choose_eager(&a, &on) == 0);
+    /* a fast probe: rendezvous from now on */
     cr_adapt_observe(&a, &on, 1000, 0);
     EXPECT(!a.eager && eager_of(&a, &on, 50) == 0);
-    /* switching on again starts a fresh probe count */
+    /* switching on again starts from probe_every with a fresh count */
     cr_adapt_observe(&a, &on, 1000000, 0);
     EXPECT(eager_of(&a, &on, 7) == 7 && cr_adapt_choose_eager(&a, &on) == 0);
     /* probe_every 1: every message measures */
     on.probe_every = 1;
-    EXPECT(eager_of(&a, &on, 10) == 0 && a.eager);
+    cr_adapt_init(&a, &on, 1);
+    EXPECT(a.eager && eager_of(&a, &on, 10) == 0);
+    /* a cap below probe_every: the interval stays at probe_every */
+    on.probe_every = 8;
+    on.probe_max = 2;
+    cr_adapt_init(&a, &on, 1);
+    cr_adapt_observe(&a, &on, 1000000, 0);
+    EXPECT(a.interval == 8);
 }
 
 static void test_off_forced(void)
