@@ -17,6 +17,10 @@
  *                streams CR_AM_DATA messages which the receiver copies out.
  * A peer whose get is refused (TR_ERR_REFUSED: a non-dumpable process, ptrace
  * policy) is remembered, and only that peer's messages use the pipeline.
+ *  adaptive:     a shared-memory peer whose rendezvous handshakes are slow (it
+ *                is not polling: time-sliced) gets messages up to the adaptive
+ *                eager limit eagerly through the ring (core/adapt.h decides,
+ *                from the handshakes timed here).
  * Transports deliver one peer's messages in order and the queues are FIFO,
  * so MPI's non-overtaking rule holds.
  *
@@ -25,6 +29,7 @@
  * branch on the peer's kind, which LTO inlines. */
 #define _GNU_SOURCE
 #include "core/pt2pt.h"
+#include "core/progress.h"
 #include "core/pvar.h"
 #include "core/datatype.h"
 #include "transport/self/self.h"
@@ -39,6 +44,8 @@
 
 cr_chan_t cr_chans[CR_MAX_CHANNELS];
 int cr_nchan = 1;
+/* The adaptive protocol's settings (core/adapt.h), read by cr_chan_init. */
+static cr_adapt_cfg_t adapt_cfg;
 
 /* Outgoing work for one peer, in order: a send to (re)try, a control message
  * that found the transport full, or a rendezvous send streaming its data. */
@@ -281,6 +288,13 @@ static void vc_bind(const cr_chan_t *ch, cr_vc_t *v, tr_iface_t *tr, uint64_t ad
     v->addr = addr;
     v->eager_max = tr->caps.eager_max;
     v->kind = tr == ch->self ? CR_VC_SELF : tr == ch->shm ? CR_VC_SHM : CR_VC_NET;
+    /* the adaptive range: above the eager limit, up to what one packet of
+     * the ring holds */
+    size_t amax = (size_t)ut_settings.adaptive_eager_limit;
+    if (amax > tr->caps.max_short) amax = tr->caps.max_short;
+    v->adapt_max = v->kind == CR_VC_SHM && adapt_cfg.mode != CR_ADAPT_OFF && amax > v->eager_max
+                       ? amax : 0;
+    cr_adapt_init(&v->adapt, &adapt_cfg, cr_proc.oversubscribed);
 }
 
 /* Connect the channel to a peer through the first transport that reaches it. */
@@ -375,6 +389,25 @@ size_t cr_pvar_queue_length(int unexpected)
     return n;
 }
 
+/* ---- the adaptive protocol (core/adapt.h) ----------------------------------------------
+ * A rendezvous send in the adaptive range, one per peer at a time, is timed
+ * from its RTS to the receiver's first answer (CTS or FIN): that is how long
+ * the receiver took to look, plus at most one copy of the message. */
+static void adapt_probe_start(cr_vc_t *v, cr_request_t *r)
+{
+    v->probe_req = r;
+    v->probe_t0 = cr_wait_sys.now_ns();
+    v->probe_slept = shm_peer_sleeping(shm_ctx_of(v->tr), (int)v->addr);
+}
+
+/* The receiver answered send s: if it was timed, decide on what it took. */
+static void adapt_probe_end(cr_vc_t *v, const cr_request_t *s)
+{
+    if (CR_LIKELY(v->probe_req != s)) return;
+    v->probe_req = NULL;
+    cr_adapt_observe(&v->adapt, &adapt_cfg, cr_wait_sys.now_ns() - v->probe_t0, v->probe_slept);
+}
+
 /* ---- sending ----------------------------------------------------------------------- */
 /* Put a send's first message on the wire.  Returns 0 when done, 1 when the
  * transport is full (try again later). */
@@ -384,7 +417,8 @@ static int send_inject(cr_chan_t *ch, cr_request_t *r)
     tr_am_hdr_t h = { .ctx = r->ctx, .src = r->src_rank, .tag = r->tag,
                       .aux = (uint64_t)(uintptr_t)r };
     tr_status_t st;
-    if (r->bytes <= v->eager_max) {
+    if (r->bytes <= v->eager_max ||
+        (r->bytes <= v->adapt_max && cr_adapt_choose_eager(&v->adapt, &adapt_cfg))) {
         h.type = r->mode == CR_MODE_SYNC ? CR_AM_EAGER_SYNC : CR_AM_EAGER;
         if (r->bytes <= v->tr->caps.max_short) {
             st = am_short(v, &h, send_bytes(r), r->bytes);
@@ -414,6 +448,7 @@ static int send_inject(cr_chan_t *ch, cr_request_t *r)
     r->remote_key = rts.key;     /* a sender keeps its own key here, to release it */
     r->proto_state = PS_WAIT_CTS;
     r->pending = 1;          /* FIN, or the last streamed data */
+    if (r->bytes <= v->adapt_max && !v->probe_req) adapt_probe_start(v, r);
     return 0;
 }
 
@@ -422,6 +457,7 @@ static int send_inject(cr_chan_t *ch, cr_request_t *r)
 static void rndv_send_end(cr_request_t *s)
 {
     cr_chan_t *ch = s->chan;
+    adapt_probe_end(&ch->vc[s->vpeer], s);
     tr_mem_release(ch->vc[s->vpeer].tr, &s->remote_key);
     send_step_done(s);
 }
@@ -711,6 +747,7 @@ static void on_cts(cr_chan_t *ch, int peer, const tr_am_rx_t *m)
     tr_am_copy(m, 0, &cts, sizeof cts);
     s->remote_req = cts.rreq;
     cr_vc_t *v = &ch->vc[peer];
+    adapt_probe_end(v, s);
     if (cts.method == CR_RNDV_SPLIT) {
         s->comp.cb = split_put_cb;
         tr_status_t st = tr_put(v->tr, v->addr, send_bytes(s) + cts.off, cts.len, &cts.key,
@@ -853,6 +890,10 @@ int cr_chan_init(cr_chan_t *ch, int me, int npeers, tr_iface_t **trs, int ntr, t
                  tr_iface_t *shm)
 {
     memset(ch, 0, sizeof *ch);
+    adapt_cfg.mode = (int)ut_settings.adaptive;
+    adapt_cfg.slow_ns = (uint64_t)ut_settings.adaptive_slow_us * 1000u;
+    adapt_cfg.probe_every = (uint32_t)ut_settings.adaptive_probe;
+    adapt_cfg.probe_max = (uint32_t)ut_settings.adaptive_probe_max;
     ch->self = self;
     ch->shm = shm;
     ch->me = me;
@@ -927,6 +968,12 @@ int cr_chan_add_peer(cr_chan_t *ch, tr_iface_t *tr, const void *addr, size_t len
 
 void cr_chan_fini(cr_chan_t *ch)
 {
+    /* COURIER_DEBUG=2: what the adaptive protocol saw of each peer */
+    for (int p = 0; p < ch->nvc && ut_log_on(UT_LOG_EVENTS); p++)
+        if (ch->vc[p].adapt_max)
+            ut_log_write(UT_LOG_EVENTS, "adaptive", "channel %d, rank %d: %u slow and %u fast "
+                         "handshakes, ending in %s mode", ch->index, p, ch->vc[p].adapt.slow,
+                         ch->vc[p].adapt.fast, ch->vc[p].adapt.eager ? "eager" : "rendezvous");
     for (int p = 0; p < ch->nvc; p++)
         while (ch->vc[p].out_head) {
             cr_out_t *o = ch->vc[p].out_head;

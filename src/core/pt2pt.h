@@ -5,6 +5,7 @@
  * and the fast paths of the blocking calls. */
 #ifndef COURIER_CORE_PT2PT_H
 #define COURIER_CORE_PT2PT_H
+#include "core/adapt.h"
 #include "core/core.h"
 #include "core/threads.h"
 #include "transport/transport.h"
@@ -80,6 +81,12 @@ typedef struct cr_vc {
     tr_iface_t *tr;
     size_t eager_max;
     struct cr_vc *busy_next;
+    /* the adaptive protocol (core/adapt.h), shm peers only; under the library lock */
+    size_t adapt_max;         /* adaptive eager limit (0: no adaptation for this peer) */
+    cr_adapt_t adapt;
+    struct cr_request *probe_req;  /* the rendezvous send whose handshake is timed */
+    uint64_t probe_t0;        /* when its RTS went */
+    int probe_slept;          /* the peer had announced that it sleeps then */
 } cr_vc_t;
 
 #define CR_CHAN_MAX_TR 4

@@ -110,3 +110,9 @@ CR_SETTING(dyn_name_dir,       STRING, 0, 0, 0,    "Directory of the name servic
 /* hierarchical collectives across nodes (src/coll/coll_hier.c, issues 12 and 16) */
 CR_SETTING(coll_hier,          BOOL, 1, 0, 1,      "Collectives of a communicator whose ranks span several nodes may run a phase on each node plus one among the nodes' leaders (0: flat algorithms only)")
 CR_SETTING(coll_hier_min_ppn,  INT,  2, 1, 2147483647, "The hierarchical algorithms are chosen automatically when every node holds at least this many ranks of the communicator (forcing one needs only some node with two)")
+/* adaptive protocols for time-sliced shared-memory peers (issue 18, src/core/adapt.c) */
+CR_SETTING(adaptive,           INT,  1, 0, 2,      "Adaptive protocol for shared-memory peers: 0 off, 1 per peer from observed rendezvous handshakes (a peer not polling gets messages up to COURIER_ADAPTIVE_EAGER_LIMIT eagerly), 2 always eager up to that limit")
+CR_SETTING(adaptive_eager_limit, SIZE, 65536, 0, 16777216, "Largest message sent eagerly through the shared-memory ring to a peer seen not polling (at most half the ring; at most COURIER_EAGER_LIMIT means no adaptation)")
+CR_SETTING(adaptive_slow_us,   INT,  200, 0, 60000000, "A rendezvous handshake with a shared-memory peer slower than this many microseconds means that the peer was not polling")
+CR_SETTING(adaptive_probe,     INT,  64, 1, 1000000, "While a peer gets the adaptive range eagerly, one message in this many still goes by rendezvous to measure whether it polls again")
+CR_SETTING(adaptive_probe_max, INT,  4096, 1, 1000000000, "The probe interval doubles after each probe that finds the peer still not polling, up to this many messages (a fast probe resets it)")

@@ -14,45 +14,11 @@
  * (getrusage) must stay under 0.5 s; the others wait in MPI_Barrier. */
 #define _GNU_SOURCE
 #include "mpitest.h"
-#include <signal.h>
+#include "hogs.h"
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-#define MAX_HOGS 8
-static pid_t hogs[MAX_HOGS];
-static int nhogs;
-
-static void start_hogs(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    nhogs = n < 1 ? 1 : n > MAX_HOGS ? MAX_HOGS : (int)n;
-    for (int i = 0; i < nhogs; i++) {
-        pid_t p = fork();
-        if (p == 0) {
-            prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-            alarm(300);
-            close(0);            /* keep no stdio pipe of mpiexec open */
-            close(1);
-            close(2);
-            volatile unsigned long x = 0;
-            for (;;) x++;
-        }
-        hogs[i] = p;
-    }
-}
-
-static void stop_hogs(void)
-{
-    for (int i = 0; i < nhogs; i++)
-        if (hogs[i] > 0) {
-            kill(hogs[i], SIGKILL);
-            waitpid(hogs[i], NULL, 0);
-        }
-}
 
 static double now(void)
 {

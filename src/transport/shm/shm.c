@@ -307,6 +307,11 @@ int shm_send_pkt(shm_ctx_t *c, int to, const tr_am_hdr_t *am, const void *payloa
     return 0;
 }
 
+int shm_peer_sleeping(shm_ctx_t *c, int to)
+{
+    return __atomic_load_n(c->peers[to].bell, __ATOMIC_RELAXED) != 0;
+}
+
 void shm_wake(int to)
 {
     if (!shm_ctxs[0].peers) return;   /* after shm_finalize */

@@ -79,6 +79,9 @@ int shm_send_pkt(shm_ctx_t *c, int to, const tr_am_hdr_t *am, const void *payloa
 const shm_hdr_t *shm_peek(shm_ctx_t *c, int from);
 void shm_pkt_copy(shm_ctx_t *c, int from, const shm_hdr_t *h, size_t off, void *dst, size_t n);
 void shm_pkt_done(shm_ctx_t *c, int from, const shm_hdr_t *h);
+/* 1 when local index `to` has announced that it sleeps on its doorbell (it
+ * is not polling: a message to it waits for a wake-up).  One load. */
+int shm_peer_sleeping(shm_ctx_t *c, int to);
 /* 1 when an AM waits in any inbound ring of this channel other than from's. */
 int shm_pending_except(shm_ctx_t *c, int from);
 

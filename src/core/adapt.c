@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/* The adaptive protocol choice for time-sliced peers: the decisions of
+ * adapt.h, with no clock and no transport of their own (the unit test drives
+ * them with made-up observations). */
+#include "core/adapt.h"
+
+void cr_adapt_init(cr_adapt_t *a, const cr_adapt_cfg_t *cfg, int oversubscribed)
+{
+    a->eager = cfg->mode == CR_ADAPT_FORCE || (cfg->mode == CR_ADAPT_AUTO && oversubscribed);
+    a->since_probe = 0;
+    a->interval = cfg->probe_every;
+    a->slow = a->fast = 0;
+}
+
+int cr_adapt_choose_eager(cr_adapt_t *a, const cr_adapt_cfg_t *cfg)
+{
+    if (cfg->mode == CR_ADAPT_FORCE) return 1;
+    if (cfg->mode != CR_ADAPT_AUTO || !a->eager) return 0;
+    if (++a->since_probe >= a->interval) {
+        a->since_probe = 0;
+        return 0;            /* this one measures whether the peer polls again */
+    }
+    return 1;
+}
+
+void cr_adapt_observe(cr_adapt_t *a, const cr_adapt_cfg_t *cfg, uint64_t handshake_ns,
+                      int peer_slept)
+{
+    if (cfg->mode != CR_ADAPT_AUTO) return;
+    if (peer_slept || handshake_ns > cfg->slow_ns) {
+        a->slow++;
+        if (a->eager) {
+            /* a probe found it still not polling: probe half as often */
+            uint32_t max = cfg->probe_max > cfg->probe_every ? cfg->probe_max : cfg->probe_every;
+            a->interval = a->interval > max / 2 ? max : a->interval * 2;
+        } else {
+            a->eager = 1;
+            a->since_probe = 0;
+            a->interval = cfg->probe_every;
+        }
+    } else {
+        a->fast++;
+        a->eager = 0;
+        a->interval = cfg->probe_every;
+    }
+}
