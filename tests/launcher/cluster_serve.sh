@@ -4,8 +4,8 @@
 # --hosts).  Usage: cluster_serve.sh N
 # Makes hosts cn1..cnN (cluster.sh: namespaces joined by a bridge, each with
 # its own host name and sshd), prints one line
-#   CLUSTER hosts=cn1,...,cnN ssh=SSH dir=DIR pids=P1,...,PN
-# (SSH: an ssh that uses the hosts' keys; Pi: the first process of host cnI,
+#   CLUSTER hosts=cn1,...,cnN ssh=SSH config=CONFIG dir=DIR pids=P1,...,PN
+# (SSH: an ssh that uses the hosts' keys, CONFIG its ssh_config for `ssh -F`; Pi: the first process of host cnI,
 # for `nsenter -t Pi -n -u -m -p` to run a command there), then waits until
 # its standard input ends (the caller closes it, or dies) or it gets SIGTERM,
 # SIGINT or SIGHUP, and takes the hosts down.  Exit status: 0; 77 (with a
@@ -26,7 +26,7 @@ trap 'stop 0' TERM INT HUP
 cluster_up "$n" || { echo "FAIL: cannot make the hosts"; stop 1; }
 pids=$(IFS=,; echo "${CL_PID[*]}")
 hosts=$(seq -s, -f 'cn%g' "$n")
-echo "CLUSTER hosts=$hosts ssh=$CL_SSH dir=$CL_DIR pids=$pids"
+echo "CLUSTER hosts=$hosts ssh=$CL_SSH config=$CL_DIR/ssh_config dir=$CL_DIR pids=$pids"
 # the caller's end of stdin; `read` returns at its end (or a signal's trap runs)
 while read -r _; do :; done
 stop 0
