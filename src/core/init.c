@@ -127,14 +127,14 @@ const char *cr_job_name(void)
 
 /* The transports, in the order a peer is tried: self, shared memory, and the
  * network when the job spans nodes (every rank sees the same: all start it or
- * none); then the channel over them and the progress engine with shm's
- * doorbell.  Returns 0, or an MPI error code. */
+ * none); then the channel over them and the progress engine with their
+ * doorbells.  Returns 0, or an MPI error code. */
 static int start_transports(const char *node)
 {
     tr_boot_t boot = { .rank = cr_proc.world_rank, .size = cr_proc.world_size,
                        .put = crpmi_put, .get = boot_get, .barrier = crpmi_barrier };
     char name[512];
-    tr_iface_t *self, *shm;
+    tr_iface_t *self, *shm, *net = NULL;
     snprintf(name, sizeof name, "/courier.%s.%08x", pmi.kvsname, hash_str(node));
     ntransports = 0;
     if (self_init(cr_proc.world_rank, &self, 1) != 0)
@@ -145,14 +145,17 @@ static int start_transports(const char *node)
         return cr_error(MPI_ERR_OTHER, "cannot set up shared memory");
     transports[0][ntransports++] = shm;
     if (cr_proc.local_size != cr_proc.world_size) {
-        tr_iface_t *net = ofi_init(&boot);
+        net = ofi_init(&boot);
         if (!net)
             return cr_error(MPI_ERR_OTHER, "the job spans several nodes (%d of its %d ranks "
                             "share this one) and no network transport works (libfabric)",
                             cr_proc.local_size, cr_proc.world_size);
         transports[0][ntransports++] = net;
     }
-    cr_progress_init(cr_proc.oversubscribed, shm);
+    /* the doorbells: the network's (first: announcing a sleep there costs least
+     * and it refuses most often) and shm's, unless no local peer can ring it */
+    tr_iface_t *wakers[2] = { net, cr_proc.local_size > 1 || !net ? shm : NULL };
+    cr_progress_init(cr_proc.oversubscribed, wakers, 2);
     /* the fast paths run without threads only (threads.h) */
     if (cr_pt2pt_init(transports, 1, ntransports, !cr_threaded) != 0)
         return cr_error(MPI_ERR_NO_MEM, "no memory for the point-to-point channel");

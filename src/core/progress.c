@@ -8,6 +8,7 @@
 #include "core/liveness.h"
 #include "util/settings.h"
 
+#include <poll.h>
 #include <sched.h>
 #include <time.h>
 
@@ -17,7 +18,9 @@ static cr_poller_t *pollers[CR_MAX_POLLERS];
 static int npollers;
 int cr_progress_nactive;
 unsigned cr_wait_spin_limit = 1;
-static tr_iface_t *bell;
+/* The transports whose doorbells wake this process (none: it never sleeps). */
+static tr_iface_t *bells[CR_PROGRESS_MAX_BELLS];
+static int nbells;
 
 static void sys_yield(void)
 {
@@ -31,7 +34,14 @@ static uint64_t sys_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-cr_wait_sys_t cr_wait_sys = { sys_yield, sys_now_ns };
+/* Block until one of fds is readable or max_us pass (no fds: a plain sleep). */
+static int sys_block(struct pollfd *fds, int nfds, long max_us)
+{
+    struct timespec ts = { max_us / 1000000, (max_us % 1000000) * 1000 };
+    return ppoll(fds, (nfds_t)nfds, &ts, NULL);
+}
+
+cr_wait_sys_t cr_wait_sys = { sys_yield, sys_now_ns, sys_block };
 cr_wait_stats_t cr_wait_stats;
 
 void cr_progress_register(cr_poller_t *p)
@@ -73,26 +83,34 @@ int cr_progress(void)
     return events;
 }
 
-void cr_progress_init(int oversubscribed, tr_iface_t *b)
+void cr_progress_init(int oversubscribed, tr_iface_t **wakers, int n)
 {
-    long n = oversubscribed ? ut_settings.spin_count_oversubscribed : ut_settings.spin_count;
-    cr_wait_spin_limit = n > 0 ? (unsigned)n : 1;
+    long spin = oversubscribed ? ut_settings.spin_count_oversubscribed : ut_settings.spin_count;
+    cr_wait_spin_limit = spin > 0 ? (unsigned)spin : 1;
     /* threads: every idle poll lets the library lock go (cr_wait_idle_slow) */
     if (cr_threaded) cr_wait_spin_limit = 1;
-    bell = b && (b->caps.flags & TR_CAP_SLEEP) ? b : NULL;
+    nbells = 0;
+    for (int i = 0; i < n; i++) {
+        if (!wakers[i]) continue;
+        if (!(wakers[i]->caps.flags & TR_CAP_SLEEP) || nbells == CR_PROGRESS_MAX_BELLS) {
+            nbells = 0;          /* a peer's message could not wake a sleeper */
+            return;
+        }
+        bells[nbells++] = wakers[i];
+    }
 }
 
 void cr_progress_fini(void)
 {
     while (npollers) cr_progress_unregister(pollers[npollers - 1]);
-    bell = NULL;
+    nbells = 0;
 }
 
 int cr_progress_can_sleep(void)
 {
     /* threads: the request waited for may be completed by another thread's
      * poll, which rings no doorbell; waiters yield instead */
-    if (!bell || cr_threaded || ut_settings.wait_sleep_us < 0) return 0;
+    if (!nbells || cr_threaded || ut_settings.wait_sleep_us < 0) return 0;
     for (int i = 0; i < npollers; i++)
         if (pollers[i]->can_sleep && !pollers[i]->can_sleep(pollers[i]->arg)) return 0;
     return 1;
@@ -107,11 +125,56 @@ static long sleep_max_us(void)
     return live > 0 && live < max ? live : max;
 }
 
+/* Take back the announcements of the first n doorbells. */
+static void bells_cancel(int n)
+{
+    for (int i = 0; i < n; i++) bells[i]->ops->sleep_cancel(bells[i]);
+}
+
+/* Announce the sleep on every doorbell: 0, or -1 with nothing announced when
+ * one of them cannot wake this process now. */
+static int bells_prepare(void)
+{
+    for (int i = 0; i < nbells; i++)
+        if (bells[i]->ops->sleep_prepare(bells[i]) != 0) {
+            bells_cancel(i);
+            return -1;
+        }
+    return 0;
+}
+
+/* Sleep until a doorbell rings, at most max_us.  One doorbell without a
+ * descriptor (shm's futex): its own sleep_wait.  Otherwise poll() on the
+ * descriptors the doorbells offer (sleep_fd); a doorbell without one cannot
+ * end that wait, which then lasts at most COURIER_WAIT_SLEEP_POLL_US (the
+ * caller polls and sleeps again).  Returns 0 when the time ran out with no
+ * descriptor ready, else 1. */
+static int bells_wait(long max_us)
+{
+    struct pollfd fds[CR_PROGRESS_MAX_BELLS];
+    int nfds = 0;
+    long cap = max_us;
+    for (int i = 0; i < nbells; i++) {
+        int fd = bells[i]->ops->sleep_fd(bells[i]);
+        if (fd >= 0) fds[nfds++] = (struct pollfd){ .fd = fd, .events = POLLIN };
+        else if (cap > ut_settings.wait_sleep_poll_us) cap = ut_settings.wait_sleep_poll_us;
+    }
+    if (nbells == 1 && nfds == 0) {
+        bells[0]->ops->sleep_wait(bells[0], max_us);
+        return 1;
+    }
+    int ready = cr_wait_sys.block(fds, nfds, cap);
+    bells_cancel(nbells);
+    return ready != 0;
+}
+
 /* Past the spin phase: yield on every idle poll; once idle for wait_sleep_us,
- * sleep on the doorbell.  The announcement comes first, then one more poll:
+ * sleep on the doorbells.  The announcement comes first, then one more poll:
  * a message sent before the announcement is found by that poll, one sent
- * after it rings the doorbell, so none is slept through.  Every visit here
- * also gives the liveness checks their turn (liveness.h). */
+ * after it rings a doorbell, so none is slept through.  A sleep that ran out
+ * with no doorbell rung leaves the loop idle: it sleeps again at its next
+ * idle poll.  Every visit here also gives the liveness checks their turn
+ * (liveness.h). */
 int cr_wait_idle_slow(cr_wait_t *w)
 {
     if (cr_threaded) {
@@ -130,16 +193,17 @@ int cr_wait_idle_slow(cr_wait_t *w)
         w->yielding = 1;
         w->idle_since_ns = now;
     } else if (now - w->idle_since_ns >= (uint64_t)ut_settings.wait_sleep_us * 1000u &&
-               cr_progress_can_sleep() && bell->ops->sleep_prepare(bell) == 0) {
+               cr_progress_can_sleep() && bells_prepare() == 0) {
         int events = cr_progress();
         if (events > 0) {
-            bell->ops->sleep_cancel(bell);
+            bells_cancel(nbells);
             cr_wait_stats.sleep_aborts++;
             return events;
         }
         cr_wait_stats.sleeps++;
-        bell->ops->sleep_wait(bell, sleep_max_us());
-        return 1;      /* woken (or timed out): look again, spinning */
+        if (bells_wait(sleep_max_us())) return 1;   /* woken: look again, spinning */
+        cr_wait_stats.sleep_timeouts++;
+        return 0;
     }
     cr_wait_stats.yields++;
     cr_wait_sys.yield();

@@ -5,25 +5,36 @@
 #define COURIER_CORE_PROGRESS_H
 #include "core/core.h"
 
+#include <poll.h>
+
+/* Most transports whose doorbells one process sleeps on. */
+#define CR_PROGRESS_MAX_BELLS 4
 /* Choose the policy's numbers from the settings (oversubscribed: ranks
- * outnumber cores, or forced) and the transport whose doorbell wakes this
- * process (NULL, or one without TR_CAP_SLEEP: the policy never sleeps). */
-void cr_progress_init(int oversubscribed, tr_iface_t *bell);
-/* Drop every poller and the doorbell (finalize). */
+ * outnumber cores, or forced) and the n transports through which a peer's
+ * message may arrive, whose doorbells wake this process (NULL entries are
+ * skipped).  When one of them lacks TR_CAP_SLEEP (or none is given, or more
+ * than CR_PROGRESS_MAX_BELLS), the policy never sleeps.  With several, a
+ * sleep blocks in poll() on their sleep_fd descriptors, at most
+ * COURIER_WAIT_SLEEP_POLL_US when one of them has none. */
+void cr_progress_init(int oversubscribed, tr_iface_t **wakers, int n);
+/* Drop every poller and the doorbells (finalize). */
 void cr_progress_fini(void);
 /* 1 when the policy may sleep now: a doorbell exists and no poller objects. */
 int cr_progress_can_sleep(void);
 
-/* What the policy calls to yield and to read the clock; unit tests replace
- * them to watch the policy's steps. */
+/* What the policy calls to yield, to read the clock and to block on several
+ * doorbells' descriptors (ppoll: returns how many are ready, 0 when max_us
+ * ran out); unit tests replace them to watch the policy's steps. */
 typedef struct {
     void (*yield)(void);
     uint64_t (*now_ns)(void);
+    int (*block)(struct pollfd *fds, int nfds, long max_us);
 } cr_wait_sys_t;
 extern cr_wait_sys_t cr_wait_sys;
 /* What the policy did so far (for tests and debugging). */
 typedef struct {
     unsigned long yields, sleeps, sleep_aborts;
+    unsigned long sleep_timeouts;   /* sleeps on several doorbells that ran out */
 } cr_wait_stats_t;
 extern cr_wait_stats_t cr_wait_stats;
 #endif

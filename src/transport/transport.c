@@ -58,6 +58,12 @@ void tr_stub_sleep_cancel(tr_iface_t *tr)
     (void)tr;
 }
 
+int tr_stub_sleep_fd(tr_iface_t *tr)
+{
+    (void)tr;
+    return -1;
+}
+
 void tr_stub_sleep_wake(tr_iface_t *tr)
 {
     (void)tr;

@@ -55,7 +55,9 @@ enum {
     TR_CAP_GET = 1u << 0,     /* get() moves data (it may still refuse one peer: TR_ERR_REFUSED) */
     TR_CAP_PUT = 1u << 1,     /* put() moves data (same) */
     TR_CAP_ORDERED = 1u << 2, /* AMs to one peer arrive in send order (required by the core) */
-    TR_CAP_SLEEP = 1u << 3,   /* sleep_prepare/sleep_wait work: a peer's AM wakes a sleeper */
+    TR_CAP_SLEEP = 1u << 3,   /* sleep_prepare/sleep_wait work: a peer's AM wakes a sleeper
+                                 (or ends its sleep within COURIER_WAIT_SLEEP_POLL_US); also
+                                 set by a transport that has no peer to wake it */
 };
 typedef struct {
     size_t max_short;   /* largest payload am_short() takes (at least 64 bytes) */
@@ -177,6 +179,12 @@ typedef struct tr_ops {
     int (*sleep_prepare)(tr_iface_t *tr);
     void (*sleep_wait)(tr_iface_t *tr, long max_us);
     void (*sleep_cancel)(tr_iface_t *tr);
+    /* A descriptor that becomes readable (POLLIN) when this transport's
+     * sleep_wait would return, or -1 when there is none.  A process that
+     * sleeps on several transports' doorbells at once calls sleep_prepare on
+     * each, polls once more, blocks in poll() on their descriptors and then
+     * calls sleep_cancel on each (sleep_wait is not called). */
+    int (*sleep_fd)(tr_iface_t *tr);
     /* Wake every thread of this process that sleeps in sleep_wait (another
      * thread of the process made progress the sleepers may wait for).  Costs
      * one load when nobody sleeps. */
@@ -207,6 +215,7 @@ tr_status_t tr_stub_flush(tr_iface_t *tr, uint64_t addr, tr_comp_t *comp);   /* 
 int tr_stub_sleep_prepare(tr_iface_t *tr);                                   /* -1 */
 void tr_stub_sleep_wait(tr_iface_t *tr, long max_us);
 void tr_stub_sleep_cancel(tr_iface_t *tr);
+int tr_stub_sleep_fd(tr_iface_t *tr);                                        /* -1 */
 void tr_stub_sleep_wake(tr_iface_t *tr);
 void tr_stub_finalize(tr_iface_t *tr);
 /* A short name for a status, for messages. */

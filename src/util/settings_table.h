@@ -95,3 +95,6 @@ CR_SETTING(thread_level_max,   INT,  3, 0, 3,      "Highest thread level MPI_Ini
 CR_SETTING(async_progress,     BOOL, 0, 0, 1,      "Run a progress thread in each process, so that non-blocking operations (rendezvous, collectives) advance while the application computes; turns on the thread locks and turns off the blocking fast paths")
 CR_SETTING(async_progress_idle_us, INT, 50, 0, 1000000, "Microseconds the progress thread sleeps after a poll that found nothing (0: it only yields the core)")
 CR_SETTING_ALIAS(async_progress, "MPIR_CVAR_ASYNC_PROGRESS")
+/* waiting on the network transport (src/core/progress.c, src/transport/ofi, issues 12 and 18) */
+CR_SETTING(ofi_wait,           BOOL, 1, 0, 1,      "Blocking calls may sleep on the network transport's completion queue (opened with a wait object; a provider without one gives capped sleeps); 0: they only spin and yield while the job spans nodes")
+CR_SETTING(wait_sleep_poll_us, INT,  1000, 1, 60000000, "Longest single sleep, in microseconds, of a blocking call that a peer's message cannot interrupt (network and shared-memory peers at once, or a network provider without a wait object); it then polls and sleeps again")

@@ -5,11 +5,19 @@
  * rendezvous exchanges, MPI_Waitany / MPI_Waitsome / MPI_Probe / MPI_Mprobe
  * loops, collectives, and a rank that computes for a while (its peers sleep
  * and must be woken).  Every datum is checked; the list's timeout catches a
- * hang.  Rank counts 2-4 on a 2-core machine, with the hogs. */
+ * hang.  Rank counts 2-4 on a 2-core machine, with the hogs.
+ *
+ * With the argument "idle" (the network variants), a last phase checks that
+ * waiting sleeps: once the hogs are stopped (they would take the core of a
+ * polling rank and hide it), rank 0 waits 2 s in MPI_Recv for the last rank,
+ * which is on another (pretend) node, and the CPU time it used meanwhile
+ * (getrusage) must stay under 0.5 s; the others wait in MPI_Barrier. */
 #define _GNU_SOURCE
 #include "mpitest.h"
 #include <signal.h>
+#include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -53,10 +61,41 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+static double cpu_seconds(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+           1e-6 * (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+}
+
+/* Rank 0 waits 2 s in MPI_Recv for the last rank: it must sleep (see above). */
+static void idle_wait_check(int rank, int size)
+{
+    int v = -1;
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    if (rank == size - 1) {
+        struct timespec ts = { 2, 0 };
+        nanosleep(&ts, NULL);
+        v = 271828;
+        CHECK_MPI(MPI_Send(&v, 1, MPI_INT, 0, 6, MPI_COMM_WORLD));
+    } else if (rank == 0) {
+        double c0 = cpu_seconds(), t0 = now();
+        CHECK_MPI(MPI_Recv(&v, 1, MPI_INT, size - 1, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        double cpu = cpu_seconds() - c0, wall = now() - t0;
+        CHECK_INT(v, 271828);
+        CHECK(cpu < 0.5, "rank 0 used %.2f s of CPU waiting %.2f s in MPI_Recv (it polled)", cpu,
+              wall);
+        printf("load_hogs: waiting %.2f s in MPI_Recv used %.3f s of CPU\n", wall, cpu);
+    }
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
     MPI_Init(&argc, &argv);
+    int idle = argc > 1 && strcmp(argv[1], "idle") == 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (rank == 0) start_hogs();
@@ -167,11 +206,12 @@ int main(int argc, char **argv)
     free(sb);
     free(rb);
     double t = now() - t0;
-    int rc = mt_finish("load_hogs");
     if (rank == 0) {
         printf("load_hogs: %d ranks beside %d hogs: %.2f s\n", size, nhogs, t);
         stop_hogs();
     }
+    if (idle && size > 1) idle_wait_check(rank, size);
+    int rc = mt_finish("load_hogs");
     MPI_Finalize();
     return rc;
 }

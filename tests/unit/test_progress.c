@@ -9,7 +9,13 @@
  *   sleep: once idle for wait_sleep_us, announce, poll once more, then sleep;
  *   abort: a message found by that last poll cancels the sleep;
  *   wake: after sleeping the policy spins again;
- *   vetoes: no sleep while a poller objects or without a doorbell. */
+ *   vetoes: no sleep while a poller objects or without a doorbell;
+ *   several doorbells (shm's futex and the network's descriptor): every one
+ *   announced, a block in poll() on the descriptors, capped at
+ *   wait_sleep_poll_us when one has none, every announcement taken back; a
+ *   sleep that ran out sleeps again at once; one doorbell that cannot sleep
+ *   now takes the others' announcements back; a waker without TR_CAP_SLEEP
+ *   vetoes sleeping. */
 #include <stdio.h>
 #include <stdlib.h>
 #include "core/progress.h"
@@ -62,9 +68,59 @@ static void bell_cancel(tr_iface_t *tr)
     (void)tr;
     cancelled++;
 }
+static int no_fd(tr_iface_t *tr)
+{
+    (void)tr;
+    return -1;
+}
 static const tr_ops_t bell_ops = { .name = "bell", .sleep_prepare = bell_prepare,
-                                   .sleep_wait = bell_wait, .sleep_cancel = bell_cancel };
+                                   .sleep_wait = bell_wait, .sleep_cancel = bell_cancel,
+                                   .sleep_fd = no_fd };     /* like shm's futex */
 static tr_iface_t bell = { .ops = &bell_ops, .caps = { .flags = TR_CAP_SLEEP } };
+static tr_iface_t *bell1[1] = { &bell };
+
+/* a second, fake network doorbell with a descriptor (fd 42) that can refuse */
+static int net_prepared, net_cancelled, net_refuse, net_fd = 42;
+static int net_prepare(tr_iface_t *tr)
+{
+    (void)tr;
+    if (net_refuse) return -1;
+    net_prepared++;
+    return 0;
+}
+static void net_cancel(tr_iface_t *tr)
+{
+    (void)tr;
+    net_cancelled++;
+}
+static int net_sleep_fd(tr_iface_t *tr)
+{
+    (void)tr;
+    return net_fd;
+}
+static int fd_7(tr_iface_t *tr)
+{
+    (void)tr;
+    return 7;
+}
+static const tr_ops_t net_ops = { .name = "net", .sleep_prepare = net_prepare,
+                                  .sleep_wait = bell_wait, .sleep_cancel = net_cancel,
+                                  .sleep_fd = net_sleep_fd };
+static tr_iface_t net = { .ops = &net_ops, .caps = { .flags = TR_CAP_SLEEP } };
+
+/* the fake ppoll of several doorbells */
+static int blocks, block_nfds, block_fd0, block_fd1, block_ready;
+static long block_max_us;
+static int fake_block(struct pollfd *fds, int nfds, long max_us)
+{
+    blocks++;
+    block_nfds = nfds;
+    block_fd0 = nfds > 0 ? fds[0].fd : -1;
+    block_fd1 = nfds > 1 ? fds[1].fd : -1;
+    block_max_us = max_us;
+    now_ns += 1000;
+    return block_ready;
+}
 
 /* fake pollers: `events` is what the next poll reports */
 static int events_a, events_b, polls_a, sleep_ok_b = 1;
@@ -108,6 +164,7 @@ int main(void)
     ut_settings_load();
     cr_wait_sys.yield = fake_yield;
     cr_wait_sys.now_ns = fake_now;
+    cr_wait_sys.block = fake_block;
     ut_settings.spin_count = 100;
     ut_settings.spin_count_oversubscribed = 7;
     ut_settings.wait_sleep_us = 50;
@@ -135,7 +192,7 @@ int main(void)
     EXPECT(cr_progress_nactive == 0);
 
     /* spin: exactly spin_count idle polls before the first yield */
-    cr_progress_init(0, &bell);
+    cr_progress_init(0, bell1, 1);
     cr_wait_t w = CR_WAIT_INIT;
     EXPECT(polls_to_first_yield(&w) == 100);
     /* yield: from then on every idle poll yields */
@@ -151,12 +208,12 @@ int main(void)
     EXPECT(polls_to_first_yield(&w) == 100);
 
     /* oversubscribed: its own (smaller) spin count */
-    cr_progress_init(1, &bell);
+    cr_progress_init(1, bell1, 1);
     cr_wait_t wo = CR_WAIT_INIT;
     EXPECT(polls_to_first_yield(&wo) == 7);
 
     /* sleep: idle for wait_sleep_us (50 us: 50 fake yields) -> announce, poll, sleep */
-    cr_progress_init(0, &bell);
+    cr_progress_init(0, bell1, 1);
     cr_wait_t ws = CR_WAIT_INIT;
     polls_to_first_yield(&ws);
     int guard = 0;
@@ -195,14 +252,86 @@ int main(void)
     ut_settings.wait_sleep_us = -1;
     EXPECT(cr_progress_can_sleep() == 0);
     ut_settings.wait_sleep_us = 50;
-    cr_progress_init(0, NULL);
+    cr_progress_init(0, NULL, 0);
     EXPECT(cr_progress_can_sleep() == 0);
     tr_iface_t nobell = { .ops = &bell_ops, .caps = { .flags = 0 } };
-    cr_progress_init(0, &nobell);
+    tr_iface_t *nobell1[1] = { &nobell };
+    cr_progress_init(0, nobell1, 1);
     EXPECT(cr_progress_can_sleep() == 0);
 
+    /* several doorbells: shm's (no descriptor) and the network's (fd 42) */
+    ut_settings.wait_sleep_poll_us = 77;
+    tr_iface_t *both[3] = { NULL, &bell, &net };     /* NULL: skipped */
+    cr_progress_init(0, both, 3);
+    EXPECT(cr_progress_can_sleep() == 1);
+    cr_wait_t wm = CR_WAIT_INIT;
+    polls_to_first_yield(&wm);
+    now_ns += 100000;
+    int pm = prepared, cm = cancelled, wtm = waited;
+    unsigned long sm = cr_wait_stats.sleeps;
+    block_ready = 1;                 /* the network's descriptor becomes readable */
+    cr_wait_poll(&wm);
+    EXPECT(blocks == 1 && block_nfds == 1 && block_fd0 == 42);
+    EXPECT(block_max_us == 77);      /* shm's futex cannot end a poll(): capped */
+    EXPECT(prepared == pm + 1 && net_prepared == 1);
+    EXPECT(cancelled == cm + 1 && net_cancelled == 1);
+    EXPECT(waited == wtm);           /* no transport's own sleep_wait */
+    EXPECT(cr_wait_stats.sleeps == sm + 1);
+    EXPECT(wm.polls == 0 && !wm.yielding);   /* woken: spinning again */
+    /* a sleep that ran out leaves the loop idle: the next idle poll sleeps again */
+    polls_to_first_yield(&wm);
+    now_ns += 100000;
+    block_ready = 0;
+    unsigned long tm = cr_wait_stats.sleep_timeouts;
+    cr_wait_poll(&wm);
+    EXPECT(blocks == 2 && cr_wait_stats.sleep_timeouts == tm + 1);
+    unsigned long y2 = yields;
+    cr_wait_poll(&wm);
+    EXPECT(blocks == 3 && yields == y2);
+    /* every doorbell with a descriptor: the ordinary longest sleep */
+    static const tr_ops_t fd7_ops = { .name = "fd7", .sleep_prepare = bell_prepare,
+                                      .sleep_wait = bell_wait, .sleep_cancel = bell_cancel,
+                                      .sleep_fd = fd_7 };
+    tr_iface_t fd7 = { .ops = &fd7_ops, .caps = { .flags = TR_CAP_SLEEP } };
+    tr_iface_t *fds2[2] = { &fd7, &net };
+    cr_progress_init(0, fds2, 2);
+    cr_wait_poll(&wm);
+    EXPECT(blocks == 4 && block_nfds == 2 && block_fd0 == 7 && block_fd1 == 42);
+    EXPECT(block_max_us == 1234);
+    /* a network provider without a wait object: no descriptor, capped sleeps */
+    static const tr_ops_t nofd_ops = { .name = "nofd", .sleep_prepare = bell_prepare,
+                                       .sleep_wait = bell_wait, .sleep_cancel = bell_cancel,
+                                       .sleep_fd = no_fd };
+    tr_iface_t nofd = { .ops = &nofd_ops, .caps = { .flags = TR_CAP_SLEEP } };
+    tr_iface_t *nofd2[2] = { &bell, &nofd };
+    cr_progress_init(0, nofd2, 2);
+    cr_wait_poll(&wm);
+    EXPECT(blocks == 5 && block_nfds == 0 && block_max_us == 77);
+    /* one doorbell that cannot sleep now: the others' announcements are taken
+     * back and the loop yields */
+    cr_progress_init(0, both, 3);
+    net_refuse = 1;
+    pm = prepared, cm = cancelled;
+    y2 = yields;
+    cr_wait_poll(&wm);
+    EXPECT(blocks == 5 && prepared == pm + 1 && cancelled == cm + 1 && yields == y2 + 1);
+    net_refuse = 0;
+    /* the network's doorbell alone (a node per rank): poll() on its descriptor,
+     * for the ordinary longest sleep */
+    tr_iface_t *net1[1] = { &net };
+    cr_progress_init(0, net1, 1);
+    wtm = waited;
+    cr_wait_poll(&wm);
+    EXPECT(blocks == 6 && block_nfds == 1 && block_fd0 == 42 && block_max_us == 1234);
+    EXPECT(waited == wtm);
+    /* a transport among the wakers that cannot wake a sleeper: never sleep */
+    tr_iface_t *mixed[2] = { &net, &nobell };
+    cr_progress_init(0, mixed, 2);
+    EXPECT(cr_progress_can_sleep() == 0);
+    ut_settings.wait_sleep_poll_us = 1000;
+
     /* cr_wait_after: an event inside another call counts as progress */
-    cr_progress_init(0, &bell);
+    cr_progress_init(0, bell1, 1);
     cr_wait_t wf = CR_WAIT_INIT;
     wf.polls = 5;
     unsigned long b0 = cr_progress_events;

@@ -232,6 +232,7 @@ static const tr_ops_t loop_ops = {
     .sleep_prepare = tr_stub_sleep_prepare,
     .sleep_wait = tr_stub_sleep_wait,
     .sleep_cancel = tr_stub_sleep_cancel,
+    .sleep_fd = tr_stub_sleep_fd,
     .finalize = tr_stub_finalize,
 };
 

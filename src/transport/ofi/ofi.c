@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /* The libfabric transport (ofi.h): one RDM endpoint, its completion queue and
- * address vector; active messages, fi_read for get, lazy address look-up. */
+ * address vector; active messages, fi_read for get, lazy address look-up, and
+ * sleeping on the completion queue's wait object. */
 #define _GNU_SOURCE
 #include "transport/ofi/ofi.h"
 #include "util/settings.h"
 
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 tr_iface_t ofi_iface;
 static char prov_name[64];
@@ -77,6 +80,7 @@ static uint64_t next_key;
 static long outstanding;         /* sends and reads not yet completed */
 static int closing;              /* finalize: arriving messages are dropped */
 static ofi_op_t *retry_head, *retry_tail;
+static int wait_fd = -1;         /* the completion queue's wait object (-1: none) */
 
 static void ofi_fail(const char *what, int rc)
 {
@@ -372,6 +376,37 @@ static void ofi_finalize(tr_iface_t *tr)
     if (info) fi_freeinfo(info);
     ep = NULL, av = NULL, cq = NULL, domain = NULL, fabric = NULL, info = NULL, rx = NULL;
     nrx = 0;
+    wait_fd = -1;
+}
+
+/* Sleeping (transport.h): only with nothing of ours in flight (a send or read
+ * may need this process to drive it, which no arriving message signals), and
+ * only when fi_trywait says that every completion and every byte that arrived
+ * has been taken (else the caller polls again first).  Without a wait object
+ * the sleep cannot be ended by a peer: it lasts at most
+ * COURIER_WAIT_SLEEP_POLL_US. */
+static int ofi_sleep_prepare(tr_iface_t *tr)
+{
+    (void)tr;
+    if (outstanding || retry_head || flushes) return -1;
+    if (wait_fd < 0) return 0;
+    struct fid *fids[1] = { &cq->fid };
+    return fi_trywait(fabric, fids, 1) == FI_SUCCESS ? 0 : -1;
+}
+
+static void ofi_sleep_wait(tr_iface_t *tr, long max_us)
+{
+    (void)tr;
+    struct pollfd pfd = { .fd = wait_fd, .events = POLLIN };
+    if (wait_fd < 0 && max_us > ut_settings.wait_sleep_poll_us) max_us = ut_settings.wait_sleep_poll_us;
+    struct timespec ts = { max_us / 1000000, (max_us % 1000000) * 1000 };
+    ppoll(&pfd, wait_fd < 0 ? 0 : 1, &ts, NULL);
+}
+
+static int ofi_sleep_fd(tr_iface_t *tr)
+{
+    (void)tr;
+    return wait_fd;
 }
 
 static const tr_ops_t ofi_ops = {
@@ -385,9 +420,11 @@ static const tr_ops_t ofi_ops = {
     .put = tr_stub_put,
     .progress = ofi_progress,
     .flush = ofi_flush,
-    .sleep_prepare = tr_stub_sleep_prepare,
-    .sleep_wait = tr_stub_sleep_wait,
-    .sleep_cancel = tr_stub_sleep_cancel,
+    .sleep_prepare = ofi_sleep_prepare,
+    .sleep_wait = ofi_sleep_wait,
+    .sleep_cancel = tr_stub_sleep_cancel,    /* nothing was announced */
+    .sleep_fd = ofi_sleep_fd,
+    .sleep_wake = tr_stub_sleep_wake,       /* threads never sleep on it (progress.c) */
     .finalize = ofi_finalize,
 };
 
@@ -480,6 +517,27 @@ void ofi_print_providers(FILE *out)
     if (pick) fi_freeinfo(pick);
 }
 
+/* Open the completion queue with a descriptor to sleep on where the provider
+ * offers one (and COURIER_OFI_WAIT allows), else without a wait object. */
+static int cq_open(struct fi_cq_attr *attr)
+{
+    wait_fd = -1;
+    if (ut_settings.ofi_wait) {
+        attr->wait_obj = FI_WAIT_FD;
+        if (fi_cq_open(domain, attr, &cq, NULL) == 0) {
+            int fd = -1;
+            if (fi_control(&cq->fid, FI_GETWAIT, &fd) == 0 && fd >= 0) {
+                wait_fd = fd;
+                return 0;
+            }
+            fi_close(&cq->fid);     /* a wait object without a descriptor (udp;ofi_rxd) */
+            cq = NULL;
+        }
+    }
+    attr->wait_obj = FI_WAIT_NONE;
+    return fi_cq_open(domain, attr, &cq, NULL);
+}
+
 tr_iface_t *ofi_init(const tr_boot_t *b)
 {
     boot = *b;
@@ -510,7 +568,7 @@ tr_iface_t *ofi_init(const tr_boot_t *b)
     int rc;
     if ((rc = fi_fabric(info->fabric_attr, &fabric, NULL)) != 0 ||
         (rc = fi_domain(fabric, info, &domain, NULL)) != 0 ||
-        (rc = fi_cq_open(domain, &cq_attr, &cq, NULL)) != 0 ||
+        (rc = cq_open(&cq_attr)) != 0 ||
         (rc = fi_av_open(domain, &av_attr, &av, NULL)) != 0 ||
         (rc = fi_endpoint(domain, info, &ep, NULL)) != 0 ||
         (rc = fi_ep_bind(ep, &av->fid, 0)) != 0 ||
@@ -545,7 +603,8 @@ tr_iface_t *ofi_init(const tr_boot_t *b)
     ofi_iface.caps.max_bulk = rx_bytes;
     size_t eager = (size_t)ut_settings.eager_limit;
     ofi_iface.caps.eager_max = eager < rx_bytes ? eager : rx_bytes;
-    ofi_iface.caps.flags = TR_CAP_ORDERED | (have_rma ? TR_CAP_GET : 0);
+    ofi_iface.caps.flags = TR_CAP_ORDERED | (have_rma ? TR_CAP_GET : 0) |
+                           (ut_settings.ofi_wait ? TR_CAP_SLEEP : 0);
     return &ofi_iface;
 }
 #endif

@@ -12,6 +12,11 @@
  * - Addresses: at start-up every process publishes its endpoint name through
  *   the bootstrap (PMI); connect() looks a peer's up on first use and inserts
  *   it in the address vector, so start-up does not grow with N^2 exchanges.
+ * - Sleeping (TR_CAP_SLEEP unless COURIER_OFI_WAIT=0): the completion queue
+ *   has a wait object whose descriptor (sleep_fd) becomes readable when a
+ *   peer's bytes arrive; sleep_prepare refuses while operations of this
+ *   process are in flight or fi_trywait finds something unread.  A provider
+ *   without such a descriptor gets sleeps capped at COURIER_WAIT_SLEEP_POLL_US.
  * - The provider is libfabric's choice among those that give FI_EP_RDM with
  *   send-after-send ordering, narrowed by FI_PROVIDER as libfabric reads it
  *   (e.g. FI_PROVIDER=tcp for tcp;ofi_rxm).  No provider-specific code.

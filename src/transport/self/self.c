@@ -126,6 +126,7 @@ static const tr_ops_t self_ops = {
     .sleep_prepare = tr_stub_sleep_prepare,
     .sleep_wait = tr_stub_sleep_wait,
     .sleep_cancel = tr_stub_sleep_cancel,
+    .sleep_fd = tr_stub_sleep_fd,
     .sleep_wake = tr_stub_sleep_wake,
     .finalize = self_finalize,
 };

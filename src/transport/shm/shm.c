@@ -124,7 +124,10 @@ static void set_caps(tr_iface_t *tr)
     tr->caps.max_short = mp;
     tr->caps.max_bulk = mp;
     tr->caps.eager_max = eager < mp ? eager : mp;
-    tr->caps.flags = TR_CAP_GET | TR_CAP_PUT | TR_CAP_ORDERED | (can_sleep ? TR_CAP_SLEEP : 0);
+    /* without a local peer no message of ours can miss a sleeper (sleep_prepare
+     * still refuses: the process sleeps on the other transports' doorbells) */
+    int sleep_ok = can_sleep || shm_nlocal <= 1;
+    tr->caps.flags = TR_CAP_GET | TR_CAP_PUT | TR_CAP_ORDERED | (sleep_ok ? TR_CAP_SLEEP : 0);
 }
 
 static void set_all_caps(void)
@@ -535,6 +538,7 @@ static const tr_ops_t shm_ops = {
     .sleep_prepare = shm_sleep_prepare,
     .sleep_wait = shm_sleep_wait,
     .sleep_cancel = shm_sleep_cancel,
+    .sleep_fd = tr_stub_sleep_fd,       /* a futex: no descriptor */
     .sleep_wake = shm_sleep_wake,
     .finalize = shm_finalize,
 };
