@@ -506,6 +506,8 @@ int MPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Coun
 int PMPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) COURIER_API_PUBLIC;
 int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) COURIER_API_PUBLIC;
 int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) COURIER_API_PUBLIC;
+int MPI_Get_hw_resource_info(MPI_Info* hw_info) COURIER_API_PUBLIC;
+int PMPI_Get_hw_resource_info(MPI_Info* hw_info) COURIER_API_PUBLIC;
 int MPI_Get_library_version(char* version, int* resultlen) COURIER_API_PUBLIC;
 int PMPI_Get_library_version(char* version, int* resultlen) COURIER_API_PUBLIC;
 int MPI_Get_processor_name(char* name, int* resultlen) COURIER_API_PUBLIC;

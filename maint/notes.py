@@ -30,7 +30,8 @@ NOT_IN_ABI    procedures of the standard that MPICH 4.0.2's header does not
               declare (MPI 4.1 / 5.0, or handle conversions MPICH makes macros);
               Courier neither declares nor exports them yet.  (MPI 4.1's
               MPI_Status_get/set_source/tag/error, MPI_Status_set_elements_c and
-              MPI_Type_get_value_index are declared and exported: later MPICH
+              MPI_Type_get_value_index and MPI_Get_hw_resource_info are declared
+              and exported: later MPICH
               releases have them too, and programs built against MPICH 4.0.2
               simply do not call them; so are MPI_Remove_error_*: additive
               symbols that break no binary built with MPICH, which calls them
@@ -192,7 +193,7 @@ PARAM_NOTES = {
 
 NOT_IN_ABI = _names("""Abi_get_fortran_booleans Abi_get_fortran_info Abi_get_info
 Abi_get_version Abi_set_fortran_booleans Abi_set_fortran_info
-Get_hw_resource_info Sizeof F_sync_reg
+Sizeof F_sync_reg
 Comm_c2f Comm_f2c Errhandler_c2f Errhandler_f2c Group_c2f Group_f2c Message_c2f
 Info_c2f Info_f2c Message_f2c Op_c2f Op_f2c Request_c2f Request_f2c Session_c2f Session_f2c Type_c2f
 Type_f2c Win_c2f Win_f2c

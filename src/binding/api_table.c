@@ -249,7 +249,7 @@ const cr_api_entry_t cr_api_table[] = {
     {"MPI_Get_elements", 1},
     {"MPI_Get_elements_c", 1},
     {"MPI_Get_elements_x", 1},
-    {"MPI_Get_hw_resource_info", 0},
+    {"MPI_Get_hw_resource_info", 1},
     {"MPI_Get_library_version", 1},
     {"MPI_Get_processor_name", 1},
     {"MPI_Get_version", 1},

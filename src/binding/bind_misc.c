@@ -231,6 +231,24 @@ fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
+#pragma weak MPI_Get_hw_resource_info = PMPI_Get_hw_resource_info
+int __attribute__((visibility("default"))) PMPI_Get_hw_resource_info(MPI_Info* hw_info)
+{
+    static const char cr_fname[] = "MPI_Get_hw_resource_info";
+    int cr_err;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(hw_info, "hw_info")))) goto fail;
+    cr_lib_lock();
+    cr_err = core_get_hw_resource_info(hw_info);
+    cr_lib_unlock();
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_none(cr_err, cr_fname);
+}
+
 #pragma weak MPI_Get_library_version = PMPI_Get_library_version
 int __attribute__((visibility("default"))) PMPI_Get_library_version(char* version, int* resultlen)
 {

@@ -48,6 +48,12 @@ int core_comm_split(cr_comm_t *comm, int color, int key, MPI_Comm *newcomm);
 int core_comm_split_type(cr_comm_t *comm, int split_type, int key, cr_info_t *info,
                          MPI_Comm *newcomm);
 int core_comm_create(cr_comm_t *comm, cr_group_t *group, MPI_Comm *newcomm);
+/* MPI_Get_hw_resource_info (MPI 4.1 section 11.4, comm_hw.c): a new info
+ * naming the hardware resources that contain this process, at the moment of
+ * the call: mpi_hw_resource_type lists them, coarse to fine, by the names
+ * MPI_COMM_TYPE_HW_GUIDED accepts; mpi_hw_res_<name>_count gives how many
+ * objects of each kind the node has (hwloc; the node alone without it). */
+int core_get_hw_resource_info(MPI_Info *hw_info);
 /* Collective over group only; comm must be an intracommunicator. */
 int core_comm_create_group(cr_comm_t *comm, cr_group_t *group, int tag, MPI_Comm *newcomm);
 /* Collective over group (of a session or of the world model), no parent

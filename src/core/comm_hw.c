@@ -124,6 +124,40 @@ static int kind_color(const hw_kind_t *k)
 #endif
 }
 
+/* How many objects of kind k the node has (1 for the node itself). */
+static int kind_count(const hw_kind_t *k)
+{
+    if (k->level < 0) return 1;
+#ifdef COURIER_HAVE_HWLOC
+    if (topo_get()) {
+        int n = hwloc_get_nbobjs_by_type(topo, hw_types[k->level]);
+        return n > 0 ? n : 0;
+    }
+#endif
+    return 0;
+}
+
+int core_get_hw_resource_info(MPI_Info *hw_info)
+{
+    cr_info_t *in;
+    int err = cr_info_new(&in);
+    if (err) return err;
+    char list[256] = "mpi_shared_memory", key[64], val[16];
+    for (int l = 0; !err && l < N_UNGUIDED; l++) {
+        const hw_kind_t *k = &hw_kinds[unguided[l]];
+        if (kind_color(k) == MPI_UNDEFINED) continue;
+        strncat(list, ",", sizeof list - strlen(list) - 1);
+        strncat(list, k->name, sizeof list - strlen(list) - 1);
+        snprintf(key, sizeof key, "mpi_hw_res_%s_count", k->name);
+        snprintf(val, sizeof val, "%d", kind_count(k));
+        err = cr_info_put(in, key, val);
+    }
+    if (!err) err = cr_info_put(in, "mpi_hw_resource_type", list);
+    if (!err) err = cr_info_to_user(in, hw_info);
+    cr_info_destroy(in);
+    return err;
+}
+
 /* HW_UNGUIDED: the kind (index into hw_kinds) whose split divides comm's
  * (local) group, or -1.  Every member computes its color at each level; one
  * allgather shows everybody the same table. */

@@ -6,6 +6,7 @@
 #include "core/datatype.h"
 #include "core/api.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,9 +17,20 @@ void cr_mrecv_start(cr_request_t *r, void *buf, MPI_Aint count, cr_datatype_t *d
 int cr_cancel_recv(cr_request_t *r);
 int cr_request_attach_handle(cr_request_t *r);
 
+/* A completed request's status for the user: every field but MPI_ERROR.  A
+ * single-completion call (MPI_Wait, MPI_Test, MPI_Recv, ...) leaves the user's
+ * MPI_ERROR as it was; only the multiple-completion calls set it (MPI 4.1
+ * section 3.2.5). */
+_Static_assert(offsetof(MPI_Status, MPI_ERROR) + sizeof(int) == sizeof(MPI_Status),
+               "MPI_ERROR is the last field of MPI_Status");
+static inline void status_copy(MPI_Status *st, const MPI_Status *from)
+{
+    if (st != MPI_STATUS_IGNORE) memcpy(st, from, offsetof(MPI_Status, MPI_ERROR));
+}
+
 static inline void status_out(MPI_Status *st, const cr_request_t *r)
 {
-    if (st != MPI_STATUS_IGNORE) *st = r->status;
+    status_copy(st, &r->status);
 }
 
 /* ---- internal blocking forms ------------------------------------------------ */
@@ -284,7 +296,6 @@ static int finish(MPI_Request *h, cr_request_t *r, MPI_Status *status)
     if (r->kind == CR_REQ_GREQ) {
         err = cr_greq_finish(r, status);
     } else if (r->kind == CR_REQ_SEND && status != MPI_STATUS_IGNORE) {
-        status->MPI_ERROR = MPI_SUCCESS;
         status->count_hi_and_cancelled = r->status.count_hi_and_cancelled & 1;
         status->count_lo = 0;
     } else {
@@ -360,14 +371,23 @@ static inline MPI_Status *status_at(MPI_Status *arr, int i)
     return arr == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &arr[i];
 }
 
+/* The multiple-completion calls set the MPI_ERROR of each status they fill:
+ * the request's error, MPI_SUCCESS for one that succeeded (the standard lets
+ * them; MPICH does, and its tests, e.g. part/multipart, expect it), and
+ * return MPI_ERR_IN_STATUS when one failed. */
+static inline void err_note(MPI_Status arr[], int i, int err, int *any_err)
+{
+    if (err) *any_err = 1;
+    if (arr != MPI_STATUSES_IGNORE) arr[i].MPI_ERROR = err;
+}
+
 int core_waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
     int any_err = 0;
     for (int i = 0; i < count; i++) {
         MPI_Status tmp, *st = status_at(array_of_statuses, i);
         int err = core_wait(&array_of_requests[i], st == MPI_STATUS_IGNORE ? &tmp : st);
-        if (err) any_err = 1;
-        if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = err;
+        err_note(array_of_statuses, i, err, &any_err);
     }
     return any_err ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
 }
@@ -391,8 +411,7 @@ int core_testall(int count, MPI_Request array_of_requests[], int *flag,
     for (int i = 0; i < count; i++) {
         MPI_Status tmp, *st = status_at(array_of_statuses, i);
         int f, err = core_test(&array_of_requests[i], &f, st == MPI_STATUS_IGNORE ? &tmp : st);
-        if (err) any_err = 1;
-        if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = err;
+        err_note(array_of_statuses, i, err, &any_err);
     }
     return any_err ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
 }
@@ -441,8 +460,7 @@ int core_testsome(int incount, MPI_Request array_of_requests[], int *outcount,
         if (!poll_req(r)) continue;
         MPI_Status tmp, *st = status_at(array_of_statuses, n);
         int err = finish(&array_of_requests[i], r, st == MPI_STATUS_IGNORE ? &tmp : st);
-        if (err) any_err = 1;
-        if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = err;
+        err_note(array_of_statuses, n, err, &any_err);
         array_of_indices[n++] = i;
     }
     *outcount = nactive ? n : MPI_UNDEFINED;
@@ -475,7 +493,7 @@ int core_request_get_status(cr_request_t *request, int *flag, MPI_Status *status
     if (*flag) {
         if (r->kind == CR_REQ_GREQ) return cr_greq_query(r, status);
         const cr_request_t *src = r->persistent && r->child ? r->child : r;
-        if (status != MPI_STATUS_IGNORE) *status = src->status;
+        status_copy(status, &src->status);
     }
     return MPI_SUCCESS;
 }
@@ -525,8 +543,7 @@ int core_request_get_status_all(int count, const MPI_Request array_of_requests[]
     for (int i = 0; i < count; i++) {
         MPI_Status tmp, *st = status_at(array_of_statuses, i);
         int f, err = peek(array_of_requests[i], &f, st == MPI_STATUS_IGNORE ? &tmp : st);
-        if (err) any_err = 1;
-        if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = err;
+        err_note(array_of_statuses, i, err, &any_err);
     }
     return any_err ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
 }
@@ -546,8 +563,7 @@ int core_request_get_status_some(int incount, const MPI_Request array_of_request
         if (!r || !poll_req(r)) continue;
         MPI_Status tmp, *st = status_at(array_of_statuses, n);
         int f, err = peek(array_of_requests[i], &f, st == MPI_STATUS_IGNORE ? &tmp : st);
-        if (err) any_err = 1;
-        if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = err;
+        err_note(array_of_statuses, n, err, &any_err);
         array_of_indices[n++] = i;
     }
     *outcount = n;
@@ -595,7 +611,6 @@ static void proc_null_status(MPI_Status *status)
     if (status == MPI_STATUS_IGNORE) return;
     status->MPI_SOURCE = MPI_PROC_NULL;
     status->MPI_TAG = MPI_ANY_TAG;
-    status->MPI_ERROR = MPI_SUCCESS;
     status->count_lo = 0;
     status->count_hi_and_cancelled = 0;
 }

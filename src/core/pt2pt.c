@@ -76,11 +76,12 @@ void cr_req_complete(cr_request_t *r)
     req_complete(r);
 }
 
+/* Source, tag and count of a status; never its MPI_ERROR, which only the
+ * multiple-completion calls set (MPI 4.1 section 3.2.5). */
 static void status_fill(MPI_Status *st, int src, int tag, size_t bytes)
 {
     st->MPI_SOURCE = src;
     st->MPI_TAG = tag;
-    st->MPI_ERROR = MPI_SUCCESS;
     st->count_hi_and_cancelled = 0;
     cr_status_set_bytes(st, (MPI_Count)bytes);
 }

@@ -135,6 +135,17 @@ void CR_F_EXPORT pmpi_free_mem_f08ts_(void *base, MPI_Fint *ierror)
 }
 void mpi_free_mem_f08ts_(void *base, MPI_Fint *ierror) CR_F_ALIAS(pmpi_free_mem_f08ts_);
 
+void CR_F_EXPORT pmpi_get_hw_resource_info_(MPI_Fint *hw_info, MPI_Fint *ierror)
+{
+    int cr_err = PMPI_Get_hw_resource_info((MPI_Info*)hw_info);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_get_hw_resource_info__(MPI_Fint *hw_info, MPI_Fint *ierror) CR_F_ALIAS(pmpi_get_hw_resource_info_);
+void mpi_get_hw_resource_info_(MPI_Fint *hw_info, MPI_Fint *ierror) CR_F_ALIAS(pmpi_get_hw_resource_info_);
+void mpi_get_hw_resource_info__(MPI_Fint *hw_info, MPI_Fint *ierror) CR_F_ALIAS(pmpi_get_hw_resource_info_);
+void pmpi_get_hw_resource_info_f08_(MPI_Fint *hw_info, MPI_Fint *ierror) CR_F_ALIAS(pmpi_get_hw_resource_info_);
+void mpi_get_hw_resource_info_f08_(MPI_Fint *hw_info, MPI_Fint *ierror) CR_F_ALIAS(pmpi_get_hw_resource_info_);
+
 void CR_F_EXPORT pmpi_get_library_version_(char *version, MPI_Fint *resultlen, MPI_Fint *ierror, size_t version_len)
 {
     char cr_version[MPI_MAX_LIBRARY_VERSION_STRING + 1];

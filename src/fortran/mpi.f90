@@ -3454,6 +3454,14 @@ MODULE mpi
       INTEGER(KIND=MPI_COUNT_KIND) :: count
       INTEGER :: ierror
     END SUBROUTINE PMPI_GET_ELEMENTS_X
+    SUBROUTINE MPI_GET_HW_RESOURCE_INFO(hw_info, ierror)
+      INTEGER :: hw_info
+      INTEGER :: ierror
+    END SUBROUTINE MPI_GET_HW_RESOURCE_INFO
+    SUBROUTINE PMPI_GET_HW_RESOURCE_INFO(hw_info, ierror)
+      INTEGER :: hw_info
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_GET_HW_RESOURCE_INFO
     SUBROUTINE MPI_GET_LIBRARY_VERSION(version, resultlen, ierror)
       CHARACTER(LEN=*) :: version
       INTEGER :: resultlen

@@ -6055,6 +6055,22 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Get_elements_x
   END INTERFACE PMPI_Get_elements_x
+  INTERFACE MPI_Get_hw_resource_info
+    SUBROUTINE MPI_Get_hw_resource_info(hw_info, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Info), INTENT(OUT) :: hw_info
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Get_hw_resource_info
+  END INTERFACE MPI_Get_hw_resource_info
+  INTERFACE PMPI_Get_hw_resource_info
+    SUBROUTINE PMPI_Get_hw_resource_info(hw_info, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Info), INTENT(OUT) :: hw_info
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Get_hw_resource_info
+  END INTERFACE PMPI_Get_hw_resource_info
   INTERFACE MPI_Get_library_version
     SUBROUTINE MPI_Get_library_version(version, resultlen, ierror)
       IMPORT
