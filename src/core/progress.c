@@ -90,12 +90,16 @@ void cr_progress_fini(void)
 
 int cr_progress_can_sleep(void)
 {
-    /* threads: the request waited for may be completed by another thread's
-     * poll, which rings no doorbell; waiters yield instead */
-    if (!bell || cr_threaded || ut_settings.wait_sleep_us < 0) return 0;
+    if (!bell || ut_settings.wait_sleep_us < 0) return 0;
     for (int i = 0; i < npollers; i++)
         if (pollers[i]->can_sleep && !pollers[i]->can_sleep(pollers[i]->arg)) return 0;
     return 1;
+}
+
+void cr_progress_wake_sleepers(void)
+{
+    tr_iface_t *b = bell;
+    if (b) b->ops->sleep_wake(b);
 }
 
 /* The longest single sleep: COURIER_WAIT_SLEEP_MAX_US, and short enough that
@@ -107,42 +111,58 @@ static long sleep_max_us(void)
     return live > 0 && live < max ? live : max;
 }
 
-/* Past the spin phase: yield on every idle poll; once idle for wait_sleep_us,
- * sleep on the doorbell.  The announcement comes first, then one more poll:
- * a message sent before the announcement is found by that poll, one sent
- * after it rings the doorbell, so none is slept through.  Every visit here
- * also gives the liveness checks their turn (liveness.h). */
-int cr_wait_idle_slow(cr_wait_t *w)
+/* Once idle for wait_sleep_us, sleep on the doorbell.  The announcement
+ * comes first, then one more poll: a message sent before the announcement is
+ * found by that poll, one sent after it rings the doorbell, so none is slept
+ * through.  With threads the library lock is let go for the sleep: a thread
+ * of this process that completes a request meanwhile rings the doorbell when
+ * it lets the lock go (threads.c), so no wake-up is lost either; and a
+ * process whose threads all sleep is woken by its peers' messages like a
+ * single-threaded one.  Returns -1 when it did not sleep, else as
+ * cr_wait_idle_sleep. */
+static int wait_sleep(cr_wait_t *w, uint64_t now, const int *quit)
 {
-    if (cr_threaded) {
-        /* let the other threads in (one may be about to send what this one
-         * waits for), then poll again */
-        cr_liveness_check();
-        int depth = cr_lib_release_all();
-        cr_wait_stats.yields++;
-        cr_wait_sys.yield();
-        cr_lib_reacquire(depth);
-        return 0;
-    }
-    uint64_t now = cr_wait_sys.now_ns();
-    cr_liveness_check();   /* at most every COURIER_LIVENESS_MS; may end the job */
     if (!w->yielding) {
         w->yielding = 1;
         w->idle_since_ns = now;
-    } else if (now - w->idle_since_ns >= (uint64_t)ut_settings.wait_sleep_us * 1000u &&
-               cr_progress_can_sleep() && bell->ops->sleep_prepare(bell) == 0) {
-        int events = cr_progress();
-        if (events > 0) {
-            bell->ops->sleep_cancel(bell);
-            cr_wait_stats.sleep_aborts++;
-            return events;
-        }
-        cr_wait_stats.sleeps++;
-        bell->ops->sleep_wait(bell, sleep_max_us());
-        return 1;      /* woken (or timed out): look again, spinning */
+        return -1;
     }
+    if (now - w->idle_since_ns < (uint64_t)ut_settings.wait_sleep_us * 1000u ||
+        !cr_progress_can_sleep() || bell->ops->sleep_prepare(bell) != 0)
+        return -1;
+    int events = cr_progress();
+    if (events > 0 || (quit && __atomic_load_n(quit, __ATOMIC_ACQUIRE))) {
+        bell->ops->sleep_cancel(bell);
+        cr_wait_stats.sleep_aborts++;
+        return events;
+    }
+    cr_wait_stats.sleeps++;
+    int depth = cr_lib_release_all();   /* 0 without threads */
+    bell->ops->sleep_wait(bell, sleep_max_us());
+    cr_lib_reacquire(depth);
+    return 1;      /* woken (or timed out): look again, spinning */
+}
+
+int cr_wait_idle_sleep(cr_wait_t *w, const int *quit)
+{
+    cr_liveness_check();
+    return wait_sleep(w, cr_wait_sys.now_ns(), quit);
+}
+
+/* Past the spin phase: yield on every idle poll (letting the library lock go
+ * with threads: another thread may be about to send what this one waits
+ * for), and sleep once idle long enough (wait_sleep).  Every visit here also
+ * gives the liveness checks their turn (liveness.h). */
+int cr_wait_idle_slow(cr_wait_t *w)
+{
+    uint64_t now = cr_wait_sys.now_ns();
+    cr_liveness_check();   /* at most every COURIER_LIVENESS_MS; may end the job */
+    int r = wait_sleep(w, now, NULL);
+    if (r >= 0) return r;
     cr_wait_stats.yields++;
+    int depth = cr_lib_release_all();
     cr_wait_sys.yield();
+    cr_lib_reacquire(depth);
     return 0;
 }
 
