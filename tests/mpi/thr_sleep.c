@@ -16,7 +16,7 @@
 
 #define NT 3
 #define WAIT_S 2
-#define MAX_CPU_S 0.1
+#define MAX_CPU_S 0.3
 #define ROUNDS 400
 
 static int rank, size;
