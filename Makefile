@@ -4,14 +4,16 @@
 #   make demo         build, then run the examples (examples/run_demo.sh)
 #   make check        build, run every test (ctest), check generated bindings
 #   make check-asan   build with ASan+UBSan into build-asan/, run unit and 1-2 rank MPI tests
+#   make check-tsan   build with ThreadSanitizer into build-tsan/, run the multi-threaded tests (label thr)
 #   make install PREFIX=/opt/courier
 #   make bindings     regenerate src/binding from the MPI standard (maint/gen_bindings.py),
 #                     and the man pages (maint/gen_man.py)
 #   make man          regenerate the MPI procedures' man pages (man/man3) only
 #   make settings-doc regenerate docs/settings.md from the settings table (courier_info)
-#   make clean        remove build/ and build-asan/
+#   make clean        remove build/, build-asan/ and build-tsan/
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
 PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CTEST_JOBS ?= 2
@@ -20,7 +22,7 @@ BUILD_TYPE ?= RelWithDebInfo
 CMAKE      ?= cmake
 CTEST      ?= ctest
 
-.PHONY: all build configure demo check check-asan install bindings man settings-doc clean
+.PHONY: all build configure demo check check-asan check-tsan install bindings man settings-doc clean
 
 all: build
 
@@ -53,6 +55,16 @@ check-asan:
 	  UBSAN_OPTIONS=$${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
 	  $(CTEST) --output-on-failure -j$(CTEST_JOBS) --timeout $(TEST_TIMEOUT) -L mpi -R '\.np[12]$$'
 
+# ThreadSanitizer over the thr label (docs/threads.md).  It sees the threads
+# of one process only: the shared-memory rings between processes are outside
+# its view.  TSAN_OPTIONS from the environment wins.
+check-tsan:
+	$(CMAKE) -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCOURIER_TSAN=ON
+	$(CMAKE) --build $(TSAN_BUILD) -j$(JOBS)
+	cd $(TSAN_BUILD) && \
+	  TSAN_OPTIONS=$${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1} \
+	  $(CTEST) --output-on-failure -j$(CTEST_JOBS) --timeout $(TEST_TIMEOUT) -L thr
+
 install: build
 	$(CMAKE) --install $(BUILD) --prefix $(PREFIX)
 
@@ -69,4 +81,4 @@ settings-doc: build
 	mv docs/settings.md.new docs/settings.md
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD)

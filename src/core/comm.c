@@ -109,55 +109,104 @@ void cr_ctx_reserve(uint32_t ctx, int n)
 }
 
 /* Threads (threads.h): two agreements that run at once in one process (two
- * threads duplicating different communicators) may reach the same maximum.
- * Each process remembers every id its agreements reached (claimed); an
- * agreement whose id another one of this process claimed first is repeated,
- * from above it, until every member could claim the id it reached. */
+ * threads creating communicators on different parents) may reach the same
+ * maximum.  Each process remembers every id its agreements took (claimed);
+ * an agreement whose id another one of this process claimed first is
+ * repeated, from above it, until every member could claim the id it reached
+ * (cr_ctx_settle).  Every way of making a communicator goes through this:
+ * Comm_dup, Comm_create, Comm_split(_type), Comm_create_group,
+ * Comm_create_from_group, the intercommunicator calls and Comm_idup. */
 static uint32_t *claimed;
 static size_t nclaimed, claimed_cap;
 
-static int ctx_claim(uint32_t ctx)
+static int ctx_claimed(uint32_t ctx)
 {
     for (size_t i = 0; i < nclaimed; i++)
-        if (claimed[i] == ctx) return 0;
-    if (nclaimed == claimed_cap) {
-        size_t cap = claimed_cap ? 2 * claimed_cap : 64;
-        uint32_t *c = realloc(claimed, cap * sizeof *c);
-        if (!c) return 0;           /* try again with another id */
-        claimed = c;
-        claimed_cap = cap;
+        if (claimed[i] == ctx) return 1;
+    return 0;
+}
+
+int cr_ctx_take(uint32_t ctx, int n)
+{
+    if (cr_threaded) {
+        for (int i = 0; i < n; i++)
+            if (ctx_claimed(ctx + (uint32_t)i * CR_CTX_STRIDE)) return 0;
+        if (nclaimed + (size_t)n > claimed_cap) {
+            size_t cap = claimed_cap ? 2 * claimed_cap : 64;
+            uint32_t *c = realloc(claimed, cap * sizeof *c);
+            if (!c) return 0;           /* try again with another id */
+            claimed = c;
+            claimed_cap = cap;
+        }
+        for (int i = 0; i < n; i++) claimed[nclaimed++] = ctx + (uint32_t)i * CR_CTX_STRIDE;
     }
-    claimed[nclaimed++] = ctx;
+    cr_ctx_reserve(ctx, n);
     return 1;
 }
 
-static int ctx_alloc_threaded(cr_comm_t *comm, uint32_t *ctx)
+int cr_ctx_settle(cr_ctx_round_fn round, void *arg, int n, uint32_t *ctx)
 {
-    int *oks = malloc((size_t)comm->size * sizeof(int));
-    if (!oks) return cr_error(MPI_ERR_NO_MEM, "no memory to agree on a context id");
-    int err;
-    for (int round = 0;; round++) {
-        err = cr_ctx_max(comm, CR_TAG_CTX, ctx);
-        if (err) break;
-        int ok = ctx_claim(*ctx), all = 1;
+    if (!cr_threaded) {
+        cr_ctx_reserve(*ctx, n);
+        return MPI_SUCCESS;
+    }
+    for (int r = 0;; r++) {
+        int ok = cr_ctx_take(*ctx, n);
         /* after a clash, step a little further on each rank, so that the
          * clashing agreements do not meet on the same id again */
-        cr_ctx_reserve(*ctx, ok ? 1 : 1 + (cr_proc.world_rank + round) % 3);
-        err = cr_comm_allgather_ints(comm, &ok, 1, oks, CR_TAG_CTX);
-        if (err) break;
-        for (int r = 0; r < comm->size; r++) all &= oks[r];
-        if (all) break;
+        if (!ok) cr_ctx_reserve(*ctx, n + 1 + (cr_proc.world_rank + r) % 3);
+        int in[2] = { ok, (int)cr_proc.next_ctx }, out[2];
+        cr_ctx_agreeing++;
+        int err = round(arg, in, out);
+        cr_ctx_agreeing--;
+        if (err || out[0]) return err;
+        ut_log(UT_LOG_EVENTS, "comm", "context id %u was taken by another thread, round %d",
+               (unsigned)*ctx, r + 2);
+        *ctx = (uint32_t)out[1];
     }
-    free(oks);
+}
+
+/* A settling round among the members of an intracommunicator (or a
+ * meeting of a group on a tag, as in Comm_create_group). */
+typedef struct {
+    cr_comm_t *c;
+    int tag;
+} intra_round_t;
+
+static int intra_round(void *arg, const int in[2], int out[2])
+{
+    intra_round_t *a = arg;
+    int *all = malloc((size_t)a->c->size * 2 * sizeof(int));
+    if (!all) return cr_error(MPI_ERR_NO_MEM, "no memory to agree on a context id");
+    int err = cr_comm_allgather_ints(a->c, in, 2, all, a->tag);
+    if (!err) {
+        out[0] = 1;
+        out[1] = 0;
+        for (int r = 0; r < a->c->size; r++) {
+            out[0] &= all[2 * r];
+            out[1] = all[2 * r + 1] > out[1] ? all[2 * r + 1] : out[1];
+        }
+    }
+    free(all);
+    return err;
+}
+
+int cr_ctx_settle_intra(cr_comm_t *c, int tag, int n, uint32_t *ctx)
+{
+    intra_round_t a = { c, tag };
+    return cr_ctx_settle(intra_round, &a, n, ctx);
+}
+
+int cr_ctx_agree(cr_comm_t *c, int tag, uint32_t *ctx)
+{
+    int err = cr_ctx_max(c, tag, ctx);
+    if (!err) err = cr_ctx_settle_intra(c, tag, 1, ctx);
     return err;
 }
 
 int cr_ctx_alloc(cr_comm_t *comm, uint32_t *ctx)
 {
-    if (cr_threaded) return ctx_alloc_threaded(comm, ctx);
-    int err = cr_ctx_max(comm, CR_TAG_CTX, ctx);
-    if (!err) cr_ctx_reserve(*ctx, 1);
-    return err;
+    return cr_ctx_agree(comm, CR_TAG_CTX, ctx);
 }
 
 /* ---- communicator objects ------------------------------------------------------ */
@@ -377,11 +426,10 @@ int cr_comm_split(cr_comm_t *c, int color, int key, cr_comm_t **out)
     uint32_t ctx = 0;
     for (int r = 0; r < c->size; r++)
         if ((uint32_t)all[3 * r + 2] > ctx) ctx = (uint32_t)all[3 * r + 2];
-    /* every rank reserves the id, also those left out, so all stay in step */
-    cr_ctx_reserve(ctx, 1);
-    if (color == MPI_UNDEFINED) {
+    /* every rank takes the id, also those left out, so all stay in step */
+    if ((err = cr_ctx_settle_intra(c, CR_TAG_CTX, 1, &ctx)) || color == MPI_UNDEFINED) {
         free(all);
-        return MPI_SUCCESS;
+        return err;
     }
     cr_group_t *g = cr_group_split(c->group, all, 3, color);
     free(all);
@@ -435,9 +483,8 @@ int core_comm_create_group(cr_comm_t *comm, cr_group_t *group, int tag, MPI_Comm
     cr_comm_t tmp = { .handle = MPI_COMM_NULL, .rank = group->rank, .size = group->size,
                       .ctx = comm->ctx, .group = group };
     uint32_t ctx;
-    int err = cr_ctx_max(&tmp, cr_comm_user_tag(tag), &ctx);
+    int err = cr_ctx_agree(&tmp, cr_comm_user_tag(tag), &ctx);
     if (err) return err;
-    cr_ctx_reserve(ctx, 1);
     cr_comm_t *n;
     cr_group_retain(group);
     err = cr_comm_make(group, NULL, ctx, comm->errh, &n);

@@ -68,9 +68,8 @@ static int from_group(cr_group_t *g, const char *stringtag, cr_errhandler_t *err
     int tag = tag_of(group_hash(g) ^ hash_bytes(2166136261u, stringtag, strlen(stringtag)));
     uint32_t ctx;
     *out = NULL;
-    int err = cr_ctx_max(&meet, tag, &ctx);
+    int err = cr_ctx_agree(&meet, tag, &ctx);
     if (err) return err;
-    cr_ctx_reserve(ctx, 1);
     cr_group_retain(g);
     return cr_comm_make(g, NULL, ctx, errh, out);
 }

@@ -167,8 +167,7 @@ static void step_finish(idup_t *d)
 static void check_and_reserve(idup_t *d)
 {
     uint32_t r = (uint32_t)d->value;
-    int ok = r >= cr_proc.next_ctx;
-    if (ok) cr_ctx_reserve(r, d->nids);
+    int ok = r >= cr_proc.next_ctx && cr_ctx_take(r, d->nids);
     d->n->ctx = r;
     d->value = ok;
 }

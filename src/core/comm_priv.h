@@ -93,6 +93,26 @@ int cr_barrier_internal(cr_comm_t *c);
 int cr_ctx_max(cr_comm_t *c, int tag, uint32_t *ctx);
 /* Mark base ids ctx .. ctx + (n-1)*CR_CTX_STRIDE as used by this process. */
 void cr_ctx_reserve(uint32_t ctx, int n);
+/* Take the n base ids from ctx for a communicator of this process: with
+ * threads, 1 when no other agreement of this process took any of them first
+ * (they are then claimed), 0 otherwise (nothing taken); reserves them
+ * (cr_ctx_reserve) when it returns 1.  Without threads it reserves and
+ * returns 1. */
+int cr_ctx_take(uint32_t ctx, int n);
+/* One round of a settling agreement among all members: out[0] is the
+ * minimum of every member's in[0], out[1] the maximum of their in[1]. */
+typedef int (*cr_ctx_round_fn)(void *arg, const int in[2], int out[2]);
+/* Settle on *ctx, the maximum of the members' next free ids that a first
+ * round reached (and n ids from it): without threads it only reserves them;
+ * with threads every member takes them (cr_ctx_take) and the rounds repeat
+ * from a higher id until all members could (threads.h, docs/threads.md).
+ * Collective over the members that `round` reaches; *ctx is the id agreed. */
+int cr_ctx_settle(cr_ctx_round_fn round, void *arg, int n, uint32_t *ctx);
+/* cr_ctx_settle whose rounds are allgathers over c with tag. */
+int cr_ctx_settle_intra(cr_comm_t *c, int tag, int n, uint32_t *ctx);
+/* cr_ctx_max then cr_ctx_settle_intra over c with tag: a new id for c's
+ * members (collective over c); cr_ctx_alloc is it with CR_TAG_CTX. */
+int cr_ctx_agree(cr_comm_t *c, int tag, uint32_t *ctx);
 
 /* Topologies (topo.c): deep copy for Comm_dup (NULL stays NULL), free. */
 void *cr_topo_dup(const void *topo);

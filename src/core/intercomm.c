@@ -70,6 +70,37 @@ static uint32_t table_max(const int *l, int ln, const int *r, int rn, int n, int
     return mx;
 }
 
+/* A settling round (cr_ctx_settle) over both groups, through the same
+ * exchange as the first round. */
+typedef struct {
+    cr_comm_t *local, *bridge;
+    int leader, remote_leader, tag;
+} inter_round_t;
+
+static int inter_round(void *arg, const int in[2], int out[2])
+{
+    inter_round_t *a = arg;
+    int *l, *r, rsize;
+    int err = exchange(a->local, a->leader, a->bridge, a->remote_leader, a->tag, in, 2, &l, &r,
+                       &rsize);
+    if (err) return err;
+    out[0] = 1;
+    for (int i = 0; i < a->local->size; i++) out[0] &= l[2 * i];
+    for (int i = 0; i < rsize; i++) out[0] &= r[2 * i];
+    out[1] = (int)table_max(l, a->local->size, r, rsize, 2, 1);
+    free(l);
+    free(r);
+    return MPI_SUCCESS;
+}
+
+/* cr_ctx_settle on ctx (n ids) over both groups of an exchange. */
+static int inter_settle(cr_comm_t *local, int leader, cr_comm_t *bridge, int remote_leader,
+                        int tag, int n, uint32_t *ctx)
+{
+    inter_round_t a = { local, bridge, leader, remote_leader, tag };
+    return cr_ctx_settle(inter_round, &a, n, ctx);
+}
+
 int cr_inter_make(cr_group_t *local, cr_group_t *remote, uint32_t ctx, cr_errhandler_t *errh,
                   cr_comm_t **out)
 {
@@ -133,7 +164,7 @@ int cr_inter_from(cr_comm_t *lc, int local_leader, cr_comm_t *bridge, int remote
     int err = exchange(lc, local_leader, bridge, remote_leader, tag, mine, 3, &l, &r, &rsize);
     if (err) return err;
     uint32_t ctx = table_max(l, lc->size, r, rsize, 3, 2);
-    cr_ctx_reserve(ctx, 2);
+    err = inter_settle(lc, local_leader, bridge, remote_leader, tag, 2, &ctx);
     cr_group_t *remote = cr_group_new(rsize);
     if (!remote) err = cr_error(MPI_ERR_NO_MEM, "no memory for an intercommunicator");
     /* groups that span jobs: a second round with network addresses, and the
@@ -183,7 +214,11 @@ int core_intercomm_merge(cr_comm_t *intercomm, int high, MPI_Comm *newintracomm)
     int err = exchange(c->local_comm, 0, c, 0, CR_TAG_INTER, mine, 4, &l, &r, &rsize);
     if (err) return err;
     uint32_t ctx = table_max(l, c->size, r, rsize, 4, 1);
-    cr_ctx_reserve(ctx, 1);
+    if ((err = inter_settle(c->local_comm, 0, c, 0, CR_TAG_INTER, 1, &ctx))) {
+        free(l);
+        free(r);
+        return err;
+    }
     /* the group that said high goes last; on a tie, the group whose first
      * process has the lower (job, world rank) goes first (both sides see the
      * same, also when the groups are different jobs: dynamic.c) */
@@ -213,9 +248,9 @@ int cr_inter_dup(cr_comm_t *c, cr_comm_t **out)
     int err = exchange(c->local_comm, 0, c, 0, CR_TAG_INTER, &mine, 1, &l, &r, &rsize);
     if (err) return err;
     uint32_t ctx = table_max(l, c->size, r, rsize, 1, 0);
-    cr_ctx_reserve(ctx, 2);
     free(l);
     free(r);
+    if ((err = inter_settle(c->local_comm, 0, c, 0, CR_TAG_INTER, 2, &ctx))) return err;
     cr_group_retain(c->group);
     cr_group_retain(c->remote);
     return cr_inter_make(c->group, c->remote, ctx, c->errh, out);
@@ -232,9 +267,9 @@ int cr_inter_split(cr_comm_t *c, int color, int key, cr_comm_t **out)
     int err = exchange(c->local_comm, 0, c, 0, CR_TAG_INTER, mine, 3, &l, &r, &rsize);
     if (err) return err;
     uint32_t ctx = table_max(l, c->size, r, rsize, 3, 2);
-    cr_ctx_reserve(ctx, 2);
+    err = inter_settle(c->local_comm, 0, c, 0, CR_TAG_INTER, 2, &ctx);
     cr_group_t *lg = NULL, *rg = NULL;
-    if (color != MPI_UNDEFINED) {
+    if (!err && color != MPI_UNDEFINED) {
         lg = cr_group_split(c->group, l, 3, color);
         rg = cr_group_split(c->remote, r, 3, color);
         if (!lg || !rg) err = cr_error(MPI_ERR_NO_MEM, "no memory for MPI_Comm_split");

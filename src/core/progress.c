@@ -118,12 +118,21 @@ void cr_progress_fini(void)
 
 int cr_progress_can_sleep(void)
 {
-    /* threads: the request waited for may be completed by another thread's
-     * poll, which rings no doorbell; waiters yield instead */
-    if (!nbells || cr_threaded || ut_settings.wait_sleep_us < 0) return 0;
+    if (!nbells || ut_settings.wait_sleep_us < 0) return 0;
+    /* threads: a thread of this process wakes the others through the one
+     * doorbell's sleep_wake (threads.c); a sleep in poll() on several
+     * doorbells' descriptors could not be ended that way, so threads sleep
+     * only on a single doorbell without a descriptor (shm's futex), and
+     * yield otherwise */
+    if (cr_threaded && (nbells != 1 || bells[0]->ops->sleep_fd(bells[0]) >= 0)) return 0;
     for (int i = 0; i < npollers; i++)
         if (pollers[i]->can_sleep && !pollers[i]->can_sleep(pollers[i]->arg)) return 0;
     return 1;
+}
+
+void cr_progress_wake_sleepers(void)
+{
+    for (int i = 0; i < nbells; i++) bells[i]->ops->sleep_wake(bells[i]);
 }
 
 /* The longest single sleep: COURIER_WAIT_SLEEP_MAX_US, and short enough that
@@ -178,45 +187,61 @@ static int bells_wait(long max_us)
     return ready != 0;
 }
 
-/* Past the spin phase: yield on every idle poll; once idle for wait_sleep_us,
- * sleep on the doorbells.  The announcement comes first, then one more poll:
- * a message sent before the announcement is found by that poll, one sent
- * after it rings a doorbell, so none is slept through.  A sleep that ran out
- * with no doorbell rung leaves the loop idle: it sleeps again at its next
- * idle poll.  Every visit here also gives the liveness checks their turn
- * (liveness.h). */
-int cr_wait_idle_slow(cr_wait_t *w)
+/* Once idle for wait_sleep_us, sleep on the doorbells.  The announcement
+ * comes first, then one more poll: a message sent before the announcement is
+ * found by that poll, one sent after it rings a doorbell, so none is slept
+ * through.  With threads the library lock is let go for the sleep: a thread
+ * of this process that completes a request meanwhile rings the doorbell when
+ * it lets the lock go (threads.c), so no wake-up is lost either; and a
+ * process whose threads all sleep is woken by its peers' messages like a
+ * single-threaded one.  A sleep that ran out with no doorbell rung returns 0
+ * and leaves the loop idle: it sleeps again at its next idle poll.  Returns
+ * -1 when it did not sleep, else as cr_wait_idle_sleep. */
+static int wait_sleep(cr_wait_t *w, uint64_t now, const int *quit)
 {
-    if (cr_threaded) {
-        /* let the other threads in (one may be about to send what this one
-         * waits for), then poll again */
-        cr_liveness_check();
-        int depth = cr_lib_release_all();
-        cr_wait_stats.yields++;
-        cr_wait_sys.yield();
-        cr_lib_reacquire(depth);
-        return 0;
-    }
-    uint64_t now = cr_wait_sys.now_ns();
-    cr_liveness_check();   /* at most every COURIER_LIVENESS_MS; may end the job */
     if (!w->yielding) {
         w->yielding = 1;
         w->idle_since_ns = now;
-    } else if (now - w->idle_since_ns >= (uint64_t)ut_settings.wait_sleep_us * 1000u &&
-               cr_progress_can_sleep() && bells_prepare() == 0) {
-        int events = cr_progress();
-        if (events > 0) {
-            bells_cancel(nbells);
-            cr_wait_stats.sleep_aborts++;
-            return events;
-        }
-        cr_wait_stats.sleeps++;
-        if (bells_wait(sleep_max_us())) return 1;   /* woken: look again, spinning */
-        cr_wait_stats.sleep_timeouts++;
-        return 0;
+        return -1;
     }
+    if (now - w->idle_since_ns < (uint64_t)ut_settings.wait_sleep_us * 1000u ||
+        !cr_progress_can_sleep() || bells_prepare() != 0)
+        return -1;
+    int events = cr_progress();
+    if (events > 0 || (quit && __atomic_load_n(quit, __ATOMIC_ACQUIRE))) {
+        bells_cancel(nbells);
+        cr_wait_stats.sleep_aborts++;
+        return events;
+    }
+    cr_wait_stats.sleeps++;
+    int depth = cr_lib_release_all();   /* 0 without threads */
+    int woken = bells_wait(sleep_max_us());
+    cr_lib_reacquire(depth);
+    if (woken) return 1;                /* look again, spinning */
+    cr_wait_stats.sleep_timeouts++;
+    return 0;
+}
+
+int cr_wait_idle_sleep(cr_wait_t *w, const int *quit)
+{
+    cr_liveness_check();
+    return wait_sleep(w, cr_wait_sys.now_ns(), quit);
+}
+
+/* Past the spin phase: yield on every idle poll (letting the library lock go
+ * with threads: another thread may be about to send what this one waits
+ * for), and sleep once idle long enough (wait_sleep).  Every visit here also
+ * gives the liveness checks their turn (liveness.h). */
+int cr_wait_idle_slow(cr_wait_t *w)
+{
+    uint64_t now = cr_wait_sys.now_ns();
+    cr_liveness_check();   /* at most every COURIER_LIVENESS_MS; may end the job */
+    int r = wait_sleep(w, now, NULL);
+    if (r >= 0) return r;
     cr_wait_stats.yields++;
+    int depth = cr_lib_release_all();
     cr_wait_sys.yield();
+    cr_lib_reacquire(depth);
     return 0;
 }
 

@@ -25,6 +25,16 @@ void cr_progress_add_waker(tr_iface_t *tr);
 void cr_progress_fini(void);
 /* 1 when the policy may sleep now: a doorbell exists and no poller objects. */
 int cr_progress_can_sleep(void);
+/* Wake every thread of this process that sleeps on its doorbell (nothing
+ * when none does, or there is no doorbell); threads.c calls it when it lets
+ * the library lock go after a hold that may have completed their requests. */
+void cr_progress_wake_sleepers(void);
+/* The idle step of a loop that holds the library lock at depth 1 and runs
+ * no request of its own (the asynchronous progress thread): once idle for
+ * COURIER_WAIT_SLEEP_US, sleep on the doorbell unless *quit is set; returns
+ * the events a last poll found, 1 after a sleep, or -1 when it did not
+ * sleep (the caller naps or yields). */
+int cr_wait_idle_sleep(cr_wait_t *w, const int *quit);
 
 /* What the policy calls to yield, to read the clock and to block on several
  * doorbells' descriptors (ppoll: returns how many are ready, 0 when max_us

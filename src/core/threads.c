@@ -3,6 +3,7 @@
  * which thread is the main one (threads.h). */
 #define _GNU_SOURCE
 #include "core/threads.h"
+#include "core/progress.h"
 
 int cr_threaded;
 
@@ -20,6 +21,15 @@ static pthread_t obj_owner;  /* valid while obj_owned (both read by others: atom
 static int obj_owned;
 static int obj_depth;        /* only the owner touches it */
 
+/* Waking sleepers (docs/threads.md, "Waiting"): a thread that lets the lock
+ * go rings this process's doorbell when threads of it sleep and its hold may
+ * have completed something they wait for: the hold began in an MPI call, or
+ * a poll during it found events.  A hold taken back by a waiting thread
+ * (cr_lib_reacquire) whose polls found nothing rings nothing, so threads
+ * that all wait can all fall asleep.  Both only touched by the owner. */
+static int hold_dirty;
+static unsigned long hold_events;
+
 int cr_lib_held(void)
 {
     return __atomic_load_n(&obj_owned, __ATOMIC_ACQUIRE) &&
@@ -36,13 +46,19 @@ void cr_lib_lock_slow(void)
     __atomic_store_n(&obj_owner, pthread_self(), __ATOMIC_RELAXED);
     __atomic_store_n(&obj_owned, 1, __ATOMIC_RELEASE);
     obj_depth = 1;
+    hold_dirty = 1;
+    hold_events = cr_progress_events;
 }
 
 void cr_lib_unlock_slow(void)
 {
     if (--obj_depth > 0) return;
+    int ring = hold_dirty || cr_progress_events != hold_events;
     __atomic_store_n(&obj_owned, 0, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&obj_mutex);
+    /* a sleeper set the doorbell before it let the lock go, so it is seen
+     * here; it sleeps only while the doorbell stays set */
+    if (ring) cr_progress_wake_sleepers();
 }
 
 int cr_lib_release_all(void)
@@ -59,6 +75,7 @@ void cr_lib_reacquire(int depth)
     if (depth <= 0) return;
     cr_lib_lock_slow();
     obj_depth = depth;
+    hold_dirty = 0;
 }
 
 /* ---- the main thread ----------------------------------------------------------

@@ -93,7 +93,7 @@ CR_SETTING(rma_am_chunk_bytes, SIZE, 32768, 16, 16777216,  "Largest piece of one
 /* threads (issue 15, docs/threads.md) */
 CR_SETTING(thread_level_max,   INT,  3, 0, 3,      "Highest thread level MPI_Init_thread provides (0 SINGLE, 1 FUNNELED, 2 SERIALIZED, 3 MULTIPLE: a library lock, blocking waits yield instead of sleeping)")
 CR_SETTING(async_progress,     BOOL, 0, 0, 1,      "Run a progress thread in each process, so that non-blocking operations (rendezvous, collectives) advance while the application computes; turns on the thread locks and turns off the blocking fast paths")
-CR_SETTING(async_progress_idle_us, INT, 50, 0, 1000000, "Microseconds the progress thread sleeps after a poll that found nothing (0: it only yields the core)")
+CR_SETTING(async_progress_idle_us, INT, 50, 0, 1000000, "Microseconds the progress thread naps after a poll that found nothing, until it sleeps on the doorbell (COURIER_WAIT_SLEEP_US; 0: it only yields the core)")
 CR_SETTING_ALIAS(async_progress, "MPIR_CVAR_ASYNC_PROGRESS")
 /* waiting on the network transport (src/core/progress.c, src/transport/ofi, issues 12 and 18) */
 CR_SETTING(ofi_wait,           BOOL, 1, 0, 1,      "Blocking calls may sleep on the network transport's completion queue (opened with a wait object; a provider without one gives capped sleeps); 0: they only spin and yield while the job spans nodes")

@@ -510,7 +510,10 @@ static void shm_sleep_cancel(tr_iface_t *tr)
 static void shm_sleep_wake(tr_iface_t *tr)
 {
     (void)tr;
-    if (my_bell && __builtin_expect(my_bell->sleeping != 0, 0)) bell_ring(&my_bell->sleeping);
+    /* threads of this process set and clear the word under sleep_lock; this
+     * check runs outside it (threads.c, after the library lock is let go) */
+    if (my_bell && __builtin_expect(__atomic_load_n(&my_bell->sleeping, __ATOMIC_ACQUIRE) != 0, 0))
+        bell_ring(&my_bell->sleeping);
 }
 
 /* Each channel's interface is finalized on its own; the segment goes with
