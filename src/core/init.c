@@ -235,6 +235,13 @@ int cr_runtime_start(int required)
     cr_proc.appnum = pmi.appnum;
     cr_proc.universe_size = pmi.universe_size > 0 ? pmi.universe_size : pmi.size;
     cr_proc.universe_stated = pmi.universe_stated;
+    if (!pmi.universe_stated && ut_settings.universe_size > 0) {
+        /* the launcher said nothing (Hydra, srun, mpiexec without -usize
+         * whose own environment lacked it): the ranks' setting states it */
+        cr_proc.universe_size = ut_settings.universe_size > pmi.size ? (int)ut_settings.universe_size
+                                                                     : pmi.size;
+        cr_proc.universe_stated = 1;
+    }
     cr_proc.job_id = (int)(hash_str(pmi.kvsname) & 0x7fffffff);
     ut_log_init(pmi.rank);
     gethostname(cr_proc.hostname, sizeof cr_proc.hostname - 1);

@@ -105,7 +105,7 @@ CR_SETTING(dyn_accept_timeout_ms, INT, 0, 0, 2147483647, "Longest wait of MPI_Co
 CR_SETTING(dyn_connect_timeout_ms, INT, 10000, 1, 2147483647, "Longest wait of MPI_Comm_connect for the port to take the connection, in ms (MPI_ERR_PORT after it)")
 CR_SETTING(dyn_poll_ms,        INT,  100, 1, 10000, "While waiting for a connection, how often, in ms, the root checks that the launcher is still there")
 CR_SETTING(dyn_port_backlog,   INT,  16, 1, 4096,  "Connections an open port queues before MPI_Comm_accept takes them (listen backlog)")
-CR_SETTING(universe_size,      INT,  0, 0, 1000000, "MPI_UNIVERSE_SIZE under Courier's mpiexec (its -usize wins); 0: the slots of -hosts or -f, else not set, as under Hydra")
+CR_SETTING(universe_size,      INT,  0, 0, 1000000, "MPI_UNIVERSE_SIZE (mpiexec's -usize wins; read by mpiexec, and by the ranks when the launcher states none, e.g. under Hydra or srun); 0: the slots of -hosts or -f, else not set, as under Hydra")
 CR_SETTING(dyn_name_dir,       STRING, 0, 0, 0,    "Directory of the name service (MPI_Publish_name, one file per service name); unset: /tmp/courier-names-<uid>")
 /* hierarchical collectives across nodes (src/coll/coll_hier.c, issues 12 and 16) */
 CR_SETTING(coll_hier,          BOOL, 1, 0, 1,      "Collectives of a communicator whose ranks span several nodes may run a phase on each node plus one among the nodes' leaders (0: flat algorithms only)")
