@@ -46,12 +46,20 @@ void coll_hier_free(coll_hier_t *h)
 }
 
 /* Does c have ranks on another node than this one?  Every rank gets the same
- * answer: if any rank sees a rank elsewhere, c spans at least two nodes. */
+ * answer: if any rank sees a rank elsewhere, c spans at least two nodes.
+ * A communicator with processes of another job (dynamic processes: their
+ * peer numbers follow the world ranks) answers no on every rank, since each
+ * sees the other job's processes so: the node colours of two jobs do not
+ * name the same nodes, so such communicators stay flat. */
 static int spans_nodes(const cr_comm_t *c)
 {
-    for (int r = 0; r < c->size; r++)
-        if (cr_proc.local_of_world[cr_comm_world_rank(c, r)] < 0) return 1;
-    return 0;
+    int elsewhere = 0;
+    for (int r = 0; r < c->size; r++) {
+        int peer = cr_comm_world_rank(c, r);
+        if (peer >= cr_proc.world_size) return 0;
+        elsewhere |= cr_peer_local(peer) < 0;
+    }
+    return elsewhere;
 }
 
 /* Make the node layer (collective over c).  State CSHM_NONE where it would not
