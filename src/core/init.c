@@ -212,14 +212,10 @@ static void runtime_exit_hook(int status, void *arg)
 int cr_runtime_start(int required)
 {
     /* MPI_THREAD_MULTIPLE turns the locks on before anything is set up
-     * (threads.h); COURIER_THREAD_LEVEL_MAX may cap what is provided.  A
-     * session or MPI_Init_thread that asks for MULTIPLE after the runtime
-     * started single turns them on then: no other thread can be inside the
-     * library yet, as none was allowed to be. */
-    if (cr_proc.state == CR_STATE_INIT) {
-        if (cr_thread_level_provided(required) == MPI_THREAD_MULTIPLE) cr_threads_enable();
-        return MPI_SUCCESS;
-    }
+     * (threads.h); COURIER_THREAD_LEVEL_MAX may cap what is provided.  The
+     * runtime is started once: a later session or MPI_Init_thread gets what
+     * it started with (cr_thread_level_provided). */
+    if (cr_proc.state == CR_STATE_INIT) return MPI_SUCCESS;
     if (cr_proc.state == CR_STATE_FINALIZED)
         return cr_error(MPI_ERR_OTHER, "MPI was finalized in this process; it cannot start again");
     /* a setting out of its range stops MPI_Init; a bad line of the tuning
@@ -296,7 +292,12 @@ void cr_runtime_stop(void)
 int cr_thread_level_provided(int required)
 {
     int level = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE : required;
-    return level < ut_settings.thread_level_max ? level : (int)ut_settings.thread_level_max;
+    if (level > ut_settings.thread_level_max) level = (int)ut_settings.thread_level_max;
+    /* a runtime started without the locks chose its fast paths and waiting
+     * policy for one thread at a time (start_transports): it stays so */
+    if (level == MPI_THREAD_MULTIPLE && cr_proc.state == CR_STATE_INIT && !cr_threaded)
+        level = MPI_THREAD_SERIALIZED;
+    return level;
 }
 
 int core_init_thread(int *argc, char ***argv, int required, int *provided)

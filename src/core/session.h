@@ -20,14 +20,15 @@ struct cr_session {
     cr_info_t *info;         /* the keys given to MPI_Session_init (a copy), or NULL */
 };
 
-/* Start the runtime if it is not up (a later call only turns the thread
- * locks on when `required` is MPI_THREAD_MULTIPLE and that is provided).
- * MPI_ERR_OTHER when it cannot start or was stopped already. */
+/* Start the runtime if it is not up (every later call: nothing to do), with
+ * the thread locks on when `required` is MPI_THREAD_MULTIPLE and that is
+ * provided.  MPI_ERR_OTHER when it cannot start or was stopped already. */
 int cr_runtime_start(int required);
 /* Stop it now (MPI_Finalize with no session left). */
 void cr_runtime_stop(void);
-/* The thread level provided for a request (at most COURIER_THREAD_LEVEL_MAX;
- * valid once the settings are loaded, i.e. inside cr_runtime_start). */
+/* The thread level provided for a request: at most COURIER_THREAD_LEVEL_MAX,
+ * and at most MPI_THREAD_SERIALIZED once the runtime runs without the thread
+ * locks (valid once the settings are loaded, i.e. inside cr_runtime_start). */
 int cr_thread_level_provided(int required);
 
 #endif
