@@ -68,6 +68,9 @@ static int coll_call(coll_kind_t coll, cr_comm_t *c, const coll_args_t *a, cr_ho
                      MPI_Request *req, int trivial)
 {
     const char *what = coll_names[coll];
+    /* Every collective has an algorithm for intracommunicators, so a trivial
+     * blocking call there needs no selection at all. */
+    if (how == CR_BLOCKING && trivial && !c->remote) return MPI_SUCCESS;
     if (c->remote && inter_in_place(coll, a))
         return cr_error(MPI_ERR_BUFFER, "%s: %s=MPI_IN_PLACE: not allowed on an intercommunicator",
                         what, a->sbuf == MPI_IN_PLACE ? "sendbuf" : "recvbuf");
@@ -119,6 +122,15 @@ static int in_root_group(const cr_comm_t *c, int root)
 static size_t block_bytes(MPI_Aint count, const cr_datatype_t *dt)
 {
     return dt ? (size_t)count * (size_t)dt->size : 0;
+}
+
+/* Gather, scatter, allgather, alltoall with one count for every rank: on an
+ * intracommunicator the type signatures must match, so a call whose block is
+ * empty on this rank is empty on every rank, and no rank has anything to do.
+ * (On an intercommunicator the two groups' blocks may differ in size.) */
+static int no_data(const cr_comm_t *c, const coll_args_t *a)
+{
+    return !c->remote && a->bytes == 0;
 }
 
 static cr_vec_t vec_if(int used, cr_vec_t v)
@@ -185,7 +197,7 @@ int core_gather(const void *sendbuf, MPI_Count sendcount, cr_datatype_t *sendtyp
                       .scount = sendcount, .sdt = dt_if(sends, sendtype),
                       .rcount = recvcount, .rdt = dt_if(is_root, recvtype) };
     a.bytes = is_root ? block_bytes(recvcount, a.rdt) : block_bytes(sendcount, a.sdt);
-    return coll_call(COLL_GATHER, comm, &a, how, request, 0);
+    return coll_call(COLL_GATHER, comm, &a, how, request, no_data(comm, &a));
 }
 
 int core_gatherv(const void *sendbuf, MPI_Count sendcount, cr_datatype_t *sendtype, void *recvbuf,
@@ -211,7 +223,7 @@ int core_scatter(const void *sendbuf, MPI_Count sendcount, cr_datatype_t *sendty
                       .scount = sendcount, .sdt = dt_if(is_root, sendtype),
                       .rcount = recvcount, .rdt = dt_if(receives, recvtype) };
     a.bytes = is_root ? block_bytes(sendcount, a.sdt) : block_bytes(recvcount, a.rdt);
-    return coll_call(COLL_SCATTER, comm, &a, how, request, 0);
+    return coll_call(COLL_SCATTER, comm, &a, how, request, no_data(comm, &a));
 }
 
 int core_scatterv(const void *sendbuf, cr_vec_t sendcounts, cr_vec_t displs,
@@ -237,7 +249,7 @@ int core_allgather(const void *sendbuf, MPI_Count sendcount, cr_datatype_t *send
                       .scount = sendcount, .sdt = dt_if(sendbuf != MPI_IN_PLACE, sendtype),
                       .rcount = recvcount, .rdt = recvtype };
     a.bytes = block_bytes(recvcount, a.rdt);
-    return coll_call(COLL_ALLGATHER, comm, &a, how, request, 0);
+    return coll_call(COLL_ALLGATHER, comm, &a, how, request, no_data(comm, &a));
 }
 
 int core_allgatherv(const void *sendbuf, MPI_Count sendcount, cr_datatype_t *sendtype,
@@ -258,7 +270,7 @@ int core_alltoall(const void *sendbuf, MPI_Count sendcount, cr_datatype_t *sendt
                       .scount = sendcount, .sdt = dt_if(sendbuf != MPI_IN_PLACE, sendtype),
                       .rcount = recvcount, .rdt = recvtype };
     a.bytes = block_bytes(recvcount, a.rdt);
-    return coll_call(COLL_ALLTOALL, comm, &a, how, request, 0);
+    return coll_call(COLL_ALLTOALL, comm, &a, how, request, no_data(comm, &a));
 }
 
 int core_alltoallv(const void *sendbuf, cr_vec_t sendcounts, cr_vec_t sdispls,
