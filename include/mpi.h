@@ -182,13 +182,16 @@ typedef struct {
 #define MPI_INTEGER2            ((MPI_Datatype)0x4c00022f)
 #define MPI_INTEGER4            ((MPI_Datatype)0x4c000430)
 #define MPI_INTEGER8            ((MPI_Datatype)0x4c000831)
-#define MPI_INTEGER16           ((MPI_Datatype)MPI_DATATYPE_NULL)
+#define MPI_INTEGER16           ((MPI_Datatype)0x4c001032)
 /* Half precision (C _Float16 and bfloat16) */
 #define MPIX_C_FLOAT16          ((MPI_Datatype)0x4c000246)
 #define MPIX_BFLOAT16           ((MPI_Datatype)0x4c00024c)
 /* Fortran types of later MPICH releases (the same ABI, their handles).
- * MPI_INTEGER16 above stays MPI_DATATYPE_NULL, as in MPICH 4.0.2's header;
- * Courier also accepts the later handle 0x4c001032 for it. */
+ * MPI_INTEGER16 above is MPI_DATATYPE_NULL in MPICH 4.0.2's header and has
+ * its later releases' handle here: with MPI_LOGICAL16 defined, a null
+ * MPI_INTEGER16 makes bindings that map a 16-byte boolean to a 16-byte
+ * integer (mpi4py) fail; a program built against 4.0.2 passes the null
+ * handle, which stays what it was. */
 #define MPI_REAL2               ((MPI_Datatype)0x4c000226)
 #define MPI_COMPLEX4            ((MPI_Datatype)0x4c00042e)
 #define MPI_LOGICAL1            ((MPI_Datatype)0x4c000147)

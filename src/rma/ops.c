@@ -197,8 +197,11 @@ static int type_match(MPI_Count ocount, cr_datatype_t *odt, MPI_Count tcount, cr
     if (CR_UNLIKELY(ob != tb))
         return cr_error(MPI_ERR_TYPE, "the %s data is %lld bytes but the target's is %lld bytes "
                         "(the type signatures must match)", what, (long long)ob, (long long)tb);
+    /* MPI_BYTE on either side matches any bytes, as in point-to-point between
+     * processes of one architecture (MPICH and Open MPI take it too; mpi4py
+     * puts unsigned chars into an MPI_BYTE window view). */
     if (CR_UNLIKELY(odt->basic != tdt->basic && odt->basic != CR_B_NONE && tdt->basic != CR_B_NONE &&
-                    ob > 0))
+                    odt->basic != CR_B_BYTE && tdt->basic != CR_B_BYTE && ob > 0))
         return cr_error(MPI_ERR_TYPE, "the %s datatype %s and the target datatype %s are built "
                         "from different predefined types", what,
                         odt->name_builtin ? odt->name_builtin : "(derived)",

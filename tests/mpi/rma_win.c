@@ -187,6 +187,14 @@ static void errors(void)
 #endif
     /* a correct put still works after the errors */
     CHECK_MPI(MPI_Put(&one, 1, MPI_INT, tgt, 7, 1, MPI_INT, w));
+    /* MPI_BYTE on one side matches any bytes on the other (MPICH, mpi4py) */
+    unsigned char uc[4] = { 0x11, 0x22, 0x33, (unsigned char)(0x40 + me) };
+    CHECK_MPI(MPI_Put(uc, 4, MPI_UNSIGNED_CHAR, tgt, 6, 4, MPI_BYTE, w));
+    CHECK_MPI(MPI_Win_flush(tgt, w));
+    int back = 0;
+    CHECK_MPI(MPI_Get(&back, 4, MPI_BYTE, tgt, 6, 1, MPI_INT, w));
+    CHECK_MPI(MPI_Win_flush(tgt, w));
+    CHECK(memcmp(&back, uc, 4) == 0, "MPI_UNSIGNED_CHAR put into MPI_BYTE, got back as MPI_INT");
     CHECK_MPI(MPI_Win_unlock(tgt, w));
 #ifndef MT_REFERENCE_MPICH
     CHECK_CLASS(MPI_Win_unlock(tgt, w), MPI_ERR_RMA_SYNC);
