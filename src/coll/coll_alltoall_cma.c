@@ -76,6 +76,7 @@ static int alltoall_cma(coll_kind_t coll, cr_comm_t *c, const coll_args_t *a)
         cr_datatype_t *bdt;
         coll_block(&rd, r, &b, &cnt, &bdt);
         size_t len = (size_t)cnt * (size_t)bdt->size;
+        if (len == 0) continue;   /* nothing to read: the owner's buffer may be NULL */
         if (r == me) {
             if (a->sbuf != MPI_IN_PLACE) {
                 coll_side_t sd = coll_send_side(a);

@@ -115,6 +115,21 @@ int main(int argc, char **argv)
         free(s);
         free(r);
     }
+    {   /* empty blocks with NULL buffers (mpi4py's zero messages), then real data:
+         * nothing is read from a NULL buffer, and the next call is in step */
+        int *zc = mt_malloc(sizeof(int) * size);
+        for (int i = 0; i < size; i++) zc[i] = 0;
+        CHECK_MPI(MPI_Alltoallv(NULL, zc, zc, MPI_INT, NULL, zc, zc, MPI_INT, MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Alltoall(NULL, 0, MPI_INT, NULL, 0, MPI_INT, MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Allgatherv(NULL, 0, MPI_INT, NULL, zc, zc, MPI_INT, MPI_COMM_WORLD));
+        int *s = mt_malloc(sizeof(int) * size), *r = mt_malloc(sizeof(int) * size);
+        for (int i = 0; i < size; i++) { s[i] = rank * 1000 + i; r[i] = -1; }
+        CHECK_MPI(MPI_Alltoall(s, 1, MPI_INT, r, 1, MPI_INT, MPI_COMM_WORLD));
+        for (int i = 0; i < size; i++) CHECK_INT(r[i], i * 1000 + rank);
+        free(zc);
+        free(s);
+        free(r);
+    }
     ct_free_types();
     return mt_finish("coll_alltoall") | (MPI_Finalize() != MPI_SUCCESS);
 }
