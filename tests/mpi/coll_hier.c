@@ -460,6 +460,11 @@ static void run_reduce_scatter(MPI_Comm comm, const layout_t *l, long n, int in_
     int me, p;
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &p);
+#ifdef MT_REFERENCE_MPICH
+    /* MPICH 4.0.2 asserts (memcpy ranges overlap) in MPI_Reduce_scatter with
+     * MPI_IN_PLACE and uneven blocks of 1 MiB */
+    if (in_place && !block && n > 16384) return;
+#endif
     int *counts = malloc((size_t)p * sizeof(int));
     long total = 0, first = 0;
     for (int r = 0; r < p; r++) {
