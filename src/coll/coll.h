@@ -144,7 +144,8 @@ enum {
                                  * on an intracommunicator whose ranks share this node */
     COLL_ALG_CMA = 8,           /* with COLL_ALG_SHM: also single copy between every pair */
     COLL_ALG_HIER = 16,         /* direct, hierarchical: blocking calls on an intracommunicator
-                                 * whose ranks span nodes (coll_hier.h) */
+                                 * whose ranks span nodes (coll_hier.h); `fits` asked after
+                                 * the node layer exists */
 };
 
 typedef struct {
@@ -242,6 +243,13 @@ int coll_allreduce_hier(cr_comm_t *c, const coll_args_t *a);
 int coll_gather_hier(cr_comm_t *c, const coll_args_t *a);
 int coll_allgather_hier(cr_comm_t *c, const coll_args_t *a);
 int coll_scatter_hier(cr_comm_t *c, const coll_args_t *a);
+/* ... alltoall (small blocks), reduce_scatter(_block) (commutative ops), and
+ * scan / exscan where every node is a run of consecutive ranks (_fits). */
+int coll_alltoall_hier(cr_comm_t *c, const coll_args_t *a);
+int coll_reduce_scatter_hier(cr_comm_t *c, const coll_args_t *a);
+int coll_scan_hier(cr_comm_t *c, const coll_args_t *a);
+int coll_exscan_hier(cr_comm_t *c, const coll_args_t *a);
+int coll_scan_hier_fits(const cr_comm_t *c, const coll_args_t *a);
 /* The forced algorithm id of a collective (0 = automatic). */
 int coll_forced_alg(coll_kind_t coll);
 /* The algorithm (id) coll_select chose last for each collective, 0 before

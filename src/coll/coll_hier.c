@@ -471,3 +471,227 @@ int coll_scatter_hier(cr_comm_t *c, const coll_args_t *a)
 {
     return hier_run(c, a, scatter);
 }
+
+/* ---- alltoall: node gather to the leader, leaders' alltoallv, node scatter -------- */
+/* Every rank packs its p blocks (B bytes each) in the destination's position
+ * order and the node gathers these rows to its leader.  Leader k sends leader
+ * j, in one message, the blocks its node's ranks hold for node j's ranks
+ * (q_k x q_j blocks, by source then destination), so that what arrives, from
+ * all nodes, is a (source position) x (destination on this node) matrix; the
+ * leader turns it into one row per destination (by source position) and
+ * scatters the rows; each rank unpacks its row in rank order.  Between nodes
+ * N (N - 1) messages instead of p (p - q). */
+static int alltoall(coll_hier_t *h, cr_comm_t *c, const coll_args_t *a)
+{
+    size_t B = a->bytes;
+    if (B == 0) return MPI_SUCCESS;
+    cr_datatype_t *byte = cr_datatype_ptr(MPI_BYTE);
+    int p = c->size, mine = my_node(h, c), leads = h->node->rank == 0, n = h->nnodes;
+    size_t q = (size_t)(h->first[mine + 1] - h->first[mine]), row = (size_t)p * B;
+    char *out = malloc(row), *rows = NULL, *sendv = NULL, *recvv = NULL;
+    int64_t *v = NULL;   /* the leaders' counts and displacements, 4 x nnodes */
+    if (leads) {
+        rows = malloc(q * row);
+        sendv = malloc(q * row);
+        recvv = malloc(q * row);
+        v = malloc(4 * (size_t)n * sizeof *v);
+    }
+    if (!out || (leads && (!rows || !sendv || !recvv || !v))) {
+        free(out), free(rows), free(sendv), free(recvv), free(v);
+        return cr_error(MPI_ERR_NO_MEM, "MPI_Alltoall: no memory for %zu bytes", q * row);
+    }
+    coll_side_t sd = a->sbuf == MPI_IN_PLACE ? coll_recv_side(a) : coll_send_side(a);
+    coll_side_t rd = coll_recv_side(a);
+    for (int i = 0; i < p; i++) {
+        char *blk;
+        MPI_Aint cnt;
+        cr_datatype_t *dt;
+        coll_block(&sd, h->order[i], &blk, &cnt, &dt);
+        cshm_pack(blk, cnt, dt, out + (size_t)i * B);
+    }
+    int e = core_gather(out, (MPI_Count)row, byte, rows, (MPI_Count)row, byte, 0, h->node,
+                        CR_BLOCKING, NULL, NULL);
+    if (leads) {
+        int64_t *sc = v, *sdp = v + n, *rc = v + 2 * n, *rdp = v + 3 * n;
+        size_t off = 0;
+        for (int j = 0; j < n; j++) {
+            size_t qj = (size_t)(h->first[j + 1] - h->first[j]);
+            sc[j] = (int64_t)(q * qj * B);
+            sdp[j] = (int64_t)off;
+            rc[j] = (int64_t)(qj * q * B);
+            rdp[j] = (int64_t)((size_t)h->first[j] * q * B);
+            for (size_t l = 0; l < q; l++, off += qj * B)
+                memcpy(sendv + off, rows + l * row + (size_t)h->first[j] * B, qj * B);
+        }
+        e = keep(e, core_alltoallv(sendv, CR_VEC(sc), CR_VEC(sdp), byte, recvv, CR_VEC(rc),
+                                   CR_VEC(rdp), byte, h->leaders, CR_BLOCKING, NULL, NULL));
+        /* recvv holds the block from position s to local rank m at (s q + m) B */
+        for (size_t m = 0; m < q; m++)
+            for (int s = 0; s < p; s++)
+                memcpy(rows + m * row + (size_t)s * B, recvv + ((size_t)s * q + m) * B, B);
+    }
+    e = keep(e, core_scatter(rows, (MPI_Count)row, byte, out, (MPI_Count)row, byte, 0, h->node,
+                             CR_BLOCKING, NULL, NULL));
+    if (!e)
+        for (int s = 0; s < p; s++) {
+            char *blk;
+            MPI_Aint cnt;
+            cr_datatype_t *dt;
+            coll_block(&rd, h->order[s], &blk, &cnt, &dt);
+            cshm_unpack(out + (size_t)s * B, blk, cnt, dt);
+        }
+    free(out), free(rows), free(sendv), free(recvv), free(v);
+    return e;
+}
+
+int coll_alltoall_hier(cr_comm_t *c, const coll_args_t *a)
+{
+    return hier_run(c, a, alltoall);
+}
+
+/* ---- reduce_scatter(_block) (commutative ops): node reduce of the whole vector,
+ * leaders' reduce_scatter of each node's share, node scatterv ------------------- */
+static MPI_Aint rs_count(const coll_args_t *a, int r)
+{
+    return a->rcounts.p ? (MPI_Aint)cr_vec_get(a->rcounts, r) : a->rcount;
+}
+
+static int reduce_scatter(coll_hier_t *h, cr_comm_t *c, const coll_args_t *a)
+{
+    int p = c->size, mine = my_node(h, c), leads = h->node->rank == 0;
+    int q = h->first[mine + 1] - h->first[mine];
+    cr_op_t *op = (cr_op_t *)a->op;
+    cr_datatype_t *dt = a->dt;
+    const void *in = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
+    MPI_Aint total = 0;
+    for (int r = 0; r < p; r++) total += rs_count(a, r);
+    void *raw_sum = NULL, *raw_pos = NULL, *raw_part = NULL;
+    void *sum = NULL, *pos = NULL, *part = NULL;
+    int64_t *sc = NULL, *sdp = NULL;
+    int e = MPI_SUCCESS;
+    if (leads) {
+        sum = tmp_of(total, dt, &raw_sum);
+        pos = h->identity ? sum : tmp_of(total, dt, &raw_pos);
+        sc = malloc(2 * (size_t)q * sizeof *sc);
+        if (!sum || !pos || !sc) {
+            free(raw_sum), free(raw_pos), free(sc);
+            return cr_error(MPI_ERR_NO_MEM, "MPI_Reduce_scatter: no memory for %zu bytes",
+                            cshm_span(total, dt));
+        }
+        sdp = sc + q;
+    }
+    e = core_reduce(in, sum, total, dt, op, 0, h->node, CR_BLOCKING, NULL, NULL);
+    if (leads) {
+        /* the blocks in position order (each node's ranks' blocks together) */
+        if (pos != sum) {
+            MPI_Aint *at = malloc((size_t)p * sizeof *at), x = 0, y = 0;
+            if (!at) e = keep(e, cr_error(MPI_ERR_NO_MEM, "MPI_Reduce_scatter: no memory"));
+            for (int r = 0; at && r < p; r++) at[r] = x, x += rs_count(a, r);
+            for (int i = 0; at && i < p; i++) {
+                int r = h->order[i];
+                coll_copy(coll_elem(sum, at[r], dt), coll_elem(pos, y, dt), rs_count(a, r), dt);
+                y += rs_count(a, r);
+            }
+            free(at);
+        }
+        MPI_Aint nodecount = 0;
+        for (int k = 0; k < h->nnodes; k++) {
+            MPI_Aint m = 0;
+            for (int i = h->first[k]; i < h->first[k + 1]; i++) m += rs_count(a, h->order[i]);
+            h->counts[k] = m;
+            if (k == mine) nodecount = m;
+        }
+        part = tmp_of(nodecount, dt, &raw_part);
+        if (!part) e = keep(e, cr_error(MPI_ERR_NO_MEM, "MPI_Reduce_scatter: no memory"));
+        e = keep(e, core_reduce_scatter(pos, part, CR_VEC(h->counts), dt, op, h->leaders,
+                                        CR_BLOCKING, NULL, NULL));
+        MPI_Aint x = 0;
+        for (int l = 0; l < q; l++) {
+            sc[l] = rs_count(a, h->order[h->first[mine] + l]);
+            sdp[l] = x;
+            x += sc[l];
+        }
+    }
+    e = keep(e, core_scatterv(part, leads ? CR_VEC(sc) : CR_VEC_NONE,
+                              leads ? CR_VEC(sdp) : CR_VEC_NONE, dt, a->rbuf,
+                              rs_count(a, c->rank), dt, 0, h->node, CR_BLOCKING, NULL, NULL));
+    free(raw_sum), free(raw_pos), free(raw_part), free(sc);
+    return e;
+}
+
+int coll_reduce_scatter_hier(cr_comm_t *c, const coll_args_t *a)
+{
+    return hier_run(c, a, reduce_scatter);
+}
+
+/* ---- scan and exscan, where every node is a run of consecutive ranks ------------ */
+/* Node k's ranks then follow all ranks of nodes 0 .. k-1, so rank r's result
+ * is (the leaders' exscan of the node totals) op (r's scan on its node), in
+ * rank order for any op: node scan (Exscan: node exscan, and the node's last
+ * rank adds its own operand to get the total), a hop of the node's total from
+ * its last rank to its leader, exscan among the leaders, broadcast of that
+ * prefix on each node but the first, and one local op. */
+int coll_scan_hier_fits(const cr_comm_t *c, const coll_args_t *a)
+{
+    (void)a;
+    return hier_of(c)->identity;
+}
+
+static int scan_both(coll_hier_t *h, cr_comm_t *c, const coll_args_t *a, int exclusive)
+{
+    int mine = my_node(h, c), nr = h->node->rank, leads = nr == 0;
+    int last = h->first[mine + 1] - h->first[mine] - 1;
+    cr_op_t *op = (cr_op_t *)a->op;
+    MPI_Aint n = a->count;
+    cr_datatype_t *dt = a->dt;
+    const void *in = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
+    /* tot: the node's total (at its last rank and, after the hop, its leader);
+     * pre: the prefix of the nodes before this one */
+    void *raw_tot = NULL, *raw_pre = NULL, *tot = NULL;
+    void *pre = tmp_of(n, dt, &raw_pre);
+    if (last > 0 && (leads || (nr == last && exclusive))) tot = tmp_of(n, dt, &raw_tot);
+    else if (nr == last) tot = last == 0 && exclusive ? (void *)in : a->rbuf;
+    if (!pre || ((leads || nr == last) && !tot)) {
+        free(raw_pre), free(raw_tot);
+        return cr_error(MPI_ERR_NO_MEM, "%s: no memory for %zu bytes",
+                        exclusive ? "MPI_Exscan" : "MPI_Scan", cshm_span(n, dt));
+    }
+    int e;
+    if (exclusive) {
+        if (last > 0 && nr == last) coll_copy(in, tot, n, dt);   /* before rbuf changes */
+        e = core_exscan(a->sbuf, a->rbuf, n, dt, op, h->node, CR_BLOCKING, NULL, NULL);
+        if (last > 0 && nr == last) cr_op_apply(op, a->rbuf, tot, n, dt);
+    } else {
+        e = core_scan(a->sbuf, a->rbuf, n, dt, op, h->node, CR_BLOCKING, NULL, NULL);
+    }
+    if (last > 0) e = keep(e, node_hop(h, tot, n, dt, last, 0));
+    if (leads)
+        e = keep(e, core_exscan(tot, pre, n, dt, op, h->leaders, CR_BLOCKING, NULL, NULL));
+    if (mine > 0) {
+        e = keep(e, core_bcast(pre, n, dt, 0, h->node, CR_BLOCKING, NULL, NULL));
+        if (exclusive && leads) coll_copy(pre, a->rbuf, n, dt);
+        else cr_op_apply(op, pre, a->rbuf, n, dt);
+    }
+    free(raw_pre), free(raw_tot);
+    return e;
+}
+
+static int scan(coll_hier_t *h, cr_comm_t *c, const coll_args_t *a)
+{
+    return scan_both(h, c, a, 0);
+}
+
+static int exscan(coll_hier_t *h, cr_comm_t *c, const coll_args_t *a)
+{
+    return scan_both(h, c, a, 1);
+}
+
+int coll_scan_hier(cr_comm_t *c, const coll_args_t *a)
+{
+    return hier_run(c, a, scan);
+}
+
+int coll_exscan_hier(cr_comm_t *c, const coll_args_t *a)
+{
+    return hier_run(c, a, exscan);
+}

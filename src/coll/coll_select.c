@@ -113,6 +113,11 @@ static const coll_alg_t coll_algs[] = {
     { COLL_GATHER, 6, "hier", HIER, NULL, coll_gather_hier, NULL },
     { COLL_ALLGATHER, 6, "hier", HIER, NULL, coll_allgather_hier, NULL },
     { COLL_SCATTER, 6, "hier", HIER, NULL, coll_scatter_hier, NULL },
+    { COLL_ALLTOALL, 6, "hier", HIER, NULL, coll_alltoall_hier, NULL },
+    { COLL_REDUCE_SCATTER, 6, "hier", HIER | COLL_ALG_COMMUTATIVE, NULL, coll_reduce_scatter_hier, NULL },
+    { COLL_REDUCE_SCATTER_BLOCK, 6, "hier", HIER | COLL_ALG_COMMUTATIVE, NULL, coll_reduce_scatter_hier, NULL },
+    { COLL_SCAN, 3, "hier", HIER, NULL, coll_scan_hier, coll_scan_hier_fits },
+    { COLL_EXSCAN, 3, "hier", HIER, NULL, coll_exscan_hier, coll_scan_hier_fits },
 #undef HIER
 };
 enum { NALGS = sizeof(coll_algs) / sizeof(coll_algs[0]) };
@@ -159,6 +164,12 @@ static const coll_rule_t coll_rules[] = {
     { COLL_GATHER, NULL, NULL, NULL, NULL, 6 },
     { COLL_ALLGATHER, NULL, NULL, NULL, NULL, 6 },
     { COLL_SCATTER, NULL, NULL, NULL, NULL, 6 },
+    /* alltoall: the leaders relay every block, worth it for small ones only */
+    { COLL_ALLTOALL, NULL, NULL, NULL, S(coll_alltoall_hier_max_bytes), 6 },
+    { COLL_REDUCE_SCATTER, NULL, NULL, NULL, NULL, 6 },
+    { COLL_REDUCE_SCATTER_BLOCK, NULL, NULL, NULL, NULL, 6 },
+    { COLL_SCAN, NULL, NULL, NULL, NULL, 3 },
+    { COLL_EXSCAN, NULL, NULL, NULL, NULL, 3 },
     /* the message algorithms (schedules) */
     { COLL_BARRIER, NULL, NULL, NULL, NULL, 1 },
     /* small communicators or small messages: binomial; else scatter + ring allgather */
@@ -223,7 +234,9 @@ static int applies(const coll_alg_t *alg, const cr_comm_t *comm, const coll_args
 {
     if (!(alg->flags & COLL_ALG_INTER) != !comm->remote) return 0;
     if (alg->flags & COLL_ALG_COMMUTATIVE && a->op && !a->op->commute) return 0;
-    if (alg->flags & COLL_ALG_HIER) return direct && coll_hier_usable((cr_comm_t *)comm, forced);
+    if (alg->flags & COLL_ALG_HIER)
+        return direct && coll_hier_usable((cr_comm_t *)comm, forced) &&
+               (!alg->fits || alg->fits(comm, a));
     if (!(alg->flags & COLL_ALG_SHM)) return 1;
     return direct && coll_shm_usable(comm, !!(alg->flags & COLL_ALG_CMA)) &&
            (!alg->fits || alg->fits(comm, a));

@@ -159,6 +159,7 @@ static int start_transports(const char *node)
      * and it refuses most often) and shm's, unless no local peer can ring it */
     tr_iface_t *wakers[2] = { net, cr_proc.local_size > 1 || !net ? shm : NULL };
     cr_progress_init(cr_proc.oversubscribed, wakers, 2);
+    if (net) cr_progress_net_polled();
     /* the fast paths run without threads only (threads.h) */
     if (cr_pt2pt_init(transports, 1, ntransports, !cr_threaded) != 0)
         return cr_error(MPI_ERR_NO_MEM, "no memory for the point-to-point channel");
@@ -181,6 +182,7 @@ tr_iface_t *cr_net_up(void)
     transports[0][ntransports++] = net;
     net_tr = net;
     cr_progress_add_waker(net);     /* its messages must end a sleep too */
+    cr_progress_net_polled();
     ut_log(UT_LOG_EVENTS, "init", "network transport started for dynamic processes");
     return net;
 }

@@ -96,6 +96,12 @@ void cr_progress_init(int oversubscribed, tr_iface_t **wakers, int n)
         if (wakers[i]) cr_progress_add_waker(wakers[i]);
 }
 
+void cr_progress_net_polled(void)
+{
+    long cap = ut_settings.spin_count_network > 0 ? ut_settings.spin_count_network : 1;
+    if (cr_wait_spin_limit > (unsigned long)cap) cr_wait_spin_limit = (unsigned)cap;
+}
+
 void cr_progress_add_waker(tr_iface_t *tr)
 {
     if (bells_off) return;

@@ -21,6 +21,14 @@ void cr_progress_init(int oversubscribed, tr_iface_t **wakers, int n);
  * which messages may now arrive: its doorbell joins the others, or, when it
  * lacks TR_CAP_SLEEP or there is no room, the policy stops sleeping. */
 void cr_progress_add_waker(tr_iface_t *tr);
+/* The network transport is polled from now on: an idle poll then costs
+ * microseconds of system calls (libfabric's tcp: epoll_wait and reads)
+ * instead of the nanoseconds of a shared-memory poll, so the spin phase is
+ * capped at COURIER_SPIN_COUNT_NETWORK polls; past it a wait yields and then
+ * sleeps as always.  (With 1000 polls a rank spun for milliseconds before
+ * yielding, which starved its peer wherever ranks share cores: pretend nodes,
+ * oversubscribed hosts.) */
+void cr_progress_net_polled(void);
 /* Drop every poller and the doorbells (finalize). */
 void cr_progress_fini(void);
 /* 1 when the policy may sleep now: a doorbell exists and no poller objects. */

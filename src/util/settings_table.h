@@ -30,8 +30,8 @@ CR_SETTING(coll_allreduce_alg, INT,  0, 0, 6,      "Force the MPI_Allreduce algo
 CR_SETTING(coll_gather_alg,    INT,  0, 0, 6,      "Force the MPI_Gather algorithm: 0 automatic, 1 binomial tree, 2 linear, 4 shm, 5 cma, 6 hier")
 CR_SETTING(coll_scatter_alg,   INT,  0, 0, 6,      "Force the MPI_Scatter algorithm: 0 automatic, 1 binomial tree, 2 linear, 4 shm, 5 cma, 6 hier")
 CR_SETTING(coll_allgather_alg, INT,  0, 0, 6,      "Force the MPI_Allgather algorithm: 0 automatic, 1 ring, 2 Bruck, 4 shm, 5 cma, 6 hier")
-CR_SETTING(coll_alltoall_alg,  INT,  0, 0, 5,      "Force the MPI_Alltoall algorithm: 0 automatic, 1 pairwise exchange, 2 Bruck, 4 shm, 5 cma")
-CR_SETTING(coll_reduce_scatter_alg, INT, 0, 0, 5,  "Force the MPI_Reduce_scatter(_block) algorithm: 0 automatic, 1 reduce + scatterv, 2 ring (commutative ops), 4 shm, 5 cma")
+CR_SETTING(coll_alltoall_alg,  INT,  0, 0, 6,      "Force the MPI_Alltoall algorithm: 0 automatic, 1 pairwise exchange, 2 Bruck, 4 shm, 5 cma, 6 hier")
+CR_SETTING(coll_reduce_scatter_alg, INT, 0, 0, 6,  "Force the MPI_Reduce_scatter(_block) algorithm: 0 automatic, 1 reduce + scatterv, 2 ring (commutative ops), 4 shm, 5 cma, 6 hier (commutative ops)")
 CR_SETTING(coll_bcast_binomial_max_ranks, INT, 7, 0, 2147483647, "MPI_Bcast on communicators of at most this many ranks always uses the binomial tree")
 CR_SETTING(coll_bcast_binomial_max_bytes, SIZE, 12288, 0, 1073741824, "Largest MPI_Bcast message, in bytes, sent down the binomial tree on larger communicators")
 CR_SETTING(coll_gather_binomial_max_bytes, SIZE, 4096, 0, 1073741824, "Largest per-rank block, in bytes, that MPI_Gather moves up the binomial tree (larger: linear)")
@@ -66,7 +66,7 @@ CR_SETTING(ofi_provider,       STRING, 0, 0, 0,    "libfabric provider of the ne
 CR_SETTING(coll_shm,           BOOL, 1, 0, 1,      "Collectives of a communicator whose ranks all share one node may run through a shared segment and single copy (0: message algorithms only)")
 CR_SETTING(coll_shm_slot_bytes, SIZE, 32768, 64, 16777216, "Bytes of each rank's data slot in a communicator's shared collective segment (4 slots per rank): the largest message of the shm algorithms")
 CR_SETTING(coll_cma_chunk_bytes, SIZE, 65536, 4096, 1073741824, "Bytes per piece of the single-copy (cma) reductions and of copies through a bounce buffer")
-CR_SETTING(coll_scan_alg,      INT,  0, 0, 2,      "Force the MPI_Scan and MPI_Exscan algorithm: 0 automatic, 1 recursive doubling, 2 shm")
+CR_SETTING(coll_scan_alg,      INT,  0, 0, 3,      "Force the MPI_Scan and MPI_Exscan algorithm: 0 automatic, 1 recursive doubling, 2 shm, 3 hier (nodes that are runs of consecutive ranks)")
 CR_SETTING(coll_bcast_cma_min_bytes, SIZE, 32768, 0, 1073741824, "Smallest MPI_Bcast message, in bytes, copied once from the root's buffer on one node (cma)")
 CR_SETTING(coll_reduce_cma_min_bytes, SIZE, 32768, 0, 1073741824, "Smallest MPI_Reduce vector, in bytes, reduced by single copy on one node (cma)")
 CR_SETTING(coll_allreduce_cma_min_bytes, SIZE, 32768, 0, 1073741824, "Smallest MPI_Allreduce vector, in bytes, reduced by single copy on one node (cma)")
@@ -116,3 +116,7 @@ CR_SETTING(adaptive_eager_limit, SIZE, 65536, 0, 16777216, "Largest message sent
 CR_SETTING(adaptive_slow_us,   INT,  200, 0, 60000000, "A rendezvous handshake with a shared-memory peer slower than this many microseconds means that the peer was not polling")
 CR_SETTING(adaptive_probe,     INT,  64, 1, 1000000, "While a peer gets the adaptive range eagerly, one message in this many still goes by rendezvous to measure whether it polls again")
 CR_SETTING(adaptive_probe_max, INT,  4096, 1, 1000000000, "The probe interval doubles after each probe that finds the peer still not polling, up to this many messages (a fast probe resets it)")
+/* hierarchical alltoall, reduce_scatter and scans (src/coll/coll_hier.c, issue 16) */
+CR_SETTING(coll_alltoall_hier_max_bytes, SIZE, 1024, 0, 1073741824, "Largest MPI_Alltoall block, in bytes, that the automatic choice sends through the nodes' leaders across nodes (larger: the flat algorithms)")
+/* waiting while the network transport is polled (src/core/progress.c, issue 16) */
+CR_SETTING(spin_count_network, INT,  10, 1, 1000000000, "Idle polls before a blocking call yields the core while the network transport is polled too (each poll of libfabric's tcp costs microseconds); caps COURIER_SPIN_COUNT")

@@ -207,7 +207,8 @@ t_coll() {
         -genv COURIER_COLL_BARRIER_ALG 4 -genv COURIER_COLL_BCAST_ALG 6 \
         -genv COURIER_COLL_REDUCE_ALG 5 -genv COURIER_COLL_ALLREDUCE_ALG 6 \
         -genv COURIER_COLL_GATHER_ALG 6 -genv COURIER_COLL_ALLGATHER_ALG 6 \
-        -genv COURIER_COLL_SCATTER_ALG 6 \
+        -genv COURIER_COLL_SCATTER_ALG 6 -genv COURIER_COLL_ALLTOALL_ALG 6 \
+        -genv COURIER_COLL_REDUCE_SCATTER_ALG 6 -genv COURIER_COLL_SCAN_ALG 3 \
         "$MPI_TEST_DIR/coll_hier"
     expect_rc 0; expect_out "^PASS coll_hier \(np=3\)"
     echo "measured: coll_hier np=3 over 2 hosts (2 + 1, forced): $MS ms"

@@ -1,18 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /* Collectives on communicators whose ranks span several nodes: Barrier,
- * Bcast, Reduce, Allreduce, Gather, Allgather and Scatter at 0 B, 8 B, 64 KiB and
+ * Bcast, Reduce, Allreduce, Gather, Allgather, Scatter, Alltoall,
+ * Reduce_scatter, Reduce_scatter_block, Scan and Exscan at 0 B, 8 B, 64 KiB and
  * 1 MiB, in place and not, every root, on MPI_COMM_WORLD and on a
  * communicator whose rank order interleaves the nodes, plus a non-contiguous
- * datatype and a non-commutative op (rank order must hold).  Every result is
- * checked element by element.  Run it on pretend nodes (COURIER_NODE_SIZE)
- * or on several hosts.
+ * datatype and a non-commutative op (rank order must hold); the last five
+ * also in their non-blocking and persistent forms.  Every result is checked
+ * element by element against a reference computed locally.  Run it on
+ * pretend nodes (COURIER_NODE_SIZE) or on several hosts.
  *
  * Under Courier the tools interface's coll_<x>_algorithm variables say which
  * algorithm ran; with HIER_TEST_EXPECT=forced (the hierarchical algorithms
  * forced) or =auto (default selection) the test checks that the hierarchical
  * one ran exactly where it should: forced, on a communicator with two or more
  * nodes and fewer nodes than ranks; automatic, also with two or more ranks on
- * every node; never for the non-commutative op.  Works under any MPI. */
+ * every node (and Alltoall blocks up to COURIER_COLL_ALLTOALL_HIER_MAX_BYTES);
+ * never for a non-commutative op, except Scan and Exscan where every node is a
+ * run of consecutive ranks; Scan and Exscan never elsewhere; never for the
+ * non-blocking and persistent forms.  Works under any MPI. */
 #include <time.h>
 #include <unistd.h>
 #include "mpitest.h"
@@ -22,13 +27,19 @@ static const char *expect;       /* HIER_TEST_EXPECT, or NULL */
 static int have_pvars;
 static MPI_T_pvar_session session;
 
-enum { C_BARRIER, C_BCAST, C_REDUCE, C_ALLREDUCE, C_GATHER, C_ALLGATHER, C_SCATTER, C_N };
+enum {
+    C_BARRIER, C_BCAST, C_REDUCE, C_ALLREDUCE, C_GATHER, C_ALLGATHER, C_SCATTER,
+    C_ALLTOALL, C_REDUCE_SCATTER, C_REDUCE_SCATTER_BLOCK, C_SCAN, C_EXSCAN, C_N
+};
 static const char *const pvar_names[C_N] = {
     "coll_barrier_algorithm", "coll_bcast_algorithm", "coll_reduce_algorithm",
     "coll_allreduce_algorithm", "coll_gather_algorithm", "coll_allgather_algorithm",
-    "coll_scatter_algorithm",
+    "coll_scatter_algorithm", "coll_alltoall_algorithm", "coll_reduce_scatter_algorithm",
+    "coll_reduce_scatter_block_algorithm", "coll_scan_algorithm", "coll_exscan_algorithm",
 };
-static const int hier_id[C_N] = { 4, 6, 5, 6, 6, 6, 6 };   /* COURIER_COLL_<X>_ALG=hier */
+/* COURIER_COLL_<X>_ALG=hier */
+static const int hier_id[C_N] = { 4, 6, 5, 6, 6, 6, 6, 6, 6, 6, 3, 3 };
+static long alltoall_hier_max = 1024;   /* COURIER_COLL_ALLTOALL_HIER_MAX_BYTES */
 static MPI_T_pvar_handle pvar[C_N];
 
 static void pvars_open(void)
@@ -56,9 +67,10 @@ static void pvars_close(void)
     MPI_T_finalize();
 }
 
-/* The node layout of comm: number of nodes, smallest number of ranks on one. */
+/* The node layout of comm: number of nodes, smallest number of ranks on one,
+ * whether every node is a run of consecutive ranks. */
 typedef struct {
-    int nnodes, min_ppn, size;
+    int nnodes, min_ppn, size, runs;
 } layout_t;
 
 static layout_t layout_of(MPI_Comm comm)
@@ -74,20 +86,32 @@ static layout_t layout_of(MPI_Comm comm)
     int lead = nrank == 0;
     CHECK_MPI(MPI_Allreduce(&lead, &l.nnodes, 1, MPI_INT, MPI_SUM, comm));
     CHECK_MPI(MPI_Allreduce(&nsize, &l.min_ppn, 1, MPI_INT, MPI_MIN, comm));
+    int lo, hi, run;
+    CHECK_MPI(MPI_Allreduce(&me, &lo, 1, MPI_INT, MPI_MIN, node));
+    CHECK_MPI(MPI_Allreduce(&me, &hi, 1, MPI_INT, MPI_MAX, node));
+    run = hi - lo + 1 == nsize;
+    CHECK_MPI(MPI_Allreduce(&run, &l.runs, 1, MPI_INT, MPI_LAND, comm));
     MPI_Comm_free(&node);
     return l;
 }
 
-/* After a call of collective c: did the expected algorithm run? */
-static void check_alg(int c, const layout_t *l, int commutative, const char *what)
+/* After a call of collective c: did the expected algorithm run?  `can`: the
+ * hierarchical algorithm takes this call (commutative op, or what the
+ * collective needs); `auto_can`: the automatic choice takes it too. */
+static void check_alg2(int c, const layout_t *l, int can, int auto_can, const char *what)
 {
     if (!have_pvars || !expect || l->size < 2) return;
     int got = -1;
     CHECK_MPI(MPI_T_pvar_read(session, pvar[c], &got));
-    int spans = l->nnodes >= 2 && l->nnodes < l->size && commutative;
-    int want = !strcmp(expect, "forced") ? spans : spans && l->min_ppn >= 2;
+    int spans = l->nnodes >= 2 && l->nnodes < l->size && can;
+    int want = !strcmp(expect, "forced") ? spans : spans && auto_can && l->min_ppn >= 2;
     CHECK((got == hier_id[c]) == want, "%s: algorithm %d ran (hierarchical %d expected: %s)",
           what, got, hier_id[c], want ? "yes" : "no");
+}
+
+static void check_alg(int c, const layout_t *l, int commutative, const char *what)
+{
+    check_alg2(c, l, commutative, 1, what);
 }
 
 static int val(int r, long i, int tag)
@@ -341,9 +365,228 @@ static void run_vector(MPI_Comm comm, const layout_t *l)
                 break;
             }
         }
+    /* Alltoall: contiguous blocks sent, received into the holes' type */
+    int *sb = malloc((size_t)p * N * sizeof(int));
+    for (int j = 0; j < p; j++)
+        for (int i = 0; i < N; i++) sb[j * N + i] = val(me, i, j + 70);
+    for (int i = 0; i < p * 2 * N; i++) buf[i] = -3;
+    CHECK_MPI(MPI_Alltoall(sb, N, MPI_INT, buf, 1, rvec, comm));
+    check_alg2(C_ALLTOALL, l, 1, N * (long)sizeof(int) <= alltoall_hier_max,
+               "MPI_Alltoall (vector)");
+    for (int r = 0; r < p; r++)
+        for (int i = 0; i < 2 * N; i++) {
+            int want = i % 2 ? -3 : val(r, i / 2, me + 70);
+            if (buf[r * 2 * N + i] != want) {
+                CHECK(0, "alltoall block %d position %d: got %d, expected %d", r, i,
+                      buf[r * 2 * N + i], want);
+                r = p;
+                break;
+            }
+        }
+    free(sb);
     MPI_Type_free(&rvec);
     MPI_Type_free(&vec);
     free(buf);
+}
+
+/* ---- Alltoall, Reduce_scatter(_block), Scan, Exscan in three forms ------------- */
+enum { BLOCKING, NONBLOCKING, PERSISTENT, NMODES };
+static const char *const mode_name[NMODES] = { "", " (non-blocking)", " (persistent)" };
+
+/* Run one call in the given form: the blocking call, the non-blocking one and
+ * a wait, or the persistent one started once, waited for and freed (each
+ * call expression names the request rq_). */
+#define RUN_MODE(mode, blocking, nonblocking, init)                          \
+    do {                                                                     \
+        MPI_Request rq_;                                                     \
+        if ((mode) == BLOCKING) {                                            \
+            CHECK_MPI(blocking);                                             \
+        } else if ((mode) == NONBLOCKING) {                                  \
+            CHECK_MPI(nonblocking);                                          \
+            CHECK_MPI(MPI_Wait(&rq_, MPI_STATUS_IGNORE));                    \
+        } else {                                                             \
+            CHECK_MPI(init);                                                 \
+            CHECK_MPI(MPI_Start(&rq_));                                      \
+            CHECK_MPI(MPI_Wait(&rq_, MPI_STATUS_IGNORE));                    \
+            CHECK_MPI(MPI_Request_free(&rq_));                               \
+        }                                                                    \
+    } while (0)
+
+static void what_of(char *buf, size_t len, const char *call, int mode, int in_place)
+{
+    snprintf(buf, len, "%s%s%s", call, mode_name[mode], in_place ? " (in place)" : "");
+}
+
+/* Alltoall of n ints per pair: block j of rank r holds val(r, i, j + 40). */
+static void run_alltoall(MPI_Comm comm, const layout_t *l, long n, int in_place, int mode)
+{
+    int me, p;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &p);
+    size_t tot = (size_t)p * (size_t)(n ? n : 1);
+    int *sb = malloc(tot * sizeof(int)), *rb = malloc(tot * sizeof(int));
+    for (int j = 0; j < p; j++)
+        for (long i = 0; i < n; i++) {
+            sb[(size_t)j * (size_t)n + (size_t)i] = val(me, i, j + 40);
+            rb[(size_t)j * (size_t)n + (size_t)i] = in_place ? val(me, i, j + 40) : -7;
+        }
+    const void *s = in_place ? MPI_IN_PLACE : sb;
+    int cnt = (int)n;
+    RUN_MODE(mode, MPI_Alltoall(s, cnt, MPI_INT, rb, cnt, MPI_INT, comm),
+             MPI_Ialltoall(s, cnt, MPI_INT, rb, cnt, MPI_INT, comm, &rq_),
+             MPI_Alltoall_init(s, cnt, MPI_INT, rb, cnt, MPI_INT, comm, MPI_INFO_NULL, &rq_));
+    char what[96];
+    what_of(what, sizeof what, "MPI_Alltoall", mode, in_place);
+    if (n)
+        check_alg2(C_ALLTOALL, l, mode == BLOCKING,
+                   n * (long)sizeof(int) <= alltoall_hier_max, what);
+    for (int r = 0; r < p; r++)
+        for (long i = 0; i < n; i++)
+            if (rb[(size_t)r * (size_t)n + (size_t)i] != val(r, i, me + 40)) {
+                CHECK(0, "%s: block %d element %ld: got %d, expected %d", what, r, i,
+                      rb[(size_t)r * (size_t)n + (size_t)i], val(r, i, me + 40));
+                r = p;
+                break;
+            }
+    free(sb);
+    free(rb);
+}
+
+/* Reduce_scatter_block of n ints per rank, or Reduce_scatter with n + (r % 2)
+ * ints at rank r (uneven blocks), MPI_SUM. */
+static void run_reduce_scatter(MPI_Comm comm, const layout_t *l, long n, int in_place, int mode,
+                               int block)
+{
+    int me, p;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &p);
+#ifdef MT_REFERENCE_MPICH
+    /* MPICH 4.0.2 asserts (memcpy ranges overlap) in MPI_Reduce_scatter with
+     * MPI_IN_PLACE and uneven blocks of 1 MiB */
+    if (in_place && !block && n > 16384) return;
+#endif
+    int *counts = malloc((size_t)p * sizeof(int));
+    long total = 0, first = 0;
+    for (int r = 0; r < p; r++) {
+        counts[r] = (int)(block ? n : n + r % 2);
+        if (r == me) first = total;
+        total += counts[r];
+    }
+    int *sb = malloc((size_t)(total ? total : 1) * sizeof(int));
+    int *rb = malloc((size_t)(total ? total : 1) * sizeof(int));
+    for (long j = 0; j < total; j++) sb[j] = val(me, j, 50), rb[j] = in_place ? sb[j] : -7;
+    const void *s = in_place ? MPI_IN_PLACE : sb;
+    int cnt = (int)n;
+    char what[96];
+    if (block) {
+        RUN_MODE(mode, MPI_Reduce_scatter_block(s, rb, cnt, MPI_INT, MPI_SUM, comm),
+                 MPI_Ireduce_scatter_block(s, rb, cnt, MPI_INT, MPI_SUM, comm, &rq_),
+                 MPI_Reduce_scatter_block_init(s, rb, cnt, MPI_INT, MPI_SUM, comm, MPI_INFO_NULL,
+                                               &rq_));
+        what_of(what, sizeof what, "MPI_Reduce_scatter_block", mode, in_place);
+    } else {
+        RUN_MODE(mode, MPI_Reduce_scatter(s, rb, counts, MPI_INT, MPI_SUM, comm),
+                 MPI_Ireduce_scatter(s, rb, counts, MPI_INT, MPI_SUM, comm, &rq_),
+                 MPI_Reduce_scatter_init(s, rb, counts, MPI_INT, MPI_SUM, comm, MPI_INFO_NULL,
+                                         &rq_));
+        what_of(what, sizeof what, "MPI_Reduce_scatter", mode, in_place);
+    }
+    if (total) check_alg2(block ? C_REDUCE_SCATTER_BLOCK : C_REDUCE_SCATTER, l,
+                          mode == BLOCKING, 1, what);
+    for (long i = 0; i < counts[me]; i++) {
+        int want = 0;
+        for (int r = 0; r < p; r++) want += val(r, first + i, 50);
+        if (rb[i] != want) {
+            CHECK(0, "%s: element %ld: got %d, expected %d", what, i, rb[i], want);
+            break;
+        }
+    }
+    free(counts);
+    free(sb);
+    free(rb);
+}
+
+/* Scan or Exscan of n ints, MPI_SUM (Exscan: rank 0's result is undefined). */
+static void run_scan(MPI_Comm comm, const layout_t *l, long n, int in_place, int mode,
+                     int exclusive)
+{
+    int me, p;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &p);
+    int tag = 60 + exclusive;
+    int *sb = malloc((size_t)(n ? n : 1) * sizeof(int)), *rb = malloc((size_t)(n ? n : 1) * sizeof(int));
+    for (long i = 0; i < n; i++) sb[i] = val(me, i, tag), rb[i] = in_place ? sb[i] : -7;
+    const void *s = in_place ? MPI_IN_PLACE : sb;
+    int cnt = (int)n;
+    char what[96];
+    if (exclusive) {
+        RUN_MODE(mode, MPI_Exscan(s, rb, cnt, MPI_INT, MPI_SUM, comm),
+                 MPI_Iexscan(s, rb, cnt, MPI_INT, MPI_SUM, comm, &rq_),
+                 MPI_Exscan_init(s, rb, cnt, MPI_INT, MPI_SUM, comm, MPI_INFO_NULL, &rq_));
+        what_of(what, sizeof what, "MPI_Exscan", mode, in_place);
+    } else {
+        RUN_MODE(mode, MPI_Scan(s, rb, cnt, MPI_INT, MPI_SUM, comm),
+                 MPI_Iscan(s, rb, cnt, MPI_INT, MPI_SUM, comm, &rq_),
+                 MPI_Scan_init(s, rb, cnt, MPI_INT, MPI_SUM, comm, MPI_INFO_NULL, &rq_));
+        what_of(what, sizeof what, "MPI_Scan", mode, in_place);
+    }
+    if (n) check_alg2(exclusive ? C_EXSCAN : C_SCAN, l, mode == BLOCKING && l->runs, 1, what);
+    for (long i = 0; i < n && !(exclusive && me == 0); i++) {
+        int want = 0;
+        for (int r = 0; r < (exclusive ? me : me + 1); r++) want += val(r, i, tag);
+        if (rb[i] != want) {
+            CHECK(0, "%s: element %ld: got %d, expected %d", what, i, rb[i], want);
+            break;
+        }
+    }
+    free(sb);
+    free(rb);
+}
+
+/* Reduce_scatter_block, Scan and Exscan with the non-commutative op: rank
+ * order (the hierarchical scans only where nodes are runs of ranks). */
+static void run_noncommutative2(MPI_Comm comm, const layout_t *l, long n)
+{
+    int me, p;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &p);
+    size_t len = (size_t)p * (size_t)(n ? n : 1) * 16;
+    long long *sb = malloc(len), *rb = malloc(len);
+    for (long i = 0; i < (long)p * n; i++) sb[2 * i] = (me + i) % 9 + 1, sb[2 * i + 1] = 1;
+    for (int c = 0; c < 3; c++) {
+        for (size_t i = 0; i < len / 8; i++) rb[i] = -1;
+        int from = 0, upto = me + 1;   /* ranks folded */
+        long at = 0;                   /* element index of rb[0] in the operands */
+        const char *what;
+        if (c == 0) {
+            CHECK_MPI(MPI_Reduce_scatter_block(sb, rb, (int)n, pair_dt, concat_op, comm));
+            what = "MPI_Reduce_scatter_block (non-commutative)";
+            if (n) check_alg2(C_REDUCE_SCATTER_BLOCK, l, 0, 1, what);
+            upto = p;
+            at = (long)me * n;
+        } else if (c == 1) {
+            CHECK_MPI(MPI_Scan(sb, rb, (int)n, pair_dt, concat_op, comm));
+            what = "MPI_Scan (non-commutative)";
+            if (n) check_alg2(C_SCAN, l, l->runs, 1, what);
+        } else {
+            CHECK_MPI(MPI_Exscan(sb, rb, (int)n, pair_dt, concat_op, comm));
+            what = "MPI_Exscan (non-commutative)";
+            if (n) check_alg2(C_EXSCAN, l, l->runs, 1, what);
+            upto = me;
+            if (me == 0) continue;
+        }
+        for (long i = 0; i < n; i++) {
+            long long want = 0;
+            for (int r = from; r < upto; r++) want = (want * 10 + (r + at + i) % 9 + 1) % 1000000000;
+            if (rb[2 * i] != want || rb[2 * i + 1] != upto - from) {
+                CHECK(0, "%s: element %ld: got (%lld, %lld), expected (%lld, %d)", what, i,
+                      rb[2 * i], rb[2 * i + 1], want, upto - from);
+                break;
+            }
+        }
+    }
+    free(sb);
+    free(rb);
 }
 
 static void run_comm(MPI_Comm comm)
@@ -359,6 +602,17 @@ static void run_comm(MPI_Comm comm)
             run_scatter(comm, &l, n, ip);
         }
         run_noncommutative(comm, &l, sizes[s] / 16);
+        /* the non-blocking and persistent forms up to 64 KiB */
+        int modes = sizes[s] <= 65536 ? NMODES : 1;
+        for (int m = 0; m < modes; m++)
+            for (int ip = 0; ip < 2; ip++) {
+                run_alltoall(comm, &l, n, ip, m);
+                run_reduce_scatter(comm, &l, n, ip, m, 1);
+                run_reduce_scatter(comm, &l, n, ip, m, 0);
+                run_scan(comm, &l, n, ip, m, 0);
+                run_scan(comm, &l, n, ip, m, 1);
+            }
+        run_noncommutative2(comm, &l, sizes[s] ? sizes[s] / 64 + 1 : 0);
     }
     run_vector(comm, &l);
 }
@@ -369,6 +623,8 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
     expect = getenv("HIER_TEST_EXPECT");
+    const char *maxb = getenv("COURIER_COLL_ALLTOALL_HIER_MAX_BYTES");
+    if (maxb) alltoall_hier_max = atol(maxb);
     pvars_open();
     CHECK_MPI(MPI_Type_contiguous(2, MPI_LONG_LONG, &pair_dt));
     CHECK_MPI(MPI_Type_commit(&pair_dt));
