@@ -78,7 +78,7 @@ CR_SETTING(coll_reduce_scatter_cma_min_bytes, SIZE, 32768, 0, 1073741824, "Small
 CR_SETTING(tune_file,          STRING, 0, 0, 0,    "File of tuned settings, NAME=VALUE lines written by courier_tune, read at start-up; the environment overrides it (unset: the built-in defaults)")
 /* MPI-IO (src/io, issue 14): defaults of the hints; a file's info overrides them (docs/io.md) */
 CR_SETTING(io_cb_buffer_size,  SIZE, 16777216, 1, 1073741824, "Bytes an aggregator of two-phase collective I/O moves per round (hint cb_buffer_size)")
-CR_SETTING(io_cb_nodes,        INT,  0, 0, 1048576,      "Aggregators of two-phase collective I/O (hint cb_nodes); 0: one per node")
+CR_SETTING(io_cb_nodes,        INT,  0, 0, 1048576,      "Aggregators of two-phase collective I/O (hint cb_nodes); 0: io_cb_per_node on each node")
 CR_SETTING(io_cb_read,         INT,  0, 0, 2,      "Collective buffering of collective reads (hint romio_cb_read): 0 automatic, 1 enable, 2 disable")
 CR_SETTING(io_cb_write,        INT,  0, 0, 2,      "Collective buffering of collective writes (hint romio_cb_write): 0 automatic, 1 enable, 2 disable")
 CR_SETTING(io_ds_read,         INT,  0, 0, 2,      "Data sieving of independent non-contiguous reads (hint romio_ds_read): 0 automatic, 1 enable, 2 disable")
@@ -116,3 +116,9 @@ CR_SETTING(adaptive_eager_limit, SIZE, 65536, 0, 16777216, "Largest message sent
 CR_SETTING(adaptive_slow_us,   INT,  200, 0, 60000000, "A rendezvous handshake with a shared-memory peer slower than this many microseconds means that the peer was not polling")
 CR_SETTING(adaptive_probe,     INT,  64, 1, 1000000, "While a peer gets the adaptive range eagerly, one message in this many still goes by rendezvous to measure whether it polls again")
 CR_SETTING(adaptive_probe_max, INT,  4096, 1, 1000000000, "The probe interval doubles after each probe that finds the peer still not polling, up to this many messages (a fast probe resets it)")
+/* MPI-IO performance (src/io, issue 14): aggregators per node, direct collective reads, tmpfs through mappings */
+CR_SETTING(io_cb_per_node,     INT,  0, 0, 1048576, "Aggregators of two-phase collective I/O on each node when cb_nodes is 0: that many of the node's ranks (0: all of them)")
+CR_SETTING(io_coll_read_direct, SIZE, 4096, 0, 1073741824, "Automatic collective reads whose runs average at least this many bytes read each rank's own runs with one pread each, without two-phase or sieving (hint courier_coll_read_direct; 0: never)")
+CR_SETTING(io_mmap,            BOOL, 1, 0, 1,      "Non-contiguous reads and writes of a file on tmpfs map the file and copy the blocks (one copy, no call per block, ranks write in parallel) rather than sieve, aggregate or move block by block")
+CR_SETTING(io_mmap_max_run,    SIZE, 8192, 0, 1073741824, "With io_mmap, reads whose blocks average at least this many bytes take one pread per block instead of a mapping (which maps the bytes between the blocks too)")
+CR_SETTING(io_mmap_window,     SIZE, 67108864, 4096, 1073741824, "Bytes of the file one mapping of a mapped access (io_mmap) covers")
