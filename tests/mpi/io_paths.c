@@ -133,9 +133,11 @@ static void strided(int B, int K)
     for (long i = 0; i < n + 2 * per; i++) b[i] = -1;
     MPI_Status st;
     CHECK_MPI(MPI_File_read_at_all(fh, 0, b, want, MPI_INT64_T, &st));
+#ifndef MT_REFERENCE_MPICH   /* MPICH 4.0's ROMIO reports the whole requested count */
     int c;
     MPI_Get_count(&st, MPI_INT64_T, &c);
     CHECK(c == (want ? n : 0), "%s at the end: count %d, want %ld", what, c, want ? n : 0L);
+#endif
     for (long i = 0; want && i < n; i++) {
         int64_t w = a[i];
         if (b[i] != w) {
