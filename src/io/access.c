@@ -9,7 +9,15 @@
  *    and for writes one write back under a byte-range lock (read-modify-
  *    write); a window without holes is written without the read;
  *  - or moved run by run (one call per block), when sieving is off or the
- *    runs are long (automatic: an average of courier_direct_min_run bytes).
+ *    runs are long (automatic: an average of courier_direct_min_run bytes),
+ *    or when a collective chose each rank's own reads (x->direct);
+ *  - a file on tmpfs (setting io_mmap): the window (io_mmap_window bytes of
+ *    file) is mapped and the blocks copied in or out of the mapping: one
+ *    copy, no call per block, nothing read that is not wanted, and ranks
+ *    write in parallel.  Reads whose blocks average io_mmap_max_run bytes
+ *    or more, and a read window that reaches past the end of the file (a
+ *    mapping there faults), go block by block instead; on tmpfs nothing is
+ *    sieved (the page cache is the storage: a read of it is a copy).
  * Contiguous views are one call (or one per staging chunk when memory is
  * not contiguous).  Memory that is contiguous is never copied.
  *
@@ -21,10 +29,13 @@
 #define _GNU_SOURCE
 #include "io/io.h"
 #include "core/datatype.h"
+#include "util/settings.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -364,6 +375,55 @@ static int64_t run_end(const io_run_t *r)
     return r->off + (r->count - 1) * r->stride + r->len;
 }
 
+/* A memory file system (tmpfs: the page cache is the storage): the
+ * records' span mapped once and the blocks copied in or out of the mapping,
+ * one copy and no call per block, and writes of different ranks copy in
+ * parallel (a write call holds the file's lock while it copies).  A write
+ * first extends the file to the span's end (fallocate, which never
+ * shrinks), as its pwrite would, and holds a read lock on the span when
+ * another rank may sieve (a sieving write's write lock excludes it, while
+ * ranks that write through mappings go together).  Returns -1 when the span
+ * is not mapped (a read reaching past the end of the file, where a mapping
+ * faults; a failed fallocate or mmap): the caller moves it another way;
+ * else an error or 0. */
+static int mapped_blocks(indep_t *t, const io_runvec_t *rv, int64_t a, int64_t len)
+{
+    io_xfer_t *x = t->x;
+    cr_file_t *fh = x->fh;
+    int64_t lo = rv->v[0].off, hi = run_end(&rv->v[rv->n - 1]);
+    struct stat st;
+    if (fstat(fh->fd, &st) != 0) return -1;
+    if (hi > st.st_size && (!x->write || fallocate(fh->fd, 0, st.st_size, hi - st.st_size) != 0)) return -1;
+    int64_t pg = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
+    int64_t mlo = lo - lo % pg;
+    size_t mlen = (size_t)(hi - mlo);
+    char *m = mmap(NULL, mlen, x->write ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED | MAP_POPULATE,
+                   fh->fd, (off_t)mlo);
+    if (m == MAP_FAILED) return -1;
+    char *p;
+    int err = stream_at(t, a, len, &p);
+    if (!err && x->write) {
+        if (t->lock_writes && (err = io_lock(fh->fd, 0, lo, hi - lo))) {
+            err = io_errno(err, t->fname, "cannot lock", fh->path);
+        } else {
+            io_runs_copy(0, rv->v, rv->n, m, mlo, p);
+            if (t->lock_writes) io_unlock(fh->fd, lo, hi - lo);
+            x->done += len;
+        }
+    } else if (!err) {
+        io_runs_copy(1, rv->v, rv->n, m, mlo, p);
+        stream_done(t, a, len, p);
+        x->done += len;
+    }
+    munmap(m, mlen);
+    return err;
+}
+
+int io_mapped(const cr_file_t *fh)
+{
+    return fh->fs == IO_FS_TMPFS && fh->readable && ut_settings.io_mmap;
+}
+
 /* One sieved window: the records' span read (writes: when it has holes),
  * the records copied, and written back. */
 static int sieve_window(indep_t *t, const io_runvec_t *rv, int64_t a, int64_t len)
@@ -438,7 +498,10 @@ int io_indep(io_xfer_t *x, const char *fname)
     } else {
         io_runvec_t rv;
         io_runvec_init(&rv);
-        int64_t win = x->write ? fh->hints.ind_wr_buffer_size : fh->hints.ind_rd_buffer_size;
+        /* tmpfs: mapped, window by window */
+        int mapped = v->monotonic && io_mapped(fh);
+        int64_t win = mapped ? (int64_t)ut_settings.io_mmap_window
+                    : x->write ? fh->hints.ind_wr_buffer_size : fh->hints.ind_rd_buffer_size;
         if (win < 1) win = 1;
         int mem_whole = io_mem_ptr(x, 0, x->n) != NULL;
         for (int64_t a = 0; a < x->n && !err;) {
@@ -454,10 +517,10 @@ int io_indep(io_xfer_t *x, const char *fname)
             runvec_reset(&rv);
             if ((err = io_view_walk(v, x->vpos + a, end - a, &rv.s)) || (err = io_runvec_finish(&rv))) break;
             int64_t nblk = runvec_blocks(&rv);
-            int direct = !v->monotonic || ds == IO_DISABLE ||
+            int direct = x->direct || mapped || !v->monotonic || ds == IO_DISABLE ||
                          (ds == IO_AUTO && rv.bytes / nblk >= fh->hints.direct_min_run) ||
                          (x->write && !fh->readable && rv.bytes != run_end(&rv.v[rv.n - 1]) - rv.v[0].off);
-            if (direct && mem_whole && end < x->n) {
+            if (direct && !mapped && mem_whole && end < x->n) {
                 /* long runs: take as much as memory allows in one go */
                 int64_t more = x->n - a < ((int64_t)1 << 30) ? x->n : a + ((int64_t)1 << 30);
                 runvec_reset(&rv);
@@ -465,7 +528,12 @@ int io_indep(io_xfer_t *x, const char *fname)
                 if ((err = io_view_walk(v, x->vpos + a, end - a, &rv.s)) || (err = io_runvec_finish(&rv)))
                     break;
             }
-            err = direct ? direct_blocks(&t, &rv, a, end - a) : sieve_window(&t, &rv, a, end - a);
+            /* reads of long blocks: a pread each costs less than mapping
+             * the span (which maps the bytes between the blocks too) */
+            int map = mapped && (x->write || rv.bytes / nblk < (int64_t)ut_settings.io_mmap_max_run);
+            err = map ? mapped_blocks(&t, &rv, a, end - a) : -1;
+            if (err == -1)
+                err = direct ? direct_blocks(&t, &rv, a, end - a) : sieve_window(&t, &rv, a, end - a);
             a = end;
         }
         io_runvec_free(&rv);

@@ -112,24 +112,32 @@ static int cmp_int(const void *a, const void *b)
     return *(const int *)a - *(const int *)b;
 }
 
-/* Aggregators: cb_nodes of them (0: one per node), taken from the nodes in
- * turn, the lowest ranks of each node first; domains go to them in rank
- * order. */
+/* Aggregators: cb_nodes of them (0: io_cb_per_node of each node's ranks,
+ * all of them when that is 0), taken from the nodes in turn, the lowest
+ * ranks of each node first; domains go to them in rank order. */
 static int choose_aggregators(cr_file_t *fh)
 {
-    int want = fh->hints.cb_nodes > 0 ? (int)fh->hints.cb_nodes : fh->nnodes;
+    int *start = calloc((size_t)fh->nnodes + 1, sizeof *start);
+    if (!start) return -1;
+    for (int r = 0; r < fh->size; r++) start[fh->node_of[r] + 1]++;
+    int want = (int)fh->hints.cb_nodes;
+    if (want <= 0) {
+        /* every node's share: its ranks read and copy in parallel */
+        long per = fh->hints.cb_per_node;
+        want = 0;
+        for (int k = 0; k < fh->nnodes; k++)
+            want += per > 0 && start[k + 1] > per ? (int)per : start[k + 1];
+    }
     if (want > fh->size) want = fh->size;
     if (want < 1) want = 1;
     int *aggr = malloc((size_t)want * sizeof *aggr);
-    int *start = calloc((size_t)fh->nnodes + 1, sizeof *start);
     int *byn = malloc((size_t)fh->size * sizeof *byn);
-    if (!aggr || !start || !byn) {
+    if (!aggr || !byn) {
         free(aggr);
         free(start);
         free(byn);
         return -1;
     }
-    for (int r = 0; r < fh->size; r++) start[fh->node_of[r] + 1]++;
     for (int k = 0; k < fh->nnodes; k++) start[k + 1] += start[k];
     int *fill = malloc((size_t)fh->nnodes * sizeof *fill);
     if (!fill) {

@@ -2,7 +2,7 @@
 /* File hints: the ROMIO names Courier understands (cb_buffer_size, cb_nodes,
  * romio_cb_read/write, romio_ds_read/write, ind_rd/wr_buffer_size,
  * striping_factor/unit, romio_no_indep_rw, file_perm, and Courier's
- * courier_direct_min_run), their defaults from the settings table, and the
+ * courier_direct_min_run and courier_coll_read_direct), their defaults from the settings table, and the
  * info object MPI_File_get_info returns.  Keys we do not interpret are kept
  * and reported back, as the standard allows. */
 #define _GNU_SOURCE
@@ -21,6 +21,7 @@ void io_hints_default(io_hints_t *h)
     memset(h, 0, sizeof *h);
     h->cb_buffer_size = ut_settings.io_cb_buffer_size > 0 ? ut_settings.io_cb_buffer_size : 1;
     h->cb_nodes = ut_settings.io_cb_nodes;
+    h->cb_per_node = ut_settings.io_cb_per_node;
     h->cb_read = ut_settings.io_cb_read;
     h->cb_write = ut_settings.io_cb_write;
     h->ds_read = ut_settings.io_ds_read;
@@ -28,6 +29,7 @@ void io_hints_default(io_hints_t *h)
     h->ind_rd_buffer_size = ut_settings.io_ind_rd_buffer_size > 0 ? ut_settings.io_ind_rd_buffer_size : 1;
     h->ind_wr_buffer_size = ut_settings.io_ind_wr_buffer_size > 0 ? ut_settings.io_ind_wr_buffer_size : 1;
     h->direct_min_run = ut_settings.io_direct_min_run;
+    h->coll_read_direct = ut_settings.io_coll_read_direct;
     h->file_perm = -1;
 }
 
@@ -133,6 +135,7 @@ int io_hints_apply(io_hints_t *h, io_kv_t *kept, const cr_info_t *info, const ch
         else if (!strcmp(k, "ind_rd_buffer_size")) bad = bytes(v, &h->ind_rd_buffer_size);
         else if (!strcmp(k, "ind_wr_buffer_size")) bad = bytes(v, &h->ind_wr_buffer_size);
         else if (!strcmp(k, "courier_direct_min_run")) bad = bytes(v, &h->direct_min_run);
+        else if (!strcmp(k, "courier_coll_read_direct")) bad = bytes(v, &h->coll_read_direct);
         else if (!strcmp(k, "striping_factor")) bad = count(v, &h->striping_factor);
         else if (!strcmp(k, "striping_unit")) bad = count(v, &h->striping_unit);
         else if (!strcmp(k, "romio_no_indep_rw")) {
@@ -181,6 +184,7 @@ int io_hints_to_user(const io_hints_t *h, const io_kv_t *kept, int naggr, MPI_In
     PUT("ind_rd_buffer_size", "%ld", h->ind_rd_buffer_size);
     PUT("ind_wr_buffer_size", "%ld", h->ind_wr_buffer_size);
     PUT("courier_direct_min_run", "%ld", h->direct_min_run);
+    PUT("courier_coll_read_direct", "%ld", h->coll_read_direct);
     if (h->striping_factor) PUT("striping_factor", "%ld", h->striping_factor);
     if (h->striping_unit) PUT("striping_unit", "%ld", h->striping_unit);
     if (h->file_perm >= 0) PUT("file_perm", "%lo", h->file_perm);

@@ -27,12 +27,16 @@ enum { IO_AUTO = 0, IO_ENABLE = 1, IO_DISABLE = 2 };
  * rank: open, set_info and set_view broadcast them. */
 typedef struct {
     long cb_buffer_size;      /* bytes of an aggregator's window per round */
-    long cb_nodes;            /* aggregators; 0: one per node */
+    long cb_nodes;            /* aggregators; 0: cb_per_node per node */
+    long cb_per_node;         /* aggregators per node when cb_nodes is 0; 0: every rank
+                                 (setting io_cb_per_node; rank 0's, as every hint) */
     long cb_read, cb_write;   /* IO_AUTO / IO_ENABLE / IO_DISABLE */
     long ds_read, ds_write;   /* data sieving, the same */
     long ind_rd_buffer_size;  /* sieve window of independent reads */
     long ind_wr_buffer_size;  /* and writes */
     long direct_min_run;      /* automatic: runs this long go straight to the file */
+    long coll_read_direct;    /* automatic: collective reads whose runs average this many
+                                 bytes read each rank's own runs (no two-phase, no sieving) */
     long striping_factor;     /* accepted; reported back; 0 unset */
     long striping_unit;       /* aligns aggregators' domains when set */
     long no_indep_rw;         /* accepted (romio_no_indep_rw) */
@@ -224,6 +228,7 @@ typedef struct {
     char *conv;                  /* converted stream (non-native), else NULL */
     int64_t vpos, n;
     int64_t done;                /* bytes moved (reads: up to end of file) */
+    int direct;                  /* run by run, never sieved (a collective chose it) */
 } io_xfer_t;
 
 /* Set up x (converting written data for non-native representations). */
@@ -322,7 +327,11 @@ int io_tp_advance(io_op_t *op);
 void io_tp_free(io_op_t *op);
 /* Per-rank summary of an access that ranks allgather before a collective. */
 enum { IO_G_ST, IO_G_END, IO_G_BYTES, IO_G_RUNS, IO_G_FLAGS, IO_G_N };
-enum { IO_GF_NONMONO = 1, IO_GF_ERR = 2, IO_GF_NOREAD = 4 };
+/* NOMAP: this rank does not move the file's data through a mapping (not
+ * tmpfs, not readable, or setting io_mmap off) */
+enum { IO_GF_NONMONO = 1, IO_GF_ERR = 2, IO_GF_NOREAD = 4, IO_GF_NOMAP = 8 };
+/* Non-contiguous accesses of fh go through a mapping (access.c). */
+int io_mapped(const cr_file_t *fh);
 void io_tp_summary(const io_xfer_t *x, int64_t out[IO_G_N]);
 
 #endif

@@ -10,7 +10,8 @@
  *   machines: non-blocking collectives of the file's private communicator
  *   agree on the ranges, ordered accesses first agree on the shared
  *   pointer, then the two-phase rounds run (twophase.c) or each rank goes
- *   independent, and a last reduction agrees on the outcome (so that no rank
+ *   independent (on the worker, or in the calling thread when the
+ *   collective is blocking), and a last reduction agrees on the outcome (so that no rank
  *   starts independent I/O on the file while an aggregator still writes).
  *   Each file runs its collectives one after the other, in the order they
  *   were started, so every rank issues the same internal collectives in the
@@ -105,7 +106,10 @@ void io_op_run_indep(io_op_t *op)
 {
     op->job_done = 0;
     op->on_worker = 0;
-    if (worker_submit(op)) {
+    /* a blocking collective's caller only waits: it moves the data itself
+     * rather than spin beside the worker (two threads on one core's work) */
+    int blocking = !op->req && !(op->op & CR_IO_SPLIT);
+    if (!blocking && worker_submit(op)) {
         op->on_worker = 1;
         return;
     }

@@ -9,9 +9,13 @@
  *    disabled, or (automatic) accesses that do not interleave between ranks
  *    or whose runs are long (courier_direct_min_run): each rank moves its own
  *    data (io_indep);
+ *  - independent and never sieved (x->direct; automatic): every rank maps
+ *    the file (tmpfs), or reads whose runs average courier_coll_read_direct
+ *    bytes: one copy of each byte instead of two-phase's three;
  *  - two-phase: the span [first, last) of all accesses is cut into one
- *    domain per aggregator (cb_nodes; one per node by default), and each
- *    domain is moved in rounds of one window of cb_buffer_size bytes.
+ *    domain per aggregator (cb_nodes; by default every rank of every node,
+ *    at most io_cb_per_node per node), and each domain is moved in rounds of
+ *    one window of cb_buffer_size bytes.
  *
  * A round, for each aggregator's window: every rank finds the part of its
  * stream that falls in the window (two inverse mappings, no flattening: the
@@ -171,7 +175,7 @@ void io_tp_summary(const io_xfer_t *x, int64_t out[IO_G_N])
 {
     const io_view_t *v = &x->fh->view;
     out[IO_G_BYTES] = x->n;
-    out[IO_G_FLAGS] = x->fh->readable ? 0 : IO_GF_NOREAD;
+    out[IO_G_FLAGS] = (x->fh->readable ? 0 : IO_GF_NOREAD) | (io_mapped(x->fh) ? 0 : IO_GF_NOMAP);
     if (x->n <= 0) {
         out[IO_G_ST] = INT64_MAX;
         out[IO_G_END] = INT64_MIN;
@@ -206,7 +210,7 @@ int io_tp_setup(io_op_t *op)
     int write = op->x.write;
     long cb = write ? fh->hints.cb_write : fh->hints.cb_read;
     int64_t total = 0, runs = 0, gmin = INT64_MAX, gmax = INT64_MIN;
-    int nonmono = 0, noread = 0, nr = 0;
+    int nonmono = 0, noread = 0, nomap = 0, nr = 0;
     range_t *rg = malloc((size_t)fh->size * sizeof *rg);
     if (!rg) {
         set_err(op, nomem(op));
@@ -216,6 +220,7 @@ int io_tp_setup(io_op_t *op)
         const int64_t *g = G + r * IO_G_N;
         if (g[IO_G_FLAGS] & IO_GF_NONMONO) nonmono = 1;
         if (g[IO_G_FLAGS] & IO_GF_NOREAD) noread = 1;
+        if (g[IO_G_FLAGS] & IO_GF_NOMAP) nomap = 1;
         if (g[IO_G_BYTES] <= 0) continue;
         total += g[IO_G_BYTES];
         runs += g[IO_G_RUNS];
@@ -235,6 +240,12 @@ int io_tp_setup(io_op_t *op)
         }
         int64_t mean = total / (runs > 0 ? runs : 1);
         if (!interleaved || mean >= fh->hints.direct_min_run) indep = 1;
+        /* every rank maps a tmpfs file, or reads runs of some size: each
+         * rank's own accesses copy every byte once, where two-phase copies
+         * it three times (read, pack, send; receive, place, write) */
+        if (!indep && (!nomap || (!write && fh->hints.coll_read_direct > 0 &&
+                                  mean >= fh->hints.coll_read_direct)))
+            indep = op->x.direct = 1;
     }
     free(rg);
     if (indep) return 1;
@@ -600,10 +611,15 @@ static int agg_write(io_op_t *op)
         if (tp->verify) bits_records(tp->bm, tp->recs[r], n, tp->lo);
     }
     if (tp->verify) {
-        /* every byte written?  Else fill the holes from the file */
-        int64_t full = span / 8;
+        /* every byte written?  Else fill the holes from the file (the
+         * bitmap is checked a word at a time: it is span / 8 bytes) */
+        int64_t full = span / 8, k = 0;
         int holes = 0;
-        for (int64_t k = 0; k < full && !holes; k++)
+        for (uint64_t w; k + 8 <= full && !holes; k += 8) {
+            memcpy(&w, tp->bm + k, 8);
+            holes = w != UINT64_MAX;
+        }
+        for (; k < full && !holes; k++)
             if (tp->bm[k] != 0xff) holes = 1;
         for (int64_t b = full * 8; b < span && !holes; b++)
             if (!(tp->bm[b >> 3] & (1u << (b & 7)))) holes = 1;

@@ -78,7 +78,7 @@ CR_SETTING(coll_reduce_scatter_cma_min_bytes, SIZE, 32768, 0, 1073741824, "Small
 CR_SETTING(tune_file,          STRING, 0, 0, 0,    "File of tuned settings, NAME=VALUE lines written by courier_tune, read at start-up; the environment overrides it (unset: the built-in defaults)")
 /* MPI-IO (src/io, issue 14): defaults of the hints; a file's info overrides them (docs/io.md) */
 CR_SETTING(io_cb_buffer_size,  SIZE, 16777216, 1, 1073741824, "Bytes an aggregator of two-phase collective I/O moves per round (hint cb_buffer_size)")
-CR_SETTING(io_cb_nodes,        INT,  0, 0, 1048576,      "Aggregators of two-phase collective I/O (hint cb_nodes); 0: one per node")
+CR_SETTING(io_cb_nodes,        INT,  0, 0, 1048576,      "Aggregators of two-phase collective I/O (hint cb_nodes); 0: io_cb_per_node on each node")
 CR_SETTING(io_cb_read,         INT,  0, 0, 2,      "Collective buffering of collective reads (hint romio_cb_read): 0 automatic, 1 enable, 2 disable")
 CR_SETTING(io_cb_write,        INT,  0, 0, 2,      "Collective buffering of collective writes (hint romio_cb_write): 0 automatic, 1 enable, 2 disable")
 CR_SETTING(io_ds_read,         INT,  0, 0, 2,      "Data sieving of independent non-contiguous reads (hint romio_ds_read): 0 automatic, 1 enable, 2 disable")
@@ -120,3 +120,9 @@ CR_SETTING(adaptive_probe_max, INT,  4096, 1, 1000000000, "The probe interval do
 CR_SETTING(coll_alltoall_hier_max_bytes, SIZE, 1024, 0, 1073741824, "Largest MPI_Alltoall block, in bytes, that the automatic choice sends through the nodes' leaders across nodes (larger: the flat algorithms)")
 /* waiting while the network transport is polled (src/core/progress.c, issue 16) */
 CR_SETTING(spin_count_network, INT,  10, 1, 1000000000, "Idle polls before a blocking call yields the core while the network transport is polled too (each poll of libfabric's tcp costs microseconds); caps COURIER_SPIN_COUNT")
+/* MPI-IO performance (src/io, issue 14): aggregators per node, direct collective reads, tmpfs through mappings */
+CR_SETTING(io_cb_per_node,     INT,  0, 0, 1048576, "Aggregators of two-phase collective I/O on each node when cb_nodes is 0: that many of the node's ranks (0: all of them)")
+CR_SETTING(io_coll_read_direct, SIZE, 4096, 0, 1073741824, "Automatic collective reads whose runs average at least this many bytes read each rank's own runs with one pread each, without two-phase or sieving (hint courier_coll_read_direct; 0: never)")
+CR_SETTING(io_mmap,            BOOL, 1, 0, 1,      "Non-contiguous reads and writes of a file on tmpfs map the file and copy the blocks (one copy, no call per block, ranks write in parallel) rather than sieve, aggregate or move block by block")
+CR_SETTING(io_mmap_max_run,    SIZE, 8192, 0, 1073741824, "With io_mmap, reads whose blocks average at least this many bytes take one pread per block instead of a mapping (which maps the bytes between the blocks too)")
+CR_SETTING(io_mmap_window,     SIZE, 67108864, 4096, 1073741824, "Bytes of the file one mapping of a mapped access (io_mmap) covers")
