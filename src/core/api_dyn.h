@@ -14,9 +14,13 @@
 /* Collective over comm.  The launcher (Courier's mpiexec) starts maxprocs
  * copies of command with argv as a job of its own; *intercomm has comm's group
  * as local group and the children's MPI_COMM_WORLD as remote group.  Info
- * keys (root's only): host, wdir, path, soft is ignored.  array_of_errcodes
- * (MPI_ERRCODES_IGNORE allowed) gets MPI_SUCCESS or the reason per process.
- * MPI_ERR_SPAWN where the launcher cannot spawn. */
+ * keys (root's only): host or add-host, hostfile or add-hostfile, wdir,
+ * path; soft is ignored.  Without hosts the launcher places the children on
+ * the job's host list.  Either every process starts, or none: MPI_ERR_SPAWN
+ * (the launcher cannot spawn, a program is missing or not executable, a host
+ * cannot be reached), *intercomm MPI_COMM_NULL, and array_of_errcodes
+ * (MPI_ERRCODES_IGNORE allowed) MPI_ERR_SPAWN for every process, at every
+ * rank; else MPI_SUCCESS in each. */
 int core_comm_spawn(const char *command, char *argv[], int maxprocs, cr_info_t *info, int root,
                     cr_comm_t *comm, MPI_Comm *intercomm, int array_of_errcodes[]);
 /* The same with count commands started as one job (MPI_APPNUM 0..count-1). */

@@ -215,4 +215,36 @@ t_coll() {
     expect_no_leftovers
 }
 
+# Spawning across hosts (tests/mpi/dyn_spawn_hosts, 1-3 parents on
+# -hosts cn1,cn2,cn3): where each child runs (MPI_Get_processor_name) with no
+# info (the next slots of the job's host list after the parents), with info
+# host, hostfile, and MPI_Comm_spawn_multiple with host / add-host / wdir; data
+# over every intercommunicator; a spawn to a host that cannot be reached and
+# one of a program missing on another host fail with MPI_ERR_SPAWN and the
+# job goes on.
+t_spawn() {
+    up; ssh_opts
+    : "${MPI_TEST_DIR:?set MPI_TEST_DIR}"
+    printf 'cn2:1\ncn3:1\n' >"$TMP/spawn_hosts"
+    local n d0 d1
+    for n in 1 2 3; do
+        case $n in 1) d0=cn2 d1=cn3 ;; 2) d0=cn3 d1=cn1 ;; 3) d0=cn1 d1=cn2 ;; esac
+        run 120 "${SSH_OPTS[@]}" -hosts cn1,cn2,cn3 -n $n "$MPI_TEST_DIR/dyn_spawn_hosts" \
+            cn2 cn3 "$TMP/spawn_hosts" cn9 "$MARK"
+        expect_rc 0; expect_out "^PASS dyn_spawn_hosts \(np=$n\)"
+        echo "measured: dyn_spawn_hosts np=$n (4 spawns across hosts, 2 failing): $MS ms"
+        expect_out "^spawn default child 0 host $d0 appnum 0 "
+        expect_out "^spawn default child 1 host $d1 appnum 0 "
+        expect_out "^spawn host child 0 host cn3 "; expect_out "^spawn host child 1 host cn3 "
+        expect_out "^spawn hostfile child 0 host cn2 "; expect_out "^spawn hostfile child 1 host cn3 "
+        expect_out "^spawn multiple child 0 host cn2 appnum 0 "
+        expect_out "^spawn multiple child 1 host cn3 appnum 1 cwd /tmp$"
+        expect_out "^spawn multiple child 2 host cn3 appnum 1 cwd /tmp$"
+        expect_out "^spawn unreachable failed as it should"
+        expect_out "^spawn missing failed as it should"
+    done
+    cluster_down
+    expect_no_leftovers
+}
+
 run_test "${1:-}"
