@@ -47,6 +47,7 @@
 
 #include "auth.h"
 #include "common.h"
+#include "names.h"
 #include "place.h"
 #include "ranks.h"
 #include "start.h"
@@ -156,6 +157,7 @@ static struct {
     int spawn_used;      /* slots of the host list taken by the job and its spawns */
     int status_fd;       /* spawned by another mpiexec: where to report the start, else -1 */
     la_hostlist_t *app_hl;   /* per program: its own hosts (-hosts/-f after ":"), n 0: the job's */
+    la_names_t *names;   /* the name service (names.h) */
     int prefix;
     int envnone;
     char **envlist;      /* -genvlist names, NULL = all */
@@ -1086,6 +1088,9 @@ static void spawn_job(int r, const char *line)
         spawn_argv(&argv, exe, args, na, &own);
         char fdvar[64];
         snprintf(fdvar, sizeof fdvar, "COURIER_SPAWN_STATUS_FD=%d", sp[1]);
+        /* the new job shares our names */
+        const char *nsaddr = la_names_address(job.names);
+        char *nsvar = nsaddr ? la_asprintf("COURIER_NAMESERVER=%s", nsaddr) : NULL;
         fflush(stdout);
         fflush(stderr);
         pid_t pid = fork();
@@ -1097,6 +1102,7 @@ static void spawn_job(int r, const char *line)
             if (nul >= 0) dup2(nul, 0);
             for (int k = 0; k < ne; k++) putenv(env[k]);
             putenv(fdvar);
+            if (nsvar) putenv(nsvar);
             /* nothing of ours but the two pipes goes along */
             if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) < 0) {
                 long maxfd = sysconf(_SC_OPEN_MAX);
@@ -1130,6 +1136,7 @@ static void spawn_job(int r, const char *line)
         for (int k = 0; k < own.n; k++) free(own.v[k]);
         free(own.v);
         free(argv.v);
+        free(nsvar);
     }
     free(args);
     free(env);
@@ -1193,6 +1200,32 @@ static int spawned_exited(pid_t pid, int st)
     return 0;
 }
 
+/* cmd=name_courier op=<p|l|u> service=<hex> port=<hex>: the name service
+ * (names.h), answered by "cmd=name_result rc=<0|1|2> value=<hex>" (the port
+ * of a lookup, or why not). */
+static void name_request(int r, const char *line)
+{
+    char op[4], *sv = NULL, *pv = NULL, **v1 = NULL, **v2 = NULL, why[600] = "", port[LA_NAME_MAX] = "";
+    int rc = LA_NAME_FAILED;
+    if (field(line, "op", op, sizeof op) < 0 || strlen(op) != 1 || hex_list(line, "service", &v1, &sv) < 0 ||
+        hex_list(line, "port", &v2, &pv) < 0 || strlen(sv) >= LA_NAME_MAX || strlen(pv) >= LA_NAME_MAX) {
+        snprintf(why, sizeof why, "malformed name service request");
+    } else {
+        snprintf(port, sizeof port, "%s", pv);
+        rc = la_names_request(job.names, op[0], sv, port, sizeof port, why, sizeof why);
+    }
+    const char *val = rc == LA_NAME_OK ? (op[0] == 'l' ? port : "") : why;
+    size_t n = strlen(val);
+    char *hex = la_malloc(2 * n + 1);
+    la_hex((const uint8_t *)val, n, hex);
+    pmi_reply(r, "cmd=name_result rc=%d value=%s\n", rc, hex);
+    free(hex);
+    free(v1);
+    free(v2);
+    free(sv);
+    free(pv);
+}
+
 static void pmi_handle(int r, char *line)
 {
     grank_t *g = &job.r[r];
@@ -1224,6 +1257,8 @@ static void pmi_handle(int r, char *line)
         else pmi_reply(r, "cmd=universe_size rc=-1 msg=unknown\n");
     } else if (!strcmp(cmd, "spawn_courier")) {
         spawn_job(r, line);
+    } else if (!strcmp(cmd, "name_courier")) {
+        name_request(r, line);
     } else if (!strcmp(cmd, "put")) {
         if (field(line, "key", key, sizeof key) < 0) {
             pmi_reply(r, "cmd=put_result rc=-1 msg=missing_or_too_long_key\n");
@@ -2059,6 +2094,7 @@ int main(int argc, char **argv)
     else job.stdin_to = 2;
 
     px_eof = la_calloc((size_t)(job.npx + 1), sizeof(int));
+    job.names = la_names_open(job.iface);
     start_proxies();
     if (job.local_host >= 0) start_local_ranks(job.stdin_to == 1 ? 0 : -1);
     status_check_started();   /* all here: before any of them can end */
@@ -2074,6 +2110,7 @@ int main(int argc, char **argv)
         if (job.listen_fd >= 0 && !job.failed) la_poll_add(&P, job.listen_fd, POLLIN, on_accept, NULL, 0);
         for (int k = 0; k < job.nsp; k++)
             if (job.sp[k].status_fd >= 0) la_poll_add(&P, job.sp[k].status_fd, POLLIN, on_spawn_status, NULL, k);
+        la_names_poll(job.names, &P);
         poll_proxies(&P);
         if (stdin_wanted()) la_poll_add(&P, 0, POLLIN, on_stdin, NULL, 0);
         long long partial = partial_lines();
@@ -2091,6 +2128,7 @@ int main(int argc, char **argv)
         if (job.stdin_to == 1 && job.r[0].state == R_DONE && job.lr.stdin_w >= 0) la_ranks_stdin_close(&job.lr);
     }
     finish(&P);
+    la_names_close(job.names);
     la_poll_free(&P);
     stop_watcher();
     la_shm_cleanup(job.kvsname);

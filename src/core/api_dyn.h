@@ -49,10 +49,12 @@ int core_comm_disconnect(MPI_Comm *comm);
 /* An intercommunicator of this process and the one at the other end of the
  * connected stream socket fd (which stays open). */
 int core_comm_join(int fd, MPI_Comm *intercomm);
-/* The name service (dyn_names.c): a directory of files, one per service
- * (COURIER_DYN_NAME_DIR).  Publish fails with MPI_ERR_SERVICE when the name
+/* The name service (dyn_names.c): Courier's mpiexec serves it; with
+ * COURIER_DYN_NAME_DIR set, or under a launcher without one, a directory of
+ * files, one per service.  Publish fails with MPI_ERR_SERVICE when the name
  * is taken, lookup with MPI_ERR_NAME when it is not published, unpublish with
- * MPI_ERR_SERVICE when it is not published by this port. */
+ * MPI_ERR_SERVICE when it is not published by this port; MPI_ERR_OTHER when
+ * mpiexec's name server cannot be reached. */
 int core_publish_name(const char *service_name, cr_info_t *info, const char *port_name);
 int core_unpublish_name(const char *service_name, cr_info_t *info, const char *port_name);
 int core_lookup_name(const char *service_name, cr_info_t *info, char *port_name);

@@ -106,7 +106,7 @@ CR_SETTING(dyn_connect_timeout_ms, INT, 10000, 1, 2147483647, "Longest wait of M
 CR_SETTING(dyn_poll_ms,        INT,  100, 1, 10000, "While waiting for a connection, how often, in ms, the root checks that the launcher is still there")
 CR_SETTING(dyn_port_backlog,   INT,  16, 1, 4096,  "Connections an open port queues before MPI_Comm_accept takes them (listen backlog)")
 CR_SETTING(universe_size,      INT,  0, 0, 1000000, "MPI_UNIVERSE_SIZE (mpiexec's -usize wins; read by mpiexec, and by the ranks when the launcher states none, e.g. under Hydra or srun); 0: the slots of -hosts or -f, else not set, as under Hydra")
-CR_SETTING(dyn_name_dir,       STRING, 0, 0, 0,    "Directory of the name service (MPI_Publish_name, one file per service name); unset: /tmp/courier-names-<uid>")
+CR_SETTING(dyn_name_dir,       STRING, 0, 0, 0,    "Directory of a name service in files (MPI_Publish_name, one file per service name) used instead of mpiexec's; unset: mpiexec serves names, and /tmp/courier-names-<uid> only where the launcher does not")
 /* hierarchical collectives across nodes (src/coll/coll_hier.c, issues 12 and 16) */
 CR_SETTING(coll_hier,          BOOL, 1, 0, 1,      "Collectives of a communicator whose ranks span several nodes may run a phase on each node plus one among the nodes' leaders (0: flat algorithms only)")
 CR_SETTING(coll_hier_min_ppn,  INT,  2, 1, 2147483647, "The hierarchical algorithms are chosen automatically when every node holds at least this many ranks of the communicator (forcing one needs only some node with two)")
@@ -116,3 +116,7 @@ CR_SETTING(adaptive_eager_limit, SIZE, 65536, 0, 16777216, "Largest message sent
 CR_SETTING(adaptive_slow_us,   INT,  200, 0, 60000000, "A rendezvous handshake with a shared-memory peer slower than this many microseconds means that the peer was not polling")
 CR_SETTING(adaptive_probe,     INT,  64, 1, 1000000, "While a peer gets the adaptive range eagerly, one message in this many still goes by rendezvous to measure whether it polls again")
 CR_SETTING(adaptive_probe_max, INT,  4096, 1, 1000000000, "The probe interval doubles after each probe that finds the peer still not polling, up to this many messages (a fast probe resets it)")
+/* mpiexec's name service and spawning across hosts (launcher/names.c, issue 12) */
+CR_SETTING(nameserver,         STRING, 0, 0, 0,    "Name server that mpiexec forwards MPI_Publish_name / Lookup / Unpublish to: \"<addresses> <port> <secret>\" as another mpiexec gives it (its spawned jobs get it set); unset: see COURIER_NAMESERVER_FILE")
+CR_SETTING(nameserver_file,    STRING, 0, 0, 0,    "File holding a name server's address: mpiexec uses the server written there when it answers, else serves names itself and writes its address there (mode 0600) until it ends; jobs started with the same file share names")
+CR_SETTING(nameserver_timeout_ms, INT, 5000, 1, 600000, "Longest wait, in ms, of an mpiexec for its name server's answer (and of the server for a request's line)")
