@@ -558,6 +558,7 @@ static void plan_job(void)
     }
     if (!job.launcher_given) job.launcher = getenv("SLURM_JOB_ID") ? LA_LAUNCH_SLURM : LA_LAUNCH_SSH;
     if (job.n < 0) job.n = job.hosts_given ? la_hosts_total_slots(&job.hl) : 1;
+    if (job.napps == 1) job.app_first[1] = job.n;
     if (job.hl.n == 0) la_hosts_parse_list(&job.hl, "localhost", err, sizeof err);
     la_place_finish(&job.place, rank_env_value("OMP_NUM_THREADS"));
 
