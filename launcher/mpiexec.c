@@ -1163,7 +1163,7 @@ static void spawn_status(int k)
     close(s->status_fd);
     s->status_fd = -1;
     if (!strcmp(s->status, "ok")) {
-        spawn_reply(s->rank, 0, "");
+        pmi_reply(s->rank, "cmd=spawn_result rc=0 reason=00 id=%d\n", k);
         return;
     }
     s->start_failed = 1;
@@ -1258,6 +1258,11 @@ static void pmi_handle(int r, char *line)
         else pmi_reply(r, "cmd=universe_size rc=-1 msg=unknown\n");
     } else if (!strcmp(cmd, "spawn_courier")) {
         spawn_job(r, line);
+    } else if (!strcmp(cmd, "spawn_ended")) {
+        /* has the job of spawn id ended?  (its processes never connected when
+         * the spawning root still waits for them) */
+        int k = field(line, "id", val, sizeof val) == 0 ? atoi(val) : -1;
+        pmi_reply(r, "cmd=spawn_ended_result rc=%d\n", k < 0 || k >= job.nsp ? -1 : job.sp[k].pid < 0);
     } else if (!strcmp(cmd, "name_courier")) {
         name_request(r, line);
     } else if (!strcmp(cmd, "put")) {

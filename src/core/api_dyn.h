@@ -18,7 +18,8 @@
  * path; soft is ignored.  Without hosts the launcher places the children on
  * the job's host list.  Either every process starts, or none: MPI_ERR_SPAWN
  * (the launcher cannot spawn, a program is missing or not executable, a host
- * cannot be reached), *intercomm MPI_COMM_NULL, and array_of_errcodes
+ * cannot be reached, the new processes end without connecting), *intercomm
+ * MPI_COMM_NULL, and array_of_errcodes
  * (MPI_ERRCODES_IGNORE allowed) MPI_ERR_SPAWN for every process, at every
  * rank; else MPI_SUCCESS in each. */
 int core_comm_spawn(const char *command, char *argv[], int maxprocs, cr_info_t *info, int root,

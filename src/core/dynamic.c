@@ -268,8 +268,9 @@ static int port_dial(const char *name, char *why, size_t wlen)
 }
 
 /* Wait for a connection on the port that presents its nonce.  The socket, or
- * -1 with the reason in why. */
-static int port_take(dyn_port_t *p, char *why, size_t wlen)
+ * -1 with the reason in why.  spawned: the connection is to come from the job
+ * just spawned, so stop waiting when that job has ended. */
+static int port_take(dyn_port_t *p, int spawned, char *why, size_t wlen)
 {
     long long deadline = ut_settings.dyn_accept_timeout_ms > 0
                              ? now_ms() + ut_settings.dyn_accept_timeout_ms : -1;
@@ -284,6 +285,11 @@ static int port_take(dyn_port_t *p, char *why, size_t wlen)
         char lost[256];
         if (crpmi_check(lost, sizeof lost) != 0) {
             snprintf(why, wlen, "%s", lost);
+            return -1;
+        }
+        if (rc == 0 && spawned && crpmi_spawn_ended() == 1) {
+            snprintf(why, wlen, "the spawned processes ended without connecting to the parents "
+                     "(is the program an MPI program that calls MPI_Init?)");
             return -1;
         }
         if (rc > 0) {
@@ -519,7 +525,7 @@ int core_comm_accept(const char *port_name, cr_info_t *info, int root, cr_comm_t
             rerr = MPI_ERR_PORT;
             snprintf(why, sizeof why, "port_name=\"%.300s\" is not a port this process opened",
                      port_name);
-        } else if ((fd = port_take(p, why, sizeof why)) < 0) {
+        } else if ((fd = port_take(p, 0, why, sizeof why)) < 0) {
             rerr = MPI_ERR_PORT;
         }
     }
@@ -749,7 +755,7 @@ static int spawn_common(const char *fname, int count, char **commands, char ***a
     }
     if (err) return err;
     int fd = -1, rerr = 0;
-    if (comm->rank == root && (fd = port_take(port, why, sizeof why)) < 0) rerr = MPI_ERR_SPAWN;
+    if (comm->rank == root && (fd = port_take(port, 1, why, sizeof why)) < 0) rerr = MPI_ERR_SPAWN;
     err = bridge_own(comm, root, fd, rerr, why, fname, intercomm);
     if (port) port_close(port);
     if (errcodes)

@@ -70,13 +70,14 @@ static struct {
     int fd;                 /* -1 when closed */
     int version;            /* 1 or 2 */
     int courier;            /* the launcher is Courier's mpiexec */
+    int spawn_id;           /* the launcher's number of the last job spawned, -1: none */
     int rank, size;
     char kvsname[256];
     char *rbuf;             /* received bytes not yet consumed */
     size_t rlen, rcap;
     char *line;             /* the last line / message returned by a read */
     size_t line_cap;
-} w = { .fd = -1 };
+} w = { .fd = -1, .spawn_id = -1 };
 
 /* ---- transport ------------------------------------------------------------ */
 
@@ -585,6 +586,7 @@ static int wire_spawn(const char *args, size_t alen, const char *env, size_t ele
                             "settings) is longer than the launcher takes", alen + elen);
     } else if (w_send("cmd=spawn_courier args=%s env=%s\n", ah, eh) == 0) {
         char *line = w1_expect("spawn_result", &rc);
+        if (line && rc == 0 && w1_field_int(line, "id", &w.spawn_id) < 0) w.spawn_id = -1;
         if (!line) {
             snprintf(why, wlen, "the launcher did not answer the spawn request");
             rc = -1;
@@ -641,8 +643,20 @@ static int wire_name(int op, const char *service, char *port, size_t plen, char 
     return rc;
 }
 
+/* Courier's mpiexec only: "cmd=spawn_ended id=<n>", answered by
+ * "cmd=spawn_ended_result rc=<1 ended, 0 running, -1 unknown>". */
+static int wire_spawn_ended(void)
+{
+    if (!w.courier || w.version != 1 || w.spawn_id < 0) return -1;
+    int rc = -1;
+    if (w_send("cmd=spawn_ended id=%d\n", w.spawn_id) != 0 || !w1_expect("spawn_ended_result", &rc))
+        return -1;
+    return rc;
+}
+
 static const crpmi_ops_t wire_ops = {
     .spawn = wire_spawn,
+    .spawn_ended = wire_spawn_ended,
     .name = wire_name,
     .put = wire_put,
     .get = wire_get,

@@ -5,9 +5,10 @@
  * MPI_COMM_NULL, at every rank; the job goes on: after each failure an
  * allreduce over MPI_COMM_WORLD (its result checked) and, at the end, a spawn
  * that works (this program as the child) with data both ways.  The failures:
- * a program that does not exist, a file that is not executable, and (with
+ * a program that does not exist, a file that is not executable, (with
  * MPI_Comm_spawn_multiple) one good and one missing program, where none of
- * the processes may start. */
+ * the processes may start, and a program that is no MPI program (/bin/true:
+ * it ends without connecting to the parents). */
 #include "mpitest.h"
 
 #include <sys/stat.h>
@@ -102,7 +103,14 @@ int main(int argc, char **argv)
                                  codes);
     expect_failed(rc, inter, codes, 3, "spawn_multiple with a missing program");
 
-    /* 4. after all that, a spawn that works */
+    /* 4. a program that runs but is no MPI program: it never connects */
+    inter = MPI_COMM_WORLD;
+    for (int i = 0; i < 4; i++) codes[i] = -1;
+    rc = MPI_Comm_spawn("/bin/true", MPI_ARGV_NULL, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
+                        codes);
+    expect_failed(rc, inter, codes, 2, "not an MPI program");
+
+    /* 5. after all that, a spawn that works */
     int n = size % 2 + 1;
     for (int i = 0; i < 4; i++) codes[i] = -1;
     CHECK_MPI(MPI_Comm_spawn(argv[0], MPI_ARGV_NULL, n, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
