@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 char la_prog[320] = "mpiexec";
+void (*la_die_hook)(const char *msg);
 
 static void vmsg(const char *fmt, va_list ap)
 {
@@ -33,6 +34,14 @@ void la_die(int code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
+    if (la_die_hook) {
+        char msg[1024];
+        va_list aq;
+        va_copy(aq, ap);
+        vsnprintf(msg, sizeof msg, fmt, aq);
+        va_end(aq);
+        la_die_hook(msg);
+    }
     vmsg(fmt, ap);
     va_end(ap);
     exit(code);

@@ -10,7 +10,9 @@
 /* Name that prefixes every message ("mpiexec", "courier_proxy@h2"). */
 extern char la_prog[320];
 
-/* Print "<prog>: <message>" on stderr and exit with code. */
+/* Print "<prog>: <message>" on stderr and exit with code; la_die_hook, when
+ * set, gets the message (without the prefix) first. */
+extern void (*la_die_hook)(const char *msg);
 void la_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
 /* Print "<prog>: <message>" on stderr. */
 void la_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -47,6 +47,7 @@
 
 #include "auth.h"
 #include "common.h"
+#include "names.h"
 #include "place.h"
 #include "ranks.h"
 #include "start.h"
@@ -127,10 +128,17 @@ typedef struct kv {
 #define KVS_BUCKETS 4096
 
 /* Jobs that ranks spawned (MPI_Comm_spawn): each is an mpiexec of its own,
- * started by this one, which waits for them and fails when one fails. */
+ * started by this one, which waits for them and fails when one fails after
+ * it started its processes.  Its start report (a line on a pipe: "ok", or
+ * "fail <reason>") answers the rank's spawn request; a job that could not
+ * start is the spawn's failure (MPI_ERR_SPAWN in the rank), not the job's. */
 typedef struct {
     pid_t pid;
     int rank;            /* the rank that asked */
+    int status_fd;       /* the start report's pipe, -1 once read */
+    int start_failed;    /* it reported (or ended) without starting its processes */
+    char status[512];
+    size_t slen;
 } spawned_t;
 
 static struct {
@@ -146,6 +154,10 @@ static struct {
     char **app_path;
     char **app_wdir;     /* "-wdir D" after ":", else NULL (the job's) */
     int nsp, sp_live;
+    int spawn_used;      /* slots of the host list taken by the job and its spawns */
+    int status_fd;       /* spawned by another mpiexec: where to report the start, else -1 */
+    la_hostlist_t *app_hl;   /* per program: its own hosts (-hosts/-f after ":"), n 0: the job's */
+    la_names_t *names;   /* the name service (names.h) */
     int prefix;
     int envnone;
     char **envlist;      /* -genvlist names, NULL = all */
@@ -208,7 +220,7 @@ static struct {
     int stdin_to;        /* 0 none, 1 local pipe, 2 remote */
     int stdin_eof;
     int stdin_inflight;
-} job = { .watcher = -1, .watcher_fd = -1, .listen_fd = -1, .local_host = -1 };
+} job = { .watcher = -1, .watcher_fd = -1, .listen_fd = -1, .local_host = -1, .status_fd = -1 };
 
 /* ---- options ------------------------------------------------------------------ */
 
@@ -442,6 +454,7 @@ static void parse_args(int argc, char **argv)
     job.napps = 1;
     job.app_argv = la_malloc(sizeof(char **));
     job.app_wdir = la_calloc(1, sizeof(char *));
+    job.app_hl = la_calloc(1, sizeof(la_hostlist_t));
     job.app_first = la_malloc(sizeof(int) * 2);
     job.app_argv[0] = job.argv;
     job.app_first[0] = 0;
@@ -451,16 +464,29 @@ static void parse_args(int argc, char **argv)
         if (job.n < 0) la_die(2, "several programs (\":\") need -n for each");
         int first = job.napps == 1 ? job.n : job.app_first[job.napps];
         if (k + 3 >= argc || (strcmp(argv[k + 1], "-n") && strcmp(argv[k + 1], "-np")))
-            la_die(2, "after \":\" give \"-n N [-wdir DIR] program [arguments]\"");
+            la_die(2, "after \":\" give \"-n N [-wdir DIR] [-hosts H | -f FILE] program [arguments]\"");
         int nk = parse_int_arg(argv[k + 1], argv[k + 2], 1, 1000000);
         job.app_argv = la_realloc(job.app_argv, sizeof(char **) * (size_t)(job.napps + 1));
         job.app_wdir = la_realloc(job.app_wdir, sizeof(char *) * (size_t)(job.napps + 1));
+        job.app_hl = la_realloc(job.app_hl, sizeof(la_hostlist_t) * (size_t)(job.napps + 1));
         job.app_first = la_realloc(job.app_first, sizeof(int) * (size_t)(job.napps + 2));
         job.app_first[job.napps] = first;
         job.app_wdir[job.napps] = NULL;
+        job.app_hl[job.napps] = (la_hostlist_t){ 0 };
         k += 2;
-        if (k + 3 < argc && !strcmp(argv[k + 1], "-wdir")) {
-            job.app_wdir[job.napps] = argv[k + 2];
+        /* this program's own options: its directory and its hosts */
+        while (k + 3 < argc) {
+            const char *o = argv[k + 1];
+            int rc = 0;
+            if (!strcmp(o, "-wdir"))
+                job.app_wdir[job.napps] = argv[k + 2];
+            else if (!strcmp(o, "-hosts") || !strcmp(o, "-host"))
+                rc = la_hosts_parse_list(&job.app_hl[job.napps], argv[k + 2], err, sizeof err);
+            else if (!strcmp(o, "-f") || !strcmp(o, "-hostfile") || !strcmp(o, "-machinefile"))
+                rc = la_hosts_parse_file(&job.app_hl[job.napps], argv[k + 2], err, sizeof err);
+            else
+                break;
+            if (rc < 0) la_die(2, "%s: %s", o, err);
             k += 2;
         }
         job.app_argv[job.napps++] = argv + k + 1;
@@ -495,6 +521,34 @@ static const char *rank_env_value(const char *name)
 
 /* ---- hosts and ranks ----------------------------------------------------------- */
 
+/* Index of a host in the job's host list, added (one slot) when absent; this
+ * machine under any of its names is one host. */
+static int host_index(const char *name)
+{
+    int local = la_is_local_host(name);
+    for (int h = 0; h < job.hl.n; h++)
+        if (!strcmp(job.hl.h[h].name, name) || (local && la_is_local_host(job.hl.h[h].name))) return h;
+    char err[512];
+    if (la_hosts_parse_list(&job.hl, name, err, sizeof err) < 0) la_die(2, "%s", err);
+    return job.hl.n - 1;
+}
+
+/* Programs with hosts of their own (-hosts/-f after ":") are spread over
+ * those as a job of their own would be; the others keep their places in the
+ * job's mapping. */
+static void map_own_hosts(int *host_of)
+{
+    for (int k = 0; k < job.napps; k++) {
+        const la_hostlist_t *l = &job.app_hl[k];
+        if (!l->n) continue;
+        int first = job.app_first[k], nk = job.app_first[k + 1] - first;
+        int *m = la_malloc(sizeof(int) * (size_t)nk);
+        la_hosts_map(l, nk, job.place.ppn, job.place.by_node, m);
+        for (int i = 0; i < nk; i++) host_of[first + i] = host_index(l->h[m[i]].name);
+        free(m);
+    }
+}
+
 static void plan_job(void)
 {
     char err[512];
@@ -504,12 +558,15 @@ static void plan_job(void)
     }
     if (!job.launcher_given) job.launcher = getenv("SLURM_JOB_ID") ? LA_LAUNCH_SLURM : LA_LAUNCH_SSH;
     if (job.n < 0) job.n = job.hosts_given ? la_hosts_total_slots(&job.hl) : 1;
+    if (job.napps == 1) job.app_first[1] = job.n;
     if (job.hl.n == 0) la_hosts_parse_list(&job.hl, "localhost", err, sizeof err);
     la_place_finish(&job.place, rank_env_value("OMP_NUM_THREADS"));
 
-    int nh = job.hl.n;
     int *host_of = la_malloc(sizeof(int) * (size_t)job.n);
     la_hosts_map(&job.hl, job.n, job.place.ppn, job.place.by_node, host_of);
+    map_own_hosts(host_of);
+    job.spawn_used = job.n;
+    int nh = job.hl.n;
     job.host_local = la_calloc((size_t)nh, sizeof(int));
     job.host_proxy = la_malloc(sizeof(int) * (size_t)nh);
     job.host_nranks = la_calloc((size_t)nh, sizeof(int));
@@ -704,6 +761,49 @@ static void give_up_unstarted(void)
     }
 }
 
+/* ---- start report (a job spawned by another mpiexec) ------------------------------- */
+
+/* The spawning mpiexec gives a pipe in COURIER_SPAWN_STATUS_FD; the ranks
+ * must not inherit it. */
+static void status_fail(const char *why);
+static void status_open(void)
+{
+    const char *v = getenv("COURIER_SPAWN_STATUS_FD");
+    if (!v) return;
+    job.status_fd = atoi(v);
+    unsetenv("COURIER_SPAWN_STATUS_FD");
+    if (job.status_fd < 3 || fcntl(job.status_fd, F_SETFD, FD_CLOEXEC) < 0) job.status_fd = -1;
+    else la_die_hook = status_fail;
+}
+
+/* Report once: "ok" (every process started) or "fail <why>" (none will run). */
+static void status_send(const char *what, const char *why)
+{
+    if (job.status_fd < 0) return;
+    char line[600];
+    int n = snprintf(line, sizeof line, "%s%s%.500s", what, why ? " " : "", why ? why : "");
+    for (int i = 0; i < n; i++)
+        if (line[i] == '\n') line[i] = ' ';
+    line[n++] = '\n';
+    la_write_all(job.status_fd, line, (size_t)n);
+    close(job.status_fd);
+    job.status_fd = -1;
+}
+
+static void status_fail(const char *why)
+{
+    status_send("fail", why);
+}
+
+/* Every rank has a pid: tell the spawning mpiexec. */
+static void status_check_started(void)
+{
+    if (job.status_fd < 0 || job.failed) return;
+    for (int r = 0; r < job.n; r++)
+        if (job.r[r].pid <= 0) return;
+    status_send("ok", NULL);
+}
+
 /* The first failure: remember the exit code, say why, end the job. */
 static void job_fail(int r, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void job_fail(int r, int code, const char *fmt, ...)
@@ -716,6 +816,7 @@ static void job_fail(int r, int code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
+    status_fail(why);
     int others = 0;
     for (int k = 0; k < job.n; k++) others += k != r && job.r[k].state != R_DONE;
     if (r >= 0)
@@ -883,47 +984,140 @@ static void spawn_reply(int r, int rc, const char *reason)
     pmi_reply(r, "cmd=spawn_result rc=%d reason=%s\n", rc, n ? hex : "00");
 }
 
+/* A growing argument vector. */
+typedef struct {
+    char **v;
+    int n;
+} argv_t;
+
+static void argv_add(argv_t *a, char *s)
+{
+    a->v = la_realloc(a->v, sizeof(char *) * (size_t)(a->n + 2));
+    a->v[a->n++] = s;
+    a->v[a->n] = NULL;
+}
+
+/* The next n processes on our host list, continuing the job's mapping after
+ * the slots its ranks and earlier spawns took: "h1:c1,h2:c2" (malloc'ed). */
+static char *spawn_hosts(int n)
+{
+    int total = job.spawn_used + n;
+    int *ho = la_malloc(sizeof(int) * (size_t)total), *cnt = la_calloc((size_t)job.hl.n, sizeof(int));
+    la_hosts_map(&job.hl, total, job.place.ppn, job.place.by_node, ho);
+    la_buf_t b = { 0 };
+    for (int i = job.spawn_used; i < total; i++) cnt[ho[i]]++;
+    for (int i = job.spawn_used; i < total; i++) {
+        int h = ho[i];
+        if (!cnt[h]) continue;
+        char item[300];
+        int k = snprintf(item, sizeof item, "%s%s:%d", b.len ? "," : "", job.hl.h[h].name, cnt[h]);
+        la_buf_add(&b, item, (size_t)k);
+        cnt[h] = 0;
+    }
+    la_buf_add(&b, "", 1);
+    job.spawn_used = total;
+    free(ho);
+    free(cnt);
+    return b.p;
+}
+
+/* The spawned job's mpiexec arguments: our launcher options, then the
+ * request's programs ("-n N [-hosts H | -f F] [-wdir D] prog args", ":"
+ * between them).  A program without hosts of its own goes on our host list
+ * (-hosts, -f, Slurm) where our mapping goes on; without a host list, on this
+ * host.  Strings added here are collected in *own for freeing. */
+static void spawn_argv(argv_t *out, char *exe, char **args, int na, argv_t *own)
+{
+    argv_add(out, exe);
+    argv_add(out, "-launcher");
+    argv_add(out, (char *)la_launcher_name(job.launcher));
+    if (job.launcher_exec) {
+        argv_add(out, "-launcher-exec");
+        argv_add(out, (char *)job.launcher_exec);
+    }
+    if (job.iface) {
+        argv_add(out, "-iface");
+        argv_add(out, (char *)job.iface);
+    }
+    /* does any program name hosts? (then the others are placed too) */
+    int any = job.hosts_given;
+    for (int i = 0; i < na; i++)
+        any |= !strcmp(args[i], "-hosts") || !strcmp(args[i], "-f");
+    int i = 0;
+    while (i < na) {
+        /* one program: "-n N", its options, the program and its arguments */
+        int nk = i + 1 < na && !strcmp(args[i], "-n") ? atoi(args[i + 1]) : 0;
+        int j = nk > 0 ? i + 2 : i, own_hosts = 0;
+        while (j + 1 < na && (!strcmp(args[j], "-hosts") || !strcmp(args[j], "-f") || !strcmp(args[j], "-wdir"))) {
+            own_hosts |= strcmp(args[j], "-wdir") != 0;
+            j += 2;
+        }
+        for (int k = i; k < j; k++) argv_add(out, args[k]);
+        if (nk > 0 && !own_hosts && any) {
+            char *h = job.hosts_given ? spawn_hosts(nk) : la_strdup("localhost");
+            argv_add(own, h);
+            argv_add(out, "-hosts");
+            argv_add(out, h);
+        }
+        for (i = j; i < na && strcmp(args[i], ":"); i++) argv_add(out, args[i]);
+        if (i < na) argv_add(out, args[i++]);   /* the ":" */
+    }
+}
+
 /* cmd=spawn_courier args=<hex> env=<hex>: start another mpiexec with those
  * arguments (options, programs) and the new processes' settings in its
- * environment.  Its output goes where ours goes, its stdin is /dev/null; we
- * wait for it before we end, and its failure is the job's failure. */
+ * environment.  Its output goes where ours goes, its stdin is /dev/null.
+ * The rank's answer waits for the new job's start report (spawn_status). */
 static void spawn_job(int r, const char *line)
 {
     char **args = NULL, **env = NULL, *as = NULL, *es = NULL;
     int na = hex_list(line, "args", &args, &as), ne = hex_list(line, "env", &env, &es);
     char exe[PATH_MAX];
     ssize_t el = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    int ep[2], sp[2];
     if (na < 1 || ne < 0) {
         spawn_reply(r, -1, "malformed spawn request");
     } else if (job.failed) {
         spawn_reply(r, -1, "the job is ending");
     } else if (el < 0) {
         spawn_reply(r, -1, "cannot find mpiexec's own executable (/proc/self/exe)");
+    } else if (pipe2(ep, O_CLOEXEC) < 0 || pipe2(sp, O_CLOEXEC) < 0) {
+        la_die(1, "pipe: %s", strerror(errno));
     } else {
         exe[el] = '\0';
-        char **argv = la_malloc(sizeof(char *) * (size_t)(na + 2));
-        argv[0] = exe;
-        memcpy(argv + 1, args, sizeof(char *) * (size_t)(na + 1));
-        int ep[2];
-        if (pipe2(ep, O_CLOEXEC) < 0) la_die(1, "pipe: %s", strerror(errno));
+        argv_t argv = { 0 }, own = { 0 };
+        spawn_argv(&argv, exe, args, na, &own);
+        char fdvar[64];
+        snprintf(fdvar, sizeof fdvar, "COURIER_SPAWN_STATUS_FD=%d", sp[1]);
+        /* the new job shares our names */
+        const char *nsaddr = la_names_address(job.names);
+        char *nsvar = nsaddr ? la_asprintf("COURIER_NAMESERVER=%s", nsaddr) : NULL;
         fflush(stdout);
         fflush(stderr);
         pid_t pid = fork();
         if (pid == 0) {
             close(ep[0]);
+            close(sp[0]);
             sigprocmask(SIG_SETMASK, &job.orig_mask, NULL);
             int nul = open("/dev/null", O_RDONLY);
             if (nul >= 0) dup2(nul, 0);
             for (int k = 0; k < ne; k++) putenv(env[k]);
-            long maxfd = sysconf(_SC_OPEN_MAX);
-            for (int fd = 3; fd < maxfd; fd++)
-                if (fd != ep[1]) close(fd);
-            execv(exe, argv);
+            putenv(fdvar);
+            if (nsvar) putenv(nsvar);
+            /* nothing of ours but the two pipes goes along */
+            if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) < 0) {
+                long maxfd = sysconf(_SC_OPEN_MAX);
+                for (int fd = 3; fd < maxfd; fd++)
+                    if (fd != ep[1] && fd != sp[1]) close(fd);
+            }
+            fcntl(sp[1], F_SETFD, 0);
+            execv(exe, argv.v);
             int e = errno;
             if (write(ep[1], &e, sizeof e) < 0) _exit(127);
             _exit(127);
         }
         close(ep[1]);
+        close(sp[1]);
         int e = 0;
         ssize_t got = pid < 0 ? 0 : read(ep[0], &e, sizeof e);
         close(ep[0]);
@@ -931,20 +1125,55 @@ static void spawn_job(int r, const char *line)
             char why[300];
             snprintf(why, sizeof why, "cannot start %.200s: %s", exe, strerror(pid < 0 ? errno : e));
             spawn_reply(r, -1, why);
+            close(sp[0]);
             if (pid > 0) waitpid(pid, NULL, 0);
         } else {
+            la_set_nonblock(sp[0]);
             job.sp = la_realloc(job.sp, sizeof *job.sp * (size_t)(job.nsp + 1));
-            job.sp[job.nsp++] = (spawned_t){ pid, r };
+            job.sp[job.nsp++] = (spawned_t){ .pid = pid, .rank = r, .status_fd = sp[0] };
             job.sp_live++;
             if (job.verbose) fprintf(stderr, "mpiexec: rank %d spawned a job (mpiexec pid %d)\n", r, (int)pid);
-            spawn_reply(r, 0, "");
         }
-        free(argv);
+        for (int k = 0; k < own.n; k++) free(own.v[k]);
+        free(own.v);
+        free(argv.v);
+        free(nsvar);
     }
     free(args);
     free(env);
     free(as);
     free(es);
+}
+
+/* Read spawned job k's start report; at its end (a line, or end of file: it
+ * ended without one) answer the rank that asked. */
+static void spawn_status(int k)
+{
+    spawned_t *s = &job.sp[k];
+    if (s->status_fd < 0) return;
+    ssize_t n = 1;
+    while (s->slen < sizeof s->status - 1 &&
+           (n = read(s->status_fd, s->status + s->slen, sizeof s->status - 1 - s->slen)) > 0)
+        s->slen += (size_t)n;
+    s->status[s->slen] = '\0';
+    int eof = s->slen == sizeof s->status - 1 || n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR);
+    char *nl = strchr(s->status, '\n');
+    if (!nl && !eof) return;
+    if (nl) *nl = '\0';
+    close(s->status_fd);
+    s->status_fd = -1;
+    if (!strcmp(s->status, "ok")) {
+        pmi_reply(s->rank, "cmd=spawn_result rc=0 reason=00 id=%d\n", k);
+        return;
+    }
+    s->start_failed = 1;
+    spawn_reply(s->rank, -1, !strncmp(s->status, "fail ", 5) ? s->status + 5
+                : "the spawned job's mpiexec ended before it started its processes");
+}
+
+static void on_spawn_status(void *obj, int k, int fd, short rev)
+{
+    if (k < job.nsp && job.sp[k].status_fd == fd) spawn_status(k);
 }
 
 /* A spawned job's mpiexec ended with wait status st: 1 when pid was one. */
@@ -954,7 +1183,12 @@ static int spawned_exited(pid_t pid, int st)
         if (job.sp[k].pid != pid) continue;
         job.sp[k].pid = -1;
         job.sp_live--;
-        if (!job.failed && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
+        spawn_status(k);   /* its report is all there now */
+        if (job.sp[k].status_fd >= 0) {
+            close(job.sp[k].status_fd);
+            job.sp[k].status_fd = -1;
+        }
+        if (!job.failed && !job.sp[k].start_failed && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
             if (WIFSIGNALED(st))
                 job_fail(-1, 128 + WTERMSIG(st), "the job spawned by rank %d (mpiexec pid %d) was killed by signal %d",
                          job.sp[k].rank, (int)pid, WTERMSIG(st));
@@ -965,6 +1199,32 @@ static int spawned_exited(pid_t pid, int st)
         return 1;
     }
     return 0;
+}
+
+/* cmd=name_courier op=<p|l|u> service=<hex> port=<hex>: the name service
+ * (names.h), answered by "cmd=name_result rc=<0|1|2> value=<hex>" (the port
+ * of a lookup, or why not). */
+static void name_request(int r, const char *line)
+{
+    char op[4], *sv = NULL, *pv = NULL, **v1 = NULL, **v2 = NULL, why[600] = "", port[LA_NAME_MAX] = "";
+    int rc = LA_NAME_FAILED;
+    if (field(line, "op", op, sizeof op) < 0 || strlen(op) != 1 || hex_list(line, "service", &v1, &sv) < 0 ||
+        hex_list(line, "port", &v2, &pv) < 0 || strlen(sv) >= LA_NAME_MAX || strlen(pv) >= LA_NAME_MAX) {
+        snprintf(why, sizeof why, "malformed name service request");
+    } else {
+        snprintf(port, sizeof port, "%s", pv);
+        rc = la_names_request(job.names, op[0], sv, port, sizeof port, why, sizeof why);
+    }
+    const char *val = rc == LA_NAME_OK ? (op[0] == 'l' ? port : "") : why;
+    size_t n = strlen(val);
+    char *hex = la_malloc(2 * n + 1);
+    la_hex((const uint8_t *)val, n, hex);
+    pmi_reply(r, "cmd=name_result rc=%d value=%s\n", rc, hex);
+    free(hex);
+    free(v1);
+    free(v2);
+    free(sv);
+    free(pv);
 }
 
 static void pmi_handle(int r, char *line)
@@ -998,6 +1258,13 @@ static void pmi_handle(int r, char *line)
         else pmi_reply(r, "cmd=universe_size rc=-1 msg=unknown\n");
     } else if (!strcmp(cmd, "spawn_courier")) {
         spawn_job(r, line);
+    } else if (!strcmp(cmd, "spawn_ended")) {
+        /* has the job of spawn id ended?  (its processes never connected when
+         * the spawning root still waits for them) */
+        int k = field(line, "id", val, sizeof val) == 0 ? atoi(val) : -1;
+        pmi_reply(r, "cmd=spawn_ended_result rc=%d\n", k < 0 || k >= job.nsp ? -1 : job.sp[k].pid < 0);
+    } else if (!strcmp(cmd, "name_courier")) {
+        name_request(r, line);
     } else if (!strcmp(cmd, "put")) {
         if (field(line, "key", key, sizeof key) < 0) {
             pmi_reply(r, "cmd=put_result rc=-1 msg=missing_or_too_long_key\n");
@@ -1137,6 +1404,7 @@ static void start_local_ranks(int stdin_r)
         int code = la_ranks_spawn(rs, i, err, sizeof err);
         if (code) {
             fprintf(stderr, "mpiexec: %s\n", err);
+            status_fail(err);
             for (int k = i; k < rs->n; k++) rank_done(rs->r[k].rank);
             job_fail(-1, code, "could not start every process");
             break;
@@ -1312,8 +1580,14 @@ static void send_job(int k)
     for (int j = 0; j < job.host_nranks[h]; j++) {
         snprintf(ranks, sizeof ranks, "%d", job.host_ranks[h][j]);
         la_kv_add(&b, "rank", ranks);
+        if (job.napps > 1) la_kv_addf(&b, "rank_app", "%d", app_of(job.host_ranks[h][j]));
     }
     for (char **a = job.argv; *a; a++) la_kv_add(&b, "arg", *a);
+    /* several programs: each one's arguments and directory, "<app> <value>" */
+    for (int k = 0; job.napps > 1 && k < job.napps; k++) {
+        for (char **a = job.app_argv[k]; *a; a++) la_kv_addf(&b, "app_arg", "%d %s", k, *a);
+        if (job.app_wdir[k]) la_kv_addf(&b, "app_wdir", "%d %s", k, job.app_wdir[k]);
+    }
     if (job.wdir) {
         la_kv_add(&b, "wdir", job.wdir);
     } else {
@@ -1434,7 +1708,12 @@ static void proxy_frame(int k, const la_frame_t *f)
         break;
     case LA_F_SPAWNERR:
         if (frame_rank_ok(k, f)) {
-            if (!job.failed) fprintf(stderr, "mpiexec: host %s: %.*s\n", job.hl.h[p->host].name, (int)f->len, f->p);
+            if (!job.failed) {
+                char why[700];
+                snprintf(why, sizeof why, "host %s: %.*s", job.hl.h[p->host].name, (int)f->len, f->p);
+                fprintf(stderr, "mpiexec: %s\n", why);
+                status_fail(why);
+            }
             rank_done(f->rank);
             job_fail(-1, f->arg ? f->arg : 127, "could not start every process");
             barrier_check();
@@ -1765,24 +2044,24 @@ static void finish(la_poll_t *P)
 
 int main(int argc, char **argv)
 {
+    status_open();
     parse_args(argc, argv);
     ut_settings_load();
     if (ut_settings.abort_timeout_ms < 0) ut_settings.abort_timeout_ms = 0;
     plan_job();
     char err[1024];
     if (job.local_host >= 0) {
-        int code = la_resolve_program(job.argv[0], getenv("PATH"), &job.path, err, sizeof err);
-        if (code) la_die(code, "%s", err);
-        job.app_path = la_malloc(sizeof(char *) * (size_t)job.napps);
-        job.app_path[0] = job.path;
-        for (int k = 1; k < job.napps; k++)
-            if ((code = la_resolve_program(job.app_argv[k][0], getenv("PATH"), &job.app_path[k], err, sizeof err)))
-                la_die(code, "%s", err);
-    }
-    if (job.napps > 1) {
-        for (int h = 0; h < job.hl.n; h++)
-            if (job.host_nranks[h] > 0 && h != job.local_host)
-                la_die(2, "several programs (\":\") run only on this host so far");
+        /* the programs of this host's ranks */
+        job.app_path = la_calloc((size_t)job.napps, sizeof(char *));
+        for (int k = 0; k < job.napps; k++) {
+            int here = 0;
+            for (int r = job.app_first[k]; r < job.app_first[k + 1] && !here; r++)
+                here = job.r[r].host == job.local_host;
+            int code = here ? la_resolve_program(job.app_argv[k][0], getenv("PATH"), &job.app_path[k],
+                                                 err, sizeof err) : 0;
+            if (code) la_die(code, "%s", err);
+        }
+        job.path = job.app_path[0];
     }
 
     /* The KVS name carries a random part: it names the shared-memory
@@ -1821,8 +2100,10 @@ int main(int argc, char **argv)
     else job.stdin_to = 2;
 
     px_eof = la_calloc((size_t)(job.npx + 1), sizeof(int));
+    job.names = la_names_open(job.iface);
     start_proxies();
     if (job.local_host >= 0) start_local_ranks(job.stdin_to == 1 ? 0 : -1);
+    status_check_started();   /* all here: before any of them can end */
     start_watcher();
 
     la_poll_t P = { 0 };
@@ -1833,6 +2114,9 @@ int main(int argc, char **argv)
         la_poll_add(&P, job.sigfd, POLLIN, on_signal, NULL, 0);
         if (job.local_host >= 0) la_ranks_poll(&job.lr, &P);
         if (job.listen_fd >= 0 && !job.failed) la_poll_add(&P, job.listen_fd, POLLIN, on_accept, NULL, 0);
+        for (int k = 0; k < job.nsp; k++)
+            if (job.sp[k].status_fd >= 0) la_poll_add(&P, job.sp[k].status_fd, POLLIN, on_spawn_status, NULL, k);
+        la_names_poll(job.names, &P);
         poll_proxies(&P);
         if (stdin_wanted()) la_poll_add(&P, 0, POLLIN, on_stdin, NULL, 0);
         long long partial = partial_lines();
@@ -1846,9 +2130,11 @@ int main(int argc, char **argv)
         if (job.local_host >= 0) la_ranks_serve(&job.lr);
         more = serve_proxies();
         check_deadlines();
+        status_check_started();
         if (job.stdin_to == 1 && job.r[0].state == R_DONE && job.lr.stdin_w >= 0) la_ranks_stdin_close(&job.lr);
     }
     finish(&P);
+    la_names_close(job.names);
     la_poll_free(&P);
     stop_watcher();
     la_shm_cleanup(job.kvsname);

@@ -230,10 +230,61 @@ static void rank_failed_to_start(int i, int code, const char *msg)
     px.rs.r[i].alive = 0;
 }
 
+/* Several programs (mpiexec's ":"): each one's arguments and directory. */
+typedef struct {
+    char **argv;
+    int argc;
+    const char *wdir;
+    char *path;          /* resolved, when a rank here runs it */
+} app_t;
+
+/* The app of "<k> <value>" (grown to hold k), the value in *v; NULL when malformed. */
+static app_t *app_item(app_t **apps, int *napps, const char *val, const char **v)
+{
+    char *end;
+    long k = strtol(val, &end, 10);
+    if (end == val || *end != ' ' || k < 0 || k > 1000000) return NULL;
+    if (k >= *napps) {
+        *apps = la_realloc(*apps, sizeof **apps * (size_t)(k + 1));
+        memset(*apps + *napps, 0, sizeof **apps * (size_t)(k + 1 - *napps));
+        *napps = (int)k + 1;
+    }
+    *v = end + 1;
+    return &(*apps)[k];
+}
+
+/* Several programs: each rank gets its program, arguments and directory;
+ * a rank whose program is not found here fails to start (*skip[i] = 1). */
+static void assign_apps(la_ranks_t *rs, app_t *apps, int napps, const int *rank_app, char *skip)
+{
+    char err[1024];
+    for (int i = 0; i < rs->n; i++) {
+        int k = rank_app[i];
+        if (k < 0 || k >= napps || !apps[k].argc) {
+            rank_failed_to_start(i, 127, "no program to run");
+            skip[i] = 1;
+            continue;
+        }
+        app_t *a = &apps[k];
+        int code = a->path ? 0 : la_resolve_program(a->argv[0], la_env_get(rs->env, "PATH"), &a->path, err,
+                                                    sizeof err);
+        if (code) {
+            rank_failed_to_start(i, code, err);
+            skip[i] = 1;
+            continue;
+        }
+        rs->r[i].path = a->path;
+        rs->r[i].argv = a->argv;
+        rs->r[i].wdir = a->wdir;
+    }
+}
+
 static void start_job(const la_frame_t *f)
 {
     const char *pos = f->p, *end = f->p + f->len, *key, *val;
     int *ranks = NULL, nranks = 0, size = 0, want_stdin = 0, pmi_batch = (int)ut_settings.pmi_batch;
+    int *rank_app = NULL, nrank_app = 0, napps = 0;
+    app_t *apps = NULL;
     const char *wdir = NULL, *cwd = NULL, *launcher = "ssh", *lexec = NULL, *proxy = NULL;
     char **kids = NULL;
     int nk = 0;
@@ -246,6 +297,19 @@ static void start_job(const la_frame_t *f)
         else if (!strcmp(key, "rank")) {
             ranks = la_realloc(ranks, sizeof(int) * (size_t)(nranks + 1));
             ranks[nranks++] = atoi(val);
+        } else if (!strcmp(key, "rank_app")) {
+            rank_app = la_realloc(rank_app, sizeof(int) * (size_t)(nrank_app + 1));
+            rank_app[nrank_app++] = atoi(val);
+        } else if (!strcmp(key, "app_arg") || !strcmp(key, "app_wdir")) {
+            const char *v;
+            app_t *a = app_item(&apps, &napps, val, &v);
+            if (a && key[4] == 'w') {
+                a->wdir = v;
+            } else if (a) {
+                a->argv = la_realloc(a->argv, sizeof(char *) * (size_t)(a->argc + 2));
+                a->argv[a->argc++] = la_strdup(v);
+                a->argv[a->argc] = NULL;
+            }
         } else if (!strcmp(key, "arg")) {
             px.argv = la_realloc(px.argv, sizeof(char *) * (size_t)(px.argc + 2));
             px.argv[px.argc++] = la_strdup(val);
@@ -307,14 +371,21 @@ static void start_job(const la_frame_t *f)
         send_msg("%s: warning: no directory %s here; the ranks start in %s", la_prog, cwd, home ? home : "/");
         if (chdir(home ? home : "/") < 0) {}
     }
-    char *path = NULL;
-    int code = px.argc ? la_resolve_program(px.argv[0], la_env_get(rs->env, "PATH"), &path, err, sizeof err) : 127;
-    if (code) {
-        if (!px.argc) snprintf(err, sizeof err, "no program to run");
-        for (int i = 0; i < rs->n; i++) rank_failed_to_start(i, code, err);
-        return;
+    char *skip = la_calloc((size_t)rs->n + 1, 1);
+    if (napps > 0 && nrank_app == rs->n) {
+        assign_apps(rs, apps, napps, rank_app, skip);
+    } else {
+        char *path = NULL;
+        int code = px.argc ? la_resolve_program(px.argv[0], la_env_get(rs->env, "PATH"), &path, err, sizeof err) : 127;
+        if (code) {
+            if (!px.argc) snprintf(err, sizeof err, "no program to run");
+            for (int i = 0; i < rs->n; i++) rank_failed_to_start(i, code, err);
+            free(skip);
+            return;
+        }
+        rs->path = path;
     }
-    rs->path = path;
+    free(rank_app);
 
     la_topo_t *topo = NULL;
     if (place.bind != LA_LVL_NONE && rs->n > 0) {
@@ -331,11 +402,12 @@ static void start_job(const la_frame_t *f)
         }
     }
     for (int i = 0; i < rs->n; i++) {
+        if (skip[i]) continue;
         if (px.stopping) {   /* ended before it started */
             on_rank_exited(NULL, i, SIGKILL);
             continue;
         }
-        code = la_ranks_spawn(rs, i, err, sizeof err);
+        int code = la_ranks_spawn(rs, i, err, sizeof err);
         if (code) {
             rank_failed_to_start(i, code, err);
             continue;
@@ -350,6 +422,7 @@ static void start_job(const la_frame_t *f)
         }
     }
     la_topo_free(topo);
+    free(skip);
 }
 
 static int local_index(int rank)

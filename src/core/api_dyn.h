@@ -14,9 +14,14 @@
 /* Collective over comm.  The launcher (Courier's mpiexec) starts maxprocs
  * copies of command with argv as a job of its own; *intercomm has comm's group
  * as local group and the children's MPI_COMM_WORLD as remote group.  Info
- * keys (root's only): host, wdir, path, soft is ignored.  array_of_errcodes
- * (MPI_ERRCODES_IGNORE allowed) gets MPI_SUCCESS or the reason per process.
- * MPI_ERR_SPAWN where the launcher cannot spawn. */
+ * keys (root's only): host or add-host, hostfile or add-hostfile, wdir,
+ * path; soft is ignored.  Without hosts the launcher places the children on
+ * the job's host list.  Either every process starts, or none: MPI_ERR_SPAWN
+ * (the launcher cannot spawn, a program is missing or not executable, a host
+ * cannot be reached, the new processes end without connecting), *intercomm
+ * MPI_COMM_NULL, and array_of_errcodes
+ * (MPI_ERRCODES_IGNORE allowed) MPI_ERR_SPAWN for every process, at every
+ * rank; else MPI_SUCCESS in each. */
 int core_comm_spawn(const char *command, char *argv[], int maxprocs, cr_info_t *info, int root,
                     cr_comm_t *comm, MPI_Comm *intercomm, int array_of_errcodes[]);
 /* The same with count commands started as one job (MPI_APPNUM 0..count-1). */
@@ -45,10 +50,12 @@ int core_comm_disconnect(MPI_Comm *comm);
 /* An intercommunicator of this process and the one at the other end of the
  * connected stream socket fd (which stays open). */
 int core_comm_join(int fd, MPI_Comm *intercomm);
-/* The name service (dyn_names.c): a directory of files, one per service
- * (COURIER_DYN_NAME_DIR).  Publish fails with MPI_ERR_SERVICE when the name
+/* The name service (dyn_names.c): Courier's mpiexec serves it; with
+ * COURIER_DYN_NAME_DIR set, or under a launcher without one, a directory of
+ * files, one per service.  Publish fails with MPI_ERR_SERVICE when the name
  * is taken, lookup with MPI_ERR_NAME when it is not published, unpublish with
- * MPI_ERR_SERVICE when it is not published by this port. */
+ * MPI_ERR_SERVICE when it is not published by this port; MPI_ERR_OTHER when
+ * mpiexec's name server cannot be reached. */
 int core_publish_name(const char *service_name, cr_info_t *info, const char *port_name);
 int core_unpublish_name(const char *service_name, cr_info_t *info, const char *port_name);
 int core_lookup_name(const char *service_name, cr_info_t *info, char *port_name);

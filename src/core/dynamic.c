@@ -268,8 +268,9 @@ static int port_dial(const char *name, char *why, size_t wlen)
 }
 
 /* Wait for a connection on the port that presents its nonce.  The socket, or
- * -1 with the reason in why. */
-static int port_take(dyn_port_t *p, char *why, size_t wlen)
+ * -1 with the reason in why.  spawned: the connection is to come from the job
+ * just spawned, so stop waiting when that job has ended. */
+static int port_take(dyn_port_t *p, int spawned, char *why, size_t wlen)
 {
     long long deadline = ut_settings.dyn_accept_timeout_ms > 0
                              ? now_ms() + ut_settings.dyn_accept_timeout_ms : -1;
@@ -284,6 +285,11 @@ static int port_take(dyn_port_t *p, char *why, size_t wlen)
         char lost[256];
         if (crpmi_check(lost, sizeof lost) != 0) {
             snprintf(why, wlen, "%s", lost);
+            return -1;
+        }
+        if (rc == 0 && spawned && crpmi_spawn_ended() == 1) {
+            snprintf(why, wlen, "the spawned processes ended without connecting to the parents "
+                     "(is the program an MPI program that calls MPI_Init?)");
             return -1;
         }
         if (rc > 0) {
@@ -519,7 +525,7 @@ int core_comm_accept(const char *port_name, cr_info_t *info, int root, cr_comm_t
             rerr = MPI_ERR_PORT;
             snprintf(why, sizeof why, "port_name=\"%.300s\" is not a port this process opened",
                      port_name);
-        } else if ((fd = port_take(p, why, sizeof why)) < 0) {
+        } else if ((fd = port_take(p, 0, why, sizeof why)) < 0) {
             rerr = MPI_ERR_PORT;
         }
     }
@@ -635,14 +641,25 @@ static void arg_free(arglist_t *a)
     free(a->v);
 }
 
-/* The launcher's arguments for one command: -n, the info keys it honours
- * (path, wdir; host for the first command only: it is the launcher's option
- * for the whole new job), the program and its arguments. */
-static int spawn_args(arglist_t *a, const char *command, char **argv, int maxprocs,
-                      const cr_info_t *info, int first)
+/* An info value under any of its spellings (MPICH's, Open MPI's). */
+static const char *info_any(const cr_info_t *info, const char *const *keys)
 {
-    char num[32], cwd[4096];
-    const char *host = info ? cr_info_get(info, "host") : NULL;
+    const char *v = NULL;
+    for (; info && !v && *keys; keys++) v = cr_info_get(info, *keys);
+    return v;
+}
+
+/* The launcher's arguments for one command: -n, the info keys it honours
+ * (hosts: host or add-host, else hostfile or add-hostfile; wdir; path), the
+ * program and its arguments.  A command without hosts goes where the
+ * launcher's mapping puts it (the job's host list). */
+static int spawn_args(arglist_t *a, const char *command, char **argv, int maxprocs,
+                      const cr_info_t *info)
+{
+    static const char *const host_keys[] = { "host", "add-host", NULL };
+    static const char *const file_keys[] = { "hostfile", "add-hostfile", NULL };
+    char num[32], cwd[4096], file[4096 + 256];
+    const char *host = info_any(info, host_keys), *hostfile = info_any(info, file_keys);
     const char *wdir = info ? cr_info_get(info, "wdir") : NULL;
     const char *path = info ? cr_info_get(info, "path") : NULL;
     char prog[4096];
@@ -655,9 +672,15 @@ static int spawn_args(arglist_t *a, const char *command, char **argv, int maxpro
         snprintf(prog, sizeof prog, "%s", command);
     }
     /* relative names mean what they mean to the spawning process */
-    if (!wdir && getcwd(cwd, sizeof cwd)) wdir = cwd;
+    int have_cwd = getcwd(cwd, sizeof cwd) != NULL;
+    if (!wdir && have_cwd) wdir = cwd;
+    if (!host && hostfile && hostfile[0] != '/' && have_cwd) {
+        snprintf(file, sizeof file, "%s/%s", cwd, hostfile);
+        hostfile = file;
+    }
     int rc = arg_add(a, "-n") | arg_add(a, num);
-    if (first && host) rc |= arg_add(a, "-hosts") | arg_add(a, host);
+    if (host) rc |= arg_add(a, "-hosts") | arg_add(a, host);
+    else if (hostfile) rc |= arg_add(a, "-f") | arg_add(a, hostfile);
     if (wdir) rc |= arg_add(a, "-wdir") | arg_add(a, wdir);
     rc |= arg_add(a, prog);
     for (int i = 0; argv && argv[i]; i++) rc |= arg_add(a, argv[i]);
@@ -710,7 +733,7 @@ static int spawn_common(const char *fname, int count, char **commands, char ***a
         for (int i = 0; !st[0] && i < count; i++)
             if ((i > 0 && arg_add(&a, ":")) ||
                 spawn_args(&a, commands[i], argvs ? argvs[i] : NULL, maxprocs[i],
-                           infos ? infos[i] : NULL, i == 0)) {
+                           infos ? infos[i] : NULL)) {
                 st[0] = MPI_ERR_NO_MEM;
                 snprintf(why, sizeof why, "out of memory");
             }
@@ -732,7 +755,7 @@ static int spawn_common(const char *fname, int count, char **commands, char ***a
     }
     if (err) return err;
     int fd = -1, rerr = 0;
-    if (comm->rank == root && (fd = port_take(port, why, sizeof why)) < 0) rerr = MPI_ERR_SPAWN;
+    if (comm->rank == root && (fd = port_take(port, 1, why, sizeof why)) < 0) rerr = MPI_ERR_SPAWN;
     err = bridge_own(comm, root, fd, rerr, why, fname, intercomm);
     if (port) port_close(port);
     if (errcodes)

@@ -297,6 +297,18 @@ int crpmi_spawn(char *const *args, int nargs, char *const *env, int nenv, char *
     return rc;
 }
 
+int crpmi_spawn_ended(void)
+{
+    if (!pmi.initialized || pmi.finalized || !pmi.ops || !pmi.ops->spawn_ended) return -1;
+    return pmi.ops->spawn_ended();
+}
+
+int crpmi_name(int op, const char *service, char *port, size_t plen, char *why, size_t wlen)
+{
+    if (!pmi.initialized || pmi.finalized || !pmi.ops || !pmi.ops->name) return -1;
+    return pmi.ops->name(op, service, port, plen, why, wlen);
+}
+
 int crpmi_check(char *why, size_t len)
 {
     if (!pmi.initialized || !pmi.ops || pmi.finalized) return 0;

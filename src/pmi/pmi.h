@@ -68,4 +68,16 @@ int crpmi_check(char *why, size_t len);
  * job's launcher; -1 with the reason in why (len bytes), and no message,
  * where the launcher cannot spawn (only Courier's mpiexec can) or refused. */
 int crpmi_spawn(char *const *args, int nargs, char *const *env, int nenv, char *why, size_t len);
+/* Whether the job of the last successful crpmi_spawn has ended (all its
+ * processes are gone): 1 ended, 0 still running, -1 where the launcher cannot
+ * say.  A spawning root that still waits for the new processes asks it. */
+int crpmi_spawn_ended(void);
+/* The launcher's name service (MPI_Publish_name and friends; Courier's
+ * mpiexec serves one): op 'p' publishes service with port, 'l' looks service
+ * up (the port into port, plen bytes), 'u' unpublishes service published
+ * with port.  0 done; 1 refused (taken, not published, another port) and 2
+ * failed (the launcher's name server cannot be reached), both with the
+ * reason in why (wlen bytes); -1, no message, where the launcher has no name
+ * service. */
+int crpmi_name(int op, const char *service, char *port, size_t plen, char *why, size_t wlen);
 #endif

@@ -36,6 +36,12 @@ typedef struct {
      * NULL where the process manager has no spawn the client can use. */
     int (*spawn)(const char *args, size_t alen, const char *env, size_t elen, char *why,
                  size_t wlen);
+    /* Has the job of the last successful spawn ended?  1 yes, 0 no, -1 not
+     * known.  NULL where the process manager cannot say. */
+    int (*spawn_ended)(void);
+    /* The launcher's name service (crpmi_name), same contract; NULL where
+     * the process manager has none the client can use. */
+    int (*name)(int op, const char *service, char *port, size_t plen, char *why, size_t wlen);
 } crpmi_ops_t;
 
 /* The wire protocols (pmi_wire.c).  version: 0 automatic (ask for PMI-2 over

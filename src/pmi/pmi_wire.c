@@ -70,13 +70,14 @@ static struct {
     int fd;                 /* -1 when closed */
     int version;            /* 1 or 2 */
     int courier;            /* the launcher is Courier's mpiexec */
+    int spawn_id;           /* the launcher's number of the last job spawned, -1: none */
     int rank, size;
     char kvsname[256];
     char *rbuf;             /* received bytes not yet consumed */
     size_t rlen, rcap;
     char *line;             /* the last line / message returned by a read */
     size_t line_cap;
-} w = { .fd = -1 };
+} w = { .fd = -1, .spawn_id = -1 };
 
 /* ---- transport ------------------------------------------------------------ */
 
@@ -585,6 +586,7 @@ static int wire_spawn(const char *args, size_t alen, const char *env, size_t ele
                             "settings) is longer than the launcher takes", alen + elen);
     } else if (w_send("cmd=spawn_courier args=%s env=%s\n", ah, eh) == 0) {
         char *line = w1_expect("spawn_result", &rc);
+        if (line && rc == 0 && w1_field_int(line, "id", &w.spawn_id) < 0) w.spawn_id = -1;
         if (!line) {
             snprintf(why, wlen, "the launcher did not answer the spawn request");
             rc = -1;
@@ -608,8 +610,54 @@ static int wire_spawn(const char *args, size_t alen, const char *env, size_t ele
     return rc;
 }
 
+/* Courier's mpiexec only: "cmd=name_courier op=<p|l|u> service=<hex>
+ * port=<hex>", answered by "cmd=name_result rc=<0|1|2> value=<hex>" (the
+ * port of a lookup, or the reason of a refusal). */
+static int wire_name(int op, const char *service, char *port, size_t plen, char *why, size_t wlen)
+{
+    if (!w.courier || w.version != 1) return -1;
+    char *hs = hex_of(service, strlen(service)), *hp = hex_of(port, op == 'l' ? 0 : strlen(port));
+    int rc = 2;
+    snprintf(why, wlen, "the launcher did not answer");
+    if (hs && hp && w_send("cmd=name_courier op=%c service=%s port=%s\n", op, hs, hp) == 0) {
+        char *line = w1_expect("name_result", &rc);
+        int n = line ? w1_field(line, "value", NULL, 0) : -1;
+        char *hex = n >= 0 ? malloc((size_t)n + 1) : NULL;
+        if (!line || !hex || rc < 0 || rc > 2) {
+            rc = 2;
+        } else if (rc != 0 || op == 'l') {
+            w1_field(line, "value", hex, (size_t)n + 1);
+            char *out = rc == 0 ? port : why;
+            size_t olen = rc == 0 ? plen : wlen, k = 0;
+            for (int i = 0; i + 1 < n && k + 1 < olen; i += 2) {
+                unsigned v;
+                if (sscanf(hex + i, "%2x", &v) != 1) break;
+                out[k++] = (char)v;
+            }
+            if (olen) out[k] = '\0';
+        }
+        free(hex);
+    }
+    free(hs);
+    free(hp);
+    return rc;
+}
+
+/* Courier's mpiexec only: "cmd=spawn_ended id=<n>", answered by
+ * "cmd=spawn_ended_result rc=<1 ended, 0 running, -1 unknown>". */
+static int wire_spawn_ended(void)
+{
+    if (!w.courier || w.version != 1 || w.spawn_id < 0) return -1;
+    int rc = -1;
+    if (w_send("cmd=spawn_ended id=%d\n", w.spawn_id) != 0 || !w1_expect("spawn_ended_result", &rc))
+        return -1;
+    return rc;
+}
+
 static const crpmi_ops_t wire_ops = {
     .spawn = wire_spawn,
+    .spawn_ended = wire_spawn_ended,
+    .name = wire_name,
     .put = wire_put,
     .get = wire_get,
     .fence = wire_fence,

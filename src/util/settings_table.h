@@ -106,7 +106,7 @@ CR_SETTING(dyn_connect_timeout_ms, INT, 10000, 1, 2147483647, "Longest wait of M
 CR_SETTING(dyn_poll_ms,        INT,  100, 1, 10000, "While waiting for a connection, how often, in ms, the root checks that the launcher is still there")
 CR_SETTING(dyn_port_backlog,   INT,  16, 1, 4096,  "Connections an open port queues before MPI_Comm_accept takes them (listen backlog)")
 CR_SETTING(universe_size,      INT,  0, 0, 1000000, "MPI_UNIVERSE_SIZE (mpiexec's -usize wins; read by mpiexec, and by the ranks when the launcher states none, e.g. under Hydra or srun); 0: the slots of -hosts or -f, else not set, as under Hydra")
-CR_SETTING(dyn_name_dir,       STRING, 0, 0, 0,    "Directory of the name service (MPI_Publish_name, one file per service name); unset: /tmp/courier-names-<uid>")
+CR_SETTING(dyn_name_dir,       STRING, 0, 0, 0,    "Directory of a name service in files (MPI_Publish_name, one file per service name) used instead of mpiexec's; unset: mpiexec serves names, and /tmp/courier-names-<uid> only where the launcher does not")
 /* hierarchical collectives across nodes (src/coll/coll_hier.c, issues 12 and 16) */
 CR_SETTING(coll_hier,          BOOL, 1, 0, 1,      "Collectives of a communicator whose ranks span several nodes may run a phase on each node plus one among the nodes' leaders (0: flat algorithms only)")
 CR_SETTING(coll_hier_min_ppn,  INT,  2, 1, 2147483647, "The hierarchical algorithms are chosen automatically when every node holds at least this many ranks of the communicator (forcing one needs only some node with two)")
@@ -126,3 +126,7 @@ CR_SETTING(io_coll_read_direct, SIZE, 4096, 0, 1073741824, "Automatic collective
 CR_SETTING(io_mmap,            BOOL, 1, 0, 1,      "Non-contiguous reads and writes of a file on tmpfs map the file and copy the blocks (one copy, no call per block, ranks write in parallel) rather than sieve, aggregate or move block by block")
 CR_SETTING(io_mmap_max_run,    SIZE, 8192, 0, 1073741824, "With io_mmap, reads whose blocks average at least this many bytes take one pread per block instead of a mapping (which maps the bytes between the blocks too)")
 CR_SETTING(io_mmap_window,     SIZE, 67108864, 4096, 1073741824, "Bytes of the file one mapping of a mapped access (io_mmap) covers")
+/* mpiexec's name service and spawning across hosts (launcher/names.c, issue 12) */
+CR_SETTING(nameserver,         STRING, 0, 0, 0,    "Name server that mpiexec forwards MPI_Publish_name / Lookup / Unpublish to: \"<addresses> <port> <secret>\" as another mpiexec gives it (its spawned jobs get it set); unset: see COURIER_NAMESERVER_FILE")
+CR_SETTING(nameserver_file,    STRING, 0, 0, 0,    "File holding a name server's address: mpiexec uses the server written there when it answers, else serves names itself and writes its address there (mode 0600) until it ends; jobs started with the same file share names")
+CR_SETTING(nameserver_timeout_ms, INT, 5000, 1, 600000, "Longest wait, in ms, of an mpiexec for its name server's answer (and of the server for a request's line)")

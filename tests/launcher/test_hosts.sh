@@ -216,4 +216,72 @@ t_coll() {
     expect_no_leftovers
 }
 
+# Spawning across hosts (tests/mpi/dyn_spawn_hosts, 1-3 parents on
+# -hosts cn1,cn2,cn3): where each child runs (MPI_Get_processor_name) with no
+# info (the next slots of the job's host list after the parents), with info
+# host, hostfile, and MPI_Comm_spawn_multiple with host / add-host / wdir; data
+# over every intercommunicator; a spawn to a host that cannot be reached and
+# one of a program missing on another host fail with MPI_ERR_SPAWN and the
+# job goes on.
+t_spawn() {
+    up; ssh_opts
+    : "${MPI_TEST_DIR:?set MPI_TEST_DIR}"
+    printf 'cn2:1\ncn3:1\n' >"$TMP/spawn_hosts"
+    local n d0 d1
+    for n in 1 2 3; do
+        case $n in 1) d0=cn2 d1=cn3 ;; 2) d0=cn3 d1=cn1 ;; 3) d0=cn1 d1=cn2 ;; esac
+        run 120 "${SSH_OPTS[@]}" -hosts cn1,cn2,cn3 -n $n "$MPI_TEST_DIR/dyn_spawn_hosts" \
+            cn2 cn3 "$TMP/spawn_hosts" cn9 "$MARK"
+        expect_rc 0; expect_out "^PASS dyn_spawn_hosts \(np=$n\)"
+        echo "measured: dyn_spawn_hosts np=$n (4 spawns across hosts, 2 failing): $MS ms"
+        expect_out "^spawn default child 0 host $d0 appnum 0 "
+        expect_out "^spawn default child 1 host $d1 appnum 0 "
+        expect_out "^spawn host child 0 host cn3 "; expect_out "^spawn host child 1 host cn3 "
+        expect_out "^spawn hostfile child 0 host cn2 "; expect_out "^spawn hostfile child 1 host cn3 "
+        expect_out "^spawn multiple child 0 host cn2 appnum 0 "
+        expect_out "^spawn multiple child 1 host cn3 appnum 1 cwd /tmp$"
+        expect_out "^spawn multiple child 2 host cn3 appnum 1 cwd /tmp$"
+        expect_out "^spawn unreachable failed as it should"
+        expect_out "^spawn missing failed as it should"
+    done
+    cluster_down
+    expect_no_leftovers
+}
+
+# The name service across hosts: a job on cn1 and a job started separately on
+# cn2 share mpiexec's names through COURIER_NAMESERVER_FILE (the first
+# mpiexec serves and writes its address there; the second forwards to it).
+# tests/mpi/dyn_two_jobs: the server job publishes its port, the client job
+# looks it up and connects, both check data both ways, an allreduce and a
+# merge; the server unpublishes.  At 1 + 1, 2 + 1 and 1 + 2 ranks.
+t_names() {
+    cluster_up 2 || { echo "FAIL: cannot make the hosts"; exit 1; }
+    : "${MPI_TEST_DIR:?set MPI_TEST_DIR}"
+    export COURIER_NAMESERVER_FILE=$TMP/ns FI_PROVIDER=tcp
+    unset COURIER_DYN_NAME_DIR COURIER_NAMESERVER
+    local pair s c spid src crc k svc
+    for pair in 1:1 2:1 1:2; do
+        s=${pair%:*} c=${pair#*:} svc="crlt-names-$$-$s-$c"
+        rm -f "$TMP/ns"
+        on 1 timeout -k 2 60 "$MPIEXEC" -hosts cn1 -n "$s" "$MPI_TEST_DIR/dyn_two_jobs" server "$svc" names "$MARK" \
+            >"$TMP/server.out" 2>&1 </dev/null &
+        spid=$!
+        for k in $(seq 200); do [ -s "$TMP/ns" ] && break; sleep 0.05; done
+        grep -q " 10.77.0.1[, ]" <<<" $(cat "$TMP/ns" 2>/dev/null)" &&
+            ok "the job on cn1 serves names ($TMP/ns: mode $(stat -c %a "$TMP/ns"))" || fail "no name server address in $TMP/ns"
+        [ "$(stat -c %a "$TMP/ns" 2>/dev/null)" = 600 ] || fail "$TMP/ns is not mode 600"
+        on 2 timeout -k 2 60 "$MPIEXEC" -hosts cn2 -n "$c" "$MPI_TEST_DIR/dyn_two_jobs" client "$svc" names "$MARK" \
+            >"$TMP/client.out" 2>&1 </dev/null
+        crc=$?
+        wait "$spid"; src=$?
+        OUT=$(cat "$TMP/server.out" "$TMP/client.out")
+        RC=$((src + crc)); expect_rc 0
+        expect_out "^PASS dyn_two_jobs server \(np=$s\)"; expect_out "^PASS dyn_two_jobs client \(np=$c\)"
+        [ ! -e "$TMP/ns" ] && ok "the server removed $TMP/ns when it ended" || fail "$TMP/ns left behind"
+    done
+    unset COURIER_NAMESERVER_FILE FI_PROVIDER
+    cluster_down
+    expect_no_leftovers
+}
+
 run_test "${1:-}"
