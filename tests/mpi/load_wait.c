@@ -11,7 +11,8 @@
  * other ranks wait in MPI_Barrier meanwhile.  Every message is checked.
  * With the argument "hogs", rank 0 starts one busy process per core first (a
  * polling waiter then still takes a share of a core, far above the limit).
- * Rank counts 2-4 on a 2-core machine. */
+ * Rank counts 2-4 on a 2-core machine.  Against MPICH (validate_with_mpich.sh)
+ * only the messages are checked: its waits poll. */
 #define _GNU_SOURCE
 #include "mpitest.h"
 #include "hogs.h"
@@ -155,8 +156,10 @@ int main(int argc, char **argv)
                 CHECK_INT(v, 1000 + f);
             }
             double cpu = cpu_seconds() - c0, wall = now() - t0;
+#ifndef MT_REFERENCE_MPICH    /* MPICH polls in these waits: only the data is checked there */
             CHECK(cpu < MAX_CPU_FRACTION * WAIT_S,
                   "%s: waiting %.2f s used %.3f s of CPU (it polled)", fam_name[f], wall, cpu);
+#endif
             printf("load_wait: %-18s waited %.2f s, %.3f s of CPU\n", fam_name[f], wall, cpu);
         } else if (f == W_BARRIER) {
             CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
