@@ -9,7 +9,7 @@ void cr_adapt_init(cr_adapt_t *a, const cr_adapt_cfg_t *cfg, int oversubscribed)
     a->eager = cfg->mode == CR_ADAPT_FORCE || (cfg->mode == CR_ADAPT_AUTO && oversubscribed);
     a->since_probe = 0;
     a->interval = cfg->probe_every;
-    a->slow = a->fast = 0;
+    a->slow = a->fast = a->unknown = 0;
 }
 
 int cr_adapt_choose_eager(cr_adapt_t *a, const cr_adapt_cfg_t *cfg)
@@ -23,14 +23,22 @@ int cr_adapt_choose_eager(cr_adapt_t *a, const cr_adapt_cfg_t *cfg)
     return 1;
 }
 
-void cr_adapt_observe(cr_adapt_t *a, const cr_adapt_cfg_t *cfg, uint64_t handshake_ns,
-                      int peer_slept)
+int cr_adapt_verdict(const cr_adapt_cfg_t *cfg, const cr_adapt_obs_t *o)
 {
-    if (cfg->mode != CR_ADAPT_AUTO) return;
-    if (peer_slept || handshake_ns > cfg->slow_ns) {
+    if (o->peer_slept) return CR_PEER_NOT_RUNNING;
+    if (o->look_ns <= cfg->slow_ns) return CR_PEER_RUNNING;
+    if (o->peer_idle || !o->queued) return CR_PEER_NOT_RUNNING;
+    return CR_PEER_UNKNOWN;
+}
+
+int cr_adapt_observe(cr_adapt_t *a, const cr_adapt_cfg_t *cfg, const cr_adapt_obs_t *o)
+{
+    if (cfg->mode != CR_ADAPT_AUTO) return CR_PEER_UNKNOWN;
+    int v = cr_adapt_verdict(cfg, o);
+    if (v == CR_PEER_NOT_RUNNING) {
         a->slow++;
         if (a->eager) {
-            /* a probe found it still not polling: probe half as often */
+            /* a probe found it still not running: probe half as often */
             uint32_t max = cfg->probe_max > cfg->probe_every ? cfg->probe_max : cfg->probe_every;
             a->interval = a->interval > max / 2 ? max : a->interval * 2;
         } else {
@@ -38,9 +46,12 @@ void cr_adapt_observe(cr_adapt_t *a, const cr_adapt_cfg_t *cfg, uint64_t handsha
             a->since_probe = 0;
             a->interval = cfg->probe_every;
         }
-    } else {
+    } else if (v == CR_PEER_RUNNING) {
         a->fast++;
         a->eager = 0;
         a->interval = cfg->probe_every;
+    } else {
+        a->unknown++;
     }
+    return v;
 }

@@ -368,6 +368,8 @@ struct cr_request {
     int src_rank;              /* send: this process's rank in comm (the message's source),
                                   so that a queued send needs no comm (it may be freed) */
     uint64_t remote_req;       /* the peer's request (rendezvous, sync ack) */
+    uint64_t rts_seen_ns;      /* rendezvous receive: when its RTS arrived (pt2pt.h) */
+    int rts_flags;             /* rendezvous receive: CR_RTS_* of its RTS */
     tr_rkey_t remote_key;      /* rendezvous: the peer's buffer */
     struct cr_chan *chan;      /* the channel that carries it */
     tr_comp_t comp;            /* completion of its transport operations */
@@ -485,11 +487,24 @@ static inline int cr_wait_idle(cr_wait_t *w)
     if (CR_LIKELY(++w->polls < cr_wait_spin_limit)) return 0;
     return cr_wait_idle_slow(w);
 }
+/* Leave the yield phase: clears w->yielding and publishes (shm_publish_idle,
+ * through cr_wait_publish) that this process spins or works again. */
+void cr_wait_leave(cr_wait_t *w);
+/* What the policy calls when the process enters (1) or leaves (0) its yield
+ * phase: init.c points it at shared memory's waiting word, which senders read
+ * to tell a descheduled peer from a busy one (core/adapt.h); NULL: nothing. */
+extern void (*cr_wait_publish)(int idle);
 /* Call after a poll that did something: back to spinning. */
 static inline void cr_wait_busy(cr_wait_t *w)
 {
     w->polls = 0;
-    w->yielding = 0;
+    if (CR_UNLIKELY(w->yielding)) cr_wait_leave(w);
+}
+/* Call when a blocking loop ends (its condition holds): a loop that ended in
+ * its yield phase publishes that the process runs again. */
+static inline void cr_wait_end(cr_wait_t *w)
+{
+    if (CR_UNLIKELY(w->yielding)) cr_wait_leave(w);
 }
 /* One round of a blocking loop: progress, and the policy when it found nothing. */
 static inline void cr_wait_poll(cr_wait_t *w)
@@ -503,6 +518,27 @@ extern unsigned long cr_progress_events;
 static inline void cr_wait_after(cr_wait_t *w, unsigned long before)
 {
     if (cr_progress_events != before || cr_wait_idle(w) > 0) cr_wait_busy(w);
+}
+/* The test calls (MPI_Test and its family, MPI_Iprobe, MPI_Improbe) share one
+ * waiting state: a user's loop of test calls that find nothing, back to back
+ * (less than COURIER_WAIT_TEST_GAP_US from one call's return to the next),
+ * goes through the policy like a blocking call: past the spin phase each call
+ * yields, and once idle for COURIER_WAIT_SLEEP_US it sleeps on the doorbell
+ * for at most COURIER_WAIT_TEST_SLEEP_MAX_US.  A caller that works between its
+ * calls never yields there (past the spin phase, one clock read per call; it
+ * spins again after working longer than COURIER_WAIT_SLEEP_US). */
+extern cr_wait_t cr_test_wait;
+void cr_wait_test_slow(void);
+/* Call at the end of a test call: before is cr_progress_events read before
+ * its poll, done 1 when it found what it tested for. */
+static inline void cr_wait_test(unsigned long before, int done)
+{
+    if (done || cr_progress_events != before) {
+        if (CR_UNLIKELY(cr_test_wait.polls)) cr_wait_busy(&cr_test_wait);
+        return;
+    }
+    if (CR_LIKELY(++cr_test_wait.polls < cr_wait_spin_limit)) return;
+    cr_wait_test_slow();
 }
 /* Make progress until *flag becomes non-zero, with the waiting policy. */
 void cr_progress_wait(volatile int *flag);

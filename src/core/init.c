@@ -160,6 +160,9 @@ static int start_transports(const char *node)
     tr_iface_t *wakers[2] = { net, cr_proc.local_size > 1 || !net ? shm : NULL };
     cr_progress_init(cr_proc.oversubscribed, wakers, 2);
     if (net) cr_progress_net_polled();
+    /* the waiting policy publishes its yield phase where local peers read it
+     * (the adaptive protocol tells a descheduled peer from a busy one by it) */
+    cr_wait_publish = cr_proc.local_size > 1 ? shm_publish_idle : NULL;
     /* the fast paths run without threads only (threads.h) */
     if (cr_pt2pt_init(transports, 1, ntransports, !cr_threaded) != 0)
         return cr_error(MPI_ERR_NO_MEM, "no memory for the point-to-point channel");

@@ -341,6 +341,7 @@ int core_wait(MPI_Request *request, MPI_Status *status)
     if (r->poll) {
         cr_wait_t w = CR_WAIT_INIT;
         while (!poll_req(r)) cr_wait_poll(&w);
+        cr_wait_end(&w);
     } else {
         cr_progress_wait(done_flag(r));
     }
@@ -356,13 +357,16 @@ int core_test(MPI_Request *request, int *flag, MPI_Status *status)
         return MPI_SUCCESS;
     }
     if (!poll_req(r)) {
+        unsigned long before = cr_progress_events;
         cr_progress();
         if (!poll_req(r)) {
             *flag = 0;
+            cr_wait_test(before, 0);       /* a polling loop yields, then sleeps */
             return MPI_SUCCESS;
         }
     }
     *flag = 1;
+    cr_wait_test(0, 1);
     return finish(request, r, status);
 }
 
@@ -406,7 +410,10 @@ static int all_complete(int count, const MPI_Request reqs[])
 int core_testall(int count, MPI_Request array_of_requests[], int *flag,
                  MPI_Status array_of_statuses[])
 {
-    if (!(*flag = all_complete(count, array_of_requests))) return MPI_SUCCESS;
+    unsigned long before = cr_progress_events;
+    *flag = all_complete(count, array_of_requests);
+    cr_wait_test(before, *flag);
+    if (!*flag) return MPI_SUCCESS;
     int any_err = 0;
     for (int i = 0; i < count; i++) {
         MPI_Status tmp, *st = status_at(array_of_statuses, i);
@@ -416,8 +423,9 @@ int core_testall(int count, MPI_Request array_of_requests[], int *flag,
     return any_err ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
 }
 
-int core_testany(int count, MPI_Request array_of_requests[], int *index, int *flag,
-                 MPI_Status *status)
+/* MPI_Testany's one look, which MPI_Waitany repeats. */
+static int testany_once(int count, MPI_Request array_of_requests[], int *index, int *flag,
+                        MPI_Status *status)
 {
     int nactive = 0;
     cr_progress();
@@ -442,14 +450,27 @@ int core_waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Sta
     cr_wait_t w = CR_WAIT_INIT;
     for (;;) {
         unsigned long before = cr_progress_events;
-        int flag, err = core_testany(count, array_of_requests, index, &flag, status);
-        if (err || flag) return err;
+        int flag, err = testany_once(count, array_of_requests, index, &flag, status);
+        if (err || flag) {
+            cr_wait_end(&w);
+            return err;
+        }
         cr_wait_after(&w, before);
     }
 }
 
-int core_testsome(int incount, MPI_Request array_of_requests[], int *outcount,
-                  int array_of_indices[], MPI_Status array_of_statuses[])
+int core_testany(int count, MPI_Request array_of_requests[], int *index, int *flag,
+                 MPI_Status *status)
+{
+    unsigned long before = cr_progress_events;
+    int err = testany_once(count, array_of_requests, index, flag, status);
+    cr_wait_test(before, err || *flag);
+    return err;
+}
+
+/* MPI_Testsome's one look, which MPI_Waitsome repeats. */
+static int testsome_once(int incount, MPI_Request array_of_requests[], int *outcount,
+                         int array_of_indices[], MPI_Status array_of_statuses[])
 {
     int n = 0, nactive = 0, any_err = 0;
     cr_progress();
@@ -473,11 +494,24 @@ int core_waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
     cr_wait_t w = CR_WAIT_INIT;
     for (;;) {
         unsigned long before = cr_progress_events;
-        int err = core_testsome(incount, array_of_requests, outcount, array_of_indices,
+        int err = testsome_once(incount, array_of_requests, outcount, array_of_indices,
                                 array_of_statuses);
-        if (err || *outcount != 0) return err;
+        if (err || *outcount != 0) {
+            cr_wait_end(&w);
+            return err;
+        }
         cr_wait_after(&w, before);
     }
+}
+
+int core_testsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                  int array_of_indices[], MPI_Status array_of_statuses[])
+{
+    unsigned long before = cr_progress_events;
+    int err = testsome_once(incount, array_of_requests, outcount, array_of_indices,
+                            array_of_statuses);
+    cr_wait_test(before, err || *outcount != 0);
+    return err;
 }
 
 int core_request_get_status(cr_request_t *request, int *flag, MPI_Status *status)
@@ -623,7 +657,9 @@ int core_probe(int source, int tag, cr_comm_t *comm, int *flag, MPI_Status *stat
         found = 1;
         proc_null_status(status);
     } else if (how == CR_NONBLOCKING) {
+        unsigned long before = cr_progress_events;
         cr_iprobe(source, tag, comm, &found, status, 0, NULL);
+        cr_wait_test(before, found);       /* a polling loop yields, then sleeps */
     } else {
         cr_wait_t w = CR_WAIT_INIT;
         for (;;) {
@@ -632,6 +668,7 @@ int core_probe(int source, int tag, cr_comm_t *comm, int *flag, MPI_Status *stat
             if (found) break;
             cr_wait_after(&w, before);
         }
+        cr_wait_end(&w);
     }
     if (flag) *flag = found;
     return MPI_SUCCESS;
@@ -655,9 +692,11 @@ int core_mprobe(int source, int tag, cr_comm_t *comm, int *flag, MPI_Message *me
     for (;;) {
         unsigned long before = cr_progress_events;
         cr_iprobe(source, tag, comm, &found, status, 1, &u);
+        if (how == CR_NONBLOCKING) cr_wait_test(before, found);
         if (found || how == CR_NONBLOCKING) break;
         cr_wait_after(&w, before);
     }
+    cr_wait_end(&w);
     if (found) {
         cr_request_t *m = cr_request_new(CR_REQ_MPROBE, 1);
         if (!m) return cr_error(MPI_ERR_NO_MEM, "out of memory for a message handle");

@@ -203,11 +203,12 @@ static int bells_wait(long max_us)
  * single-threaded one.  A sleep that ran out with no doorbell rung returns 0
  * and leaves the loop idle: it sleeps again at its next idle poll.  Returns
  * -1 when it did not sleep, else as cr_wait_idle_sleep. */
-static int wait_sleep(cr_wait_t *w, uint64_t now, const int *quit)
+static int wait_sleep(cr_wait_t *w, uint64_t now, const int *quit, long max_us)
 {
     if (!w->yielding) {
         w->yielding = 1;
         w->idle_since_ns = now;
+        if (cr_wait_publish) cr_wait_publish(1);
         return -1;
     }
     if (now - w->idle_since_ns < (uint64_t)ut_settings.wait_sleep_us * 1000u ||
@@ -221,7 +222,7 @@ static int wait_sleep(cr_wait_t *w, uint64_t now, const int *quit)
     }
     cr_wait_stats.sleeps++;
     int depth = cr_lib_release_all();   /* 0 without threads */
-    int woken = bells_wait(sleep_max_us());
+    int woken = bells_wait(max_us);
     cr_lib_reacquire(depth);
     if (woken) return 1;                /* look again, spinning */
     cr_wait_stats.sleep_timeouts++;
@@ -231,18 +232,25 @@ static int wait_sleep(cr_wait_t *w, uint64_t now, const int *quit)
 int cr_wait_idle_sleep(cr_wait_t *w, const int *quit)
 {
     cr_liveness_check();
-    return wait_sleep(w, cr_wait_sys.now_ns(), quit);
+    return wait_sleep(w, cr_wait_sys.now_ns(), quit, sleep_max_us());
+}
+
+void (*cr_wait_publish)(int idle);
+
+void cr_wait_leave(cr_wait_t *w)
+{
+    w->yielding = 0;
+    if (cr_wait_publish) cr_wait_publish(0);
 }
 
 /* Past the spin phase: yield on every idle poll (letting the library lock go
  * with threads: another thread may be about to send what this one waits
  * for), and sleep once idle long enough (wait_sleep).  Every visit here also
  * gives the liveness checks their turn (liveness.h). */
-int cr_wait_idle_slow(cr_wait_t *w)
+static int idle_slow(cr_wait_t *w, uint64_t now, long max_us)
 {
-    uint64_t now = cr_wait_sys.now_ns();
     cr_liveness_check();   /* at most every COURIER_LIVENESS_MS; may end the job */
-    int r = wait_sleep(w, now, NULL);
+    int r = wait_sleep(w, now, NULL, max_us);
     if (r >= 0) return r;
     cr_wait_stats.yields++;
     int depth = cr_lib_release_all();
@@ -251,8 +259,46 @@ int cr_wait_idle_slow(cr_wait_t *w)
     return 0;
 }
 
+int cr_wait_idle_slow(cr_wait_t *w)
+{
+    return idle_slow(w, cr_wait_sys.now_ns(), sleep_max_us());
+}
+
+/* The test calls' waiting state (core.h), and when the last test call that
+ * went through the policy returned. */
+cr_wait_t cr_test_wait = CR_WAIT_INIT;
+static uint64_t test_last_ns;
+
+void cr_wait_test_slow(void)
+{
+    cr_wait_t *w = &cr_test_wait;
+    long gap_us = ut_settings.wait_test_gap_us;
+    if (gap_us <= 0) {
+        w->polls = 0;
+        return;
+    }
+    uint64_t now = cr_wait_sys.now_ns();
+    if (w->polls == cr_wait_spin_limit) {
+        test_last_ns = now;      /* the end of a spin phase: see how soon the next call comes */
+        return;
+    }
+    uint64_t gap = now - test_last_ns;
+    if (gap > (uint64_t)gap_us * 1000u) {
+        /* the caller worked since its last test call (or lost its core): no
+         * yield now; after work longer than the policy's yield phase, back to
+         * spinning */
+        if (gap > (uint64_t)ut_settings.wait_sleep_us * 1000u) cr_wait_busy(w);
+        test_last_ns = now;
+        return;
+    }
+    long max = ut_settings.wait_test_sleep_max_us, cap = sleep_max_us();
+    if (idle_slow(w, now, max < cap ? max : cap) > 0) cr_wait_busy(w);
+    test_last_ns = cr_wait_sys.now_ns();
+}
+
 void cr_progress_wait(volatile int *flag)
 {
     cr_wait_t w = CR_WAIT_INIT;
     while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE)) cr_wait_poll(&w);
+    cr_wait_end(&w);
 }

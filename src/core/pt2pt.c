@@ -17,10 +17,14 @@
  *                streams CR_AM_DATA messages which the receiver copies out.
  * A peer whose get is refused (TR_ERR_REFUSED: a non-dumpable process, ptrace
  * policy) is remembered, and only that peer's messages use the pipeline.
- *  adaptive:     a shared-memory peer whose rendezvous handshakes are slow (it
- *                is not polling: time-sliced) gets messages up to the adaptive
- *                eager limit eagerly through the ring (core/adapt.h decides,
- *                from the handshakes timed here).
+ *  adaptive:     a shared-memory peer seen not running (its rendezvous
+ *                handshakes are looked at late, and it published that it
+ *                yields or sleeps, or nothing of ours was queued before) gets
+ *                messages up to the adaptive eager limit eagerly through the
+ *                ring, and larger standard sends staged: copied into this
+ *                process's staging area for that peer, the send complete at
+ *                once, and the peer gets the copy alone when it matches
+ *                (core/adapt.h decides, from the handshakes timed here).
  * Transports deliver one peer's messages in order and the queues are FIFO,
  * so MPI's non-overtaking rule holds.
  *
@@ -293,8 +297,8 @@ static void vc_bind(const cr_chan_t *ch, cr_vc_t *v, tr_iface_t *tr, uint64_t ad
      * the ring holds */
     size_t amax = (size_t)ut_settings.adaptive_eager_limit;
     if (amax > tr->caps.max_short) amax = tr->caps.max_short;
-    v->adapt_max = v->kind == CR_VC_SHM && adapt_cfg.mode != CR_ADAPT_OFF && amax > v->eager_max
-                       ? amax : 0;
+    v->adapt_on = v->kind == CR_VC_SHM && adapt_cfg.mode != CR_ADAPT_OFF;
+    v->adapt_max = v->adapt_on && amax > v->eager_max ? amax : 0;
     cr_adapt_init(&v->adapt, &adapt_cfg, cr_proc.oversubscribed);
 }
 
@@ -364,18 +368,26 @@ static tr_status_t ctrl_try(cr_chan_t *ch, cr_vc_t *v, const tr_am_hdr_t *h,
     return st;
 }
 
-/* Send a control message now, or queue it behind earlier work to that peer. */
-static void ctrl_send(cr_chan_t *ch, int peer, int type, uint64_t aux, const void *payload,
-                      int len)
+/* Send a control message now, or queue it behind earlier work to that peer;
+ * stamp (CTS, FIN: when the RTS arrived, pt2pt.h) goes in src and tag. */
+static void ctrl_send_stamped(cr_chan_t *ch, int peer, int type, uint64_t aux,
+                              const void *payload, int len, uint64_t stamp)
 {
     cr_vc_t *v = &ch->vc[peer];
-    tr_am_hdr_t h = { .type = (uint16_t)type, .aux = aux };
+    tr_am_hdr_t h = { .type = (uint16_t)type, .aux = aux, .src = (int32_t)(uint32_t)stamp,
+                      .tag = (int32_t)(uint32_t)(stamp >> 32) };
     if (!v->out_head && ctrl_try(ch, v, &h, payload, (size_t)len) == TR_OK) return;
     cr_out_t *o = out_new(OUT_CTRL, NULL);
     o->hdr = h;
     if (len) memcpy(o->payload, payload, (size_t)len);
     o->len = len;
     out_append(ch, v, o);
+}
+
+static void ctrl_send(cr_chan_t *ch, int peer, int type, uint64_t aux, const void *payload,
+                      int len)
+{
+    ctrl_send_stamped(ch, peer, type, aux, payload, len, 0);
 }
 
 cr_pvar_sent_t cr_pvar_sent[CR_PVAR_NKIND][CR_PVAR_NPROTO];
@@ -391,22 +403,105 @@ size_t cr_pvar_queue_length(int unexpected)
 }
 
 /* ---- the adaptive protocol (core/adapt.h) ----------------------------------------------
- * A rendezvous send in the adaptive range, one per peer at a time, is timed
- * from its RTS to the receiver's first answer (CTS or FIN): that is how long
- * the receiver took to look, plus at most one copy of the message. */
-static void adapt_probe_start(cr_vc_t *v, cr_request_t *r)
+ * One rendezvous send per peer at a time is timed: from just before its RTS
+ * is published to the receiver's first look at it, which the receiver stamps
+ * into its answer (CTS or FIN, pt2pt.h), so neither the copy nor this side's
+ * delay in reading the answer counts.  With it go the peer's published
+ * waiting word, read before the RTS went (a sender that rings a sleeper
+ * clears its doorbell), and whether earlier rendezvous sends of ours to it
+ * were unanswered. */
+static int adapt_probe_want(const cr_vc_t *v)
 {
-    v->probe_req = r;
-    v->probe_t0 = cr_wait_sys.now_ns();
-    v->probe_slept = shm_peer_sleeping(shm_ctx_of(v->tr), (int)v->addr);
+    return v->adapt_on && adapt_cfg.mode == CR_ADAPT_AUTO && !v->probe_req;
 }
 
-/* The receiver answered send s: if it was timed, decide on what it took. */
-static void adapt_probe_end(cr_vc_t *v, const cr_request_t *s)
+static void adapt_probe_look(cr_vc_t *v)
+{
+    int st = shm_peer_idle(shm_ctx_of(v->tr), (int)v->addr);
+    v->probe_obs.peer_idle = (st & SHM_PEER_YIELDS) != 0 || (st & SHM_PEER_SLEEPS) != 0;
+    v->probe_obs.peer_slept = (st & SHM_PEER_SLEEPS) != 0;
+    v->probe_obs.queued = v->rndv_out > 0;
+    v->probe_t0 = cr_wait_sys.now_ns();
+}
+
+/* The receiver answered send s (h: its CTS or FIN, NULL when none came): if
+ * it was timed, decide on when the receiver looked. */
+static void adapt_probe_end(cr_vc_t *v, const cr_request_t *s, const tr_am_hdr_t *h)
 {
     if (CR_LIKELY(v->probe_req != s)) return;
     v->probe_req = NULL;
-    cr_adapt_observe(&v->adapt, &adapt_cfg, cr_wait_sys.now_ns() - v->probe_t0, v->probe_slept);
+    uint64_t seen = h ? (uint64_t)(uint32_t)h->src | (uint64_t)(uint32_t)h->tag << 32 : 0;
+    if (!seen) seen = cr_wait_sys.now_ns();      /* not stamped: the round trip */
+    v->probe_obs.look_ns = seen > v->probe_t0 ? seen - v->probe_t0 : 0;
+    cr_adapt_observe(&v->adapt, &adapt_cfg, &v->probe_obs);
+}
+
+/* When a rendezvous from peer arrived, for its answer's stamp (0: not kept). */
+static inline uint64_t rts_stamp(const cr_chan_t *ch, int peer)
+{
+    return adapt_cfg.mode == CR_ADAPT_AUTO && ch->vc[peer].kind == CR_VC_SHM
+               ? cr_wait_sys.now_ns() : 0;
+}
+
+/* ---- staging (the adaptive protocol's large messages) -----------------------------------
+ * A standard send above the adaptive eager range to a peer seen not running
+ * is copied into this process's staging area for that peer (allocated on
+ * first need, COURIER_ADAPTIVE_STAGE_BYTES) and carried by an internal
+ * rendezvous send of that copy (a detached request); the user's send
+ * completes at once.  The peer gets the copy with a single copy when it
+ * matches, whether or not this process runs then; the FIN frees the slot.
+ * The area is handed out in order and reused whole once no staged send is
+ * left in it.  Returns 0 when sent, 1 when the transport is full (nothing
+ * done), -1 when the message does not qualify or the area has no room. */
+static int rts_send(cr_vc_t *v, cr_request_t *r, uint16_t flags);
+
+/* The staged copy's type: contiguous bytes (marked predefined: no reference
+ * counting). */
+static cr_datatype_t stage_dt = { .builtin = 1, .size = 1, .extent = 1, .true_extent = 1,
+                                  .contig = 1 };
+
+static void stage_release(cr_request_t *s)
+{
+    cr_vc_t *v = &s->chan->vc[s->vpeer];
+    if (--v->stage_live == 0) v->stage_used = 0;
+}
+
+static int stage_send(cr_chan_t *ch, cr_vc_t *v, cr_request_t *r)
+{
+    size_t cap = (size_t)ut_settings.adaptive_stage_bytes;
+    size_t need = (r->bytes + 63) & ~(size_t)63;
+    if (r->mode != CR_MODE_STD || r->bytes > cap || v->stage_used + need > cap ||
+        v->get_state == CR_GET_REFUSED || !(v->tr->caps.flags & TR_CAP_GET) ||
+        ut_settings.cma_min <= 0 || (size_t)ut_settings.cma_min > r->bytes)
+        return -1;
+    if (!v->stage && !(v->stage = malloc(cap))) return -1;
+    cr_request_t *s = cr_request_new(CR_REQ_SEND, 0);
+    if (!s) return -1;
+    char *copy = v->stage + v->stage_used;
+    memcpy(copy, send_bytes(r), r->bytes);
+    s->mode = CR_MODE_STD;
+    s->chan = ch;
+    s->ctx = r->ctx;
+    s->src_rank = r->src_rank;
+    s->peer = r->peer;
+    s->tag = r->tag;
+    s->buf = copy;
+    s->count = (MPI_Aint)r->bytes;
+    s->dt = &stage_dt;
+    s->bytes = r->bytes;
+    s->vpeer = r->vpeer;
+    if (rts_send(v, s, CR_RTS_STAGED)) {
+        cr_request_free(s);
+        return 1;
+    }
+    s->on_free = stage_release;
+    s->detached = 1;
+    v->stage_used += need;
+    v->stage_live++;
+    r->proto_state = PS_NONE;
+    r->pending = 0;
+    req_complete(r);
+    return 0;
 }
 
 /* ---- sending ----------------------------------------------------------------------- */
@@ -435,10 +530,24 @@ static int send_inject(cr_chan_t *ch, cr_request_t *r)
         if (r->pending == 0) req_complete(r);
         return 0;
     }
+    if (v->adapt_on && r->bytes > v->adapt_max && ut_settings.adaptive_stage_bytes > 0 &&
+        cr_adapt_choose_eager(&v->adapt, &adapt_cfg)) {
+        int rc = stage_send(ch, v, r);
+        if (rc >= 0) return rc;
+    }
+    return rts_send(v, r, 0);
+}
+
+/* Send r's RTS (the key of its bytes); 0, or 1 when the transport is full. */
+static int rts_send(cr_vc_t *v, cr_request_t *r, uint16_t flags)
+{
+    tr_am_hdr_t h = { .type = CR_AM_RTS, .flags = flags, .ctx = r->ctx, .src = r->src_rank,
+                      .tag = r->tag, .aux = (uint64_t)(uintptr_t)r };
     cr_rts_t rts = { .bytes = r->bytes };
-    st = tr_mem_key(v->tr, (void *)send_bytes(r), r->bytes, &rts.key);
+    tr_status_t st = tr_mem_key(v->tr, (void *)send_bytes(r), r->bytes, &rts.key);
     if (st != TR_OK) chan_fail(r->vpeer, "describing a send buffer", st);
-    h.type = CR_AM_RTS;
+    int probe = adapt_probe_want(v);
+    if (probe) adapt_probe_look(v);
     st = am_short(v, &h, &rts, sizeof rts);
     if (st == TR_ERR_NO_RESOURCE) {
         tr_mem_release(v->tr, &rts.key);
@@ -449,17 +558,20 @@ static int send_inject(cr_chan_t *ch, cr_request_t *r)
     r->remote_key = rts.key;     /* a sender keeps its own key here, to release it */
     r->proto_state = PS_WAIT_CTS;
     r->pending = 1;          /* FIN, or the last streamed data */
-    if (r->bytes <= v->adapt_max && !v->probe_req) adapt_probe_start(v, r);
+    if (probe) v->probe_req = r;
+    if (v->adapt_on) v->rndv_out++;
     return 0;
 }
 
 /* A rendezvous send's data is with the receiver (FIN, or the last of the
  * stream went): its buffer needs no key any more. */
-static void rndv_send_end(cr_request_t *s)
+static void rndv_send_end(cr_request_t *s, const tr_am_hdr_t *fin)
 {
     cr_chan_t *ch = s->chan;
-    adapt_probe_end(&ch->vc[s->vpeer], s);
-    tr_mem_release(ch->vc[s->vpeer].tr, &s->remote_key);
+    cr_vc_t *v = &ch->vc[s->vpeer];
+    adapt_probe_end(v, s, fin);
+    if (v->adapt_on) v->rndv_out--;
+    tr_mem_release(v->tr, &s->remote_key);
     send_step_done(s);
 }
 
@@ -522,7 +634,7 @@ static void rndv_recv_step_done(cr_request_t *r)
     cr_chan_t *ch = r->chan;
     cr_vc_t *v = &ch->vc[r->vpeer];
     if (v->get_state == CR_GET_UNTRIED) v->get_state = CR_GET_WORKS;
-    ctrl_send(ch, r->vpeer, CR_AM_FIN, r->remote_req, NULL, 0);
+    ctrl_send_stamped(ch, r->vpeer, CR_AM_FIN, r->remote_req, NULL, 0, r->rts_seen_ns);
     recv_finish(r, recv_kept(r));
 }
 
@@ -542,7 +654,8 @@ static void rndv_start(cr_chan_t *ch, cr_request_t *r)
         r->pending = 1;
         r->comp.cb = rndv_get_cb;
         if (v->get_state == CR_GET_WORKS && (v->tr->caps.flags & TR_CAP_PUT) && split_min > 0 &&
-            n >= (size_t)split_min && !cr_proc.oversubscribed) {
+            n >= (size_t)split_min && !cr_proc.oversubscribed &&
+            !(r->rts_flags & CR_RTS_STAGED)) {
             /* The sender puts the second half (from a cache-line boundary)
              * while this side gets the first. */
             mine = (n / 2) & ~(size_t)63;
@@ -552,7 +665,8 @@ static void rndv_start(cr_chan_t *ch, cr_request_t *r)
             if (ks != TR_OK) chan_fail(r->vpeer, "describing a receive buffer", ks);
             r->pending = 2;                 /* our get, and WDONE */
             r->done_bytes = mine;
-            ctrl_send(ch, r->vpeer, CR_AM_CTS, r->remote_req, &cts, sizeof cts);
+            ctrl_send_stamped(ch, r->vpeer, CR_AM_CTS, r->remote_req, &cts, sizeof cts,
+                              r->rts_seen_ns);
         }
         tr_status_t st = tr_get(v->tr, v->addr, dst, mine, &r->remote_key, 0, &r->comp);
         if (st == TR_OK) {
@@ -569,7 +683,7 @@ static void rndv_start(cr_chan_t *ch, cr_request_t *r)
     cr_cts_t cts = { .rreq = (uint64_t)(uintptr_t)r, .method = CR_RNDV_PIPE };
     r->proto_state = PS_RNDV_PULL;
     r->done_bytes = 0;
-    ctrl_send(ch, r->vpeer, CR_AM_CTS, r->remote_req, &cts, sizeof cts);
+    ctrl_send_stamped(ch, r->vpeer, CR_AM_CTS, r->remote_req, &cts, sizeof cts, r->rts_seen_ns);
 }
 
 /* ---- receiving ------------------------------------------------------------------------- */
@@ -587,6 +701,8 @@ static void ux_deliver(cr_chan_t *ch, cr_request_t *r, cr_unexp_t *u)
         r->vpeer = u->peer;
         r->remote_req = u->sreq;
         r->remote_key = u->key;
+        r->rts_seen_ns = u->seen_ns;
+        r->rts_flags = u->rts_flags;
         r->msg_bytes = u->bytes;
         r->status.MPI_SOURCE = u->src;
         r->status.MPI_TAG = u->tag;
@@ -648,11 +764,14 @@ static void on_rts(cr_chan_t *ch, int peer, const tr_am_rx_t *m)
     const tr_am_hdr_t *h = &m->hdr;
     cr_rts_t rts;
     tr_am_copy(m, 0, &rts, sizeof rts);
+    uint64_t seen = rts_stamp(ch, peer);
     cr_request_t *r = posted_find(ch, h->ctx, h->src, h->tag);
     if (r) {
         r->vpeer = peer;
         r->remote_req = h->aux;
         r->remote_key = rts.key;
+        r->rts_seen_ns = seen;
+        r->rts_flags = h->flags;
         r->msg_bytes = rts.bytes;
         r->status.MPI_SOURCE = h->src;
         r->status.MPI_TAG = h->tag;
@@ -669,6 +788,8 @@ static void on_rts(cr_chan_t *ch, int peer, const tr_am_rx_t *m)
     u->peer = peer;
     u->sreq = h->aux;
     u->key = rts.key;
+    u->seen_ns = seen;
+    u->rts_flags = h->flags;
     ux_add(ch, u);
 }
 
@@ -748,7 +869,7 @@ static void on_cts(cr_chan_t *ch, int peer, const tr_am_rx_t *m)
     tr_am_copy(m, 0, &cts, sizeof cts);
     s->remote_req = cts.rreq;
     cr_vc_t *v = &ch->vc[peer];
-    adapt_probe_end(v, s);
+    adapt_probe_end(v, s, &m->hdr);
     if (cts.method == CR_RNDV_SPLIT) {
         s->comp.cb = split_put_cb;
         tr_status_t st = tr_put(v->tr, v->addr, send_bytes(s) + cts.off, cts.len, &cts.key,
@@ -790,7 +911,7 @@ static void chan_am_handler(void *arg, int peer, const tr_am_rx_t *m)
         send_step_done((cr_request_t *)(uintptr_t)m->hdr.aux);
         break;
     case CR_AM_FIN:
-        rndv_send_end((cr_request_t *)(uintptr_t)m->hdr.aux);
+        rndv_send_end((cr_request_t *)(uintptr_t)m->hdr.aux, &m->hdr);
         break;
     case CR_AM_CTS:
         on_cts(ch, peer, m);
@@ -824,7 +945,7 @@ static int stream_push(cr_vc_t *v, cr_request_t *s)
         else if (st != TR_OK) chan_fail(s->vpeer, "streaming rendezvous data", st);
         s->done_bytes += k;
     }
-    rndv_send_end(s);
+    rndv_send_end(s, NULL);
     return 0;
 }
 
@@ -971,10 +1092,13 @@ void cr_chan_fini(cr_chan_t *ch)
 {
     /* COURIER_DEBUG=2: what the adaptive protocol saw of each peer */
     for (int p = 0; p < ch->nvc && ut_log_on(UT_LOG_EVENTS); p++)
-        if (ch->vc[p].adapt_max)
-            ut_log_write(UT_LOG_EVENTS, "adaptive", "channel %d, rank %d: %u slow and %u fast "
-                         "handshakes, ending in %s mode", ch->index, p, ch->vc[p].adapt.slow,
-                         ch->vc[p].adapt.fast, ch->vc[p].adapt.eager ? "eager" : "rendezvous");
+        if (ch->vc[p].adapt_on)
+            ut_log_write(UT_LOG_EVENTS, "adaptive", "channel %d, rank %d: %u handshakes found it "
+                         "not running, %u running, %u unknown; ending in %s mode", ch->index, p,
+                         ch->vc[p].adapt.slow, ch->vc[p].adapt.fast, ch->vc[p].adapt.unknown,
+                         ch->vc[p].adapt.eager ? "eager" : "rendezvous");
+    for (int p = 0; p < ch->nvc; p++)
+        free(ch->vc[p].stage);    /* a staged send still unfinished is dropped with it */
     for (int p = 0; p < ch->nvc; p++)
         while (ch->vc[p].out_head) {
             cr_out_t *o = ch->vc[p].out_head;
@@ -1143,6 +1267,7 @@ int cr_recv_fast(void *dst, size_t cap, int src, int tag, cr_comm_t *comm, MPI_S
     for (;;) {
         const shm_hdr_t *h = shm_peek(&shm_ctxs[0], from);
         if (h) {
+            cr_wait_end(&w);
             if (h->am.type != CR_AM_EAGER || h->len > cap ||
                 !match(ctx, src, tag, h->am.ctx, h->am.src, h->am.tag))
                 return 1;
@@ -1153,10 +1278,13 @@ int cr_recv_fast(void *dst, size_t cap, int src, int tag, cr_comm_t *comm, MPI_S
             if (status != MPI_STATUS_IGNORE) status_fill(status, src, mtag, n);
             return 0;
         }
-        if (shm_pending_except(&shm_ctxs[0], from)) return 1;
-        /* a remote peer may wait for this process to answer (a rendezvous) */
-        if (ch->net && tr_progress(ch->net)) return 1;
-        /* the policy's last poll before sleeping may have taken our message */
-        if (cr_wait_idle(&w)) return 1;
+        /* another peer's message, a remote peer waiting for an answer (a
+         * rendezvous), or the policy's last poll before sleeping (it may have
+         * taken our message): the general path goes on */
+        if (shm_pending_except(&shm_ctxs[0], from) || (ch->net && tr_progress(ch->net)) ||
+            cr_wait_idle(&w)) {
+            cr_wait_end(&w);
+            return 1;
+        }
     }
 }

@@ -23,6 +23,8 @@ typedef struct cr_unexp {
     int sync;             /* sender waits for a match acknowledgement */
     uint64_t sreq;        /* sender's request (sync ack, rendezvous) */
     tr_rkey_t key;        /* rendezvous: the sender's data */
+    uint16_t rts_flags;   /* rendezvous: CR_RTS_* */
+    uint64_t seen_ns;     /* rendezvous from a shm peer, adaptive: when it arrived */
 } cr_unexp_t;
 enum { UX_EAGER = 1, UX_RTS };
 
@@ -38,6 +40,14 @@ enum {
                            payload = int32 1 when written, 0 when the put was refused */
     CR_AM_DATA,         /* pipelined rendezvous data, in order: aux = receiver's request */
 };
+/* Flags of an RTS (tr_am_hdr_t.flags).  CR_RTS_STAGED: the data lies in the
+ * sender's staging area and the sender's request is complete; the receiver
+ * copies it out alone (no split copy, which needs the sender to run). */
+enum { CR_RTS_STAGED = 1 };
+/* CTS and FIN of a rendezvous from a shm peer carry, in their src and tag
+ * fields (low and high 32 bits), the receiver's CLOCK_MONOTONIC when the RTS
+ * first arrived there (0: not recorded): the sender times the peer's look
+ * (core/adapt.h) without its own delay in reading the answer. */
 typedef struct {
     uint64_t bytes;     /* whole message size */
     tr_rkey_t key;      /* the sender's contiguous bytes */
@@ -82,11 +92,17 @@ typedef struct cr_vc {
     size_t eager_max;
     struct cr_vc *busy_next;
     /* the adaptive protocol (core/adapt.h), shm peers only; under the library lock */
-    size_t adapt_max;         /* adaptive eager limit (0: no adaptation for this peer) */
+    uint8_t adapt_on;         /* adaptation runs for this peer */
+    size_t adapt_max;         /* adaptive eager limit (0: no eager range for this peer) */
     cr_adapt_t adapt;
     struct cr_request *probe_req;  /* the rendezvous send whose handshake is timed */
     uint64_t probe_t0;        /* when its RTS went */
-    int probe_slept;          /* the peer had announced that it sleeps then */
+    cr_adapt_obs_t probe_obs; /* what was seen of the peer then */
+    int rndv_out;             /* rendezvous sends to it not yet answered */
+    /* the staging area (pt2pt.c: stage_*), allocated on first need */
+    char *stage;
+    size_t stage_used;        /* bytes handed out since it was last empty */
+    int stage_live;           /* staged sends not yet finished */
 } cr_vc_t;
 
 #define CR_CHAN_MAX_TR 4

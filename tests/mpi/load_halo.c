@@ -18,6 +18,7 @@
 #include "mpitest.h"
 #include "hogs.h"
 #include <time.h>
+#include <unistd.h>
 
 static const int halo_sizes[] = { 16384, 20000, 32768, 40000, 65536, 131072, 262144 };
 #define NHALO ((int)(sizeof halo_sizes / sizeof halo_sizes[0]))
@@ -180,9 +181,15 @@ static void order_counted(int rank)
           range);
     if (!strcmp(mode, "0")) CHECK_INT(a_rndv, range);
     if (!strcmp(mode, "2")) CHECK_INT(a_rndv, 0);
+    /* automatic: some went eagerly (the slow part), and, unless ranks
+     * outnumber cores (then a peer may rightly stay time-sliced to the end,
+     * its probe interval grown past the stream), some by rendezvous again */
+    int size = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int oversub = size > sysconf(_SC_NPROCESSORS_ONLN);
     if (!strcmp(mode, "1"))
-        CHECK(a_rndv > 0 && a_rndv < range, "auto: %lld of %lld by rendezvous (no switch)",
-              a_rndv, range);
+        CHECK(a_rndv < range && (a_rndv > 0 || oversub),
+              "auto: %lld of %lld by rendezvous (no switch)", a_rndv, range);
     MPI_T_pvar_session_free(&s);
 }
 

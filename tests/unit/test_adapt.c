@@ -5,6 +5,8 @@
  *   start: rendezvous, or eager when oversubscribed or forced;
  *   slow: a slow handshake, or a peer that had announced it sleeps, turns
  *         eager mode on; a fast one (at the threshold) turns it off;
+ *   verdict: the published yield/sleep word and the queue tell a busy peer
+ *         from a descheduled one (scripted observations, every case);
  *   probe: in eager mode one message per interval goes by rendezvous; a
  *          slow probe keeps eager mode and doubles the interval up to
  *          probe_max, a fast one returns to rendezvous;
@@ -17,6 +19,21 @@ static cr_adapt_cfg_t cfg(int mode)
 {
     cr_adapt_cfg_t c = { .mode = mode, .slow_ns = 200000, .probe_every = 8, .probe_max = 40 };
     return c;
+}
+
+/* An observation: the peer looked after look_ns; idle 1: it had published
+ * its yield phase, 2: its sleep; queued: earlier rendezvous were unanswered. */
+static cr_adapt_obs_t ob(uint64_t look_ns, int idle, int queued)
+{
+    cr_adapt_obs_t o = { .look_ns = look_ns, .peer_idle = idle != 0, .peer_slept = idle == 2,
+                         .queued = (uint8_t)queued };
+    return o;
+}
+
+static void see(cr_adapt_t *a, const cr_adapt_cfg_t *c, uint64_t look_ns, int slept)
+{
+    cr_adapt_obs_t o = ob(look_ns, slept ? 2 : 0, 0);
+    cr_adapt_observe(a, c, &o);
 }
 
 /* How many of n adaptive-range messages choose the eager path. */
@@ -46,15 +63,15 @@ static void test_slow_fast(void)
     cr_adapt_cfg_t on = cfg(CR_ADAPT_AUTO);
     cr_adapt_t a;
     cr_adapt_init(&a, &on, 0);
-    cr_adapt_observe(&a, &on, 5000, 0);          /* 5 us: both run */
+    see(&a, &on, 5000, 0);          /* 5 us: both run */
     EXPECT(!a.eager && a.fast == 1);
-    cr_adapt_observe(&a, &on, 200000, 0);        /* at the threshold: still fast */
+    see(&a, &on, 200000, 0);        /* at the threshold: still fast */
     EXPECT(!a.eager && a.fast == 2);
-    cr_adapt_observe(&a, &on, 4000000, 0);       /* a 4 ms quantum: slow */
+    see(&a, &on, 4000000, 0);       /* a 4 ms quantum: slow */
     EXPECT(a.eager && a.slow == 1);
-    cr_adapt_observe(&a, &on, 3000, 0);          /* polling again */
+    see(&a, &on, 3000, 0);          /* polling again */
     EXPECT(!a.eager);
-    cr_adapt_observe(&a, &on, 3000, 1);          /* quick, but it had gone to sleep */
+    see(&a, &on, 3000, 1);          /* quick, but it had gone to sleep */
     EXPECT(a.eager && a.slow == 2);
 }
 
@@ -63,27 +80,27 @@ static void test_probe(void)
     cr_adapt_cfg_t on = cfg(CR_ADAPT_AUTO);
     cr_adapt_t a;
     cr_adapt_init(&a, &on, 0);
-    cr_adapt_observe(&a, &on, 1000000, 0);
+    see(&a, &on, 1000000, 0);
     /* 8 per probe: 7 eager, then one rendezvous, and again */
     EXPECT(eager_of(&a, &on, 7) == 7);
     EXPECT(cr_adapt_choose_eager(&a, &on) == 0);
     EXPECT(eager_of(&a, &on, 7) == 7);
     EXPECT(cr_adapt_choose_eager(&a, &on) == 0);
     /* a slow probe: stay eager, probe half as often (16, 32, then the cap 40) */
-    cr_adapt_observe(&a, &on, 1000000, 0);
+    see(&a, &on, 1000000, 0);
     EXPECT(a.eager && eager_of(&a, &on, 15) == 15);
     EXPECT(cr_adapt_choose_eager(&a, &on) == 0);
-    cr_adapt_observe(&a, &on, 1000000, 1);
+    see(&a, &on, 1000000, 1);
     EXPECT(eager_of(&a, &on, 31) == 31 && cr_adapt_choose_eager(&a, &on) == 0);
-    cr_adapt_observe(&a, &on, 1000000, 0);
+    see(&a, &on, 1000000, 0);
     EXPECT(eager_of(&a, &on, 39) == 39 && cr_adapt_choose_eager(&a, &on) == 0);
-    cr_adapt_observe(&a, &on, 1000000, 0);
+    see(&a, &on, 1000000, 0);
     EXPECT(a.interval == 40 && eager_of(&a, &on, 39) == 39 && cr_adapt_choose_eager(&a, &on) == 0);
     /* a fast probe: rendezvous from now on */
-    cr_adapt_observe(&a, &on, 1000, 0);
+    see(&a, &on, 1000, 0);
     EXPECT(!a.eager && eager_of(&a, &on, 50) == 0);
     /* switching on again starts from probe_every with a fresh count */
-    cr_adapt_observe(&a, &on, 1000000, 0);
+    see(&a, &on, 1000000, 0);
     EXPECT(eager_of(&a, &on, 7) == 7 && cr_adapt_choose_eager(&a, &on) == 0);
     /* probe_every 1: every message measures */
     on.probe_every = 1;
@@ -93,8 +110,60 @@ static void test_probe(void)
     on.probe_every = 8;
     on.probe_max = 2;
     cr_adapt_init(&a, &on, 1);
-    cr_adapt_observe(&a, &on, 1000000, 0);
+    see(&a, &on, 1000000, 0);
     EXPECT(a.interval == 8);
+}
+
+static void test_verdict(void)
+{
+    cr_adapt_cfg_t on = cfg(CR_ADAPT_AUTO);
+    cr_adapt_obs_t o;
+    /* quick looks: running, whatever the word, unless it slept */
+    o = ob(5000, 0, 0);
+    EXPECT(cr_adapt_verdict(&on, &o) == CR_PEER_RUNNING);
+    o = ob(5000, 1, 1);
+    EXPECT(cr_adapt_verdict(&on, &o) == CR_PEER_RUNNING);     /* yields on a quiet core */
+    o = ob(5000, 2, 0);
+    EXPECT(cr_adapt_verdict(&on, &o) == CR_PEER_NOT_RUNNING); /* asleep: a wake-up away */
+    /* late looks */
+    o = ob(4000000, 1, 0);
+    EXPECT(cr_adapt_verdict(&on, &o) == CR_PEER_NOT_RUNNING); /* yielded, got no core */
+    o = ob(4000000, 1, 1);
+    EXPECT(cr_adapt_verdict(&on, &o) == CR_PEER_NOT_RUNNING); /* queue or not: it yielded */
+    o = ob(4000000, 0, 0);
+    EXPECT(cr_adapt_verdict(&on, &o) == CR_PEER_NOT_RUNNING); /* nothing before it: not polling */
+    o = ob(4000000, 0, 1);
+    EXPECT(cr_adapt_verdict(&on, &o) == CR_PEER_UNKNOWN);     /* busy with our earlier data */
+    /* bibw at 64 KiB: both ranks queue a window of rendezvous; the first
+     * request of each window is looked at at once, the later ones late, behind
+     * the copies of those before them, by a peer that never yields: the pair
+     * stays in rendezvous mode */
+    cr_adapt_t a;
+    cr_adapt_init(&a, &on, 0);
+    for (int win = 0; win < 100; win++) {
+        o = ob(3000, 0, 0);
+        cr_adapt_observe(&a, &on, &o);
+        for (int k = 1; k < 8; k++) {
+            o = ob(300000 + 50000 * (uint64_t)k, 0, 1);
+            cr_adapt_observe(&a, &on, &o);
+            EXPECT(!a.eager && eager_of(&a, &on, 1) == 0);
+        }
+    }
+    EXPECT(a.fast == 100 && a.unknown == 700 && a.slow == 0);
+    /* the same beside CPU hogs: the peer yields and its looks come a quantum
+     * late: eager mode, and an unknown verdict keeps it (no probe reset) */
+    o = ob(4000000, 1, 1);
+    cr_adapt_observe(&a, &on, &o);
+    EXPECT(a.eager && a.interval == 8);
+    o = ob(4000000, 0, 1);
+    EXPECT(cr_adapt_observe(&a, &on, &o) == CR_PEER_UNKNOWN && a.eager && a.interval == 8);
+    /* the load goes: a quick probe returns to rendezvous */
+    o = ob(2000, 0, 1);
+    EXPECT(cr_adapt_observe(&a, &on, &o) == CR_PEER_RUNNING && !a.eager);
+    /* off and forced give no verdict through observe */
+    cr_adapt_cfg_t off = cfg(CR_ADAPT_OFF);
+    o = ob(4000000, 2, 0);
+    EXPECT(cr_adapt_observe(&a, &off, &o) == CR_PEER_UNKNOWN && !a.eager);
 }
 
 static void test_off_forced(void)
@@ -102,10 +171,10 @@ static void test_off_forced(void)
     cr_adapt_cfg_t off = cfg(CR_ADAPT_OFF), force = cfg(CR_ADAPT_FORCE);
     cr_adapt_t a;
     cr_adapt_init(&a, &off, 0);
-    cr_adapt_observe(&a, &off, 1000000000, 1);
+    see(&a, &off, 1000000000, 1);
     EXPECT(!a.eager && a.slow == 0 && eager_of(&a, &off, 10) == 0);
     cr_adapt_init(&a, &force, 0);
-    cr_adapt_observe(&a, &force, 1, 0);
+    see(&a, &force, 1, 0);
     EXPECT(a.eager && a.fast == 0 && eager_of(&a, &force, 200) == 200);
 }
 
@@ -114,6 +183,7 @@ int main(void)
     test_start();
     test_slow_fast();
     test_probe();
+    test_verdict();
     test_off_forced();
     if (!unit_failures) printf("adapt: all passed\n");
     return unit_failures != 0;

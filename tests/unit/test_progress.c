@@ -48,6 +48,14 @@ static uint64_t fake_now(void)
     return now_ns;
 }
 
+/* the fake waiting word: every publication, and the last value */
+static int published, published_idle = -1;
+static void fake_publish(int idle)
+{
+    published++;
+    published_idle = idle;
+}
+
 /* the fake doorbell */
 static int prepared, waited, cancelled;
 static long last_max_us;
@@ -342,6 +350,86 @@ int main(void)
     b0 = cr_progress_events;
     cr_wait_after(&wf, b0);
     EXPECT(wf.polls == 1);
+
+    /* publish: entering the yield phase once, leaving it once */
+    cr_wait_publish = fake_publish;
+    cr_progress_init(0, bell1, 1);
+    cr_wait_t wp = CR_WAIT_INIT;
+    for (int i = 0; i < 99; i++) cr_wait_poll(&wp);
+    EXPECT(published == 0);                      /* spinning: nothing written */
+    cr_wait_poll(&wp);
+    cr_wait_poll(&wp);
+    cr_wait_poll(&wp);
+    EXPECT(published == 1 && published_idle == 1);
+    events_a = 1;
+    cr_wait_poll(&wp);
+    EXPECT(published == 2 && published_idle == 0 && !wp.yielding);
+    cr_wait_poll(&wp);
+    EXPECT(published == 2);
+    polls_to_first_yield(&wp);
+    EXPECT(published == 3 && published_idle == 1);
+    cr_wait_end(&wp);                            /* the loop's condition holds */
+    EXPECT(published == 4 && published_idle == 0);
+    cr_wait_end(&wp);
+    EXPECT(published == 4);
+
+    /* test loops: back to back, they yield past the spin count, then sleep */
+    ut_settings.wait_test_gap_us = 2;
+    ut_settings.wait_test_sleep_max_us = 300;
+    unsigned long yt = yields;
+    int pt = published, wt0 = waited;
+    for (int i = 0; i < 99; i++) {
+        unsigned long b = cr_progress_events;
+        cr_progress();
+        cr_wait_test(b, 0);
+    }
+    EXPECT(yields == yt && published == pt);
+    for (int i = 0; i < 10; i++) {
+        unsigned long b = cr_progress_events;
+        cr_progress();
+        cr_wait_test(b, 0);
+    }
+    EXPECT(yields == yt + 9 && published == pt + 1 && published_idle == 1);
+    int gt = 0;
+    while (waited == wt0 && gt++ < 1000) {
+        unsigned long b = cr_progress_events;
+        cr_progress();
+        cr_wait_test(b, 0);
+    }
+    EXPECT(waited == wt0 + 1 && last_max_us == 300);
+    /* a call that finds something ends the loop */
+    cr_wait_test(cr_progress_events, 1);
+    EXPECT(cr_test_wait.polls == 0 && !cr_test_wait.yielding && published_idle == 0);
+    /* work between the calls (10 us each): never a yield */
+    yt = yields;
+    for (int i = 0; i < 1000; i++) {
+        now_ns += 10000;
+        unsigned long b = cr_progress_events;
+        cr_progress();
+        cr_wait_test(b, 0);
+    }
+    EXPECT(yields == yt);
+    /* one late call in a polling loop (the caller lost its core) does not
+     * restart the yield phase; work longer than wait_sleep_us does */
+    cr_wait_test(cr_progress_events, 1);
+    for (int i = 0; i < 105; i++) cr_wait_test(cr_progress_events, 0);
+    EXPECT(cr_test_wait.yielding);
+    now_ns += 20000;
+    yt = yields;
+    cr_wait_test(cr_progress_events, 0);
+    EXPECT(yields == yt && cr_test_wait.yielding);
+    cr_wait_test(cr_progress_events, 0);
+    EXPECT(yields == yt + 1);
+    now_ns += 60000;                             /* over wait_sleep_us (50) */
+    cr_wait_test(cr_progress_events, 0);
+    EXPECT(!cr_test_wait.yielding && cr_test_wait.polls == 0);
+    /* 0: test calls never yield */
+    ut_settings.wait_test_gap_us = 0;
+    cr_wait_test(cr_progress_events, 1);
+    yt = yields;
+    for (int i = 0; i < 1000; i++) cr_wait_test(cr_progress_events, 0);
+    EXPECT(yields == yt);
+    cr_wait_publish = NULL;
 
     cr_progress_fini();
     EXPECT(cr_progress() == 0);

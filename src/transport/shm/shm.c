@@ -30,11 +30,15 @@ typedef struct {
     char pad[SHM_CELL - sizeof(uint64_t)];
 } shm_ring_ctl_t;
 
-/* A process's doorbell, alone in its cache line: 1 while it sleeps (or is
- * about to), set by the sleeper and cleared by the first sender who sees it. */
+/* A process's doorbell, alone in its cache line: `sleeping` is 1 while it
+ * sleeps (or is about to), set by the sleeper and cleared by the first sender
+ * who sees it; `idle` is 1 while its waiting policy is past spinning (it
+ * yields the core or sleeps), written by the process only when that changes
+ * (shm_publish_idle), read by senders deciding on a protocol. */
 typedef struct {
     volatile uint32_t sleeping;
-    char pad[SHM_CELL - sizeof(uint32_t)];
+    volatile uint32_t idle;
+    char pad[SHM_CELL - 2 * sizeof(uint32_t)];
 } shm_bell_t;
 
 typedef struct {
@@ -307,9 +311,20 @@ int shm_send_pkt(shm_ctx_t *c, int to, const tr_am_hdr_t *am, const void *payloa
     return 0;
 }
 
-int shm_peer_sleeping(shm_ctx_t *c, int to)
+int shm_peer_idle(shm_ctx_t *c, int to)
 {
-    return __atomic_load_n(c->peers[to].bell, __ATOMIC_RELAXED) != 0;
+    const shm_bell_t *b = (const shm_bell_t *)(uintptr_t)c->peers[to].bell;
+    int st = __atomic_load_n(&b->idle, __ATOMIC_RELAXED) ? SHM_PEER_YIELDS : 0;
+    return st | (__atomic_load_n(&b->sleeping, __ATOMIC_RELAXED) ? SHM_PEER_SLEEPS : 0);
+}
+
+void shm_publish_idle(int idle)
+{
+    /* a store only when the word changes: the line stays shared with the
+     * senders that read the doorbell on every send */
+    uint32_t v = idle != 0;
+    if (my_bell && __atomic_load_n(&my_bell->idle, __ATOMIC_RELAXED) != v)
+        __atomic_store_n(&my_bell->idle, v, __ATOMIC_RELAXED);
 }
 
 void shm_wake(int to)

@@ -17,6 +17,9 @@
  * - get/put are single copies with process_vm_readv / process_vm_writev
  *   (cross-memory attach); a peer the kernel does not let us read (ptrace
  *   policy, a non-dumpable process) answers TR_ERR_REFUSED.
+ * - Waiting word: beside the doorbell each process publishes whether its
+ *   waiting policy is past spinning (yielding or sleeping), written only on
+ *   the transitions; the adaptive protocol reads it (core/adapt.h).
  * - Doorbell: a process about to sleep sets its doorbell word and makes every
  *   other process pass a memory barrier (membarrier(2)); a sender reads the
  *   doorbell after publishing and, when it is set, clears it and wakes the
@@ -79,9 +82,17 @@ int shm_send_pkt(shm_ctx_t *c, int to, const tr_am_hdr_t *am, const void *payloa
 const shm_hdr_t *shm_peek(shm_ctx_t *c, int from);
 void shm_pkt_copy(shm_ctx_t *c, int from, const shm_hdr_t *h, size_t off, void *dst, size_t n);
 void shm_pkt_done(shm_ctx_t *c, int from, const shm_hdr_t *h);
-/* 1 when local index `to` has announced that it sleeps on its doorbell (it
- * is not polling: a message to it waits for a wake-up).  One load. */
-int shm_peer_sleeping(shm_ctx_t *c, int to);
+/* What local index `to` has published about its waiting (one load of its
+ * doorbell line): SHM_PEER_YIELDS while its waiting policy is past spinning
+ * (it yields the core or sleeps), SHM_PEER_SLEEPS while it sleeps on its
+ * doorbell; 0 while it spins or works. */
+enum { SHM_PEER_YIELDS = 1, SHM_PEER_SLEEPS = 2 };
+int shm_peer_idle(shm_ctx_t *c, int to);
+/* Publish this process's waiting phase (1: yielding or sleeping, 0: spinning
+ * or working) for shm_peer_idle; stores only when it changes, so the waiting
+ * policy calls it on its transitions and the fast path never pays.  Nothing
+ * before shm_init or alone on the node. */
+void shm_publish_idle(int idle);
 /* 1 when an AM waits in any inbound ring of this channel other than from's. */
 int shm_pending_except(shm_ctx_t *c, int from);
 
