@@ -18,8 +18,9 @@
  * pieces cut at element boundaries, so accumulates stay atomic per element.
  * The target applies accumulates itself under its accumulate lock (the same
  * word that origins on its node take).  Requests that return data (get,
- * get-accumulate, fetch-and-op, compare-and-swap) and those that need an
- * answer (lock, unlock, flush) are answered on the reply tag; the origin
+ * get-accumulate, fetch-and-op, compare-and-swap, the key of a dynamic
+ * window's region) and those that need an answer (lock, unlock, flush) are
+ * answered on the reply tag; the origin
  * waits for each answer before it sends anything else to that target, so an
  * answer is never ambiguous.  Messages from one origin are executed in the
  * order sent (MPI's non-overtaking rule), which makes a flush or an unlock
@@ -32,7 +33,8 @@
 #include <string.h>
 
 enum { TAG_REQ = 1, TAG_REPLY = 2 };
-enum { AM_PUT = 1, AM_GET, AM_ACC, AM_LOCK, AM_UNLOCK, AM_FLUSH, AM_POST, AM_COMPLETE, AM_STOP };
+enum { AM_PUT = 1, AM_GET, AM_ACC, AM_LOCK, AM_UNLOCK, AM_FLUSH, AM_POST, AM_COMPLETE, AM_STOP,
+       AM_KEY };
 enum { ACC_CAS = 1, ACC_OLD = 2 };
 enum { MAX_RUNS = 64 };    /* runs in one request */
 
@@ -262,6 +264,12 @@ static void on_msg(struct rma_am_win *a, int origin, size_t len)
     case AM_POST: __atomic_fetch_add(w->t[origin].posted_to_me, 1, __ATOMIC_RELEASE); break;
     case AM_COMPLETE: __atomic_fetch_add(&w->me->complete, 1, __ATOMIC_RELEASE); break;
     case AM_STOP: a->stopped = 1; break;
+    case AM_KEY: {     /* the registered region of a dynamic window holding address bytes */
+        uint64_t r[4];
+        rma_net_dyn_lookup(w, m.bytes, r);
+        reply(a, origin, MPI_SUCCESS, r, sizeof r);
+        break;
+    }
     default: cr_abort_job(1, "courier: a one-sided request of unknown kind arrived");
     }
 }
@@ -565,6 +573,15 @@ int rma_am_post(cr_win_t *w, int origin)
 {
     am_msg_t m = { AM_POST, 0, 0, 0, 0, 0, 0 };
     return send_req(w, origin, &m, NULL, NULL, 0, NULL, 0);
+}
+
+int rma_am_key(cr_win_t *w, int target, uint64_t addr, uint64_t out[4])
+{
+    am_msg_t m = { AM_KEY, 0, 0, 0, 0, 0, addr };
+    int err = send_req(w, target, &m, NULL, NULL, 0, NULL, 0);
+    if (!err) err = wait_reply(w, target, out, 4 * sizeof(uint64_t));
+    w->t[target].am_ops--;     /* nothing for a flush to wait for */
+    return err;
 }
 
 int rma_am_complete(cr_win_t *w, int target)

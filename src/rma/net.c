@@ -3,10 +3,13 @@
  * fi_read / fi_write): MPI_Put and MPI_Get to targets on other nodes without
  * the target's MPI library executing them (see rma.h and docs/rma.md).
  *
- * At window creation (MPI_Win_create and MPI_Win_allocate; not dynamic
- * windows) every rank of a window that spans nodes registers its window
- * memory with the network transport (mem_key) and the keys are exchanged;
- * a target whose key arrived gets net = 1 and its puts and gets go here.
+ * At window creation (MPI_Win_create and MPI_Win_allocate) every rank of a
+ * window that spans nodes registers its window memory with the network
+ * transport (mem_key) and the keys are exchanged; a target whose key
+ * arrived gets net = 1 and its puts and gets go here.  On dynamic windows
+ * each attached region is registered at MPI_Win_attach, and an origin asks
+ * the target for the key of the region that holds an address on first use
+ * (rma_am_key), remembering it until its next epoch (dnet, dkeys).
  * Everything else on such a target (locks, accumulates, PSCW signals,
  * flush acknowledgements) stays on the active messages of am.c, which drain
  * this file's operations first (rma_net_drain), so a flush or an unlock
@@ -17,17 +20,35 @@
  * starts one write per contiguous run of the target datatype; the writes
  * complete in the progress engine, and the staging memory goes with the
  * last.  A get starts one read per run into the packed stream and waits for
- * them, as the message path does. */
+ * them, as the message path does.
+ *
+ * Network atomics (docs/rma.md, "Accumulates and locks by network
+ * atomics"): where the provider has atomics for every op MPI allows on a
+ * basic type, accumulate-class operations on that type go by fi_atomic /
+ * fi_fetch_atomic / fi_compare_atomic from every origin of the window, those
+ * on the target's node and the target itself included (through its own
+ * endpoint), so that the provider's atomics are the only mechanism that
+ * touches those elements; other types keep the accumulate lock and active
+ * messages.  Passive-target lock words likewise, when 64-bit
+ * compare-and-swap and fetch-and-add are there: every locker takes them by
+ * network atomics, with back-off.  The decision is collective at window
+ * creation, so every origin uses the same mechanism on every word. */
 #include "rma/rma.h"
 #include "core/comm_priv.h"
 #include "core/pt2pt.h"
 #include "util/settings.h"
 
+#include <sched.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum { RMA_TAG_NET = -301 };     /* internal tag of the key exchange */
-enum { KEY_INTS = 5 };           /* valid flag, key w[0] and w[1] as two ints each */
+/* per rank: flags, the window memory's key and the control block's key
+ * (w[0] and w[1] as two ints each), the mask of atomic types */
+enum { KEY_INTS = 10 };
+enum { KEY_MEM = 1, KEY_ATOMIC = 2, KEY_LOCK = 4 };
 
 /* One call's operations on one target: a completion per run. */
 typedef struct {
@@ -44,6 +65,7 @@ typedef struct net_batch {
     int n;                       /* pieces started */
     MPI_Aint base;               /* target offset of the datatype's base */
     char *stream;                /* where the next run's bytes are */
+    tr_rkey_t key;               /* the target memory's registration */
     net_piece_t piece[];
 } net_batch_t;
 
@@ -78,8 +100,8 @@ static void start_run(void *arg, MPI_Aint off, size_t len)
     p->b = b;
     size_t at = (size_t)(b->base + off);
     tr_status_t st = b->st != TR_OK ? b->st
-                     : b->write ? tr_put(t->ntr, t->naddr, b->stream, len, &t->nkey, at, &p->comp)
-                                : tr_get(t->ntr, t->naddr, b->stream, len, &t->nkey, at, &p->comp);
+                     : b->write ? tr_put(t->ntr, t->naddr, b->stream, len, &b->key, at, &p->comp)
+                                : tr_get(t->ntr, t->naddr, b->stream, len, &b->key, at, &p->comp);
     b->stream += len;
     /* done at once or failed: complete the piece here (never the batch's
      * last count: the caller holds one until every piece started) */
@@ -87,7 +109,7 @@ static void start_run(void *arg, MPI_Aint off, size_t len)
 }
 
 int rma_net_move(cr_win_t *w, int rank, MPI_Aint at, MPI_Aint tcount, cr_datatype_t *tdt,
-                 void *stream, size_t bytes, int write)
+                 void *stream, size_t bytes, int write, const tr_rkey_t *key)
 {
     rma_target_t *t = &w->t[rank];
     int runs = 0;
@@ -102,7 +124,8 @@ int rma_net_move(cr_win_t *w, int rank, MPI_Aint at, MPI_Aint tcount, cr_datatyp
     }
     if (write) memcpy(staging, stream, bytes);
     *b = (net_batch_t){ .t = t, .left = runs + 1, .write = write, .st = TR_OK,
-                        .staging = staging, .base = at, .stream = write ? staging : stream };
+                        .staging = staging, .base = at, .stream = write ? staging : stream,
+                        .key = key ? *key : t->nkey };
     /* every piece counts as pending from before it starts */
     __atomic_fetch_add(&t->net_pending, (uint64_t)runs, __ATOMIC_RELAXED);
     rma_dt_runs(tcount, tdt, start_run, b);     /* starts exactly `runs` pieces */
@@ -123,7 +146,7 @@ int rma_net_move(cr_win_t *w, int rank, MPI_Aint at, MPI_Aint tcount, cr_datatyp
 int rma_net_drain(cr_win_t *w, int rank)
 {
     rma_target_t *t = &w->t[rank];
-    if (!t->net) return MPI_SUCCESS;
+    if (!t->net && !t->dnet) return MPI_SUCCESS;
     cr_wait_t wt = CR_WAIT_INIT;
     while (__atomic_load_n(&t->net_pending, __ATOMIC_ACQUIRE) > 0) cr_wait_poll(&wt);
     int st = t->net_err;
@@ -134,32 +157,188 @@ int rma_net_drain(cr_win_t *w, int rank)
                     tr_status_str((tr_status_t)st));
 }
 
+/* ---- reaching every rank through the network ---------------------------------------- */
+/* Ranks on this node and this process itself are reached by shared memory
+ * and the self transport; for atomics they get a network address of their
+ * own, made once per process. */
+typedef struct {
+    int peer;
+    uint64_t addr;
+} net_extra_t;
+static net_extra_t *extra;
+static int nextra;
+
+static tr_iface_t *net_reach(int world, uint64_t *addr)
+{
+    tr_iface_t *net = cr_chan0.net, *tr = cr_chan_net_peer(&cr_chan0, world, addr);
+    if (tr) return tr;
+    if (!net || world >= cr_proc.world_size) return NULL;   /* another job's: not published */
+    for (int i = 0; i < nextra; i++)
+        if (extra[i].peer == world) {
+            *addr = extra[i].addr;
+            return net;
+        }
+    net_extra_t *e = realloc(extra, sizeof *e * (size_t)(nextra + 1));
+    if (!e) return NULL;
+    extra = e;
+    if (tr_connect(net, world, addr) != TR_OK) return NULL;
+    extra[nextra++] = (net_extra_t){ world, *addr };
+    return net;
+}
+
+/* ---- which types and ops the atomics cover -------------------------------------------- */
+static int atype_of(cr_basic_t b)
+{
+    size_t n = cr_basic_size(b);
+    int log2 = n == 1 ? 0 : n == 2 ? 1 : n == 4 ? 2 : n == 8 ? 3 : -1;
+    switch (b) {
+    case CR_B_FLOAT: case CR_B_F_REAL: case CR_B_F_REAL4:
+        return n == 4 ? TR_AT_F32 : -1;
+    case CR_B_DOUBLE: case CR_B_F_DOUBLE: case CR_B_F_REAL8:
+        return n == 8 ? TR_AT_F64 : -1;
+    case CR_B_SCHAR: case CR_B_SHORT: case CR_B_INT: case CR_B_LONG: case CR_B_LLONG:
+    case CR_B_INT8: case CR_B_INT16: case CR_B_INT32: case CR_B_INT64: case CR_B_AINT:
+    case CR_B_OFFSET: case CR_B_COUNT: case CR_B_F_INTEGER: case CR_B_F_INTEGER1:
+    case CR_B_F_INTEGER2: case CR_B_F_INTEGER4: case CR_B_F_INTEGER8:
+        return log2 < 0 ? -1 : TR_AT_I8 + 2 * log2;
+    case CR_B_UCHAR: case CR_B_BYTE: case CR_B_USHORT: case CR_B_UINT: case CR_B_ULONG:
+    case CR_B_ULLONG: case CR_B_UINT8: case CR_B_UINT16: case CR_B_UINT32: case CR_B_UINT64:
+        return log2 < 0 ? -1 : TR_AT_U8 + 2 * log2;
+    default:
+        return -1;   /* char (signedness), bool, logical, complex, long double, pairs */
+    }
+}
+
+static int aop_of(MPI_Op op)
+{
+    switch (op) {
+    case MPI_SUM: return TR_AOP_SUM;
+    case MPI_PROD: return TR_AOP_PROD;
+    case MPI_MIN: return TR_AOP_MIN;
+    case MPI_MAX: return TR_AOP_MAX;
+    case MPI_LAND: return TR_AOP_LAND;
+    case MPI_LOR: return TR_AOP_LOR;
+    case MPI_LXOR: return TR_AOP_LXOR;
+    case MPI_BAND: return TR_AOP_BAND;
+    case MPI_BOR: return TR_AOP_BOR;
+    case MPI_BXOR: return TR_AOP_BXOR;
+    case MPI_REPLACE: return TR_AOP_WRITE;
+    case MPI_NO_OP: return TR_AOP_READ;
+    default: return -1;
+    }
+}
+
+/* Whether the network does every (op, form) MPI can ask for on type a. */
+static int type_covered(tr_iface_t *net, int a)
+{
+    int integer = a < TR_AT_F32;
+    int last = integer ? TR_AOP_BXOR : TR_AOP_MAX;
+    for (int op = TR_AOP_SUM; op <= last; op++)
+        if (!tr_atomic_max(net, (tr_aop_t)op, (tr_atype_t)a, TR_ATOMIC_PLAIN) ||
+            !tr_atomic_max(net, (tr_aop_t)op, (tr_atype_t)a, TR_ATOMIC_FETCH))
+            return 0;
+    return tr_atomic_max(net, TR_AOP_READ, (tr_atype_t)a, TR_ATOMIC_FETCH) &&
+           tr_atomic_max(net, TR_AOP_WRITE, (tr_atype_t)a, TR_ATOMIC_PLAIN) &&
+           tr_atomic_max(net, TR_AOP_WRITE, (tr_atype_t)a, TR_ATOMIC_FETCH) &&
+           (!integer || tr_atomic_max(net, TR_AOP_CSWAP, (tr_atype_t)a, TR_ATOMIC_COMPARE));
+}
+
+int rma_net_atomic_type(cr_win_t *w, cr_basic_t b)
+{
+    int a = w->natomic ? atype_of(b) : -1;
+    return a >= 0 && (w->nat_types >> a & 1);
+}
+
+/* ---- creation ------------------------------------------------------------------------ */
+static void key_put(int *k, const tr_rkey_t *key)
+{
+    k[0] = (int)(uint32_t)key->w[0];
+    k[1] = (int)(key->w[0] >> 32);
+    k[2] = (int)(uint32_t)key->w[1];
+    k[3] = (int)(key->w[1] >> 32);
+}
+
+static void key_get(const int *k, tr_rkey_t *key)
+{
+    key->w[0] = (uint64_t)(uint32_t)k[0] | (uint64_t)(uint32_t)k[1] << 32;
+    key->w[1] = (uint64_t)(uint32_t)k[2] | (uint64_t)(uint32_t)k[3] << 32;
+    key->w[2] = 0;
+}
+
+/* This rank's part of the atomics decision: KEY_ATOMIC (and KEY_LOCK) when
+ * its control block is registered and it reaches every rank. */
+static int atomic_ready(cr_win_t *w, tr_iface_t *net, uint32_t *types)
+{
+    if (!ut_settings.rma_ofi_atomics || !(net->caps.flags & TR_CAP_ATOMIC)) return 0;
+    for (int a = 0; a < TR_AT_COUNT; a++)
+        if (type_covered(net, a)) *types |= 1u << a;
+    int lock = tr_atomic_max(net, TR_AOP_CSWAP, TR_AT_U64, TR_ATOMIC_COMPARE) &&
+               tr_atomic_max(net, TR_AOP_SUM, TR_AT_U64, TR_ATOMIC_FETCH) &&
+               tr_atomic_max(net, TR_AOP_SUM, TR_AT_U64, TR_ATOMIC_PLAIN);
+    if (!*types && !lock) return 0;
+    if (tr_mem_key(net, w->me, sizeof *w->me, &w->net_ckey) != TR_OK) return 0;
+    w->net_ckeyed = 1;
+    for (int r = 0; r < w->size; r++) {
+        uint64_t addr;
+        if (!net_reach(w->t[r].world, &addr)) return 0;
+    }
+    return KEY_ATOMIC | (lock ? KEY_LOCK : 0);
+}
+
 int rma_net_init(cr_win_t *w, void *mem, size_t bytes)
 {
     tr_iface_t *net = cr_chan0.net;
-    if (!ut_settings.rma_ofi_native || !net || !(net->caps.flags & TR_CAP_ONESIDED) ||
-        w->flavor == MPI_WIN_FLAVOR_DYNAMIC)
+    if (!ut_settings.rma_ofi_native || !net || !(net->caps.flags & TR_CAP_ONESIDED))
         return MPI_SUCCESS;
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
+        /* regions are registered as they are attached; origins ask for the
+         * keys on first use (no exchange here) */
+        w->dyn_regs = calloc((size_t)w->dyn_max, sizeof(rma_dkey_t));
+        if (!w->dyn_regs) return cr_error(MPI_ERR_NO_MEM, "no memory for a dynamic window");
+        for (int r = 0; r < w->size; r++) {
+            rma_target_t *t = &w->t[r];
+            if (t->path == RMA_AM && (t->ntr = cr_chan_net_peer(&cr_chan0, t->world, &t->naddr)))
+                t->dnet = 1;
+        }
+        return MPI_SUCCESS;
+    }
     /* every rank of the window gets here (the conditions are the job's) */
     int mine[KEY_INTS] = { 0 }, *all = malloc(sizeof(int) * KEY_INTS * (size_t)w->size);
     if (!all) return cr_error(MPI_ERR_NO_MEM, "no memory for a window");
     if (bytes && tr_mem_key(net, mem, bytes, &w->net_key) == TR_OK) {
         w->net_keyed = 1;
-        mine[0] = 1;
-        mine[1] = (int)(uint32_t)w->net_key.w[0];
-        mine[2] = (int)(w->net_key.w[0] >> 32);
-        mine[3] = (int)(uint32_t)w->net_key.w[1];
-        mine[4] = (int)(w->net_key.w[1] >> 32);
+        mine[0] = KEY_MEM;
+        key_put(mine + 1, &w->net_key);
     }
+    uint32_t types = 0;
+    mine[0] |= atomic_ready(w, net, &types);
+    if (w->net_ckeyed) key_put(mine + 5, &w->net_ckey);
+    mine[9] = (int)types;
     int err = cr_comm_allgather_ints(w->comm, mine, KEY_INTS, all, RMA_TAG_NET);
+    /* atomics only where every rank is ready, on the types every rank covers */
+    int agree = KEY_ATOMIC | KEY_LOCK;
+    uint32_t common = ~0u;
+    for (int r = 0; r < w->size && !err; r++) {
+        agree &= all[r * KEY_INTS];
+        common &= (uint32_t)all[r * KEY_INTS + 9];
+    }
+    if (!(agree & KEY_ATOMIC)) agree = 0;
+    w->natomic = !err && (agree & KEY_ATOMIC) && common;
+    w->nat_types = w->natomic ? common : 0;
+    w->nlock = !err && (agree & KEY_LOCK);
     for (int r = 0; r < w->size && !err; r++) {
         rma_target_t *t = &w->t[r];
         const int *k = all + r * KEY_INTS;
-        if (t->path != RMA_AM || !k[0]) continue;
-        t->ntr = cr_chan_net_peer(&cr_chan0, t->world, &t->naddr);
+        if (agree) {
+            /* every target, this node's and this rank too, by the network */
+            t->ntr = net_reach(t->world, &t->naddr);
+            key_get(k + 5, &t->ckey);
+            if (k[0] & KEY_MEM) key_get(k + 1, &t->nkey);
+        }
+        if (t->path != RMA_AM || !(k[0] & KEY_MEM)) continue;
+        if (!t->ntr) t->ntr = cr_chan_net_peer(&cr_chan0, t->world, &t->naddr);
         if (!t->ntr) continue;
-        t->nkey.w[0] = (uint64_t)(uint32_t)k[1] | (uint64_t)(uint32_t)k[2] << 32;
-        t->nkey.w[1] = (uint64_t)(uint32_t)k[3] | (uint64_t)(uint32_t)k[4] << 32;
+        key_get(k + 1, &t->nkey);
         t->net = 1;
         w->net_targets++;
     }
@@ -170,5 +349,236 @@ int rma_net_init(cr_win_t *w, void *mem, size_t bytes)
 void rma_net_fini(cr_win_t *w)
 {
     if (w->net_keyed) tr_mem_release(cr_chan0.net, &w->net_key);
-    w->net_keyed = 0;
+    if (w->net_ckeyed) tr_mem_release(cr_chan0.net, &w->net_ckey);
+    w->net_keyed = w->net_ckeyed = 0;
+    for (int i = 0; w->dyn_regs && i < w->dyn_max; i++) rma_net_dyn_detach(w, i);
+    free(w->dyn_regs);
+    w->dyn_regs = NULL;
+    for (int r = 0; r < w->size; r++) {
+        free(w->t[r].dkeys);
+        w->t[r].dkeys = NULL;
+    }
+}
+
+/* ---- dynamic windows ------------------------------------------------------------------ */
+void rma_net_dyn_attach(cr_win_t *w, int slot, void *base, size_t size)
+{
+    rma_dkey_t *d = w->dyn_regs ? &w->dyn_regs[slot] : NULL;
+    if (!d || !size) return;
+    if (tr_mem_key(cr_chan0.net, base, size, &d->key) != TR_OK) return;
+    d->base = (uint64_t)(uintptr_t)base;
+    d->size = size;
+}
+
+void rma_net_dyn_detach(cr_win_t *w, int slot)
+{
+    rma_dkey_t *d = w->dyn_regs ? &w->dyn_regs[slot] : NULL;
+    if (!d || !d->size) return;
+    tr_mem_release(cr_chan0.net, &d->key);
+    d->size = 0;
+}
+
+void rma_net_dyn_lookup(cr_win_t *w, uint64_t a, uint64_t out[4])
+{
+    memset(out, 0, 4 * sizeof(uint64_t));
+    for (int i = 0; w->dyn_regs && i < w->dyn_max; i++) {
+        const rma_dkey_t *d = &w->dyn_regs[i];
+        if (d->size && a >= d->base && a - d->base < d->size) {
+            out[0] = d->base;
+            out[1] = d->size;
+            out[2] = d->key.w[0];
+            out[3] = d->key.w[1];
+            return;
+        }
+    }
+}
+
+int rma_net_dyn_find(cr_win_t *w, int rank, uint64_t a, uint64_t e, const rma_dkey_t **out)
+{
+    rma_target_t *t = &w->t[rank];
+    *out = NULL;
+    for (int i = 0; i < t->ndkeys; i++) {
+        const rma_dkey_t *d = &t->dkeys[i];
+        if (d->size ? a >= d->base && a - d->base < d->size : a == d->base) {
+            if (d->size && e - d->base <= d->size) *out = d;
+            return MPI_SUCCESS;    /* known (size 0: not registered) */
+        }
+    }
+    uint64_t r[4];
+    int err = rma_am_key(w, rank, a, r);
+    if (err) return err;
+    if (t->ndkeys == t->dkeys_cap) {
+        int cap = t->dkeys_cap ? 2 * t->dkeys_cap : 8;
+        rma_dkey_t *n = realloc(t->dkeys, sizeof *n * (size_t)cap);
+        if (!n) return MPI_SUCCESS;    /* not remembered: messages do it */
+        t->dkeys = n;
+        t->dkeys_cap = cap;
+    }
+    /* a region the target did not register is remembered as [a, a + 1) of size 0 */
+    rma_dkey_t *d = &t->dkeys[t->ndkeys++];
+    *d = (rma_dkey_t){ r[1] ? r[0] : a, r[1], { { r[2], r[3], 0 } } };
+    if (d->size && a >= d->base && e - d->base <= d->size) *out = d;
+    return MPI_SUCCESS;
+}
+
+void rma_net_dyn_forget(cr_win_t *w)
+{
+    for (int r = 0; r < w->size; r++) w->t[r].ndkeys = 0;
+}
+
+/* ---- accumulates by network atomics ------------------------------------------------ */
+typedef struct {
+    net_batch_t *b;
+    tr_aop_t aop;
+    tr_atype_t at;
+    size_t elem, maxc;           /* element bytes, elements per call */
+    const char *in, *cmp;        /* packed operands (in NULL: a read) */
+    char *old;                   /* packed results (NULL: plain) */
+    size_t soff;                 /* stream offset of the next run */
+    int pieces;                  /* counting pass: calls needed */
+} acc_walk_t;
+
+static void count_calls(void *arg, MPI_Aint off, size_t len)
+{
+    acc_walk_t *a = arg;
+    size_t n = len / a->elem;
+    (void)off;
+    a->pieces += (int)((n + a->maxc - 1) / a->maxc);
+}
+
+static void start_calls(void *arg, MPI_Aint off, size_t len)
+{
+    acc_walk_t *a = arg;
+    net_batch_t *b = a->b;
+    rma_target_t *t = b->t;
+    for (size_t done = 0; done < len;) {
+        size_t n = (len - done) / a->elem;
+        if (n > a->maxc) n = a->maxc;
+        net_piece_t *p = &b->piece[b->n++];
+        p->comp.cb = piece_done;
+        p->b = b;
+        size_t s = a->soff + done, at = (size_t)(b->base + off) + done;
+        tr_status_t st = b->st;
+        if (st == TR_OK) {
+            cr_wait_t wt = CR_WAIT_INIT;
+            while ((st = tr_atomic(t->ntr, t->naddr, a->aop, a->at, a->in ? a->in + s : NULL,
+                                   a->cmp ? a->cmp + s : NULL, a->old ? a->old + s : NULL, n,
+                                   &t->nkey, at, &p->comp)) == TR_ERR_NO_RESOURCE)
+                cr_wait_poll(&wt);
+        }
+        if (st != TR_INPROGRESS) piece_done(&p->comp, st);
+        done += n * a->elem;
+    }
+    a->soff += len;
+}
+
+int rma_net_acc(cr_win_t *w, int rank, MPI_Aint off, MPI_Aint tcount, cr_datatype_t *tdt,
+                const cr_op_t *op, const void *in, const void *cmp, void *old)
+{
+    rma_target_t *t = &w->t[rank];
+    size_t bytes = (size_t)tcount * (size_t)tdt->size;
+    int aop = cmp ? TR_AOP_CSWAP : aop_of(op->handle);
+    if (!bytes || (aop == TR_AOP_READ && !old)) return MPI_SUCCESS;   /* nothing to do */
+    int form = cmp ? TR_ATOMIC_COMPARE : old ? TR_ATOMIC_FETCH : TR_ATOMIC_PLAIN;
+    int at = atype_of(tdt->basic);
+    acc_walk_t a = { NULL, (tr_aop_t)aop, (tr_atype_t)at, cr_basic_size(tdt->basic), 0,
+                     aop == TR_AOP_READ ? NULL : in, cmp, old, 0, 0 };
+    if (aop >= 0 && at >= 0 && t->ntr) a.maxc = tr_atomic_max(t->ntr, a.aop, a.at, form);
+    if (!a.maxc)
+        return cr_error(MPI_ERR_INTERN, "an accumulate the network's atomics were to do is not "
+                        "among those it offers");
+    rma_dt_runs(tcount, tdt, count_calls, &a);
+    net_batch_t *b = malloc(sizeof *b + (size_t)a.pieces * sizeof(net_piece_t));
+    if (!b) return cr_error(MPI_ERR_NO_MEM, "no memory for a one-sided accumulate");
+    *b = (net_batch_t){ .t = t, .left = a.pieces + 1, .write = 0, .st = TR_OK, .base = off };
+    a.b = b;
+    __atomic_fetch_add(&t->net_pending, (uint64_t)a.pieces, __ATOMIC_RELAXED);
+    rma_dt_runs(tcount, tdt, start_calls, &a);
+    __atomic_sub_fetch(&b->left, 1, __ATOMIC_ACQ_REL);
+    cr_wait_t wt = CR_WAIT_INIT;
+    while (__atomic_load_n(&b->left, __ATOMIC_ACQUIRE) > 0) cr_wait_poll(&wt);
+    tr_status_t st = b->st;
+    free(b);
+    if (st == TR_OK) return MPI_SUCCESS;
+    return cr_error(MPI_ERR_OTHER, "an atomic operation on the window memory of rank %d failed "
+                    "(network transport %s: %s)", rank, t->ntr->ops->name, tr_status_str(st));
+}
+
+/* ---- lock words by network atomics --------------------------------------------------- */
+typedef struct {
+    tr_comp_t comp;
+    volatile int done;
+    tr_status_t st;
+} net_one_t;
+
+static void one_done(tr_comp_t *c, tr_status_t st)
+{
+    net_one_t *o = (net_one_t *)(void *)c;
+    o->st = st;
+    __atomic_store_n(&o->done, 1, __ATOMIC_RELEASE);
+}
+
+/* One atomic on rank's lock word, waited for: op with operand v (compare
+ * cmp for TR_AOP_CSWAP), the old value to *old (NULL: plain). */
+static int word_op(cr_win_t *w, int rank, tr_aop_t op, uint64_t v, uint64_t cmp, uint64_t *old)
+{
+    rma_target_t *t = &w->t[rank];
+    net_one_t o = { { one_done }, 0, TR_OK };
+    uint64_t res = 0;
+    size_t at = offsetof(rma_ctl_t, lock);
+    tr_status_t st;
+    cr_wait_t wt = CR_WAIT_INIT;
+    while ((st = tr_atomic(t->ntr, t->naddr, op, TR_AT_U64, &v, op == TR_AOP_CSWAP ? &cmp : NULL,
+                           old ? &res : NULL, 1, &t->ckey, at, &o.comp)) == TR_ERR_NO_RESOURCE)
+        cr_wait_poll(&wt);
+    if (st == TR_INPROGRESS) {
+        while (!__atomic_load_n(&o.done, __ATOMIC_ACQUIRE)) cr_wait_poll(&wt);
+        st = o.st;
+    }
+    if (st != TR_OK)
+        return cr_error(MPI_ERR_OTHER, "an atomic operation on the lock of rank %d of the window "
+                        "failed (network transport %s: %s)", rank, t->ntr->ops->name,
+                        tr_status_str(st));
+    if (old) *old = res;
+    return MPI_SUCCESS;
+}
+
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
+}
+
+int rma_net_lock(cr_win_t *w, int rank, int type)
+{
+    long backoff = 1;
+    for (;;) {
+        uint64_t old = 0;
+        int err;
+        if (type == RMA_EXCL) {
+            err = word_op(w, rank, TR_AOP_CSWAP, RMA_LOCK_EXCL_BIT, 0, &old);
+            if (err || old == 0) return err;
+        } else {
+            /* one more shared holder, taken back when a writer holds it */
+            err = word_op(w, rank, TR_AOP_SUM, 1, 0, &old);
+            if (err || !(old & RMA_LOCK_EXCL_BIT)) return err;
+            if ((err = word_op(w, rank, TR_AOP_SUM, (uint64_t)-1, 0, NULL))) return err;
+        }
+        /* back off (serving others meanwhile), doubling up to the setting */
+        double until = now_us() + (double)backoff;
+        do {
+            cr_progress();
+            sched_yield();      /* the holder may need this core */
+        } while (now_us() < until);
+        backoff = 2 * backoff > ut_settings.rma_lock_backoff_us ? ut_settings.rma_lock_backoff_us
+                                                                : 2 * backoff;
+    }
+}
+
+int rma_net_unlock(cr_win_t *w, int rank, int type)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return word_op(w, rank, TR_AOP_SUM, type == RMA_EXCL ? (uint64_t)0 - RMA_LOCK_EXCL_BIT
+                                                         : (uint64_t)-1, 0, NULL);
 }

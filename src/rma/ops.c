@@ -4,7 +4,8 @@
  * request forms.  Each checks the epoch, the target and the datatypes, then
  * moves the data along the target's path (rma.h): loads and stores on mapped
  * memory, single copies with the shared-memory transport, or active messages
- * (am.c).  Accumulate-class operations hold the target's accumulate lock. */
+ * (am.c).  Accumulate-class operations hold the target's accumulate lock,
+ * except those that go by the network's atomics from every origin (net.c). */
 #define _GNU_SOURCE
 #include "rma/rma.h"
 #include "rma/api.h"
@@ -161,14 +162,21 @@ static int op_target(cr_win_t *w, int rank, rma_target_t **out)
  * as an address in this process (RMA_DIRECT), or as an offset from the
  * target's key (RMA_CMA), or the displacement in bytes (RMA_AM).  Checks the
  * range against the target's window (or attached regions). */
+/* The bytes [lo, hi) that (tcount, tdt) covers from its base. */
+static void op_span(MPI_Aint tcount, const cr_datatype_t *tdt, MPI_Aint *lo, MPI_Aint *hi)
+{
+    *lo = *hi = 0;
+    if (tcount > 0) {
+        *lo = tdt->true_lb + (tdt->extent < 0 ? (tcount - 1) * tdt->extent : 0);
+        *hi = tdt->true_lb + tdt->true_extent + (tdt->extent > 0 ? (tcount - 1) * tdt->extent : 0);
+    }
+}
+
 static int op_range(cr_win_t *w, rma_target_t *t, int rank, MPI_Aint disp, MPI_Aint tcount,
                     cr_datatype_t *tdt, MPI_Aint *at)
 {
-    MPI_Aint lo = 0, hi = 0;
-    if (tcount > 0) {
-        lo = tdt->true_lb + (tdt->extent < 0 ? (tcount - 1) * tdt->extent : 0);
-        hi = tdt->true_lb + tdt->true_extent + (tdt->extent > 0 ? (tcount - 1) * tdt->extent : 0);
-    }
+    MPI_Aint lo, hi;
+    op_span(tcount, tdt, &lo, &hi);
     if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
         *at = disp;
         if (t->local < 0 || tcount == 0) return MPI_SUCCESS;   /* the target checks */
@@ -245,6 +253,19 @@ static const void *packed_of(const void *buf, MPI_Aint count, cr_datatype_t *dt,
     return *tmp;
 }
 
+/* A dynamic window's target on another node: the registered region that
+ * holds (tcount, tdt) at address at, for the network's RMA; NULL when there
+ * is none (active messages then). */
+static int dyn_region(cr_win_t *w, int rank, MPI_Aint at, MPI_Aint tcount, cr_datatype_t *tdt,
+                      const rma_dkey_t **d)
+{
+    MPI_Aint lo, hi;
+    *d = NULL;
+    if (!w->t[rank].dnet || tcount <= 0) return MPI_SUCCESS;
+    op_span(tcount, tdt, &lo, &hi);
+    return rma_net_dyn_find(w, rank, (uint64_t)(at + lo), (uint64_t)(at + hi), d);
+}
+
 /* ---- put / get ----------------------------------------------------------------------- */
 int core_put(const void *origin_addr, MPI_Count origin_count, cr_datatype_t *origin_datatype,
              int target_rank, MPI_Aint target_disp, MPI_Count target_count,
@@ -268,12 +289,18 @@ int core_put(const void *origin_addr, MPI_Count origin_count, cr_datatype_t *ori
             void *tmp;
             const void *p = packed_of(origin_addr, origin_count, origin_datatype, bytes, &tmp);
             if (!p && bytes) return cr_error(MPI_ERR_NO_MEM, "no memory to pack %zu bytes", bytes);
+            const rma_dkey_t *d = NULL;
             if (t->path == RMA_CMA)
                 err = cma_move(t, at, target_count, target_datatype, (void *)p, 1);
             else if (t->net)
                 err = rma_net_move(win, target_rank, at, target_count, target_datatype, (void *)p,
-                                   bytes, 1);
-            else
+                                   bytes, 1, NULL);
+            else if ((err = dyn_region(win, target_rank, at, target_count, target_datatype, &d)) ||
+                     d) {
+                if (!err)
+                    err = rma_net_move(win, target_rank, at - (MPI_Aint)d->base, target_count,
+                                       target_datatype, (void *)p, bytes, 1, &d->key);
+            } else
                 err = rma_am_put(win, target_rank, p, bytes, at, target_count, target_datatype);
             free(tmp);
         }
@@ -305,10 +332,16 @@ int core_get(void *origin_addr, MPI_Count origin_count, cr_datatype_t *origin_da
     int contig = origin_datatype->contig;
     char *stream = contig ? (char *)origin_addr + origin_datatype->true_lb : malloc(bytes ? bytes : 1);
     if (!stream && bytes) return cr_error(MPI_ERR_NO_MEM, "no memory for %zu bytes", bytes);
+    const rma_dkey_t *d = NULL;
     if (t->path == RMA_CMA) {
         err = cma_move(t, at, target_count, target_datatype, stream, 0);
     } else if (t->net) {
-        err = rma_net_move(win, target_rank, at, target_count, target_datatype, stream, bytes, 0);
+        err = rma_net_move(win, target_rank, at, target_count, target_datatype, stream, bytes, 0,
+                           NULL);
+    } else if ((err = dyn_region(win, target_rank, at, target_count, target_datatype, &d)) || d) {
+        if (!err)
+            err = rma_net_move(win, target_rank, at - (MPI_Aint)d->base, target_count,
+                               target_datatype, stream, bytes, 0, &d->key);
     } else {
         volatile int done = 0;
         err = rma_am_get(win, target_rank, stream, bytes, at, target_count, target_datatype, &done);
@@ -329,6 +362,11 @@ static int acc_run(cr_win_t *win, rma_target_t *t, int rank, MPI_Aint at, MPI_Ai
                    void *old)
 {
     size_t bytes = (size_t)tcount * (size_t)tdt->size;
+    if (win->natomic && rma_net_atomic_type(win, tdt->basic)) {
+        /* every origin, this one too, by the network's atomics (net.c) */
+        MPI_Aint off = t->path == RMA_DIRECT ? at - (MPI_Aint)(uintptr_t)t->base : at;
+        return rma_net_acc(win, rank, off, tcount, tdt, op, in, cmp, old);
+    }
     if (t->path == RMA_AM) {
         volatile int done = 0;
         void *buf = cmp ? malloc(2 * bytes) : NULL;

@@ -18,7 +18,12 @@
  * accumulate lock (a word in the node segment, or taken by the target's own
  * handler), so accumulates are atomic per element across all origins and
  * paths.  Passive-target locks are words in the node segment too, so an
- * origin on the node never needs the target to call MPI. */
+ * origin on the node never needs the target to call MPI.
+ * Exception, on windows that span nodes where the network has atomics
+ * (cr_win.natomic, cr_win.nlock; net.c): accumulates on the basic types the
+ * provider's atomics cover, and the lock words, are operated on by network
+ * atomics by every origin, those on the target's node and the target itself
+ * included, so that one mechanism serves every origin of a word. */
 #ifndef COURIER_RMA_H
 #define COURIER_RMA_H
 #include "core/core.h"
@@ -49,6 +54,14 @@ typedef struct {
     uint64_t base, size;           /* size 0: free slot */
 } rma_dyn_t;
 
+/* A region of a dynamic window registered with the network: this rank's
+ * attached memory (cr_win.dyn_regs, by slot), or what an origin learnt of a
+ * target's (rma_target_t.dkeys).  size 0: none. */
+typedef struct {
+    uint64_t base, size;
+    tr_rkey_t key;
+} rma_dkey_t;
+
 /* What this process knows of one target rank of a window. */
 typedef struct {
     uint8_t path;                  /* RMA_DIRECT, RMA_CMA, RMA_AM */
@@ -73,6 +86,15 @@ typedef struct {
     tr_rkey_t nkey;                /* its window memory, registered (offsets from its base) */
     uint64_t net_pending;          /* reads and writes started and not yet complete */
     int net_err;                   /* the first failed write since the last drain (tr_status_t) */
+    /* natomic windows: ntr/naddr/nkey are set for every target (this node's
+     * and this rank too), and its control block is registered */
+    tr_rkey_t ckey;
+    /* dynamic windows: 1 when puts and gets may go by the network's RMA to
+     * the regions of it whose keys the target gave (dkeys, forgotten at the
+     * start of each epoch) */
+    int dnet;
+    rma_dkey_t *dkeys;
+    int ndkeys, dkeys_cap;
 } rma_target_t;
 
 /* What the core knows of every window: struct cr_win begins with it. */
@@ -115,6 +137,14 @@ struct cr_win {
     tr_rkey_t net_key;             /* net.c: this rank's window memory, registered */
     int net_keyed;                 /* net_key holds a registration to release */
     int net_targets;               /* targets with net set */
+    /* net.c: network atomics (decided at creation, the same at every rank) */
+    int natomic;                   /* accumulates on nat_types go by network atomics */
+    int nlock;                     /* lock words are taken by network atomics */
+    uint32_t nat_types;            /* bit per tr_atype_t */
+    tr_rkey_t net_ckey;            /* this rank's control block, registered */
+    int net_ckeyed;
+    rma_dkey_t *dyn_regs;          /* dynamic: this rank's attached regions, registered (by
+                                      slot; NULL when the network does not reach them) */
 };
 
 /* Segment layout: the node's control blocks, then (allocate flavours) data. */
@@ -187,10 +217,42 @@ void rma_net_fini(cr_win_t *w);
  * the stream when it returns and completes at the next rma_net_drain; a get
  * has its data when it returns.  MPI_SUCCESS or an error code. */
 int rma_net_move(cr_win_t *w, int rank, MPI_Aint at, MPI_Aint tcount, cr_datatype_t *tdt,
-                 void *stream, size_t bytes, int write);
+                 void *stream, size_t bytes, int write, const tr_rkey_t *key);
 /* Wait until every put and get to rank is complete at the target; reports a
  * put that failed since the last drain.  Nothing to do for non-net targets. */
 int rma_net_drain(cr_win_t *w, int rank);
+/* Network atomics.  rma_net_init also decides, collectively, w->natomic
+ * (where COURIER_RMA_OFI_ATOMICS=1, the network has atomics, and every rank
+ * could register its control block and reach every rank, itself included)
+ * and w->nlock (natomic and 64-bit compare-and-swap and fetch-and-add).
+ * rma_net_atomic_type: 1 when accumulate-class operations on basic type b
+ * go by network atomics on w (every op MPI allows on it is covered).
+ * rma_net_acc: the accumulate-class operation on the target's (tcount, tdt)
+ * at byte offset `off` from its window base: op with the packed operands in
+ * (NULL for MPI_NO_OP), or compare-and-swap when cmp is not NULL (op
+ * ignored); the old values, packed, to old (may be NULL).  Complete at the
+ * target when it returns.  rma_net_lock / rma_net_unlock: take (with back-
+ * off) or release the passive-target lock word of rank by network atomics
+ * (nlock windows; the caller completed the operations before unlocking). */
+int rma_net_atomic_type(cr_win_t *w, cr_basic_t b);
+int rma_net_acc(cr_win_t *w, int rank, MPI_Aint off, MPI_Aint tcount, cr_datatype_t *tdt,
+                const cr_op_t *op, const void *in, const void *cmp, void *old);
+int rma_net_lock(cr_win_t *w, int rank, int type);
+int rma_net_unlock(cr_win_t *w, int rank, int type);
+/* Dynamic windows over the network.  rma_net_dyn_attach registers the region
+ * attached in slot (when it fails, origins use active messages for it);
+ * rma_net_dyn_detach releases it.  rma_net_dyn_lookup (target side): the
+ * registered region holding address a, as out = {base, size, key w[0],
+ * key w[1]}, size 0 when none.  rma_net_dyn_find (origin side): the
+ * target's registered region that holds [a, e), asked of the target on
+ * first use (rma_am_key) and remembered until rma_net_dyn_forget (called
+ * at the start of each epoch); *out NULL when there is none (use active
+ * messages).  MPI_SUCCESS or an error code. */
+void rma_net_dyn_attach(cr_win_t *w, int slot, void *base, size_t size);
+void rma_net_dyn_detach(cr_win_t *w, int slot);
+void rma_net_dyn_lookup(cr_win_t *w, uint64_t a, uint64_t out[4]);
+int rma_net_dyn_find(cr_win_t *w, int rank, uint64_t a, uint64_t e, const rma_dkey_t **out);
+void rma_net_dyn_forget(cr_win_t *w);
 
 /* ---- am.c ------------------------------------------------------------------- */
 /* Operations through active messages (RMA_AM targets).  Each returns
@@ -215,6 +277,9 @@ int rma_am_unlock(cr_win_t *w, int target, int type);
 /* PSCW signals to a remote rank: a post (to an origin), a complete (to a target). */
 int rma_am_post(cr_win_t *w, int origin);
 int rma_am_complete(cr_win_t *w, int target);
+/* Ask target for the registered region of its dynamic window that holds
+ * address a: out as rma_net_dyn_lookup gives it. */
+int rma_am_key(cr_win_t *w, int target, uint64_t a, uint64_t out[4]);
 /* Wait, with progress, until *flag is set. */
 void rma_wait_flag(volatile int *flag);
 #endif

@@ -4,8 +4,9 @@
  * MPI_Win_sync.  Locks, post and complete signals to ranks on this node are
  * atomic operations on words of the window's node segment, so a target never
  * has to call MPI for an origin to get on; ranks on other nodes get the same
- * through active messages (am.c).  Every wait uses the progress engine's
- * waiting policy. */
+ * through active messages (am.c).  On windows with nlock every locker, on
+ * the node or not, takes the lock words by network atomics (net.c).  Every
+ * wait uses the progress engine's waiting policy. */
 #define _GNU_SOURCE
 #include "rma/rma.h"
 #include "rma/api.h"
@@ -71,10 +72,18 @@ static int check_rank(cr_win_t *win, int rank, const char *what)
     return MPI_SUCCESS;
 }
 
+/* A new epoch: what this process learnt of the regions attached to a dynamic
+ * window's targets may have changed since the last one. */
+static void epoch_begins(cr_win_t *win)
+{
+    if (win->flavor == MPI_WIN_FLAVOR_DYNAMIC) rma_net_dyn_forget(win);
+}
+
 /* ---- passive target -------------------------------------------------------------------- */
 static int target_lock(cr_win_t *win, int rank, int type)
 {
     rma_target_t *t = &win->t[rank];
+    if (win->nlock) return rma_net_lock(win, rank, type);   /* every locker by the network */
     if (t->path == RMA_AM) return rma_am_lock(win, rank, type);
     cr_wait_t w = CR_WAIT_INIT;
     while (!rma_lock_try(&t->ctl->lock, type)) cr_wait_poll(&w);
@@ -91,6 +100,12 @@ static int target_unlock(cr_win_t *win, int rank)
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
         return t->path == RMA_AM ? rma_am_flush(win, rank) : MPI_SUCCESS;
     }
+    if (win->nlock) {
+        /* the operations are complete at the target before the word says so */
+        err = t->path == RMA_AM ? rma_am_flush(win, rank) : MPI_SUCCESS;
+        int e = rma_net_unlock(win, rank, held & RMA_LOCK_TYPE);
+        return err ? err : e;
+    }
     if (t->path == RMA_AM) return rma_am_unlock(win, rank, held & RMA_LOCK_TYPE);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     rma_lock_release(&t->ctl->lock, held & RMA_LOCK_TYPE);
@@ -99,6 +114,7 @@ static int target_unlock(cr_win_t *win, int rank)
 
 int core_win_lock(int lock_type, int rank, int assert, cr_win_t *win)
 {
+    epoch_begins(win);
     if (lock_type != MPI_LOCK_SHARED && lock_type != MPI_LOCK_EXCLUSIVE)
         return cr_error(MPI_ERR_LOCKTYPE, "lock_type=%d: neither MPI_LOCK_SHARED nor "
                         "MPI_LOCK_EXCLUSIVE", lock_type);
@@ -141,6 +157,7 @@ int core_win_unlock(int rank, cr_win_t *win)
 
 int core_win_lock_all(int assert, cr_win_t *win)
 {
+    epoch_begins(win);
     if (win->no_locks)
         return cr_error(MPI_ERR_RMA_SYNC, "the window was created with the info no_locks=true: "
                         "it cannot be locked");
@@ -229,6 +246,7 @@ int core_win_sync(cr_win_t *win)
 /* ---- fence ------------------------------------------------------------------------------- */
 int core_win_fence(int assert, cr_win_t *win)
 {
+    epoch_begins(win);
     if (win->nlocks || win->lock_all || win->nstart >= 0 || win->exposed)
         return cr_error(MPI_ERR_RMA_SYNC, "MPI_Win_fence inside a %s epoch",
                         win->nlocks || win->lock_all ? "passive-target (lock)" :
@@ -289,6 +307,7 @@ int core_win_post(cr_group_t *group, int assert, cr_win_t *win)
 
 int core_win_start(cr_group_t *group, int assert, cr_win_t *win)
 {
+    epoch_begins(win);
     if (win->nstart >= 0)
         return cr_error(MPI_ERR_RMA_SYNC, "MPI_Win_start: an access epoch is open already "
                         "(call MPI_Win_complete first)");

@@ -157,14 +157,16 @@ static void debug_paths(cr_win_t *w)
     int n = 0;
     for (int r = 0; r < w->size && n < (int)sizeof paths - 4; r++)
         paths[n++] = w->t[r].path == RMA_DIRECT ? 'd' : w->t[r].path == RMA_CMA ? 'c'
-                     : w->t[r].net ? 'n' : 'a';
+                     : w->t[r].net || w->t[r].dnet ? 'n' : 'a';
     if (n < w->size) paths[n++] = '.', paths[n++] = '.';
     paths[n] = 0;
     fprintf(stderr, "[courier] rank %d: window 0x%08x (%s, %d ranks, %d on this node): paths to "
             "ranks %s (d direct load/store, c cross-memory copy, a active messages, n network "
-            "RMA for put and get, messages for the rest)\n",
+            "RMA for put and get, messages for the rest)%s%s\n",
             cr_proc.world_rank, (unsigned)w->head.handle, flavor_name(w->flavor), w->size,
-            w->nlocal, paths);
+            w->nlocal, paths,
+            w->natomic ? "; accumulates by network atomics from every origin" : "",
+            w->nlock ? "; locks by network atomics from every locker" : "");
 }
 
 static void win_destroy(cr_win_t *w)
@@ -429,6 +431,7 @@ int core_win_attach(cr_win_t *win, void *base, MPI_Aint size)
         return cr_error(MPI_ERR_RMA_ATTACH, "MPI_Win_attach: %d regions are attached already "
                         "(COURIER_RMA_DYNAMIC_MAX)", win->dyn_max);
     d[slot].base = b;
+    rma_net_dyn_attach(win, slot, base, (size_t)size);   /* for origins on other nodes */
     __atomic_store_n(&d[slot].size, (uint64_t)size, __ATOMIC_RELEASE);
     if ((uint64_t)slot + 1 > win->me->ndyn) __atomic_store_n(&win->me->ndyn, slot + 1, __ATOMIC_RELEASE);
     return MPI_SUCCESS;
@@ -443,6 +446,7 @@ int core_win_detach(cr_win_t *win, const void *base)
     for (int i = 0; i < win->dyn_max; i++)
         if (d[i].size && d[i].base == (uint64_t)(uintptr_t)base) {
             __atomic_store_n(&d[i].size, 0, __ATOMIC_RELEASE);
+            rma_net_dyn_detach(win, i);
             return MPI_SUCCESS;
         }
     return cr_error(MPI_ERR_RMA_ATTACH, "MPI_Win_detach: base=%p was not attached to the window",

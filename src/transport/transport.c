@@ -42,6 +42,21 @@ tr_status_t tr_stub_flush(tr_iface_t *tr, uint64_t addr, tr_comp_t *comp)
     return TR_OK;
 }
 
+size_t tr_stub_atomic_max(tr_iface_t *tr, tr_aop_t op, tr_atype_t type, int form)
+{
+    (void)tr, (void)op, (void)type, (void)form;
+    return 0;
+}
+
+tr_status_t tr_stub_atomic(tr_iface_t *tr, uint64_t addr, tr_aop_t op, tr_atype_t type,
+                           const void *operand, const void *compare, void *result, size_t count,
+                           const tr_rkey_t *key, size_t off, tr_comp_t *comp)
+{
+    (void)tr, (void)addr, (void)op, (void)type, (void)operand, (void)compare, (void)result;
+    (void)count, (void)key, (void)off, (void)comp;
+    return TR_ERR_UNSUPPORTED;
+}
+
 int tr_stub_sleep_prepare(tr_iface_t *tr)
 {
     (void)tr;

@@ -63,6 +63,8 @@ enum {
                                  only, without TR_CAP_PUT, where the core's rendezvous should
                                  not use it.  A put's completion means the bytes are in the
                                  peer's memory (visible to the peer), not only sent. */
+    TR_CAP_ATOMIC = 1u << 5,  /* atomic() works on mem_key memory for the (op, type) pairs
+                                 atomic_max() names (one-sided accumulates and locks) */
 };
 typedef struct {
     size_t max_short;   /* largest payload am_short() takes (at least 64 bytes) */
@@ -116,6 +118,24 @@ static inline void tr_am_copy(const tr_am_rx_t *m, size_t off, void *dst, size_t
 typedef struct {
     uint64_t w[3];
 } tr_rkey_t;
+
+/* One-sided atomics (TR_CAP_ATOMIC): the operation applied to each element
+ * of the peer's memory, and the element types.  TR_AOP_READ only fetches,
+ * TR_AOP_WRITE replaces (a swap when fetching), TR_AOP_CSWAP compares and
+ * swaps; the others combine the operand into the element as MPI's predefined
+ * ops do (logical ops give 0 or 1). */
+typedef enum {
+    TR_AOP_SUM, TR_AOP_PROD, TR_AOP_MIN, TR_AOP_MAX, TR_AOP_LAND, TR_AOP_LOR, TR_AOP_LXOR,
+    TR_AOP_BAND, TR_AOP_BOR, TR_AOP_BXOR, TR_AOP_READ, TR_AOP_WRITE, TR_AOP_CSWAP,
+    TR_AOP_COUNT
+} tr_aop_t;
+typedef enum {
+    TR_AT_I8, TR_AT_U8, TR_AT_I16, TR_AT_U16, TR_AT_I32, TR_AT_U32, TR_AT_I64, TR_AT_U64,
+    TR_AT_F32, TR_AT_F64, TR_AT_COUNT
+} tr_atype_t;
+/* The three forms of an atomic: no result, the old values fetched, and
+ * compare-and-swap (fetching too). */
+enum { TR_ATOMIC_PLAIN = 0, TR_ATOMIC_FETCH = 1, TR_ATOMIC_COMPARE = 2 };
 
 typedef struct tr_comp {
     void (*cb)(struct tr_comp *comp, tr_status_t status);
@@ -186,6 +206,21 @@ typedef struct tr_ops {
                        const tr_rkey_t *key, size_t off, tr_comp_t *comp);
     tr_status_t (*put)(tr_iface_t *tr, uint64_t addr, const void *local, size_t len,
                        const tr_rkey_t *key, size_t off, tr_comp_t *comp);
+    /* Atomics (TR_CAP_ATOMIC).  atomic_max: how many elements of type one
+     * call of that form (TR_ATOMIC_*) takes for op, 0 when the transport
+     * cannot do it.  atomic: apply op to count elements of type at offset
+     * off of the peer's buffer described by key, with the operands at
+     * operand (NULL for TR_AOP_READ); the form follows from the arguments:
+     * compare != NULL is compare-and-swap (the compare values there), else
+     * result != NULL fetches, else plain.  The old values go to result.
+     * Operand, compare and result stay the caller's until the completion.
+     * TR_INPROGRESS (comp->cb later; then the operation is done at the peer
+     * and the results have arrived), TR_ERR_NO_RESOURCE (nothing started:
+     * retry after progress()), or another error. */
+    size_t (*atomic_max)(tr_iface_t *tr, tr_aop_t op, tr_atype_t type, int form);
+    tr_status_t (*atomic)(tr_iface_t *tr, uint64_t addr, tr_aop_t op, tr_atype_t type,
+                          const void *operand, const void *compare, void *result, size_t count,
+                          const tr_rkey_t *key, size_t off, tr_comp_t *comp);
     /* Deliver arrived AMs to am_handler and run due completion callbacks.
      * Returns how many events it handled (0: nothing happened). */
     int (*progress)(tr_iface_t *tr);
@@ -237,6 +272,11 @@ tr_status_t tr_stub_get(tr_iface_t *tr, uint64_t addr, void *local, size_t len,
 tr_status_t tr_stub_put(tr_iface_t *tr, uint64_t addr, const void *local, size_t len,
                         const tr_rkey_t *key, size_t off, tr_comp_t *comp);
 tr_status_t tr_stub_flush(tr_iface_t *tr, uint64_t addr, tr_comp_t *comp);   /* TR_OK */
+size_t tr_stub_atomic_max(tr_iface_t *tr, tr_aop_t op, tr_atype_t type, int form); /* 0 */
+tr_status_t tr_stub_atomic(tr_iface_t *tr, uint64_t addr, tr_aop_t op, tr_atype_t type,
+                           const void *operand, const void *compare, void *result, size_t count,
+                           const tr_rkey_t *key, size_t off, tr_comp_t *comp);
+
 int tr_stub_sleep_prepare(tr_iface_t *tr);                                   /* -1 */
 void tr_stub_sleep_wait(tr_iface_t *tr, long max_us);
 void tr_stub_sleep_cancel(tr_iface_t *tr);
@@ -287,6 +327,17 @@ static inline tr_status_t tr_put(tr_iface_t *tr, uint64_t addr, const void *loca
                                  const tr_rkey_t *key, size_t off, tr_comp_t *comp)
 {
     return tr->ops->put(tr, addr, local, len, key, off, comp);
+}
+static inline size_t tr_atomic_max(tr_iface_t *tr, tr_aop_t op, tr_atype_t type, int form)
+{
+    return tr->ops->atomic_max(tr, op, type, form);
+}
+static inline tr_status_t tr_atomic(tr_iface_t *tr, uint64_t addr, tr_aop_t op, tr_atype_t type,
+                                    const void *operand, const void *compare, void *result,
+                                    size_t count, const tr_rkey_t *key, size_t off,
+                                    tr_comp_t *comp)
+{
+    return tr->ops->atomic(tr, addr, op, type, operand, compare, result, count, key, off, comp);
 }
 static inline int tr_progress(tr_iface_t *tr)
 {

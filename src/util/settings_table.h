@@ -100,6 +100,8 @@ CR_SETTING(ofi_wait,           BOOL, 1, 0, 1,      "Blocking calls may sleep on 
 CR_SETTING(wait_sleep_poll_us, INT,  1000, 1, 60000000, "Longest single sleep, in microseconds, of a blocking call that a peer's message cannot interrupt (network and shared-memory peers at once, or a network provider without a wait object); it then polls and sleeps again")
 /* one-sided communication over the network (src/rma/net.c) */
 CR_SETTING(rma_ofi_native,     BOOL, 1, 0, 1,      "MPI_Put and MPI_Get to targets on other nodes use the network's own RMA (libfabric fi_write/fi_read on registered window memory) where the provider has it (0: active messages, served by the target's progress engine)")
+CR_SETTING(rma_ofi_atomics,    BOOL, 1, 0, 1,      "On windows that span nodes (with COURIER_RMA_OFI_NATIVE=1), accumulates on the types the provider's atomics cover and the window locks go by libfabric atomics from every origin, this node's included (0: the accumulate lock, the lock words and active messages)")
+CR_SETTING(rma_lock_backoff_us, INT, 1000, 1, 1000000, "Longest wait, in microseconds, between two tries of a window lock taken by network atomics (the wait doubles from 1 us after each failed try)")
 /* dynamic processes (src/core/dynamic.c, docs/dynamic.md) */
 CR_SETTING(dyn_accept_timeout_ms, INT, 0, 0, 2147483647, "Longest wait of MPI_Comm_accept, of a spawning parent, and of both roots for each other's group, in ms; 0: no limit while the launcher is there")
 CR_SETTING(dyn_connect_timeout_ms, INT, 10000, 1, 2147483647, "Longest wait of MPI_Comm_connect for the port to take the connection, in ms (MPI_ERR_PORT after it)")

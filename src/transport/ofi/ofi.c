@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The libfabric transport (ofi.h): one RDM endpoint, its completion queue and
  * address vector; active messages, fi_read for get, fi_write (delivery
- * complete) for put, lazy address look-up, and sleeping on the completion
+ * complete) for put, fi_atomic / fi_fetch_atomic / fi_compare_atomic for
+ * one-sided atomics, lazy address look-up, and sleeping on the completion
  * queue's wait object. */
 #define _GNU_SOURCE
 #include "transport/ofi/ofi.h"
@@ -41,6 +42,7 @@ void ofi_print_providers(FILE *out)
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
+#include <rdma/fi_atomic.h>
 
 /* What goes on the wire before the payload. */
 typedef struct {
@@ -50,7 +52,7 @@ typedef struct {
 } ofi_wire_t;
 _Static_assert(sizeof(ofi_wire_t) == 32, "the wire header is 32 bytes");
 
-enum { OP_RECV = 1, OP_SEND_COPY, OP_SEND_BULK, OP_READ, OP_WRITE };
+enum { OP_RECV = 1, OP_SEND_COPY, OP_SEND_BULK, OP_READ, OP_WRITE, OP_ATOMIC };
 /* One operation in flight; the libfabric context comes first. */
 typedef struct ofi_op {
     struct fi_context2 ctx;
@@ -76,7 +78,7 @@ static tr_boot_t boot;
 static ofi_op_t **rx;
 static int nrx;
 static size_t rx_bytes, inject_max;
-static int have_rma, iov_ok, virt_addr, prov_keys;
+static int have_rma, have_atomic, iov_ok, virt_addr, prov_keys;
 static uint64_t next_key;
 static long outstanding;         /* sends and reads not yet completed */
 static int closing;              /* finalize: arriving messages are dropped */
@@ -135,7 +137,9 @@ static tr_status_t ofi_connect(tr_iface_t *tr, int peer, uint64_t *addr)
     (void)tr;
     unsigned char name[512];
     char key[64], hex[2 * sizeof name + 1];
-    if (peer == boot.rank || !published) return TR_ERR_UNREACHABLE;
+    /* this process itself too: one-sided atomics on its own window go
+     * through the network when origins on other nodes use it (src/rma/net.c) */
+    if (!published) return TR_ERR_UNREACHABLE;
     key_of(peer, key, sizeof key);
     if (boot.get(peer, key, hex, sizeof hex) != 0) {
         fprintf(stderr, "courier: no network address of peer %d (PMI key %s)\n", peer, key);
@@ -352,6 +356,79 @@ static tr_status_t ofi_put(tr_iface_t *tr, uint64_t addr, const void *local, siz
     return rma_start(OP_WRITE, addr, (void *)local, len, key, off, comp);
 }
 
+/* ---- atomics ------------------------------------------------------------------- */
+static const enum fi_op aop_fi[TR_AOP_COUNT] = {
+    [TR_AOP_SUM] = FI_SUM, [TR_AOP_PROD] = FI_PROD, [TR_AOP_MIN] = FI_MIN, [TR_AOP_MAX] = FI_MAX,
+    [TR_AOP_LAND] = FI_LAND, [TR_AOP_LOR] = FI_LOR, [TR_AOP_LXOR] = FI_LXOR,
+    [TR_AOP_BAND] = FI_BAND, [TR_AOP_BOR] = FI_BOR, [TR_AOP_BXOR] = FI_BXOR,
+    [TR_AOP_READ] = FI_ATOMIC_READ, [TR_AOP_WRITE] = FI_ATOMIC_WRITE, [TR_AOP_CSWAP] = FI_CSWAP,
+};
+static const enum fi_datatype at_fi[TR_AT_COUNT] = {
+    [TR_AT_I8] = FI_INT8, [TR_AT_U8] = FI_UINT8, [TR_AT_I16] = FI_INT16, [TR_AT_U16] = FI_UINT16,
+    [TR_AT_I32] = FI_INT32, [TR_AT_U32] = FI_UINT32, [TR_AT_I64] = FI_INT64,
+    [TR_AT_U64] = FI_UINT64, [TR_AT_F32] = FI_FLOAT, [TR_AT_F64] = FI_DOUBLE,
+};
+/* what the provider answered, + 1 (0: not asked yet) */
+static size_t atomic_counts[3][TR_AOP_COUNT][TR_AT_COUNT];
+
+static size_t ofi_atomic_max(tr_iface_t *tr, tr_aop_t op, tr_atype_t type, int form)
+{
+    (void)tr;
+    if (!have_atomic || form < 0 || form > 2 || op >= TR_AOP_COUNT || type >= TR_AT_COUNT)
+        return 0;
+    size_t *c = &atomic_counts[form][op][type];
+    if (*c) return *c - 1;
+    struct fi_atomic_attr attr = { 0, 0 };
+    uint64_t flags = form == TR_ATOMIC_FETCH ? FI_FETCH_ATOMIC
+                     : form == TR_ATOMIC_COMPARE ? FI_COMPARE_ATOMIC : 0;
+    int rc = fi_query_atomic(domain, at_fi[type], aop_fi[op], &attr, flags);
+    size_t n = rc == 0 ? attr.count : 0;
+    if (rc == -FI_ENOSYS) {     /* a provider that only answers on the endpoint */
+        n = 0;
+        rc = form == TR_ATOMIC_FETCH ? fi_fetch_atomicvalid(ep, at_fi[type], aop_fi[op], &n)
+             : form == TR_ATOMIC_COMPARE ? fi_compare_atomicvalid(ep, at_fi[type], aop_fi[op], &n)
+                                         : fi_atomicvalid(ep, at_fi[type], aop_fi[op], &n);
+        if (rc) n = 0;
+    }
+    *c = n + 1;
+    return n;
+}
+
+static tr_status_t ofi_atomic(tr_iface_t *tr, uint64_t addr, tr_aop_t op, tr_atype_t type,
+                              const void *operand, const void *compare, void *result,
+                              size_t count, const tr_rkey_t *key, size_t off, tr_comp_t *comp)
+{
+    (void)tr;
+    if (!have_atomic) return TR_ERR_UNSUPPORTED;
+    ofi_op_t *o = malloc(sizeof *o);
+    if (!o) return TR_ERR_NO_MEMORY;
+    o->kind = OP_ATOMIC;
+    o->comp = comp;
+    /* a read has no operand, but some providers look at the buffer anyway */
+    struct fi_ioc iov = { (void *)(operand ? operand : result), count };
+    struct fi_rma_ioc riov = { key->w[0] + off, count, key->w[1] };
+    struct fi_msg_atomic msg = { .msg_iov = &iov, .desc = NULL, .iov_count = 1,
+                                 .addr = peers[addr].fa, .rma_iov = &riov, .rma_iov_count = 1,
+                                 .datatype = at_fi[type], .op = aop_fi[op], .context = o,
+                                 .data = 0 };
+    struct fi_ioc cmp = { (void *)compare, count }, res = { result, count };
+    ssize_t rc;
+    if (compare)
+        rc = fi_compare_atomicmsg(ep, &msg, &cmp, NULL, 1, &res, NULL, 1, FI_COMPLETION);
+    else if (result)
+        rc = fi_fetch_atomicmsg(ep, &msg, &res, NULL, 1, FI_COMPLETION);
+    else    /* delivery complete: done at the peer when it completes (as writes) */
+        rc = fi_atomicmsg(ep, &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE);
+    if (rc) {
+        free(o);
+        if (rc == -FI_EAGAIN) return TR_ERR_NO_RESOURCE;
+        ofi_fail("fi_atomic", (int)rc);
+        return TR_ERR_IO;
+    }
+    outstanding++;
+    return TR_INPROGRESS;
+}
+
 static int flushes_done(void);
 
 static int ofi_progress(tr_iface_t *tr)
@@ -374,7 +451,8 @@ static int ofi_progress(tr_iface_t *tr)
             fprintf(stderr, "courier: libfabric (%s): an operation failed: %s\n", prov_name,
                     fi_strerror(err.err));
             ofi_op_t *op = err.op_context;
-            if (op && (op->kind == OP_SEND_BULK || op->kind == OP_READ || op->kind == OP_WRITE)) {
+            if (op && (op->kind == OP_SEND_BULK || op->kind == OP_READ || op->kind == OP_WRITE ||
+                       op->kind == OP_ATOMIC)) {
                 outstanding--;
                 op->comp->cb(op->comp, TR_ERR_IO);
                 free(op);
@@ -401,7 +479,7 @@ static int ofi_progress(tr_iface_t *tr)
                 outstanding--;
                 free(op);
                 break;
-            default:            /* bulk send, read, write */
+            default:            /* bulk send, read, write, atomic */
                 outstanding--;
                 op->comp->cb(op->comp, TR_OK);
                 free(op);
@@ -512,6 +590,8 @@ static const tr_ops_t ofi_ops = {
     .mem_release = ofi_mem_release,
     .get = ofi_get,
     .put = ofi_put,
+    .atomic_max = ofi_atomic_max,
+    .atomic = ofi_atomic,
     .progress = ofi_progress,
     .flush = ofi_flush,
     .sleep_prepare = ofi_sleep_prepare,
@@ -587,26 +667,29 @@ static int same_place(const struct fi_info *a, const struct fi_info *b)
 void ofi_print_providers(FILE *out)
 {
     uint64_t rma = FI_MSG | FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
-    struct fi_info *list = offered(rma), *msg = offered(FI_MSG);
+    struct fi_info *list = offered(rma), *msg = offered(FI_MSG), *atom = offered(rma | FI_ATOMIC);
     struct fi_info *pick = choose(rma);
     if (!pick) pick = choose(FI_MSG);
     fprintf(out, "libfabric %u.%u: reliable-datagram providers with ordered messages:\n",
             FI_MAJOR(fi_version()), FI_MINOR(fi_version()));
     for (struct fi_info *i = msg; i; i = i->next) {
-        int seen = 0, has_rma = 0;
+        int seen = 0, has_rma = 0, has_atomic = 0;
         for (struct fi_info *j = msg; j != i; j = j->next)   /* one line per place */
             if (same_place(i, j)) seen = 1;
         if (seen) continue;
         for (struct fi_info *j = list; j; j = j->next)
             if (same_place(i, j)) has_rma = 1;
-        fprintf(out, "  %-16s %-10s %-24s%s%s\n", i->fabric_attr->prov_name,
+        for (struct fi_info *j = atom; j; j = j->next)
+            if (same_place(i, j)) has_atomic = 1;
+        fprintf(out, "  %-16s %-10s %-24s%s%s%s\n", i->fabric_attr->prov_name,
                 i->domain_attr->name, i->fabric_attr->name, has_rma ? " rma" : "",
-                pick && same_place(pick, i) ? "   <- used" : "");
+                has_atomic ? " atomic" : "", pick && same_place(pick, i) ? "   <- used" : "");
     }
     if (!msg) fprintf(out, "  none (FI_PROVIDER=%s)\n", getenv("FI_PROVIDER") ? getenv("FI_PROVIDER") : "");
     else if (!pick && wanted_provider())
         fprintf(out, "  none of them is COURIER_OFI_PROVIDER=\"%s\"\n", wanted_provider());
     if (list) fi_freeinfo(list);
+    if (atom) fi_freeinfo(atom);
     if (msg) fi_freeinfo(msg);
     if (pick) fi_freeinfo(pick);
 }
@@ -636,10 +719,22 @@ tr_iface_t *ofi_init(const tr_boot_t *b, int publish)
 {
     boot = *b;
     have_rma = 1;
-    info = choose(FI_MSG | FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE);
+    have_atomic = 0;
+    memset(atomic_counts, 0, sizeof atomic_counts);
+    uint64_t rma = FI_MSG | FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
+    info = choose(rma);
     if (!info) {
         have_rma = 0;
         info = choose(FI_MSG);
+    }
+    /* the same provider with atomics, where it has them (never another one) */
+    struct fi_info *atom = have_rma ? choose(rma | FI_ATOMIC) : NULL;
+    if (atom && same_place(atom, info)) {
+        fi_freeinfo(info);
+        info = atom;
+        have_atomic = 1;
+    } else if (atom) {
+        fi_freeinfo(atom);
     }
     if (!info) {
         const char *want = wanted_provider();
@@ -699,6 +794,7 @@ tr_iface_t *ofi_init(const tr_boot_t *b, int publish)
     size_t eager = (size_t)ut_settings.eager_limit;
     ofi_iface.caps.eager_max = eager < rx_bytes ? eager : rx_bytes;
     ofi_iface.caps.flags = TR_CAP_ORDERED | (have_rma ? TR_CAP_GET | TR_CAP_ONESIDED : 0) |
+                           (have_atomic ? TR_CAP_ATOMIC : 0) |
                            (ut_settings.ofi_wait ? TR_CAP_SLEEP : 0);
     return &ofi_iface;
 }

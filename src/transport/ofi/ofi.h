@@ -12,6 +12,10 @@
  *   put is fi_write with FI_DELIVERY_COMPLETE, offered to one-sided
  *   communication only (TR_CAP_ONESIDED; not TR_CAP_PUT, so the rendezvous
  *   does not register a buffer per message for split copies).
+ * - atomic is fi_atomic (delivery complete) / fi_fetch_atomic /
+ *   fi_compare_atomic where the provider chosen for RMA has FI_ATOMIC too
+ *   (TR_CAP_ATOMIC); atomic_max asks fi_query_atomic.  connect() reaches this
+ *   process itself too (atomics on its own window memory).
  * - Addresses: at start-up every process publishes its endpoint name through
  *   the bootstrap (PMI); connect() looks a peer's up on first use and inserts
  *   it in the address vector, so start-up does not grow with N^2 exchanges.
