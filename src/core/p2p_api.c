@@ -14,7 +14,6 @@ int cr_iprobe(int src, int tag, cr_comm_t *comm, int *flag, MPI_Status *status, 
               cr_unexp_t **out);
 void cr_mrecv_start(cr_request_t *r, void *buf, MPI_Aint count, cr_datatype_t *dt,
                     cr_comm_t *comm, cr_unexp_t *u);
-int cr_cancel_recv(cr_request_t *r);
 int cr_request_attach_handle(cr_request_t *r);
 
 /* A completed request's status for the user: every field but MPI_ERROR.  A

@@ -160,6 +160,10 @@ int cr_chan_irecv(cr_chan_t *ch, void *buf, MPI_Aint count, cr_datatype_t *dt, i
 int cr_bsend_start(const void *buf, MPI_Aint count, cr_datatype_t *dt, int dest, int tag,
                    cr_comm_t *comm, cr_request_t **out);
 
+/* Cancel a receive that has not matched yet (pt2pt.c): 1 when cancelled (it is
+ * then complete, its status says so), 0 when it had matched already. */
+int cr_cancel_recv(cr_request_t *r);
+
 /* Is r a partitioned request (p2p_part.c)?  Its status reports the user's tag. */
 int cr_part_is(const cr_request_t *r);
 
