@@ -325,6 +325,7 @@ def checks(p, b):
                 guards.setdefault(a.name, []).append(guard)
         if cnt and dt:
             bufs[bf.name] = (guard, cnt.name, dt.name)
+    counts_of = {g[2]: g[1] for g in bufs.values()}   # datatype argument -> its count
     guards = {n: None if None in gs else " || ".join("(%s)" % g for g in gs) if len(gs) > 1 else gs[0]
               for n, gs in guards.items()}
     for a in p.params:
@@ -337,8 +338,13 @@ def checks(p, b):
             # unchecked where insignificant: still its object (NULL if invalid)
             b.pre.append("if (!%s) %s = cr_datatype_ptr(%s);" % (b.obj[a.name], b.obj[a.name], a.name))
         if note(a) != "nocheck":
-            b.chk('cr_chk_datatype(%s, "%s", %d, &%s)' % (a.name, a.name, needs_commit, b.obj[a.name]),
-                  guards.get(a.name))
+            cnt = counts_of.get(a.name)
+            if cnt and re.sub(r"_c$", "", p.name) in notes.EMPTY_NULL_DATATYPE:
+                b.chk('cr_chk_datatype_or_empty(%s, %s, "%s", %d, &%s)'
+                      % (a.name, cnt, a.name, needs_commit, b.obj[a.name]), guards.get(a.name))
+            else:
+                b.chk('cr_chk_datatype(%s, "%s", %d, &%s)' % (a.name, a.name, needs_commit, b.obj[a.name]),
+                      guards.get(a.name))
     # arrays of datatypes: each element checked into an array of objects
     for a in p.params:
         if a.dims and a.base == "MPI_Datatype" and a.dir == "in":

@@ -8,6 +8,8 @@ IMPLEMENTED   MPI procedures bound to their core_x.  A listed procedure whose
               that raises MPI_ERR_OTHER "MPI_X is not implemented in Courier yet".
 ANYTIME       procedures callable before MPI_Init and after MPI_Finalize.
 NOCHECK       procedures whose arguments get no generated checks (hot or odd).
+EMPTY_NULL_DATATYPE  point-to-point procedures that accept MPI_DATATYPE_NULL with
+              count 0 (decided in the slow path of the datatype check).
 PARAM_NOTES   (procedure, parameter) -> note.  Notes understood by the generator:
                 "any_source"  a rank that also accepts MPI_ANY_SOURCE
                 "proc_null"   a rank that also accepts MPI_PROC_NULL
@@ -77,6 +79,14 @@ Comm_create_errhandler Errhandler_free Status_c2f Status_f2c Status_c2f08 Status
 Status_f2f08 Status_f082f Abort""") | {"MPI_T_*"}
 
 NOCHECK = _names("Wtime Wtick Aint_add Aint_diff Pcontrol")
+
+# Point-to-point procedures that take MPI_DATATYPE_NULL for an empty buffer
+# (count 0), as MPICH does (its part/nonblocking_pready sends and receives
+# NULL, 0, MPI_DATATYPE_NULL): cr_chk_datatype_or_empty, which decides it
+# after the fast check has failed.  The _c forms are included.
+EMPTY_NULL_DATATYPE = _names("""Send Recv Isend Irecv Ssend Issend Rsend Irsend Bsend
+Ibsend Send_init Recv_init Ssend_init Rsend_init Bsend_init Sendrecv Isendrecv
+Sendrecv_replace Isendrecv_replace Mrecv Imrecv Psend_init Precv_init""")
 
 # Procedures whose core entry runs without the library lock (src/core/threads.h):
 # MPI_Init_thread turns the lock on while it runs, MPI_Abort must not wait for

@@ -309,7 +309,7 @@ int __attribute__((visibility("default"))) PMPI_Ibsend(const void* buf, int coun
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(datatype, count, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, dest, CR_RANK_PROC_NULL, "dest")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 0, "tag")))) goto fail;
@@ -333,7 +333,7 @@ int __attribute__((visibility("default"))) PMPI_Ibsend_c(const void* buf, MPI_Co
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(datatype, count, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, dest, CR_RANK_PROC_NULL, "dest")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 0, "tag")))) goto fail;
@@ -378,7 +378,7 @@ int __attribute__((visibility("default"))) PMPI_Imrecv(void* buf, int count, MPI
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(datatype, count, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(message, "message")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
@@ -401,7 +401,7 @@ int __attribute__((visibility("default"))) PMPI_Imrecv_c(void* buf, MPI_Count co
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(datatype, count, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(message, "message")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
@@ -635,7 +635,7 @@ int __attribute__((visibility("default"))) PMPI_Irsend(const void* buf, int coun
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(datatype, count, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, dest, CR_RANK_PROC_NULL, "dest")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 0, "tag")))) goto fail;
@@ -659,7 +659,7 @@ int __attribute__((visibility("default"))) PMPI_Irsend_c(const void* buf, MPI_Co
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(datatype, count, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, dest, CR_RANK_PROC_NULL, "dest")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 0, "tag")))) goto fail;
@@ -701,7 +701,7 @@ int __attribute__((visibility("default"))) PMPI_Issend(const void* buf, int coun
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(datatype, count, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, dest, CR_RANK_PROC_NULL, "dest")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 0, "tag")))) goto fail;
@@ -725,7 +725,7 @@ int __attribute__((visibility("default"))) PMPI_Issend_c(const void* buf, MPI_Co
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(datatype, count, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, dest, CR_RANK_PROC_NULL, "dest")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 0, "tag")))) goto fail;

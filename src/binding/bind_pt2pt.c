@@ -26,7 +26,7 @@ int __attribute__((visibility("default"))) PMPI_Bsend(const void* buf, int count
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(datatype, count, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, dest, CR_RANK_PROC_NULL, "dest")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 0, "tag")))) goto fail;
@@ -49,7 +49,7 @@ int __attribute__((visibility("default"))) PMPI_Bsend_c(const void* buf, MPI_Cou
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(datatype, count, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, dest, CR_RANK_PROC_NULL, "dest")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 0, "tag")))) goto fail;
@@ -72,7 +72,7 @@ int __attribute__((visibility("default"))) PMPI_Bsend_init(const void* buf, int 
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(datatype, count, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, dest, CR_RANK_PROC_NULL, "dest")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 0, "tag")))) goto fail;
@@ -96,7 +96,7 @@ int __attribute__((visibility("default"))) PMPI_Bsend_init_c(const void* buf, MP
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(datatype, count, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, dest, CR_RANK_PROC_NULL, "dest")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 0, "tag")))) goto fail;
@@ -349,7 +349,7 @@ int __attribute__((visibility("default"))) PMPI_Irecv(void* buf, int count, MPI_
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(datatype, count, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, source, CR_RANK_PROC_NULL | CR_RANK_ANY_SOURCE, "source")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 1, "tag")))) goto fail;
@@ -373,7 +373,7 @@ int __attribute__((visibility("default"))) PMPI_Irecv_c(void* buf, MPI_Count cou
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(datatype, count, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, source, CR_RANK_PROC_NULL | CR_RANK_ANY_SOURCE, "source")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 1, "tag")))) goto fail;
@@ -397,7 +397,7 @@ int __attribute__((visibility("default"))) PMPI_Isend(const void* buf, int count
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(datatype, count, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, dest, CR_RANK_PROC_NULL, "dest")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 0, "tag")))) goto fail;
@@ -421,7 +421,7 @@ int __attribute__((visibility("default"))) PMPI_Isend_c(const void* buf, MPI_Cou
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(datatype, count, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, dest, CR_RANK_PROC_NULL, "dest")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 0, "tag")))) goto fail;
@@ -447,8 +447,8 @@ int __attribute__((visibility("default"))) PMPI_Isendrecv(const void* sendbuf, i
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_count(sendcount, "sendcount")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_count(recvcount, "recvcount")))) goto fail;
-    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_o_sendtype)))) goto fail;
-    if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
+    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(sendtype, sendcount, "sendtype", 1, &cr_o_sendtype)))) goto fail;
+    if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(recvtype, recvcount, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_o_sendtype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_o_recvtype, "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, dest, CR_RANK_PROC_NULL, "dest")))) goto fail;
@@ -481,8 +481,8 @@ int __attribute__((visibility("default"))) PMPI_Isendrecv_c(const void* sendbuf,
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_count(sendcount, "sendcount")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_count(recvcount, "recvcount")))) goto fail;
-    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_o_sendtype)))) goto fail;
-    if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
+    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(sendtype, sendcount, "sendtype", 1, &cr_o_sendtype)))) goto fail;
+    if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(recvtype, recvcount, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_o_sendtype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_o_recvtype, "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, dest, CR_RANK_PROC_NULL, "dest")))) goto fail;
@@ -513,7 +513,7 @@ int __attribute__((visibility("default"))) PMPI_Isendrecv_replace(void* buf, int
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(datatype, count, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, dest, CR_RANK_PROC_NULL, "dest")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(sendtag, 0, "sendtag")))) goto fail;
@@ -541,7 +541,7 @@ int __attribute__((visibility("default"))) PMPI_Isendrecv_replace_c(void* buf, M
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(datatype, count, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, dest, CR_RANK_PROC_NULL, "dest")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(sendtag, 0, "sendtag")))) goto fail;
@@ -589,7 +589,7 @@ int __attribute__((visibility("default"))) PMPI_Mrecv(void* buf, int count, MPI_
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(datatype, count, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(message, "message")))) goto fail;
     cr_lib_lock();
@@ -611,7 +611,7 @@ int __attribute__((visibility("default"))) PMPI_Mrecv_c(void* buf, MPI_Count cou
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(datatype, count, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(message, "message")))) goto fail;
     cr_lib_lock();
@@ -713,7 +713,7 @@ int __attribute__((visibility("default"))) PMPI_Precv_init(void* buf, int partit
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(datatype, count, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, source, CR_RANK_PROC_NULL | CR_RANK_ANY_SOURCE, "source")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 0, "tag")))) goto fail;
@@ -762,7 +762,7 @@ int __attribute__((visibility("default"))) PMPI_Psend_init(const void* buf, int 
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(datatype, count, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, dest, CR_RANK_PROC_NULL, "dest")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 0, "tag")))) goto fail;
@@ -789,7 +789,7 @@ int __attribute__((visibility("default"))) PMPI_Recv(void* buf, int count, MPI_D
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(datatype, count, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, source, CR_RANK_PROC_NULL | CR_RANK_ANY_SOURCE, "source")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 1, "tag")))) goto fail;
@@ -812,7 +812,7 @@ int __attribute__((visibility("default"))) PMPI_Recv_c(void* buf, MPI_Count coun
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(datatype, count, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, source, CR_RANK_PROC_NULL | CR_RANK_ANY_SOURCE, "source")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 1, "tag")))) goto fail;
@@ -835,7 +835,7 @@ int __attribute__((visibility("default"))) PMPI_Recv_init(void* buf, int count, 
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(datatype, count, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, source, CR_RANK_PROC_NULL | CR_RANK_ANY_SOURCE, "source")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 1, "tag")))) goto fail;
@@ -859,7 +859,7 @@ int __attribute__((visibility("default"))) PMPI_Recv_init_c(void* buf, MPI_Count
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(datatype, count, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, source, CR_RANK_PROC_NULL | CR_RANK_ANY_SOURCE, "source")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 1, "tag")))) goto fail;
@@ -984,7 +984,7 @@ int __attribute__((visibility("default"))) PMPI_Rsend(const void* buf, int count
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(datatype, count, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, dest, CR_RANK_PROC_NULL, "dest")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 0, "tag")))) goto fail;
@@ -1007,7 +1007,7 @@ int __attribute__((visibility("default"))) PMPI_Rsend_c(const void* buf, MPI_Cou
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(datatype, count, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, dest, CR_RANK_PROC_NULL, "dest")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 0, "tag")))) goto fail;
@@ -1030,7 +1030,7 @@ int __attribute__((visibility("default"))) PMPI_Rsend_init(const void* buf, int 
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(datatype, count, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, dest, CR_RANK_PROC_NULL, "dest")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 0, "tag")))) goto fail;
@@ -1054,7 +1054,7 @@ int __attribute__((visibility("default"))) PMPI_Rsend_init_c(const void* buf, MP
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(datatype, count, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, dest, CR_RANK_PROC_NULL, "dest")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 0, "tag")))) goto fail;
@@ -1078,7 +1078,7 @@ int __attribute__((visibility("default"))) PMPI_Send(const void* buf, int count,
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(datatype, count, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, dest, CR_RANK_PROC_NULL, "dest")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 0, "tag")))) goto fail;
@@ -1101,7 +1101,7 @@ int __attribute__((visibility("default"))) PMPI_Send_c(const void* buf, MPI_Coun
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(datatype, count, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, dest, CR_RANK_PROC_NULL, "dest")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 0, "tag")))) goto fail;
@@ -1124,7 +1124,7 @@ int __attribute__((visibility("default"))) PMPI_Send_init(const void* buf, int c
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(datatype, count, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, dest, CR_RANK_PROC_NULL, "dest")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 0, "tag")))) goto fail;
@@ -1148,7 +1148,7 @@ int __attribute__((visibility("default"))) PMPI_Send_init_c(const void* buf, MPI
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(datatype, count, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, dest, CR_RANK_PROC_NULL, "dest")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 0, "tag")))) goto fail;
@@ -1174,8 +1174,8 @@ int __attribute__((visibility("default"))) PMPI_Sendrecv(const void* sendbuf, in
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_count(sendcount, "sendcount")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_count(recvcount, "recvcount")))) goto fail;
-    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_o_sendtype)))) goto fail;
-    if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
+    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(sendtype, sendcount, "sendtype", 1, &cr_o_sendtype)))) goto fail;
+    if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(recvtype, recvcount, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_o_sendtype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_o_recvtype, "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, dest, CR_RANK_PROC_NULL, "dest")))) goto fail;
@@ -1207,8 +1207,8 @@ int __attribute__((visibility("default"))) PMPI_Sendrecv_c(const void* sendbuf, 
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_count(sendcount, "sendcount")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_count(recvcount, "recvcount")))) goto fail;
-    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_o_sendtype)))) goto fail;
-    if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
+    if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(sendtype, sendcount, "sendtype", 1, &cr_o_sendtype)))) goto fail;
+    if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(recvtype, recvcount, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_o_sendtype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_o_recvtype, "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, dest, CR_RANK_PROC_NULL, "dest")))) goto fail;
@@ -1238,7 +1238,7 @@ int __attribute__((visibility("default"))) PMPI_Sendrecv_replace(void* buf, int 
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(datatype, count, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, dest, CR_RANK_PROC_NULL, "dest")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(sendtag, 0, "sendtag")))) goto fail;
@@ -1265,7 +1265,7 @@ int __attribute__((visibility("default"))) PMPI_Sendrecv_replace_c(void* buf, MP
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(datatype, count, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, dest, CR_RANK_PROC_NULL, "dest")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(sendtag, 0, "sendtag")))) goto fail;
@@ -1292,7 +1292,7 @@ int __attribute__((visibility("default"))) PMPI_Ssend(const void* buf, int count
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(datatype, count, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, dest, CR_RANK_PROC_NULL, "dest")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 0, "tag")))) goto fail;
@@ -1315,7 +1315,7 @@ int __attribute__((visibility("default"))) PMPI_Ssend_c(const void* buf, MPI_Cou
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(datatype, count, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, dest, CR_RANK_PROC_NULL, "dest")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 0, "tag")))) goto fail;
@@ -1338,7 +1338,7 @@ int __attribute__((visibility("default"))) PMPI_Ssend_init(const void* buf, int 
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(datatype, count, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, dest, CR_RANK_PROC_NULL, "dest")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 0, "tag")))) goto fail;
@@ -1362,7 +1362,7 @@ int __attribute__((visibility("default"))) PMPI_Ssend_init_c(const void* buf, MP
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
-    if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(datatype, count, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, dest, CR_RANK_PROC_NULL, "dest")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 0, "tag")))) goto fail;

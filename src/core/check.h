@@ -68,6 +68,25 @@ static inline __attribute__((always_inline)) int cr_chk_datatype(MPI_Datatype h,
     return cr_chk_datatype_fail(h, dt, arg);
 }
 
+/* As cr_chk_datatype, for the point-to-point calls: MPI_DATATYPE_NULL is
+ * also taken for an empty buffer (count n == 0), as MPICH takes it, and then
+ * stands for MPI_BYTE.  That is decided only after the fast check failed, so
+ * the valid case costs what cr_chk_datatype costs. */
+static inline __attribute__((always_inline)) int cr_chk_datatype_or_empty(MPI_Datatype h,
+    MPI_Count n, const char *arg, int need_commit, cr_datatype_t **out)
+{
+    cr_datatype_t *dt = cr_datatype_ptr(h);
+    if (CR_LIKELY(dt != NULL && (!need_commit || dt->committed || dt->builtin))) {
+        *out = dt;
+        return 0;
+    }
+    if (h == MPI_DATATYPE_NULL && n == 0) {
+        *out = cr_datatype_ptr(MPI_BYTE);
+        return 0;
+    }
+    return cr_chk_datatype_fail(h, dt, arg);
+}
+
 /* A NULL buffer is an error when it holds data of a predefined datatype
  * (derived types may address memory absolutely, from MPI_BOTTOM). */
 static inline int cr_chk_buffer(const void *buf, MPI_Count n, const cr_datatype_t *dt,

@@ -344,12 +344,13 @@ struct cr_request {
     volatile int complete;     /* set (release) by the progress engine */
     int persistent, active;    /* persistent requests: active between Start and completion */
     int mode;                  /* CR_MODE_* for sends */
-    int cancelled;
+    int cancelled;             /* send: MPI_Cancel asked the receiver (pt2pt.c) */
     MPI_Status status;         /* for receives: source, tag, count, error */
     cr_comm_t *comm;
     uint32_t ctx;              /* context of the traffic (comm->ctx + CR_CTX_*) */
     int peer;                  /* comm rank of destination / source (may be MPI_ANY_SOURCE) */
     int tag;
+    uint32_t wire_gen;         /* send: the generation in its message's id (pt2pt.c) */
     void *buf;
     MPI_Aint count;
     cr_datatype_t *dt;
@@ -373,7 +374,9 @@ struct cr_request {
     tr_rkey_t remote_key;      /* rendezvous: the peer's buffer */
     struct cr_chan *chan;      /* the channel that carries it */
     tr_comp_t comp;            /* completion of its transport operations */
-    cr_request_t *child;       /* persistent: the operation started by MPI_Start */
+    cr_request_t *child;       /* persistent: the operation started by MPI_Start;
+                                  a buffered send's user request: the send that carries
+                                  its message (an id only: it may be gone, pt2pt.c) */
     cr_request_t *next, *prev; /* queue links */
     /* collective schedule for CR_REQ_COLL (owned by src/coll) */
     void *sched;

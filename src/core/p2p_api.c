@@ -14,7 +14,6 @@ int cr_iprobe(int src, int tag, cr_comm_t *comm, int *flag, MPI_Status *status, 
               cr_unexp_t **out);
 void cr_mrecv_start(cr_request_t *r, void *buf, MPI_Aint count, cr_datatype_t *dt,
                     cr_comm_t *comm, cr_unexp_t *u);
-int cr_cancel_recv(cr_request_t *r);
 int cr_request_attach_handle(cr_request_t *r);
 
 /* A completed request's status for the user: every field but MPI_ERROR.  A
@@ -633,9 +632,13 @@ int core_cancel(MPI_Request *request)
     if (!r)
         return cr_error(MPI_ERR_REQUEST, "request=0x%x: not an active request", (unsigned)*request);
     if (r->kind == CR_REQ_GREQ) return cr_greq_cancel(r);
+    int part = cr_part_is(r);
     if (r->persistent) r = r->child;
     if (r && r->kind == CR_REQ_RECV) cr_cancel_recv(r);
-    /* Cancelling sends is deprecated (MPI 4.1); a send is never cancelled. */
+    /* A send is cancelled when its message has not matched a receive yet
+     * (the receiver answers; the request completes then).  Partitioned
+     * sends are not cancelled. */
+    else if (r && r->kind == CR_REQ_SEND && !part) cr_cancel_send(r);
     return MPI_SUCCESS;
 }
 

@@ -88,6 +88,14 @@ int cr_bsend_start(const void *buf, MPI_Aint count, cr_datatype_t *dt, int dest,
         if (done) cr_request_free(done);
         return err;
     }
+    if (done) {
+        /* MPI_Cancel of the user's request cancels r's message, which it
+         * names by r's address and generation (r may be gone by then) */
+        done->child = r;
+        done->wire_gen = r->wire_gen;
+        done->vpeer = r->vpeer;
+        done->chan = r->chan;
+    }
     if (r->complete) {
         free(copy);
         cr_request_free(r);

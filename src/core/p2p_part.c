@@ -13,35 +13,159 @@
  * total size must agree); the price is that no partition moves before the
  * last one is ready.
  *
- * The messages use the communicator's point-to-point context with a negative
- * tag derived from the user's (-2 - tag), which no user receive or probe can
- * match (MPI_ANY_TAG matches only tags >= 0).  Two partitioned pairs between
- * the same processes with the same tag on the same communicator are matched
- * in the order of their rounds' last MPI_Pready, not of their init calls. */
+ * Matching follows the order of the initialization calls (MPI 4.1 section
+ * 4.2.1), not of the rounds: MPI_Psend_init sends a hello carrying a number
+ * unique to this sender (its send id), with the communicator's point-to-point
+ * context and a negative tag derived from the user's (-2 - tag), which no user
+ * receive or probe can match (MPI_ANY_TAG matches only tags >= 0);
+ * MPI_Precv_init posts the receive of that hello, so the k-th Psend_init and
+ * the k-th Precv_init with the same peer, tag and communicator pair up (MPI's
+ * non-overtaking rule).  Every round's data then goes in the communicator's
+ * collective context with a tag made from the send id, above the tags that
+ * collectives take (1 .. 2^30), which only that receive names.  A receive
+ * started before its hello has come posts its data receive as soon as the
+ * hello is there (its poll function, run by the completion calls and
+ * MPI_Parrived), so no call blocks on the peer. */
 #include "core/pt2pt.h"
 #include "core/api.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct {
+typedef struct part {
     int partitions;
     int nready;                /* send: partitions marked ready in this round */
-    int itag;                  /* the internal tag of the messages */
+    cr_request_t *hello;       /* the hello's send or receive, NULL once done (send) */
+    int sid;                   /* the send id: the sender's own, or the hello's (receive) */
+    cr_request_t *owner;       /* the partitioned request */
+    struct part *wnext, *wprev;   /* receive: started before its hello came */
+    int waiting;
     unsigned char ready[];     /* send: per partition, marked in this round */
 } part_t;
+
+/* Data tags: above coll_next_tag's 1 .. 2^30 in the collective context. */
+#define PART_DATA_TAG_BASE ((1 << 30) + 1)
+
+static unsigned part_next_sid;   /* this process's next send id */
+
+/* Started receives whose hello has not come yet: the progress engine posts
+ * their data receive when it comes (a sender may wait for its rendezvous
+ * data to be matched while the receiver waits for something else). */
+static part_t *waiting_head;
+static int part_progress(void *arg);
+static cr_poller_t part_poller = { "partitioned", part_progress, NULL, NULL, 0, 0 };
+
+static void wait_add(part_t *p)
+{
+    if (p->waiting) return;
+    p->waiting = 1;
+    p->wprev = NULL;
+    p->wnext = waiting_head;
+    if (waiting_head) waiting_head->wprev = p;
+    waiting_head = p;
+    cr_progress_register(&part_poller);
+    cr_poller_set_active(&part_poller, 1);
+}
+
+static void wait_remove(part_t *p)
+{
+    if (!p->waiting) return;
+    p->waiting = 0;
+    if (p->wprev) p->wprev->wnext = p->wnext; else waiting_head = p->wnext;
+    if (p->wnext) p->wnext->wprev = p->wprev;
+    if (!waiting_head) cr_poller_set_active(&part_poller, 0);
+}
 
 static int part_start(cr_request_t *r, cr_request_t **child);
 
 static void part_free(cr_request_t *r)
 {
-    free(r->sched);
+    part_t *p = r->sched;
+    if (p) wait_remove(p);
+    if (p && p->hello) {
+        cr_request_t *h = p->hello;
+        if (h->kind == CR_REQ_SEND) {
+            /* the peer may init later: the hello goes on alone (its value in h->tmp) */
+            if (h->complete) cr_request_free(h); else h->detached = 1;
+        } else {
+            /* a hello that no send will ever come for is cancelled */
+            if (!cr_cancel_recv(h)) cr_progress_wait(&h->complete);
+            cr_request_free(h);
+        }
+    }
+    free(p);
     r->sched = NULL;
 }
 
-static inline int part_itag(int tag)
+static inline int part_hello_tag(int tag)
 {
     return -2 - (int)((unsigned)tag % 0x7ffffffeu);
+}
+
+static inline int part_data_tag(int sid)
+{
+    return PART_DATA_TAG_BASE + (int)((unsigned)sid % (unsigned)(INT_MAX - PART_DATA_TAG_BASE));
+}
+
+/* The hello of a partitioned send: its send id, from memory of its own that
+ * the request frees when it completes (a send's tmp). */
+static int part_hello_send(part_t *p, int dest, int tag, cr_comm_t *comm)
+{
+    int *v = malloc(sizeof *v);
+    if (!v) return cr_error(MPI_ERR_NO_MEM, "MPI_Psend_init: out of memory");
+    *v = p->sid = (int)(part_next_sid++ & 0x7fffffffu);
+    cr_request_t *h;
+    int err = cr_isend(v, 1, cr_datatype_ptr(MPI_INT), dest, part_hello_tag(tag), comm,
+                       CR_CTX_PT2PT, CR_MODE_STD, &h);
+    if (err) {
+        free(v);
+        return err;
+    }
+    if (h->complete) {
+        free(v);
+        cr_request_free(h);
+        h = NULL;
+    } else {
+        h->tmp = v;
+    }
+    p->hello = h;
+    return MPI_SUCCESS;
+}
+
+/* A started receive whose hello has come posts its data receive (1: posted). */
+static int part_post(part_t *p)
+{
+    cr_request_t *r = p->owner;
+    if (!r->active || r->child || !p->hello->complete) return 0;
+    wait_remove(p);
+    /* out of memory leaves it waiting: the next poll tries again */
+    if (cr_irecv(r->buf, r->count, r->dt, r->peer, part_data_tag(p->sid), r->comm, CR_CTX_COLL,
+                 &r->child) != MPI_SUCCESS) {
+        r->child = NULL;
+        wait_add(p);
+        return 0;
+    }
+    return 1;
+}
+
+static int part_progress(void *arg)
+{
+    (void)arg;
+    int n = 0;
+    for (part_t *p = waiting_head, *next; p; p = next) {
+        next = p->wnext;
+        n += part_post(p);
+    }
+    return n;
+}
+
+/* The request's poll function: the completion calls re-read its child (the
+ * data receive) after each call. */
+static int part_poll(cr_request_t *r)
+{
+    part_post(r->sched);
+    return 0;
 }
 
 static int part_init(cr_req_kind_t kind, const void *buf, int partitions, MPI_Count count,
@@ -63,7 +187,17 @@ static int part_init(cr_req_kind_t kind, const void *buf, int partitions, MPI_Co
         return cr_error(MPI_ERR_NO_MEM, "%s: out of memory for %d partitions", fn, partitions);
     }
     p->partitions = partitions;
-    p->itag = part_itag(tag);
+    int err = kind == CR_REQ_PREQ_SEND
+                  ? part_hello_send(p, peer, tag, comm)
+                  : cr_irecv(&p->sid, 1, cr_datatype_ptr(MPI_INT), peer, part_hello_tag(tag), comm,
+                             CR_CTX_PT2PT, &p->hello);
+    if (err) {
+        free(p);
+        cr_request_free(r);
+        return err;
+    }
+    if (kind == CR_REQ_PREQ_RECV) r->poll = part_poll;
+    p->owner = r;
     r->persistent = 1;
     r->buf = (void *)buf;
     r->count = (MPI_Aint)count * partitions;
@@ -98,8 +232,15 @@ static int part_start(cr_request_t *r, cr_request_t **child)
 {
     part_t *p = r->sched;
     *child = NULL;
-    if (r->kind == CR_REQ_PREQ_RECV)
-        return cr_irecv(r->buf, r->count, r->dt, r->peer, p->itag, r->comm, CR_CTX_PT2PT, child);
+    if (r->kind == CR_REQ_PREQ_RECV) {
+        if (!p->hello->complete) cr_progress();
+        if (!p->hello->complete) {
+            wait_add(p);        /* part_progress posts it */
+            return MPI_SUCCESS;
+        }
+        return cr_irecv(r->buf, r->count, r->dt, r->peer, part_data_tag(p->sid), r->comm,
+                        CR_CTX_COLL, child);
+    }
     memset(p->ready, 0, (size_t)p->partitions);
     p->nready = 0;
     r->complete = 0;
@@ -139,8 +280,8 @@ static int ready_one(cr_request_t *r, int partition, const char *fn)
                         partition);
     p->ready[partition] = 1;
     if (++p->nready < p->partitions) return MPI_SUCCESS;
-    return cr_isend(r->buf, r->count, r->dt, r->peer, p->itag, r->comm, CR_CTX_PT2PT,
-                    CR_MODE_STD, &r->child);
+    return cr_isend(r->buf, r->count, r->dt, r->peer, part_data_tag(p->sid), r->comm,
+                    CR_CTX_COLL, CR_MODE_STD, &r->child);
 }
 
 int core_pready(int partition, cr_request_t *request)
@@ -180,11 +321,14 @@ int core_parrived(cr_request_t *request, int partition, int *flag)
     if (partition < 0 || partition >= p->partitions)
         return cr_error(MPI_ERR_ARG, "MPI_Parrived: partition=%d: the request has partitions "
                         "0..%d", partition, p->partitions - 1);
-    if (!r->active || !r->child) {
+    if (!r->active) {
         *flag = 1;              /* inactive: nothing outstanding */
         return MPI_SUCCESS;
     }
-    if (!r->child->complete) cr_progress();
-    *flag = r->child->complete;
+    if (!r->child || !r->child->complete) {
+        cr_progress();
+        part_post(p);
+    }
+    *flag = r->child && r->child->complete;
     return MPI_SUCCESS;
 }

@@ -48,6 +48,8 @@
 
 cr_chan_t cr_chans[CR_MAX_CHANNELS];
 int cr_nchan = 1;
+/* The generation the next send's message id carries (cr_msg_id, pt2pt.h). */
+static uint32_t wire_gen_next;
 /* The adaptive protocol's settings (core/adapt.h), read by cr_chan_init. */
 static cr_adapt_cfg_t adapt_cfg;
 
@@ -510,8 +512,7 @@ static int stage_send(cr_chan_t *ch, cr_vc_t *v, cr_request_t *r)
 static int send_inject(cr_chan_t *ch, cr_request_t *r)
 {
     cr_vc_t *v = &ch->vc[r->vpeer];
-    tr_am_hdr_t h = { .ctx = r->ctx, .src = r->src_rank, .tag = r->tag,
-                      .aux = (uint64_t)(uintptr_t)r };
+    tr_am_hdr_t h = { .ctx = r->ctx, .src = r->src_rank, .tag = r->tag, .aux = cr_msg_id(r) };
     tr_status_t st;
     if (r->bytes <= v->eager_max ||
         (r->bytes <= v->adapt_max && cr_adapt_choose_eager(&v->adapt, &adapt_cfg))) {
@@ -542,7 +543,7 @@ static int send_inject(cr_chan_t *ch, cr_request_t *r)
 static int rts_send(cr_vc_t *v, cr_request_t *r, uint16_t flags)
 {
     tr_am_hdr_t h = { .type = CR_AM_RTS, .flags = flags, .ctx = r->ctx, .src = r->src_rank,
-                      .tag = r->tag, .aux = (uint64_t)(uintptr_t)r };
+                      .tag = r->tag, .aux = cr_msg_id(r) };
     cr_rts_t rts = { .bytes = r->bytes };
     tr_status_t st = tr_mem_key(v->tr, (void *)send_bytes(r), r->bytes, &rts.key);
     if (st != TR_OK) chan_fail(r->vpeer, "describing a send buffer", st);
@@ -593,6 +594,7 @@ int cr_chan_isend(cr_chan_t *ch, const void *buf, MPI_Aint count, cr_datatype_t 
     r->dt = dt;
     cr_dt_retain(dt);        /* released with the request: MPI_Type_free may come first */
     r->bytes = (size_t)count * (size_t)dt->size;
+    r->wire_gen = ++wire_gen_next;
     if (dest == MPI_PROC_NULL) {
         cr_req_complete(r);
         return MPI_SUCCESS;
@@ -864,7 +866,7 @@ static void split_put_cb(tr_comp_t *c, tr_status_t st)
 
 static void on_cts(cr_chan_t *ch, int peer, const tr_am_rx_t *m)
 {
-    cr_request_t *s = (cr_request_t *)(uintptr_t)m->hdr.aux;
+    cr_request_t *s = cr_msg_id_req(m->hdr.aux);
     cr_cts_t cts;
     tr_am_copy(m, 0, &cts, sizeof cts);
     s->remote_req = cts.rreq;
@@ -882,11 +884,88 @@ static void on_cts(cr_chan_t *ch, int peer, const tr_am_rx_t *m)
     out_append(ch, v, out_new(OUT_STREAM, s));
 }
 
+/* ---- cancelling a send ----------------------------------------------------------------
+ * MPI_Cancel of a send sends CR_AM_CANCEL with the message's id to the
+ * receiver, behind the message itself (a peer's messages arrive in order, and
+ * the cancel queues behind earlier work to that peer), so the message has
+ * been handled when the cancel is: either a receive matched it (or it went
+ * to MPI_Mprobe), and the answer is no, or it waits in the unexpected queue,
+ * where the cancel drops it (an eager copy, or an RTS whose data was never
+ * read) and the answer is yes.  The sender's request stays incomplete until
+ * the answer; a yes also ends the step that a rendezvous (FIN) or synchronous
+ * (ACK) send was waiting for, since that message will never come. */
+static void on_cancel(cr_chan_t *ch, int peer, const tr_am_rx_t *m)
+{
+    cr_cancel_t c;
+    tr_am_copy(m, 0, &c, sizeof c);
+    cr_cancel_ans_t a = { .sreq = m->hdr.aux };
+    cr_unexp_t *prev = NULL;
+    for (cr_unexp_t *u = ch->ux_head; u; prev = u, u = u->next) {
+        if (u->peer != peer || u->sreq != m->hdr.aux) continue;
+        if (prev) prev->next = u->next; else ch->ux_head = u->next;
+        if (ch->ux_tail == u) ch->ux_tail = prev;
+        a.cancelled = 1;
+        a.kind = u->kind == UX_EAGER && u->sync ? CR_CANCEL_SYNC : u->kind;
+        if (u->kind == UX_EAGER) free(u->data);
+        free(u);
+        break;
+    }
+    ctrl_send(ch, peer, CR_AM_CANCEL_ANS, c.reply, &a, sizeof a);
+}
+
+static void on_cancel_ans(cr_chan_t *ch, const tr_am_rx_t *m)
+{
+    cr_request_t *s = cr_msg_id_req(m->hdr.aux);
+    cr_cancel_ans_t a;
+    tr_am_copy(m, 0, &a, sizeof a);
+    if (a.cancelled) {
+        s->status.count_hi_and_cancelled |= 1;
+        if (a.kind != UX_EAGER) {
+            /* The send that carried the message (s itself, or a buffered
+             * send's own) is alive: it waits for the FIN or ACK that the
+             * dropped message will never bring. */
+            cr_request_t *w = cr_msg_id_req(a.sreq);
+            if (a.kind == UX_RTS) {
+                cr_vc_t *v = &ch->vc[w->vpeer];
+                if (v->probe_req == w) v->probe_req = NULL;
+                tr_mem_release(v->tr, &w->remote_key);
+            }
+            w->proto_state = PS_NONE;
+            send_step_done(w);
+        }
+    }
+    send_step_done(s);
+}
+
+/* The id of a message from request pointer and generation (a buffered send's
+ * user request names the send that carried it, which may be gone). */
+static inline uint64_t msg_id_of(const cr_request_t *r, uint32_t gen)
+{
+    return (uint64_t)(uintptr_t)r | (uint64_t)(gen & 0xffffu) << CR_MSG_ID_REQ_BITS;
+}
+
+void cr_cancel_send(cr_request_t *s)
+{
+    if (s->kind != CR_REQ_SEND || s->cancelled || s->vpeer < 0) return;
+    cr_chan_t *ch = s->chan ? s->chan : &cr_chan0;   /* the MPI_Isend fast path: channel 0 */
+    /* Over the network transport the receiver drops the message but the
+     * sender reads the answer as a no (p2p_cancel_send's ofi runs, not yet
+     * understood): there a cancel fails, which MPI allows, and the message is
+     * delivered. */
+    if (ch->vc[s->vpeer].kind == CR_VC_NET) return;
+    uint64_t id = s->child ? msg_id_of(s->child, s->wire_gen) : cr_msg_id(s);
+    cr_cancel_t c = { .reply = cr_msg_id(s) };
+    s->cancelled = 1;
+    s->pending++;                       /* the answer */
+    __atomic_store_n(&s->complete, 0, __ATOMIC_RELAXED);
+    ctrl_send(ch, s->vpeer, CR_AM_CANCEL, id, &c, sizeof c);
+}
+
 /* COURIER_DEBUG=3: one line per packet that arrives (src/util/log.h). */
 static void am_log(int peer, const tr_am_rx_t *m)
 {
     static const char *const names[] = { "?", "eager", "eager-sync", "ack", "rts", "cts",
-                                         "fin", "wdone", "data" };
+                                         "fin", "wdone", "data", "cancel", "cancel-answer" };
     unsigned t = m->hdr.type < sizeof names / sizeof names[0] ? m->hdr.type : 0;
     ut_log_write(UT_LOG_PACKETS, "packet", "from %d: %s ctx %u src %d tag %d, %zu bytes", peer,
                  names[t], (unsigned)m->hdr.ctx, (int)m->hdr.src, (int)m->hdr.tag, m->len);
@@ -908,10 +987,10 @@ static void chan_am_handler(void *arg, int peer, const tr_am_rx_t *m)
         on_rts(ch, peer, m);
         break;
     case CR_AM_ACK:
-        send_step_done((cr_request_t *)(uintptr_t)m->hdr.aux);
+        send_step_done(cr_msg_id_req(m->hdr.aux));
         break;
     case CR_AM_FIN:
-        rndv_send_end((cr_request_t *)(uintptr_t)m->hdr.aux, &m->hdr);
+        rndv_send_end(cr_msg_id_req(m->hdr.aux), &m->hdr);
         break;
     case CR_AM_CTS:
         on_cts(ch, peer, m);
@@ -921,6 +1000,12 @@ static void chan_am_handler(void *arg, int peer, const tr_am_rx_t *m)
         break;
     case CR_AM_DATA:
         on_data(m);
+        break;
+    case CR_AM_CANCEL:
+        on_cancel(ch, peer, m);
+        break;
+    case CR_AM_CANCEL_ANS:
+        on_cancel_ans(ch, m);
         break;
     default:
         cr_abort_job(1, "a message of unknown type arrived (corrupt transport?)");
@@ -1201,19 +1286,21 @@ int cr_cancel_recv(cr_request_t *r)
  * it sits on MPI_Send's fast path, where a call costs a tenth of the
  * software's share of latency. */
 static inline __attribute__((always_inline)) cr_vc_t *eager_now(size_t bytes, int dest,
-                                                                 cr_comm_t *comm)
+                                                                 cr_comm_t *comm, int *peer)
 {
     if (bytes >= cr_chan0.fast_end || dest < 0) return NULL;
-    cr_vc_t *v = &cr_chan0.vc[cr_comm_world_rank(comm, dest)];
+    *peer = cr_comm_world_rank(comm, dest);
+    cr_vc_t *v = &cr_chan0.vc[*peer];
     return v->kind == CR_VC_SHM && !v->out_head ? v : NULL;
 }
 
+/* id: the message's id (cr_msg_id), 0 for MPI_Send's (no request). */
 static inline __attribute__((always_inline)) int eager_put(cr_vc_t *v, const void *data,
                                                            size_t bytes, int tag,
-                                                           cr_comm_t *comm)
+                                                           cr_comm_t *comm, uint64_t id)
 {
     tr_am_hdr_t h = { .type = CR_AM_EAGER, .ctx = comm->ctx + CR_CTX_PT2PT, .src = comm->rank,
-                      .tag = tag };
+                      .tag = tag, .aux = id };
     int rc = shm_send_pkt(&shm_ctxs[0], (int)v->addr, &h, data, bytes);
     if (CR_LIKELY(rc == 0)) cr_pvar_count_send(CR_VC_SHM, CR_PVAR_EAGER, bytes);
     return rc;
@@ -1224,8 +1311,9 @@ static inline __attribute__((always_inline)) int eager_put(cr_vc_t *v, const voi
  * sent, 1 when the caller must take the general path. */
 int cr_send_fast(const void *data, size_t bytes, int dest, int tag, cr_comm_t *comm)
 {
-    cr_vc_t *v = eager_now(bytes, dest, comm);
-    return !v || eager_put(v, data, bytes, tag, comm);
+    int peer;
+    cr_vc_t *v = eager_now(bytes, dest, comm, &peer);
+    return !v || eager_put(v, data, bytes, tag, comm, 0);
 }
 
 /* MPI_Isend's form of cr_send_fast: when the message goes straight into the
@@ -1233,14 +1321,17 @@ int cr_send_fast(const void *data, size_t bytes, int dest, int tag, cr_comm_t *c
  * handle).  Returns it, or NULL when the caller must take the general path. */
 cr_request_t *cr_isend_fast(const void *data, size_t bytes, int dest, int tag, cr_comm_t *comm)
 {
-    cr_vc_t *v = eager_now(bytes, dest, comm);
+    int peer;
+    cr_vc_t *v = eager_now(bytes, dest, comm, &peer);
     if (!v) return NULL;
     cr_request_t *r = cr_request_new(CR_REQ_SEND, 1);
     if (!r) return NULL;
-    if (eager_put(v, data, bytes, tag, comm)) {
+    r->wire_gen = ++wire_gen_next;
+    if (eager_put(v, data, bytes, tag, comm, cr_msg_id(r))) {
         cr_request_free(r);
         return NULL;
     }
+    r->vpeer = peer;          /* for MPI_Cancel (cr_cancel_send) */
     r->complete = 1;
     return r;
 }

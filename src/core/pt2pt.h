@@ -39,6 +39,9 @@ enum {
     CR_AM_WDONE,        /* sender put its share of a split copy: aux = receiver's request,
                            payload = int32 1 when written, 0 when the put was refused */
     CR_AM_DATA,         /* pipelined rendezvous data, in order: aux = receiver's request */
+    CR_AM_CANCEL,       /* MPI_Cancel of a send: aux = the message's id (its sreq),
+                           payload = cr_cancel_t (whom to answer) */
+    CR_AM_CANCEL_ANS,   /* the answer: aux = cr_cancel_t.reply, payload = cr_cancel_ans_t */
 };
 /* Flags of an RTS (tr_am_hdr_t.flags).  CR_RTS_STAGED: the data lies in the
  * sender's staging area and the sender's request is complete; the receiver
@@ -48,6 +51,32 @@ enum { CR_RTS_STAGED = 1 };
  * fields (low and high 32 bits), the receiver's CLOCK_MONOTONIC when the RTS
  * first arrived there (0: not recorded): the sender times the peer's look
  * (core/adapt.h) without its own delay in reading the answer. */
+/* A message's id (the sender's aux on EAGER, EAGER_SYNC and RTS, and what ACK,
+ * CTS, FIN and CANCEL_ANS carry back): the sender's request in the low 48
+ * bits, the request's wire_gen in the high 16, so that a request object
+ * reused for a later message gives it another id while an earlier message
+ * from it may still wait unexpected (MPI_Cancel names a message by its id).
+ * A message of the blocking MPI_Send fast path has id 0 (it cannot be
+ * cancelled). */
+#define CR_MSG_ID_REQ_BITS 48
+static inline cr_request_t *cr_msg_id_req(uint64_t id)
+{
+    return (cr_request_t *)(uintptr_t)(id & (((uint64_t)1 << CR_MSG_ID_REQ_BITS) - 1));
+}
+static inline uint64_t cr_msg_id(const cr_request_t *r)
+{
+    return (uint64_t)(uintptr_t)r | (uint64_t)(r->wire_gen & 0xffffu) << CR_MSG_ID_REQ_BITS;
+}
+typedef struct {
+    uint64_t reply;     /* the id of the request that waits for the answer */
+} cr_cancel_t;
+typedef struct {
+    uint64_t sreq;      /* the message's id */
+    int32_t cancelled;  /* 1: it was unexpected and is gone, never to be delivered */
+    int32_t kind;       /* what it was: UX_EAGER, UX_RTS, or CR_CANCEL_SYNC for a
+                           synchronous eager message */
+} cr_cancel_ans_t;
+enum { CR_CANCEL_SYNC = 3 };
 typedef struct {
     uint64_t bytes;     /* whole message size */
     tr_rkey_t key;      /* the sender's contiguous bytes */
@@ -175,6 +204,18 @@ int cr_chan_irecv(cr_chan_t *ch, void *buf, MPI_Aint count, cr_datatype_t *dt, i
  * not NULL) gets a complete request with a handle. */
 int cr_bsend_start(const void *buf, MPI_Aint count, cr_datatype_t *dt, int dest, int tag,
                    cr_comm_t *comm, cr_request_t **out);
+
+/* Cancel a receive that has not matched yet (pt2pt.c): 1 when cancelled (it is
+ * then complete, its status says so), 0 when it had matched already. */
+int cr_cancel_recv(cr_request_t *r);
+
+/* MPI_Cancel of a send (pt2pt.c): asks the receiver to drop the message if
+ * no receive matched it yet.  The request becomes incomplete (again) until
+ * the answer comes; it then completes with the cancelled flag of its status
+ * set (the message will never be delivered) or clear (it is, or will be,
+ * received).  A second cancel, or one of a send to MPI_PROC_NULL, does
+ * nothing. */
+void cr_cancel_send(cr_request_t *s);
 
 /* Is r a partitioned request (p2p_part.c)?  Its status reports the user's tag. */
 int cr_part_is(const cr_request_t *r);

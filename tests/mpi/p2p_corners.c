@@ -194,8 +194,12 @@ int main(int argc, char **argv)
         int cancelled = 0;
         flag = 0;
         if (s % 2) {
-            /* a synchronous send completes only when received or cancelled */
-            CHECK_MPI(MPI_Test(&r, &flag, &st));
+            /* a synchronous send completes only when received or cancelled;
+             * a cancel may take a few polls (Courier asks the receiver, here
+             * this process), so test for a while before receiving it */
+            double until = MPI_Wtime() + 2.0;
+            do CHECK_MPI(MPI_Test(&r, &flag, &st));
+            while (!flag && MPI_Wtime() < until);
             if (flag) MPI_Test_cancelled(&st, &cancelled);
             if (!flag) {
                 CHECK_MPI(MPI_Recv(in, n, MPI_BYTE, rank, 70, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
