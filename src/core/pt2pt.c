@@ -1132,7 +1132,11 @@ cr_request_t *cr_isend_fast(const void *data, size_t bytes, int dest, int tag, c
 int cr_recv_fast(void *dst, size_t cap, int src, int tag, cr_comm_t *comm, MPI_Status *status)
 {
     cr_chan_t *ch = &cr_chan0;
-    if (ch->ux_head || ch->posted_head || ch->busy || cr_progress_nactive || src < 0 ||
+    /* cr_progress_nactive first: with threads it is never 0, so the
+     * channel's queues, which other threads change under the library lock,
+     * are not even read here (docs/threads.md) */
+    if (__atomic_load_n(&cr_progress_nactive, __ATOMIC_RELAXED) || ch->ux_head ||
+        ch->posted_head || ch->busy || src < 0 ||
         ut_log_on(UT_LOG_PACKETS))      /* the general path logs every packet */
         return 1;
     cr_vc_t *v = &ch->vc[cr_comm_world_rank(comm, src)];
