@@ -938,10 +938,8 @@ int cr_chan_add_transport(cr_chan_t *ch, tr_iface_t *tr)
     return 0;
 }
 
-int cr_chan_add_peer(cr_chan_t *ch, tr_iface_t *tr, const void *addr, size_t len, int32_t id)
+int cr_chan_reserve_peers(cr_chan_t *ch, int n)
 {
-    uint64_t handle;
-    if (tr_add_peer(tr, addr, len, id, &handle) != TR_OK) return -1;
     /* the busy list points into vc: remember it by index across the realloc */
     int nbusy = 0;
     for (cr_vc_t *v = ch->busy; v; v = v->busy_next) nbusy++;
@@ -949,7 +947,7 @@ int cr_chan_add_peer(cr_chan_t *ch, tr_iface_t *tr, const void *addr, size_t len
     if (!busy) return -1;
     nbusy = 0;
     for (cr_vc_t *v = ch->busy; v; v = v->busy_next) busy[nbusy++] = (int)(v - ch->vc);
-    cr_vc_t *vc = realloc(ch->vc, ((size_t)ch->nvc + 1) * sizeof(cr_vc_t));
+    cr_vc_t *vc = realloc(ch->vc, ((size_t)ch->nvc + (size_t)n) * sizeof(cr_vc_t));
     if (!vc) {
         free(busy);
         return -1;
@@ -961,9 +959,27 @@ int cr_chan_add_peer(cr_chan_t *ch, tr_iface_t *tr, const void *addr, size_t len
         ch->busy = &vc[busy[k]];
     }
     free(busy);
-    int peer = ch->nvc++;
-    memset(&vc[peer], 0, sizeof vc[peer]);
-    vc_bind(ch, &vc[peer], tr, handle);
+    int first = ch->nvc;
+    memset(&vc[first], 0, (size_t)n * sizeof vc[first]);
+    ch->nvc += n;
+    return first;
+}
+
+int cr_chan_bind_peer(cr_chan_t *ch, int peer, tr_iface_t *tr, const void *addr, size_t len,
+                      int32_t id)
+{
+    uint64_t handle;
+    if (tr_add_peer(tr, addr, len, id, &handle) != TR_OK) return -1;
+    vc_bind(ch, &ch->vc[peer], tr, handle);
+    return 0;
+}
+
+int cr_chan_add_peer(cr_chan_t *ch, tr_iface_t *tr, const void *addr, size_t len, int32_t id)
+{
+    uint64_t handle;
+    if (tr_add_peer(tr, addr, len, id, &handle) != TR_OK) return -1;
+    int peer = cr_chan_reserve_peers(ch, 1);
+    if (peer >= 0) vc_bind(ch, &ch->vc[peer], tr, handle);
     return peer;
 }
 
