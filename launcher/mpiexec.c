@@ -506,6 +506,8 @@ static void plan_job(void)
     if (job.n < 0) job.n = job.hosts_given ? la_hosts_total_slots(&job.hl) : 1;
     if (job.hl.n == 0) la_hosts_parse_list(&job.hl, "localhost", err, sizeof err);
     la_place_finish(&job.place, rank_env_value("OMP_NUM_THREADS"));
+    job.place.progress = la_place_progress(rank_env_value("COURIER_ASYNC_PROGRESS"),
+                                           rank_env_value("MPIR_CVAR_ASYNC_PROGRESS"));
 
     int nh = job.hl.n;
     int *host_of = la_malloc(sizeof(int) * (size_t)job.n);
@@ -1328,6 +1330,7 @@ static void send_job(int k)
     la_kv_addf(&b, "pe", "%d", job.place.pe);
     la_kv_addf(&b, "pe_from_omp", "%d", job.place.pe_from_omp);
     la_kv_addf(&b, "report", "%d", job.place.report);
+    la_kv_addf(&b, "progress", "%d", job.place.progress);
     la_kv_addf(&b, "pmi_batch", "%ld", ut_settings.pmi_batch);
     la_kv_addf(&b, "stdin", "%d", job.r[0].host == h);
     /* for its children */

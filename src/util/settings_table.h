@@ -116,3 +116,5 @@ CR_SETTING(adaptive_eager_limit, SIZE, 65536, 0, 16777216, "Largest message sent
 CR_SETTING(adaptive_slow_us,   INT,  200, 0, 60000000, "A rendezvous handshake with a shared-memory peer slower than this many microseconds means that the peer was not polling")
 CR_SETTING(adaptive_probe,     INT,  64, 1, 1000000, "While a peer gets the adaptive range eagerly, one message in this many still goes by rendezvous to measure whether it polls again")
 CR_SETTING(adaptive_probe_max, INT,  4096, 1, 1000000000, "The probe interval doubles after each probe that finds the peer still not polling, up to this many messages (a fast probe resets it)")
+/* pinning of the progress thread (issue 15, src/core/async.c, launcher/place.c) */
+CR_SETTING(progress_cpus,      STRING, 0, 0, 0,    "CPUs the progress thread (COURIER_ASYNC_PROGRESS) is bound to, as a list such as 3 or 2-3,6; mpiexec -bind-to sets it for each rank (docs/threads.md); unset: it runs wherever the process may")
