@@ -147,6 +147,11 @@ static int print_topology(int argc, char **argv)
                 la_topo_describe(t, &b[li].cpus, desc, sizeof desc);
                 la_cpus_format(&b[li].cpus, cpus, sizeof cpus);
                 printf("    rank %d (local %d): cpus %s  %s  OMP_PLACES=%s\n", r, li, cpus, desc, b[li].omp_places);
+                if (b[li].progress != LA_PROGRESS_NONE) {
+                    la_cpus_format(&b[li].progress_cpus, cpus, sizeof cpus);
+                    printf("      progress thread (COURIER_ASYNC_PROGRESS): cpus %s%s\n", cpus,
+                           b[li].progress == LA_PROGRESS_SHARED ? " (shared with the rank)" : "");
+                }
             } else {
                 printf("    rank %d (local %d): not bound\n", r, li);
             }
