@@ -57,13 +57,18 @@ check-asan:
 
 # ThreadSanitizer over the thr label (docs/threads.md).  It sees the threads
 # of one process only: the shared-memory rings between processes are outside
-# its view.  TSAN_OPTIONS from the environment wins.
+# its view.  Two tests are left out, for reasons of their own, not the
+# library's: thr_omp (libgomp is not built with ThreadSanitizer, which then
+# cannot see OpenMP's barriers) and thr_async (it reads its receive buffer
+# while the progress thread fills it, on purpose).  TSAN_OPTIONS from the
+# environment wins.
+TSAN_EXCLUDE ?= ^mpi\.thr_(omp|async)\.
 check-tsan:
 	$(CMAKE) -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCOURIER_TSAN=ON
 	$(CMAKE) --build $(TSAN_BUILD) -j$(JOBS)
 	cd $(TSAN_BUILD) && \
 	  TSAN_OPTIONS=$${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1} \
-	  $(CTEST) --output-on-failure -j$(CTEST_JOBS) --timeout $(TEST_TIMEOUT) -L thr
+	  $(CTEST) --output-on-failure -j$(CTEST_JOBS) --timeout $(TEST_TIMEOUT) -L thr -E '$(TSAN_EXCLUDE)'
 
 install: build
 	$(CMAKE) --install $(BUILD) --prefix $(PREFIX)

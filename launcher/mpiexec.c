@@ -561,6 +561,8 @@ static void plan_job(void)
     if (job.napps == 1) job.app_first[1] = job.n;
     if (job.hl.n == 0) la_hosts_parse_list(&job.hl, "localhost", err, sizeof err);
     la_place_finish(&job.place, rank_env_value("OMP_NUM_THREADS"));
+    job.place.progress = la_place_progress(rank_env_value("COURIER_ASYNC_PROGRESS"),
+                                           rank_env_value("MPIR_CVAR_ASYNC_PROGRESS"));
 
     int *host_of = la_malloc(sizeof(int) * (size_t)job.n);
     la_hosts_map(&job.hl, job.n, job.place.ppn, job.place.by_node, host_of);
@@ -1602,6 +1604,7 @@ static void send_job(int k)
     la_kv_addf(&b, "pe", "%d", job.place.pe);
     la_kv_addf(&b, "pe_from_omp", "%d", job.place.pe_from_omp);
     la_kv_addf(&b, "report", "%d", job.place.report);
+    la_kv_addf(&b, "progress", "%d", job.place.progress);
     la_kv_addf(&b, "pmi_batch", "%ld", ut_settings.pmi_batch);
     la_kv_addf(&b, "stdin", "%d", job.r[0].host == h);
     /* for its children */

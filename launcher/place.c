@@ -402,6 +402,13 @@ void la_place_finish(la_place_t *o, const char *omp_num_threads)
     }
 }
 
+int la_place_progress(const char *courier, const char *mpich)
+{
+    const char *v = courier ? courier : mpich;
+    return v && (!strcasecmp(v, "1") || !strcasecmp(v, "yes") || !strcasecmp(v, "true") ||
+                 !strcasecmp(v, "on"));
+}
+
 /* ---- topology -------------------------------------------------------------------- */
 
 struct la_topo {
@@ -464,6 +471,44 @@ static void places_add(char **places, size_t *len, hwloc_const_bitmap_t set)
     *len += (size_t)n;
 }
 
+/* The progress thread of a rank bound to set (la_place_t.progress): prog,
+ * when the placement found it a unit of its own; else, with -bind-to core,
+ * the last hwthread of the rank's last core when that core has several
+ * (taken out of set and of the rank's OpenMP places, rebuilt core by core);
+ * else set, shared. */
+static void progress_place(la_topo_t *t, const la_place_t *o, hwloc_bitmap_t set,
+                           hwloc_const_bitmap_t prog, la_binding_t *b, char **places, size_t *plen)
+{
+    hwloc_bitmap_t p = hwloc_bitmap_dup(prog);
+    b->progress = LA_PROGRESS_CORE;
+    if (hwloc_bitmap_iszero(p)) {
+        b->progress = LA_PROGRESS_SHARED;
+        hwloc_bitmap_copy(p, set);
+        int last = hwloc_bitmap_last(set);
+        hwloc_obj_t pu = last >= 0 ? hwloc_get_pu_obj_by_os_index(t->t, (unsigned)last) : NULL;
+        hwloc_obj_t core = pu ? hwloc_get_ancestor_obj_by_type(t->t, HWLOC_OBJ_CORE, pu) : NULL;
+        if (o->bind == LA_LVL_CORE && core && hwloc_bitmap_weight(core->cpuset) > 1 &&
+            hwloc_bitmap_isincluded(core->cpuset, set)) {
+            b->progress = LA_PROGRESS_HWTHREAD;
+            hwloc_bitmap_only(p, (unsigned)last);
+            hwloc_bitmap_clr(set, (unsigned)last);
+            free(*places);
+            *places = NULL;
+            *plen = 0;
+            hwloc_bitmap_t in = hwloc_bitmap_alloc();
+            int ncores = hwloc_get_nbobjs_by_type(t->t, HWLOC_OBJ_CORE);
+            for (int k = 0; k < ncores; k++) {
+                hwloc_bitmap_and(in, hwloc_get_obj_by_type(t->t, HWLOC_OBJ_CORE, (unsigned)k)->cpuset, set);
+                if (!hwloc_bitmap_iszero(in)) places_add(places, plen, in);
+            }
+            hwloc_bitmap_free(in);
+        }
+    }
+    CPU_ZERO(&b->progress_cpus);
+    hwloc_cpuset_to_glibc_sched_affinity(t->t, p, &b->progress_cpus, sizeof b->progress_cpus);
+    hwloc_bitmap_free(p);
+}
+
 int la_topo_place(la_topo_t *t, const la_place_t *o, int nlocal, la_binding_t *out, char *why, size_t whylen)
 {
     why[0] = '\0';
@@ -501,11 +546,14 @@ int la_topo_place(la_topo_t *t, const la_place_t *o, int nlocal, la_binding_t *o
         dom_of[nunits++] = d;
         count[d]++;
     }
-    /* how many ranks each domain gets, and whether its units suffice */
-    int ok = 1;
+    /* how many ranks each domain gets, and whether its units suffice (and,
+     * binding to cores or hwthreads, whether they leave one more per rank
+     * for its progress thread) */
+    int ok = 1, spare = o->progress && (o->bind == LA_LVL_CORE || o->bind == LA_LVL_HWTHREAD);
     for (int d = 0; d < ndom && ok; d++) {
         int ranks = nlocal / ndom + (d < nlocal % ndom);
         if ((long)ranks * o->pe > count[d]) ok = 0;
+        if ((long)ranks * (o->pe + 1) > count[d]) spare = 0;
     }
     if (!ok) {
         const char *u = by_pu ? "hwthread" : "core";
@@ -520,15 +568,22 @@ int la_topo_place(la_topo_t *t, const la_place_t *o, int nlocal, la_binding_t *o
         free(next);
         return 0;
     }
-    hwloc_bitmap_t set = hwloc_bitmap_alloc(), mine = hwloc_bitmap_alloc();
+    hwloc_bitmap_t set = hwloc_bitmap_alloc(), mine = hwloc_bitmap_alloc(), prog = hwloc_bitmap_alloc();
     int nnuma = hwloc_get_nbobjs_by_type(t->t, HWLOC_OBJ_NUMANODE);
     for (int i = 0; i < nlocal; i++) {
         int d = i % ndom, taken = 0;
         char *places = NULL;
         size_t plen = 0;
         hwloc_bitmap_zero(set);
-        for (int u = next[d]; u < nunits && taken < o->pe; u++) {
+        hwloc_bitmap_zero(prog);
+        for (int u = next[d]; u < nunits && taken < o->pe + spare; u++) {
             if (dom_of[u] != d) continue;
+            if (taken == o->pe) {       /* the progress thread's own unit */
+                hwloc_bitmap_and(prog, unit[u]->cpuset, t->allowed);
+                taken++;
+                next[d] = u + 1;
+                continue;
+            }
             hwloc_obj_t uo = unit[u], wide = uo;
             if (o->bind == LA_LVL_CORE && utype == HWLOC_OBJ_PU)
                 wide = hwloc_get_ancestor_obj_by_type(t->t, HWLOC_OBJ_CORE, uo);
@@ -551,6 +606,7 @@ int la_topo_place(la_topo_t *t, const la_place_t *o, int nlocal, la_binding_t *o
         }
         /* only CPUs we may use (a NUMA node or package may hold others) */
         hwloc_bitmap_and(set, set, t->allowed);
+        if (o->progress) progress_place(t, o, set, prog, &out[i], &places, &plen);
         CPU_ZERO(&out[i].cpus);
         hwloc_cpuset_to_glibc_sched_affinity(t->t, set, &out[i].cpus, sizeof out[i].cpus);
         out[i].bound = 1;
@@ -558,6 +614,7 @@ int la_topo_place(la_topo_t *t, const la_place_t *o, int nlocal, la_binding_t *o
     }
     hwloc_bitmap_free(set);
     hwloc_bitmap_free(mine);
+    hwloc_bitmap_free(prog);
     free(unit);
     free(dom_of);
     free(count);
@@ -660,6 +717,11 @@ void la_binding_report(la_topo_t *t, const la_binding_t *b, const char *host, in
     }
     n += snprintf(buf + n, len - (size_t)n, "bound to ");
     if ((size_t)n < len) la_topo_describe(t, &b->cpus, buf + n, len - (size_t)n);
+    n = (int)strlen(buf);
+    if (b->progress == LA_PROGRESS_NONE || (size_t)n + 32 >= len) return;
+    n += snprintf(buf + n, len - (size_t)n, "; progress thread %s ",
+                  b->progress == LA_PROGRESS_SHARED ? "shares it:" : "bound to");
+    if ((size_t)n < len) la_topo_describe(t, &b->progress_cpus, buf + n, len - (size_t)n);
 }
 
 static void print_set(FILE *f, hwloc_const_bitmap_t set)

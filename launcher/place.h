@@ -57,6 +57,8 @@ typedef struct {
     int ppn;            /* ranks per host (-ppn, ppr:N:node); 0 unset */
     int by_node;        /* -map-by node: ranks round-robin over hosts */
     int report;         /* --report-bindings */
+    int progress;       /* the ranks run a progress thread (COURIER_ASYNC_PROGRESS):
+                           bind it apart from their compute threads (la_topo_place) */
 } la_place_t;
 
 /* Parse a -bind-to value (none, hwthread, core, socket, numa, and Hydra's
@@ -71,6 +73,10 @@ int la_place_parse_map(la_place_t *o, const char *s, char *err, size_t errlen);
  * ranks' OMP_NUM_THREADS, may be NULL) sets it. */
 void la_place_finish(la_place_t *o, const char *omp_num_threads);
 const char *la_level_name(la_level_t l);
+/* Whether the ranks run a progress thread, from the values their environment
+ * gives COURIER_ASYNC_PROGRESS and MPICH's MPIR_CVAR_ASYNC_PROGRESS (either
+ * may be NULL; the first wins), as the library reads them. */
+int la_place_progress(const char *courier, const char *mpich);
 
 /* ---- this machine ------------------------------------------------------------------ */
 
@@ -80,7 +86,15 @@ typedef struct {
     int bound;          /* 0: the rank is not bound */
     cpu_set_t cpus;     /* its CPUs (OS numbers) */
     char *omp_places;   /* its cores or hwthreads as OMP_PLACES ("{0,4},{1,5}"), malloc'ed */
+    int progress;       /* its progress thread's CPUs: LA_PROGRESS_* */
+    cpu_set_t progress_cpus;
 } la_binding_t;
+/* Where a bound rank's progress thread goes (la_place_t.progress): a core (or
+ * hwthread, with -bind-to hwthread) of its own beside the rank's when the
+ * host has one spare per rank; else, where cores have several hwthreads, the
+ * last hwthread of the rank's last core, which its compute threads then do
+ * not get; else it shares the rank's CPUs. */
+enum { LA_PROGRESS_NONE = 0, LA_PROGRESS_CORE, LA_PROGRESS_HWTHREAD, LA_PROGRESS_SHARED };
 
 /* hwloc's topology of this machine restricted to the CPUs this process may
  * use (its affinity), or a synthetic one when HWLOC_SYNTHETIC or
@@ -90,13 +104,15 @@ void la_topo_free(la_topo_t *t);
 /* Bindings of the nlocal ranks of one host (out[0..nlocal-1]).  Returns 1
  * when they are bound; 0 when not: -bind-to none, or too few cores for the
  * ranks (then why says so, and no rank is bound rather than several sharing
- * a core). */
+ * a core).  With o->progress each binding also says where the rank's
+ * progress thread goes (LA_PROGRESS_*); cpus are then its compute CPUs. */
 int la_topo_place(la_topo_t *t, const la_place_t *o, int nlocal, la_binding_t *out,
                   char *why, size_t whylen);
 void la_binding_free(la_binding_t *b, int n);
 /* Open MPI's description of a binding: "socket 0[core 1[hwt 0]]: [./B]". */
 void la_topo_describe(la_topo_t *t, const cpu_set_t *cpus, char *buf, size_t len);
-/* The line --report-bindings prints for a rank (no newline). */
+/* The line --report-bindings prints for a rank (no newline); with a progress
+ * thread, its CPUs follow ("; progress thread bound to ..."). */
 void la_binding_report(la_topo_t *t, const la_binding_t *b, const char *host, int pid, int rank,
                        char *buf, size_t len);
 /* "0-3,8": the CPUs of a set as a list. */

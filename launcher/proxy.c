@@ -324,6 +324,7 @@ static void start_job(const la_frame_t *f)
         else if (!strcmp(key, "pe")) place.pe = atoi(val);
         else if (!strcmp(key, "pe_from_omp")) place.pe_from_omp = atoi(val);
         else if (!strcmp(key, "report")) place.report = atoi(val);
+        else if (!strcmp(key, "progress")) place.progress = atoi(val);
         else if (!strcmp(key, "pmi_batch")) pmi_batch = atoi(val);
         else if (!strcmp(key, "stdin")) want_stdin = atoi(val);
         else if (!strcmp(key, "launcher")) launcher = val;

@@ -148,6 +148,12 @@ static char **rank_env(la_ranks_t *rs, int i, int pmi_fd, char **owned, int *now
         if (!la_env_get(rs->env, "OMP_PROC_BIND"))
             owned[(*nowned)++] = envp[n++] = la_strdup("OMP_PROC_BIND=close");
     }
+    if (b->bound && b->progress != LA_PROGRESS_NONE) {
+        /* where the rank's progress thread pins itself (src/core/async.c) */
+        char cpus[1024];
+        la_cpus_format(&b->progress_cpus, cpus, sizeof cpus);
+        owned[(*nowned)++] = envp[n++] = la_asprintf("COURIER_PROGRESS_CPUS=%s", cpus);
+    }
     envp[n] = NULL;
     return envp;
 }

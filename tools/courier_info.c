@@ -124,6 +124,7 @@ static int print_topology(int argc, char **argv)
     if (!hl.n) la_hosts_parse_list(&hl, "localhost", err, sizeof err);
     if (!bind_given && o.pe == 0) o.bind = LA_LVL_CORE;
     la_place_finish(&o, getenv("OMP_NUM_THREADS"));
+    o.progress = la_place_progress(getenv("COURIER_ASYNC_PROGRESS"), getenv("MPIR_CVAR_ASYNC_PROGRESS"));
     printf("\nMapping of %d process%s: -bind-to %s%s -map-by %s, %d %s%s per process%s\n", n, n == 1 ? "" : "es",
            la_level_name(o.bind), bind_given ? "" : " (mpiexec binds only when asked)", la_level_name(o.map),
            o.pe, o.bind == LA_LVL_HWTHREAD ? "hwthread" : "core", o.pe == 1 ? "" : "s",
@@ -146,6 +147,11 @@ static int print_topology(int argc, char **argv)
                 la_topo_describe(t, &b[li].cpus, desc, sizeof desc);
                 la_cpus_format(&b[li].cpus, cpus, sizeof cpus);
                 printf("    rank %d (local %d): cpus %s  %s  OMP_PLACES=%s\n", r, li, cpus, desc, b[li].omp_places);
+                if (b[li].progress != LA_PROGRESS_NONE) {
+                    la_cpus_format(&b[li].progress_cpus, cpus, sizeof cpus);
+                    printf("      progress thread (COURIER_ASYNC_PROGRESS): cpus %s%s\n", cpus,
+                           b[li].progress == LA_PROGRESS_SHARED ? " (shared with the rank)" : "");
+                }
             } else {
                 printf("    rank %d (local %d): not bound\n", r, li);
             }

@@ -5,13 +5,23 @@
  * move on while the application computes between MPI calls.  Idle, it
  * waits as a blocking call does: it polls, naps async_progress_idle_us
  * between polls that find nothing, and once idle for COURIER_WAIT_SLEEP_US
- * sleeps on the doorbell until a peer's message or another thread rings it. */
+ * sleeps on the doorbell until a peer's message or another thread rings it.
+ *
+ * Pinning: where mpiexec bound the rank with the thread on, it sets
+ * COURIER_PROGRESS_CPUS to the CPUs it reserved for the thread (a core or
+ * hwthread beside the rank's, or the rank's own when none is spare:
+ * launcher/place.h); the thread is bound to them (hwloc) before MPI_Init
+ * returns, and it is named "cr_progress" (/proc/self/task/<tid>/comm). */
 #define _GNU_SOURCE
 #include "core/threads.h"
 #include "core/progress.h"
 #include "util/settings.h"
 
+#include <stdio.h>
 #include <time.h>
+#ifdef COURIER_HAVE_HWLOC
+#include <hwloc.h>
+#endif
 
 static pthread_t async_thread;
 static int async_running;
@@ -37,11 +47,39 @@ static void *async_main(void *arg)
     return NULL;
 }
 
+/* Bind the progress thread to the CPUs COURIER_PROGRESS_CPUS lists (a
+ * warning when they cannot be had; nothing when unset or without hwloc). */
+static void async_pin(pthread_t th)
+{
+    const char *cpus = (const char *)(intptr_t)ut_settings.progress_cpus;
+    if (!cpus || !*cpus) return;
+#ifdef COURIER_HAVE_HWLOC
+    hwloc_topology_t topo;
+    hwloc_bitmap_t set = hwloc_bitmap_alloc();
+    int ok = set && hwloc_bitmap_list_sscanf(set, cpus) == 0 && !hwloc_bitmap_iszero(set);
+    if (ok && hwloc_topology_init(&topo) == 0) {
+        ok = hwloc_topology_load(topo) == 0 &&
+             hwloc_set_thread_cpubind(topo, th, set, 0) == 0;
+        hwloc_topology_destroy(topo);
+    } else {
+        ok = 0;
+    }
+    hwloc_bitmap_free(set);
+    if (!ok)
+        fprintf(stderr, "courier: warning: cannot bind the progress thread to CPUs \"%s\" "
+                "(COURIER_PROGRESS_CPUS)\n", cpus);
+#else
+    (void)th;
+#endif
+}
+
 int cr_async_start(void)
 {
     if (async_running) return 0;
     __atomic_store_n(&async_stop, 0, __ATOMIC_RELEASE);
     if (pthread_create(&async_thread, NULL, async_main, NULL) != 0) return -1;
+    pthread_setname_np(async_thread, "cr_progress");
+    async_pin(async_thread);
     async_running = 1;
     return 0;
 }

@@ -150,6 +150,11 @@ int cr_ctx_settle(cr_ctx_round_fn round, void *arg, int n, uint32_t *ctx)
         cr_ctx_reserve(*ctx, n);
         return MPI_SUCCESS;
     }
+    return cr_ctx_settle_rounds(round, arg, n, ctx);
+}
+
+int cr_ctx_settle_rounds(cr_ctx_round_fn round, void *arg, int n, uint32_t *ctx)
+{
     for (int r = 0;; r++) {
         int ok = cr_ctx_take(*ctx, n);
         /* after a clash, step a little further on each rank, so that the

@@ -108,6 +108,10 @@ typedef int (*cr_ctx_round_fn)(void *arg, const int in[2], int out[2]);
  * from a higher id until all members could (threads.h, docs/threads.md).
  * Collective over the members that `round` reaches; *ctx is the id agreed. */
 int cr_ctx_settle(cr_ctx_round_fn round, void *arg, int n, uint32_t *ctx);
+/* cr_ctx_settle that runs its rounds (at least one) with or without threads:
+ * for members that cannot know whether all the others run without threads
+ * (two jobs meeting in MPI_Comm_accept / connect, dynamic.c). */
+int cr_ctx_settle_rounds(cr_ctx_round_fn round, void *arg, int n, uint32_t *ctx);
 /* cr_ctx_settle whose rounds are allgathers over c with tag. */
 int cr_ctx_settle_intra(cr_comm_t *c, int tag, int n, uint32_t *ctx);
 /* cr_ctx_max then cr_ctx_settle_intra over c with tag: a new id for c's

@@ -56,24 +56,34 @@ enum {
 #define CR_H_MAKE(storage, kind, idx) \
     ((int)(((uint32_t)(storage) << 30) | ((uint32_t)(kind) << 26) | (uint32_t)(idx)))
 
-/* A growable table of user objects of one kind: index -> pointer in two loads. */
+/* A growable table of user objects of one kind: index -> pointer in two loads.
+ * Its storage never moves: a fixed directory of fixed-size chunks, a chunk
+ * allocated when first needed and kept until the process ends.  So a thread
+ * may look an object up (cr_objtab_get: the argument checks of the bindings
+ * do, before the library lock is taken) while another thread adds or removes
+ * other objects under the lock.  Those writers publish with release stores
+ * (next last), the reader loads with acquire, which on x86 are the plain
+ * loads the single-threaded path always made. */
 #define CR_OBJTAB_CHUNK 1024
 #define CR_OBJTAB_MAXCHUNKS 4096
 typedef struct {
     void **chunks[CR_OBJTAB_MAXCHUNKS];
     int next;         /* first never-used index */
-    int *free_list;   /* stack of released indices */
+    int *free_list;   /* stack of released indices (under the library lock) */
     int nfree, free_cap;
 } cr_objtab_t;
-/* Store obj and return its index (>= 0), or -1 when out of memory. */
+/* Store obj and return its index (>= 0), or -1 when out of memory.  Under the
+ * library lock (or without threads). */
 int cr_objtab_add(cr_objtab_t *t, void *obj);
-/* The object at idx, or NULL when idx is not a live entry. */
+/* The object at idx, or NULL when idx is not a live entry.  Safe without the
+ * lock while other threads add and remove other entries. */
 static inline void *cr_objtab_get(const cr_objtab_t *t, int idx)
 {
-    if (CR_UNLIKELY(idx < 0 || idx >= t->next)) return NULL;
-    void **c = t->chunks[idx / CR_OBJTAB_CHUNK];
-    return c ? c[idx % CR_OBJTAB_CHUNK] : NULL;
+    if (CR_UNLIKELY(idx < 0 || idx >= __atomic_load_n(&t->next, __ATOMIC_ACQUIRE))) return NULL;
+    void **c = __atomic_load_n(&t->chunks[idx / CR_OBJTAB_CHUNK], __ATOMIC_ACQUIRE);
+    return c ? __atomic_load_n(&c[idx % CR_OBJTAB_CHUNK], __ATOMIC_ACQUIRE) : NULL;
 }
+/* Release idx for reuse (under the library lock, or without threads). */
 void cr_objtab_remove(cr_objtab_t *t, int idx);
 
 /* ---- error handlers and errors (src/core/error.c) ------------------------ */

@@ -6,11 +6,16 @@
  * name, the TCP port and 16 random hex digits that a connecting root must
  * present ("courier-port:<host>:<port>:<nonce>").  The socket only carries
  * the handshake: the two roots swap their groups' tables over it (each
- * process's network address, its next free context id and the number it
- * will give the first remote peer), each root broadcasts the other side's
- * table in its group, and every process adds the remote processes to its
- * network transport (tr_add_peer, cr_chan_add_peer) and builds the
- * intercommunicator with intercomm.c's cr_inter_make.  All traffic after
+ * process's network address and its next free context id), each root
+ * broadcasts the other side's table in its group.  Then every process
+ * reserves peer numbers for the remote processes (cr_chan_reserve_peers) and
+ * the groups settle the context id as every communicator constructor does
+ * (cr_ctx_settle_rounds, comm.c), each settling round carrying the first
+ * reserved number of every process through the same exchange; so two
+ * threads of a process that connect at once neither take the same id nor
+ * count on the same peer numbers.  Every process then adds the remote
+ * processes to its network transport (tr_add_peer, cr_chan_bind_peer) and
+ * builds the intercommunicator with intercomm.c's cr_inter_make.  All traffic after
  * that goes through the network transport (ofi), which a process starts
  * alone at its first dynamic call when its job did not need it.
  *
@@ -46,7 +51,7 @@
 #define PORT_PREFIX "courier-port:"
 #define NONCE_HEX 16
 #define HS_MAGIC 0x43524459   /* "CRDY" */
-#define HS_VERSION 1
+#define HS_VERSION 2        /* 2: settling rounds follow the tables */
 /* One process's row in the handshake tables, in ints. */
 enum { ROW_CTX, ROW_BASE, ROW_OK, ROW_JOB, ROW_RANK, ROW_ALEN, ROW_ADDR,
        ROW_INTS = ROW_ADDR + TR_ADDR_MAX / 4 };
@@ -358,6 +363,59 @@ static int root_swap(int fd, const int *ltab, int ln, int lok, int **rtab, int *
     return 0;
 }
 
+/* A settling round of the context id (cr_ctx_settle_rounds) over both groups:
+ * each process contributes (could take the id, next free id, the first peer
+ * number it reserved for the remote group), the group gathers them, the roots
+ * swap the tables over fd and broadcast the other side's.  out as the
+ * settling wants it; rbase[j] receives remote process j's first number. */
+typedef struct {
+    cr_comm_t *lc;
+    int root, fd;          /* fd: the root's socket to the other root */
+    int base, rn;          /* my first reserved number; remote group size */
+    int *rbase;
+    const char *fname;
+} dyn_round_t;
+
+static int dyn_round(void *arg, const int in[2], int out[2])
+{
+    dyn_round_t *a = arg;
+    cr_comm_t *lc = a->lc;
+    int row[3] = { in[0], in[1], a->base };
+    int *lt = malloc((size_t)lc->size * 3 * sizeof(int)), *rt = malloc((size_t)a->rn * 3 * sizeof(int));
+    int err = lt && rt ? MPI_SUCCESS : cr_error(MPI_ERR_NO_MEM, "%s: out of memory", a->fname);
+    if (!err) err = cr_comm_allgather_ints(lc, row, 3, lt, CR_TAG_CTX);
+    int st = 0;
+    char why[512] = "";
+    if (!err && lc->rank == a->root) {
+        long long deadline = ut_settings.dyn_accept_timeout_ms > 0
+                                 ? now_ms() + ut_settings.dyn_accept_timeout_ms : -1;
+        if (sock_swap(a->fd, lt, (size_t)lc->size * 3 * sizeof(int), rt,
+                      (size_t)a->rn * 3 * sizeof(int), deadline, why, sizeof why) < 0)
+            st = MPI_ERR_PORT;
+    }
+    if (!err) err = cr_comm_bcast_ints(lc, a->root, &st, 1, CR_TAG_INTER);
+    if (!err && st)
+        err = cr_error(st, "%s: %s", a->fname,
+                       lc->rank == a->root ? why : "the root lost the other side");
+    if (!err) err = cr_comm_bcast_ints(lc, a->root, rt, a->rn * 3, CR_TAG_INTER);
+    if (!err) {
+        out[0] = 1;
+        out[1] = 0;
+        for (int i = 0; i < lc->size; i++) {
+            out[0] &= lt[3 * i];
+            out[1] = lt[3 * i + 1] > out[1] ? lt[3 * i + 1] : out[1];
+        }
+        for (int j = 0; j < a->rn; j++) {
+            out[0] &= rt[3 * j];
+            out[1] = rt[3 * j + 1] > out[1] ? rt[3 * j + 1] : out[1];
+            a->rbase[j] = rt[3 * j + 2];
+        }
+    }
+    free(lt);
+    free(rt);
+    return err;
+}
+
 /* Build the intercommunicator between lc's group and the group whose root is
  * at the other end of fd (used at lc's root only; -1 there when the root
  * failed before, with the reason in root_why and class root_err).
@@ -369,8 +427,7 @@ static int dyn_bridge(cr_comm_t *lc, int root, int fd, int root_err, const char 
     int row[ROW_INTS] = { 0 };
     tr_iface_t *net = cr_net_up();
     row[ROW_CTX] = (int)cr_proc.next_ctx;
-    row[ROW_BASE] = cr_chan0.nvc;
-    row[ROW_JOB] = cr_proc.job_id;
+    row[ROW_JOB] = cr_proc.job_id;      /* ROW_BASE: in the settling rounds */
     row[ROW_RANK] = cr_proc.world_rank;
     if (net) {
         size_t alen = 0;
@@ -416,23 +473,44 @@ static int dyn_bridge(cr_comm_t *lc, int root, int fd, int root_err, const char 
         if ((uint32_t)ltab[i * ROW_INTS + ROW_CTX] > ctx) ctx = (uint32_t)ltab[i * ROW_INTS + ROW_CTX];
     for (int i = 0; i < rsize; i++)
         if ((uint32_t)rtab[i * ROW_INTS + ROW_CTX] > ctx) ctx = (uint32_t)rtab[i * ROW_INTS + ROW_CTX];
-    cr_ctx_reserve(ctx, 2);
-    cr_group_t *remote = cr_group_new(rsize);
-    if (!remote) err = cr_error(MPI_ERR_NO_MEM, "%s: out of memory", fname);
-    for (int j = 0; !err && j < rsize; j++) {
+    /* peer numbers for the remote processes, taken at once (the lock is
+     * held): another thread's connection cannot count on the same ones */
+    int *rbase = malloc((size_t)rsize * sizeof(int));
+    dyn_round_t a = { lc, root, fd, cr_chan_reserve_peers(&cr_chan0, rsize), rsize, rbase, fname };
+    if (!rbase) err = cr_error(MPI_ERR_NO_MEM, "%s: out of memory", fname);
+    else err = cr_ctx_settle_rounds(dyn_round, &a, 2, &ctx);
+    /* from here on a failure is this process's own (lerr): the groups still
+     * meet once more below, so that all of them report it */
+    int lerr = err || a.base >= 0 ? MPI_SUCCESS : cr_error(MPI_ERR_NO_MEM, "%s: out of memory", fname);
+    cr_group_t *remote = err || lerr ? NULL : cr_group_new(rsize);
+    if (!err && !lerr && !remote) lerr = cr_error(MPI_ERR_NO_MEM, "%s: out of memory", fname);
+    for (int j = 0; !err && !lerr && j < rsize; j++) {
         const int *rr = &rtab[j * ROW_INTS];
-        int peer = cr_chan_add_peer(&cr_chan0, net, &rr[ROW_ADDR], (size_t)rr[ROW_ALEN],
-                                    rr[ROW_BASE] + lc->rank);
-        if (peer < 0)
-            err = cr_error(MPI_ERR_OTHER, "%s: cannot reach remote process %d through the "
-                           "network transport", fname, j);
+        /* remote process j numbers our group from its own first reserved number */
+        if (cr_chan_bind_peer(&cr_chan0, a.base + j, net, &rr[ROW_ADDR], (size_t)rr[ROW_ALEN],
+                              rbase[j] + lc->rank) < 0)
+            lerr = cr_error(MPI_ERR_OTHER, "%s: cannot reach remote process %d through the "
+                            "network transport", fname, j);
         else
-            remote->world[j] = peer;
+            remote->world[j] = a.base + j;
+    }
+    /* a barrier over both groups: no process sends on the new
+     * intercommunicator before every process of either group can take it in
+     * (a message from a peer number reserved but not yet reached could not be
+     * answered) */
+    if (!err) {
+        int in[2] = { lerr == MPI_SUCCESS, 0 }, all[2];
+        err = dyn_round(&a, in, all);
+        if (!err && lerr) err = lerr;
+        else if (!err && !all[0])
+            err = cr_error(MPI_ERR_OTHER, "%s: a process of either group could not reach the "
+                           "other group", fname);
     }
     free(ltab);
     free(rtab);
+    free(rbase);
     if (err) {
-        cr_group_release(remote);
+        if (remote) cr_group_release(remote);
         return err;
     }
     cr_group_retain(lc->group);

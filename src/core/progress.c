@@ -45,13 +45,21 @@ static int sys_block(struct pollfd *fds, int nfds, long max_us)
 cr_wait_sys_t cr_wait_sys = { sys_yield, sys_now_ns, sys_block };
 cr_wait_stats_t cr_wait_stats;
 
+/* cr_progress_nactive changes under the library lock (or without threads);
+ * the MPI_Recv fast path reads it without the lock, first of all its tests
+ * (with threads it is never 0: init.c), so the change is one atomic store. */
+static void nactive_add(int d)
+{
+    __atomic_store_n(&cr_progress_nactive, cr_progress_nactive + d, __ATOMIC_RELAXED);
+}
+
 void cr_progress_register(cr_poller_t *p)
 {
     if (p->registered) return;
     if (npollers == CR_MAX_POLLERS) cr_abort_job(1, "too many progress pollers");
     pollers[npollers++] = p;
     p->registered = 1;
-    if (p->active) cr_progress_nactive++;
+    if (p->active) nactive_add(1);
 }
 
 void cr_progress_unregister(cr_poller_t *p)
@@ -63,7 +71,7 @@ void cr_progress_unregister(cr_poller_t *p)
             break;
         }
     p->registered = 0;
-    if (p->active) cr_progress_nactive--;
+    if (p->active) nactive_add(-1);
 }
 
 void cr_poller_set_active(cr_poller_t *p, int active)
@@ -71,7 +79,7 @@ void cr_poller_set_active(cr_poller_t *p, int active)
     active = active != 0;
     if (p->active == active) return;
     p->active = active;
-    if (p->registered) cr_progress_nactive += active ? 1 : -1;
+    if (p->registered) nactive_add(active ? 1 : -1);
 }
 
 unsigned long cr_progress_events;

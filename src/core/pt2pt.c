@@ -1144,10 +1144,8 @@ int cr_chan_add_transport(cr_chan_t *ch, tr_iface_t *tr)
     return 0;
 }
 
-int cr_chan_add_peer(cr_chan_t *ch, tr_iface_t *tr, const void *addr, size_t len, int32_t id)
+int cr_chan_reserve_peers(cr_chan_t *ch, int n)
 {
-    uint64_t handle;
-    if (tr_add_peer(tr, addr, len, id, &handle) != TR_OK) return -1;
     /* the busy list points into vc: remember it by index across the realloc */
     int nbusy = 0;
     for (cr_vc_t *v = ch->busy; v; v = v->busy_next) nbusy++;
@@ -1155,7 +1153,7 @@ int cr_chan_add_peer(cr_chan_t *ch, tr_iface_t *tr, const void *addr, size_t len
     if (!busy) return -1;
     nbusy = 0;
     for (cr_vc_t *v = ch->busy; v; v = v->busy_next) busy[nbusy++] = (int)(v - ch->vc);
-    cr_vc_t *vc = realloc(ch->vc, ((size_t)ch->nvc + 1) * sizeof(cr_vc_t));
+    cr_vc_t *vc = realloc(ch->vc, ((size_t)ch->nvc + (size_t)n) * sizeof(cr_vc_t));
     if (!vc) {
         free(busy);
         return -1;
@@ -1167,9 +1165,27 @@ int cr_chan_add_peer(cr_chan_t *ch, tr_iface_t *tr, const void *addr, size_t len
         ch->busy = &vc[busy[k]];
     }
     free(busy);
-    int peer = ch->nvc++;
-    memset(&vc[peer], 0, sizeof vc[peer]);
-    vc_bind(ch, &vc[peer], tr, handle);
+    int first = ch->nvc;
+    memset(&vc[first], 0, (size_t)n * sizeof vc[first]);
+    ch->nvc += n;
+    return first;
+}
+
+int cr_chan_bind_peer(cr_chan_t *ch, int peer, tr_iface_t *tr, const void *addr, size_t len,
+                      int32_t id)
+{
+    uint64_t handle;
+    if (tr_add_peer(tr, addr, len, id, &handle) != TR_OK) return -1;
+    vc_bind(ch, &ch->vc[peer], tr, handle);
+    return 0;
+}
+
+int cr_chan_add_peer(cr_chan_t *ch, tr_iface_t *tr, const void *addr, size_t len, int32_t id)
+{
+    uint64_t handle;
+    if (tr_add_peer(tr, addr, len, id, &handle) != TR_OK) return -1;
+    int peer = cr_chan_reserve_peers(ch, 1);
+    if (peer >= 0) vc_bind(ch, &ch->vc[peer], tr, handle);
     return peer;
 }
 
@@ -1347,7 +1363,11 @@ cr_request_t *cr_isend_fast(const void *data, size_t bytes, int dest, int tag, c
 int cr_recv_fast(void *dst, size_t cap, int src, int tag, cr_comm_t *comm, MPI_Status *status)
 {
     cr_chan_t *ch = &cr_chan0;
-    if (ch->ux_head || ch->posted_head || ch->busy || cr_progress_nactive || src < 0 ||
+    /* cr_progress_nactive first: with threads it is never 0, so the
+     * channel's queues, which other threads change under the library lock,
+     * are not even read here (docs/threads.md) */
+    if (__atomic_load_n(&cr_progress_nactive, __ATOMIC_RELAXED) || ch->ux_head ||
+        ch->posted_head || ch->busy || src < 0 ||
         ut_log_on(UT_LOG_PACKETS))      /* the general path logs every packet */
         return 1;
     cr_vc_t *v = &ch->vc[cr_comm_world_rank(comm, src)];

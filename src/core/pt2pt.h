@@ -189,6 +189,14 @@ int cr_chan_add_transport(cr_chan_t *ch, tr_iface_t *tr);
  * the new peer number (the next after every earlier one: nvc before the
  * call), or -1 when the transport cannot reach it or memory ran out. */
 int cr_chan_add_peer(cr_chan_t *ch, tr_iface_t *tr, const void *addr, size_t len, int32_t id);
+/* The same in two steps, for peers numbered before they are reached (two
+ * threads making dynamic connections at once must not both count on the same
+ * nvc): cr_chan_reserve_peers makes n unconnected peer numbers and returns the
+ * first (-1: out of memory); cr_chan_bind_peer reaches one of them as
+ * cr_chan_add_peer would (0, or -1). */
+int cr_chan_reserve_peers(cr_chan_t *ch, int n);
+int cr_chan_bind_peer(cr_chan_t *ch, int peer, tr_iface_t *tr, const void *addr, size_t len,
+                      int32_t id);
 /* Poll the channel's transports and advance queued work; returns events. */
 int cr_chan_progress(cr_chan_t *ch);
 /* 1 when nothing in the channel keeps a sleeping process from being woken. */

@@ -136,3 +136,5 @@ CR_SETTING(adaptive_stage_bytes, SIZE, 8388608, 0, 1073741824, "Bytes of the sta
 /* test calls in the waiting policy (issue 18, src/core/progress.c) */
 CR_SETTING(wait_test_gap_us,   INT,  2, 0, 1000000, "A test call (MPI_Test family, MPI_Iprobe) that finds nothing within this many microseconds of the previous one continues a polling loop, which yields and sleeps like a blocking call (0: test calls never yield)")
 CR_SETTING(wait_test_sleep_max_us, INT, 10000, 1, 60000000, "Longest single sleep, in microseconds, of a test call in a polling loop (it then returns, and the loop's next call may sleep again)")
+/* pinning of the progress thread (issue 15, src/core/async.c, launcher/place.c) */
+CR_SETTING(progress_cpus,      STRING, 0, 0, 0,    "CPUs the progress thread (COURIER_ASYNC_PROGRESS) is bound to, as a list such as 3 or 2-3,6; mpiexec -bind-to sets it for each rank (docs/threads.md); unset: it runs wherever the process may")

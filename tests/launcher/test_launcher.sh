@@ -550,4 +550,28 @@ t_bind_omp() {
         || fail "unbound: $OUT"
 }
 
+t_bind_progress() {
+    # the progress thread (COURIER_ASYNC_PROGRESS=1) of a bound rank: a core of its
+    # own when the host has one spare per rank, else the rank's (tests/mpi/thr_pin.c
+    # reads back where each thread may run)
+    local pin="$MPI_TEST_DIR/thr_pin" ncores
+    [ -x "$pin" ] || { echo "SKIP: no $pin"; exit 77; }
+    ncores=$(lscpu -p=core 2>/dev/null | grep -v '^#' | sort -u | wc -l)
+    [ "$ncores" -ge 2 ] || { echo "SKIP: needs 2 cores"; exit 77; }
+    COURIER_ASYNC_PROGRESS=1 run 30 -l -bind-to core --report-bindings -n 1 "$pin" own "$MARK"
+    expect_rc 0
+    expect_err "MCW rank 0 bound to socket [0-9]+\[core [0-9]+\[hwt [0-9,-]+\]\]: \[[B./]+\]; progress thread bound to socket"
+    expect_out "^\[0\] rank 0 main=[0-9,-]+ progress=[0-9,-]+ compute=[0-9,-]+ given=[0-9,-]+$"
+    # as many ranks as cores: nothing spare, the thread shares its rank's core
+    COURIER_ASYNC_PROGRESS=1 run 30 -l -bind-to core --report-bindings -n "$ncores" "$pin" shared "$MARK"
+    expect_rc 0
+    expect_err "MCW rank 0 bound to .*; progress thread shares it: "
+    # MPICH's name for the setting works too; no binding, no reservation
+    MPIR_CVAR_ASYNC_PROGRESS=1 run 30 -l -bind-to core --report-bindings -n 1 "$pin" own "$MARK"
+    expect_rc 0
+    COURIER_ASYNC_PROGRESS=1 run 30 -l -n 1 "$pin" auto "$MARK"
+    expect_rc 0
+    expect_out "given=unset$"
+}
+
 run_test "${1:-}"

@@ -329,6 +329,73 @@ static const char *bind_on(const char *topo, const char *bind, const char *map, 
     return buf;
 }
 
+/* With a progress thread (la_place_t.progress): "compute/progress" CPUs of
+ * each of n ranks, and the last rank's OpenMP places into places. */
+static const char *bind_progress_on(const char *topo, const char *bind, int n, char *places)
+{
+    static char buf[2048];
+    char err[512], w[512];
+    setenv("HWLOC_SYNTHETIC", topo, 1);
+    la_topo_t *t = la_topo_load(err, sizeof err);
+    unsetenv("HWLOC_SYNTHETIC");
+    if (!t) return "no topology";
+    la_place_t o = { 0 };
+    la_place_parse_bind(&o, bind, err, sizeof err);
+    la_place_finish(&o, NULL);
+    o.progress = 1;
+    la_binding_t b[64];
+    int bound = la_topo_place(t, &o, n, b, w, sizeof w);
+    size_t off = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n && bound; i++) {
+        char c[256], p[256];
+        la_cpus_format(&b[i].cpus, c, sizeof c);
+        la_cpus_format(&b[i].progress_cpus, p, sizeof p);
+        off += (size_t)snprintf(buf + off, sizeof buf - off, "%s%s/%s", i ? " " : "", c, p);
+        if (i == n - 1) strcpy(places, b[i].omp_places);
+    }
+    if (!bound) snprintf(buf, sizeof buf, "unbound");
+    la_binding_free(b, bound ? n : 0);
+    la_topo_free(t);
+    return buf;
+}
+
+static void test_binding_progress(void)
+{
+    const char *smt = "package:2 core:4 pu:2";
+    char places[512];
+    const char *r = bind_progress_on(smt, "core", 3, places);
+    CHECK(!strcmp(r, "0-1/2-3 4-5/6-7 8-9/10-11"), "a spare core each: %s", r);
+    CHECK(!strcmp(places, "{8,9}"), "places %s", places);
+    r = bind_progress_on(smt, "core", 5, places);
+    CHECK(!strcmp(r, "0/1 2/3 4/5 6/7 8/9"), "the second hwthread of each core: %s", r);
+    CHECK(!strcmp(places, "{8}"), "places without the progress hwthread: %s", places);
+    r = bind_progress_on("core:4 pu:1", "core", 2, places);
+    CHECK(!strcmp(r, "0/1 2/3"), "a spare core each: %s", r);
+    r = bind_progress_on("core:4 pu:1", "core", 3, places);
+    CHECK(!strcmp(r, "0/0 1/1 2/2"), "shared, no spare core and no hwthreads: %s", r);
+    r = bind_progress_on(smt, "hwthread", 9, places);
+    CHECK(!strncmp(r, "0/0 1/1 2/2", 11), "hwthread binding shares: %s", r);
+
+    char err[256], line[1024];
+    setenv("HWLOC_SYNTHETIC", smt, 1);
+    la_topo_t *t = la_topo_load(err, sizeof err);
+    unsetenv("HWLOC_SYNTHETIC");
+    la_binding_t b = { .bound = 1, .progress = LA_PROGRESS_CORE };
+    CPU_ZERO(&b.cpus);
+    CPU_SET(0, &b.cpus);
+    CPU_ZERO(&b.progress_cpus);
+    CPU_SET(2, &b.progress_cpus);
+    la_binding_report(t, &b, "cn2", 42, 3, line, sizeof line);
+    CHECK(!strcmp(line, "[cn2:00042] MCW rank 3 bound to socket 0[core 0[hwt 0]]: [B./../../..][../../../..]"
+                        "; progress thread bound to socket 0[core 1[hwt 0]]: [../B./../..][../../../..]"), "%s", line);
+    b.progress = LA_PROGRESS_SHARED;
+    b.progress_cpus = b.cpus;
+    la_binding_report(t, &b, "cn2", 42, 3, line, sizeof line);
+    CHECK(strstr(line, "; progress thread shares it: socket 0[core 0[hwt 0]]"), "%s", line);
+    la_topo_free(t);
+}
+
 static void test_binding(void)
 {
     const char *smt = "package:2 core:4 pu:2";   /* cpus 0-7 package 0, 8-15 package 1 */
@@ -397,6 +464,7 @@ int main(void)
     test_hosts();
     test_options();
     test_binding();
+    test_binding_progress();
     if (failures) {
         fprintf(stderr, "%d failures\n", failures);
         return 1;
