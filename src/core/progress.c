@@ -51,7 +51,7 @@ void cr_progress_register(cr_poller_t *p)
     if (npollers == CR_MAX_POLLERS) cr_abort_job(1, "too many progress pollers");
     pollers[npollers++] = p;
     p->registered = 1;
-    if (p->active) cr_progress_nactive++;
+    if (p->active) __atomic_fetch_add(&cr_progress_nactive, 1, __ATOMIC_RELAXED);
 }
 
 void cr_progress_unregister(cr_poller_t *p)
@@ -63,7 +63,7 @@ void cr_progress_unregister(cr_poller_t *p)
             break;
         }
     p->registered = 0;
-    if (p->active) cr_progress_nactive--;
+    if (p->active) __atomic_fetch_sub(&cr_progress_nactive, 1, __ATOMIC_RELAXED);
 }
 
 void cr_poller_set_active(cr_poller_t *p, int active)
@@ -71,7 +71,8 @@ void cr_poller_set_active(cr_poller_t *p, int active)
     active = active != 0;
     if (p->active == active) return;
     p->active = active;
-    if (p->registered) cr_progress_nactive += active ? 1 : -1;
+    /* atomic: MPI_Recv's fast path reads it without the library lock */
+    if (p->registered) __atomic_fetch_add(&cr_progress_nactive, active ? 1 : -1, __ATOMIC_RELAXED);
 }
 
 unsigned long cr_progress_events;
