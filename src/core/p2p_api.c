@@ -178,7 +178,19 @@ static int chan_finish(cr_chan_t *ch, int err, cr_request_t *r, MPI_Status *stat
 {
     if (err) return err;
     if (request) {
-        if ((err = cr_request_attach_handle(r)) != 0) return err;
+        if (r->slot < 0) {
+            /* a new handle slot: the table is read by the argument checks
+             * under the library lock, so it grows under it (no one else
+             * knows r yet; the channel goes on meanwhile) */
+            cr_chan_unlock_slow(ch);
+            cr_lib_lock_slow();
+            err = cr_request_attach_handle(r);
+            cr_lib_unlock_slow();
+            cr_chan_lock_slow(ch);
+        } else {
+            err = cr_request_attach_handle(r);
+        }
+        if (err) return err;
         *request = r->handle;
         return MPI_SUCCESS;
     }
