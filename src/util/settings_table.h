@@ -117,5 +117,5 @@ CR_SETTING(adaptive_slow_us,   INT,  200, 0, 60000000, "A rendezvous handshake w
 CR_SETTING(adaptive_probe,     INT,  64, 1, 1000000, "While a peer gets the adaptive range eagerly, one message in this many still goes by rendezvous to measure whether it polls again")
 CR_SETTING(adaptive_probe_max, INT,  4096, 1, 1000000000, "The probe interval doubles after each probe that finds the peer still not polling, up to this many messages (a fast probe resets it)")
 /* per-thread channels (issue 15.1, src/core/pt2pt.c, docs/threads.md) */
-CR_SETTING(num_channels,       INT,  1, 1, 64,     "Point-to-point channels (each with its own lock, queues, request pool and shared-memory rings) a process makes when it provides MPI_THREAD_MULTIPLE; communicators are spread over them so that threads on different ones share no lock (below MULTIPLE: always 1)")
+CR_SETTING(num_channels,       INT,  1, 1, 64,     "Point-to-point channels (each with its own lock, queues, request pool and shared-memory rings) every rank makes; communicators are spread over them so that threads on different ones share no lock under MPI_THREAD_MULTIPLE (more than 1 turns the blocking fast paths off, at any thread level)")
 CR_SETTING_ALIAS(num_channels, "MPIR_CVAR_CH4_NUM_VCIS")
