@@ -1676,9 +1676,7 @@ int __attribute__((visibility("default"))) PMPI_Test(MPI_Request* request, int* 
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_request(*request, "request", &cr_o_request)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
-    cr_lib_lock();
     cr_err = core_test(request, flag, status);
-    cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -1775,9 +1773,7 @@ int __attribute__((visibility("default"))) PMPI_Wait(MPI_Request* request, MPI_S
     }
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_request(*request, "request", &cr_o_request)))) goto fail;
-    cr_lib_lock();
     cr_err = core_wait(request, status);
-    cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);

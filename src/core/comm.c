@@ -304,6 +304,13 @@ static int comm_out(int err, cr_comm_t *c, MPI_Comm *out)
 }
 
 /* ---- info hints ------------------------------------------------------------------ */
+/* An assertion hint set to "true". */
+static int hint_true(const cr_info_t *info, const char *key)
+{
+    const char *v = info ? cr_info_get(info, key) : NULL;
+    return v && strcmp(v, "true") == 0;
+}
+
 int cr_comm_set_hints(cr_comm_t *c, const cr_info_t *info)
 {
     cr_info_t *copy;
@@ -311,6 +318,10 @@ int cr_comm_set_hints(cr_comm_t *c, const cr_info_t *info)
     if (err) return err;
     cr_info_destroy(c->info);
     c->info = copy;
+    /* the assertions that let point-to-point traffic spread over channels
+     * (docs/threads.md); read once, at the communicator's first message */
+    c->asserts = (hint_true(copy, "mpi_assert_no_any_tag") ? CR_COMM_ASSERT_NO_ANY_TAG : 0u) |
+                 (hint_true(copy, "mpi_assert_no_any_source") ? CR_COMM_ASSERT_NO_ANY_SOURCE : 0u);
     return MPI_SUCCESS;
 }
 

@@ -182,7 +182,12 @@ typedef struct cr_comm {
     /* The node's shared-memory collective area of this communicator and its
      * state (src/coll/coll_shm.c); NULL until a collective first needs it. */
     void *coll_shm;
+    /* How its traffic picks a channel (src/core/pt2pt.c), 0 until first used. */
+    unsigned chan_sel;
+    /* CR_COMM_ASSERT_*: the MPI 4 assertions its hints make (comm.c) */
+    unsigned asserts;
 } cr_comm_t;
+enum { CR_COMM_ASSERT_NO_ANY_TAG = 1, CR_COMM_ASSERT_NO_ANY_SOURCE = 2 };
 
 /* The node layer of an intracommunicator c, for hierarchical collectives
  * (src/coll/coll_hier.c); collective over c.  Every rank learns which node
@@ -395,6 +400,7 @@ struct cr_request {
     /* persistent requests of other layers (collectives): MPI_Start calls it to
      * start one run; it returns the run's request in *child */
     int (*start)(cr_request_t *, cr_request_t **child);
+    struct cr_chan *home;      /* the channel whose pool it returns to, NULL: the global one */
 } __attribute__((aligned(16)));   /* request.c clears it in 16-byte words */
 
 extern cr_objtab_t cr_request_tab;

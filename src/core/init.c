@@ -36,9 +36,12 @@ cr_comm_t cr_comm_world, cr_comm_self;
 cr_objtab_t cr_comm_tab;
 cr_group_t *cr_group_world, *cr_group_self;
 static crpmi_info_t pmi;
-/* Per channel (one today: pt2pt.h), its interfaces in the order a peer is tried. */
-static tr_iface_t *transports[1][CR_CHAN_MAX_TR];
+/* Per channel (pt2pt.h), its interfaces in the order a peer is tried: self,
+ * shm, and on channel 0 the network (ntransports: channel 0's count; the
+ * other channels have self and shm only, docs/threads.md). */
+static tr_iface_t *transports[CR_MAX_CHANNELS][CR_CHAN_MAX_TR];
 static int ntransports;
+static int nchannels;
 static tr_iface_t *net_tr;     /* the network transport, once started */
 
 static uint32_t hash_str(const char *s)
@@ -136,16 +139,26 @@ static int start_transports(const char *node)
     tr_boot_t boot = { .rank = cr_proc.world_rank, .size = cr_proc.world_size,
                        .put = crpmi_put, .get = boot_get, .barrier = crpmi_barrier };
     char name[512];
-    tr_iface_t *self, *shm, *net = NULL;
+    tr_iface_t *self[CR_MAX_CHANNELS], *shm[CR_MAX_CHANNELS], *net = NULL;
+    /* as many channels on every rank, whatever thread level each asked for:
+     * both sides of a message must pick the same (docs/threads.md) */
+    int nch = (int)ut_settings.num_channels;
     snprintf(name, sizeof name, "/courier.%s.%08x", pmi.kvsname, hash_str(node));
     ntransports = 0;
-    if (self_init(cr_proc.world_rank, &self, 1) != 0)
+    nchannels = 0;
+    if (self_init(cr_proc.world_rank, self, nch) != 0)
         return cr_error(MPI_ERR_NO_MEM, "no memory for the self transport");
-    transports[0][ntransports++] = self;
-    if (shm_init(&shm, 1, cr_proc.local_rank, cr_proc.local_size, cr_proc.local_of_world,
-                 cr_proc.world_size, name, &boot) != 0)
+    if (shm_init(shm, nch, cr_proc.local_rank, cr_proc.local_size, cr_proc.local_of_world,
+                 cr_proc.world_size, name, &boot) != 0) {
+        for (int c = 0; c < nch; c++) tr_finalize(self[c]);
         return cr_error(MPI_ERR_OTHER, "cannot set up shared memory");
-    transports[0][ntransports++] = shm;
+    }
+    for (int c = 0; c < nch; c++) {
+        transports[c][0] = self[c];
+        transports[c][1] = shm[c];
+    }
+    nchannels = nch;
+    ntransports = CR_CHAN_LOCAL_TR;
     if (cr_proc.local_size != cr_proc.world_size) {
         net = ofi_init(&boot, 1);
         if (!net)
@@ -157,16 +170,19 @@ static int start_transports(const char *node)
     }
     /* the doorbells: the network's (first: announcing a sleep there costs least
      * and it refuses most often) and shm's, unless no local peer can ring it */
-    tr_iface_t *wakers[2] = { net, cr_proc.local_size > 1 || !net ? shm : NULL };
+    tr_iface_t *wakers[2] = { net, cr_proc.local_size > 1 || !net ? shm[0] : NULL };
     cr_progress_init(cr_proc.oversubscribed, wakers, 2);
     if (net) cr_progress_net_polled();
     /* the waiting policy publishes its yield phase where local peers read it
      * (the adaptive protocol tells a descheduled peer from a busy one by it) */
     cr_wait_publish = cr_proc.local_size > 1 ? shm_publish_idle : NULL;
-    /* the fast paths run without threads only (threads.h) */
-    if (cr_pt2pt_init(transports, 1, ntransports, !cr_threaded) != 0)
+    /* the fast paths run without threads and on one channel only (threads.h:
+     * they take channel 0 for every communicator) */
+    int fast = !cr_threaded && nch == 1;
+    if (cr_pt2pt_init(transports, nch, ntransports, fast) != 0)
         return cr_error(MPI_ERR_NO_MEM, "no memory for the point-to-point channel");
-    if (cr_threaded) cr_progress_nactive++;     /* keeps MPI_Recv's fast path off */
+    if (!fast)     /* keeps MPI_Recv's fast path off */
+        __atomic_fetch_add(&cr_progress_nactive, 1, __ATOMIC_RELAXED);
     return MPI_SUCCESS;
 }
 
@@ -195,8 +211,11 @@ static void stop_transports(void)
     net_tr = NULL;
     cr_pt2pt_fini();
     cr_progress_fini();
-    for (int i = ntransports - 1; i >= 0; i--) tr_finalize(transports[0][i]);
+    for (int c = nchannels - 1; c >= 0; c--)
+        for (int i = (c == 0 ? ntransports : CR_CHAN_LOCAL_TR) - 1; i >= 0; i--)
+            tr_finalize(transports[c][i]);
     ntransports = 0;
+    nchannels = 0;
 }
 
 /* A program that ends without MPI_Finalize while the runtime is up for its

@@ -3,6 +3,7 @@
  * cr_isend/cr_irecv and the request machinery. */
 #include "core/pt2pt.h"
 #include "core/threads.h"
+#include "core/progress.h"
 #include "core/datatype.h"
 #include "core/api.h"
 
@@ -128,13 +129,124 @@ static int recv_general(void *buf, MPI_Count count, cr_datatype_t *datatype, int
     return finish_start(err, r, status, request);
 }
 
+/* ---- the channel path (docs/threads.md, "Channels") ---------------------------------
+ * With the channel locks on, a send or receive that is neither persistent nor
+ * buffered, of a predefined datatype (whose references cost nothing: no
+ * other object's state is touched), runs under its channel's lock alone.  A
+ * blocking one waits polling its channel, the lock let go and the core
+ * yielded between polls; once idle for COURIER_WAIT_SLEEP_US it takes a step
+ * of the library's waiting policy (liveness checks, every poller, the
+ * doorbell sleep) under the library lock, not holding its channel. */
+static int chan_path(cr_datatype_t *dt, int mode, cr_how_t how)
+{
+    return cr_chan_locking && how != CR_PERSISTENT && mode != CR_MODE_BUFFERED && dt->builtin;
+}
+
+/* Wait for r, on channel ch (held). */
+static void chan_wait(cr_chan_t *ch, cr_request_t *r)
+{
+    cr_wait_t w = CR_WAIT_INIT;
+    uint64_t idle_since = 0;
+    while (!__atomic_load_n(&r->complete, __ATOMIC_ACQUIRE)) {
+        if (cr_chan_progress(ch) > 0) {
+            idle_since = 0;
+            continue;
+        }
+        if (__atomic_load_n(&r->complete, __ATOMIC_ACQUIRE)) break;
+        cr_chan_unlock(ch);
+        uint64_t now = cr_wait_sys.now_ns();
+        if (!idle_since) idle_since = now;
+        long sleep_us = ut_settings.wait_sleep_us;   /* -1: never sleeps, a step each time */
+        if (now - idle_since >= (uint64_t)(sleep_us > 0 ? sleep_us : 0) * 1000u) {
+            /* taken as a waiting thread takes it back (threads.c): letting
+             * it go rings the doorbell only when its polls found events, so
+             * threads that all wait can all fall asleep */
+            cr_lib_reacquire(1);
+            if (!__atomic_load_n(&r->complete, __ATOMIC_ACQUIRE)) cr_wait_poll(&w);
+            cr_lib_unlock_slow();
+        } else {
+            cr_wait_sys.yield();
+        }
+        cr_chan_lock(ch);
+    }
+}
+
+/* Hand a started request to the user, or wait for it (channel ch held). */
+static int chan_finish(cr_chan_t *ch, int err, cr_request_t *r, MPI_Status *status,
+                       MPI_Request *request)
+{
+    if (err) return err;
+    if (request) {
+        if (r->slot < 0) {
+            /* a new handle slot: the table is read by the argument checks
+             * under the library lock, so it grows under it (no one else
+             * knows r yet; the channel goes on meanwhile) */
+            cr_chan_unlock_slow(ch);
+            cr_lib_lock_slow();
+            err = cr_request_attach_handle(r);
+            cr_lib_unlock_slow();
+            cr_chan_lock_slow(ch);
+        } else {
+            err = cr_request_attach_handle(r);
+        }
+        if (err) return err;
+        *request = r->handle;
+        return MPI_SUCCESS;
+    }
+    chan_wait(ch, r);
+    err = r->err;
+    status_out(status, r);
+    cr_request_free(r);
+    return err;
+}
+
+/* The channel to take the channel path on, locked; NULL when it reaches the
+ * network (channel 0 of a job across nodes: the network transport is also
+ * used under the library lock alone, by one-sided communication). */
+static cr_chan_t *chan_take(cr_comm_t *comm, int tag, int src)
+{
+    cr_chan_t *ch = cr_chan_of(comm, CR_CTX_PT2PT, tag, src);
+    cr_chan_lock_slow(ch);
+    if (CR_LIKELY(!ch->net)) return ch;
+    cr_chan_unlock_slow(ch);
+    return NULL;
+}
+
+static __attribute__((noinline)) int send_chan(cr_chan_t *ch, const void *buf, MPI_Count count,
+                                               cr_datatype_t *datatype, int dest, int tag,
+                                               cr_comm_t *comm, int mode, MPI_Request *request)
+{
+    cr_request_t *r = NULL;
+    int err = cr_chan_isend(ch, buf, count, datatype, dest, tag, comm, CR_CTX_PT2PT, mode, &r);
+    err = chan_finish(ch, err, r, MPI_STATUS_IGNORE, request);
+    cr_chan_unlock_slow(ch);
+    return err;
+}
+
+static __attribute__((noinline)) int recv_chan(cr_chan_t *ch, void *buf, MPI_Count count,
+                                               cr_datatype_t *datatype, int source, int tag,
+                                               cr_comm_t *comm, MPI_Status *status,
+                                               MPI_Request *request)
+{
+    cr_request_t *r = NULL;
+    int err = cr_chan_irecv(ch, buf, count, datatype, source, tag, comm, CR_CTX_PT2PT, &r);
+    err = chan_finish(ch, err, r, status, request);
+    cr_chan_unlock_slow(ch);
+    return err;
+}
+
 /* The binding calls core_send and core_recv without the library lock, so
  * that their fast paths stay as they are without threads (threads.h): the
- * general paths take it here, one test of cr_threaded when it is off. */
+ * general paths take it here (or their channel's lock alone: above), one
+ * test of cr_threaded when it is off. */
 static __attribute__((noinline, cold)) int send_general_locked(
     const void *buf, MPI_Count count, cr_datatype_t *datatype, int dest, int tag, cr_comm_t *comm,
     int mode, cr_how_t how, MPI_Request *request)
 {
+    cr_chan_t *ch;
+    if (chan_path(datatype, mode, how) && (ch = chan_take(comm, tag, comm->rank)))
+        return send_chan(ch, buf, count, datatype, dest, tag, comm, mode,
+                         how == CR_NONBLOCKING ? request : NULL);
     cr_lib_lock_slow();
     int err = send_general(buf, count, datatype, dest, tag, comm, mode, how, request);
     cr_lib_unlock_slow();
@@ -145,6 +257,10 @@ static __attribute__((noinline, cold)) int recv_general_locked(
     void *buf, MPI_Count count, cr_datatype_t *datatype, int source, int tag, cr_comm_t *comm,
     MPI_Status *status, cr_how_t how, MPI_Request *request)
 {
+    cr_chan_t *ch;
+    if (chan_path(datatype, 0, how) && (ch = chan_take(comm, tag, source)))
+        return recv_chan(ch, buf, count, datatype, source, tag, comm, status,
+                         how == CR_NONBLOCKING ? request : NULL);
     cr_lib_lock_slow();
     int err = recv_general(buf, count, datatype, source, tag, comm, status, how, request);
     cr_lib_unlock_slow();
@@ -330,7 +446,69 @@ static int poll_req(cr_request_t *r)
     return *done_flag(r);
 }
 
+/* MPI_Wait and MPI_Test are bound without the library lock (maint/notes.py,
+ * LIB_LOCK_FREE_ENTRIES): a request of the channel path is finished under
+ * its channel's lock alone, any other under the library lock, as before (and
+ * every request when the caller holds it already: MPI_Waitall and the other
+ * completion calls, non-blocking I/O).
+ * Such a request is a plain send or receive from a channel's pool, of a
+ * predefined datatype, with nothing to call when it is freed. */
+static int chan_req(const cr_request_t *r)
+{
+    return r->home && (r->kind == CR_REQ_SEND || r->kind == CR_REQ_RECV) && !r->persistent &&
+           !r->on_free && (!r->dt || r->dt->builtin);
+}
+
+static int wait_chan(cr_request_t *r, MPI_Request *request, MPI_Status *status)
+{
+    cr_chan_t *ch = r->chan;
+    cr_chan_lock_slow(ch);
+    chan_wait(ch, r);
+    int err = finish(request, r, status);
+    cr_chan_unlock_slow(ch);
+    return err;
+}
+
+static int test_chan(cr_request_t *r, MPI_Request *request, int *flag, MPI_Status *status)
+{
+    cr_chan_t *ch = r->chan;
+    cr_chan_lock_slow(ch);
+    if (!__atomic_load_n(&r->complete, __ATOMIC_ACQUIRE)) cr_chan_progress(ch);
+    int err = MPI_SUCCESS;
+    *flag = __atomic_load_n(&r->complete, __ATOMIC_ACQUIRE);
+    if (*flag) err = finish(request, r, status);
+    cr_chan_unlock_slow(ch);
+    return err;
+}
+
+static int wait_locked(MPI_Request *request, MPI_Status *status);
+static int test_locked(MPI_Request *request, int *flag, MPI_Status *status);
+
 int core_wait(MPI_Request *request, MPI_Status *status)
+{
+    if (CR_UNLIKELY(cr_chan_locking)) {
+        cr_request_t *r = active_req(*request);
+        if (r && chan_req(r) && !cr_lib_held()) return wait_chan(r, request, status);
+    }
+    cr_lib_lock();
+    int err = wait_locked(request, status);
+    cr_lib_unlock();
+    return err;
+}
+
+int core_test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    if (CR_UNLIKELY(cr_chan_locking)) {
+        cr_request_t *r = active_req(*request);
+        if (r && chan_req(r) && !cr_lib_held()) return test_chan(r, request, flag, status);
+    }
+    cr_lib_lock();
+    int err = test_locked(request, flag, status);
+    cr_lib_unlock();
+    return err;
+}
+
+static int wait_locked(MPI_Request *request, MPI_Status *status)
 {
     cr_request_t *r = active_req(*request);
     if (!r) {
@@ -347,7 +525,7 @@ int core_wait(MPI_Request *request, MPI_Status *status)
     return finish(request, r, status);
 }
 
-int core_test(MPI_Request *request, int *flag, MPI_Status *status)
+static int test_locked(MPI_Request *request, int *flag, MPI_Status *status)
 {
     cr_request_t *r = active_req(*request);
     if (!r) {
@@ -616,13 +794,17 @@ int core_request_free(MPI_Request *request)
         cr_request_free(r);
         return MPI_SUCCESS;
     }
-    if (r->complete) {
-        cr_request_free(r);
-    } else {
+    /* the channel path may complete it meanwhile: decide under its lock */
+    cr_chan_t *ch = (r->kind == CR_REQ_SEND || r->kind == CR_REQ_RECV) ? r->chan : NULL;
+    if (ch) cr_chan_lock(ch);
+    int done = r->complete;
+    if (!done) {
         /* the operation goes on; the request disappears when it completes */
         cr_request_drop_handle(r);
         r->detached = 1;
     }
+    if (ch) cr_chan_unlock(ch);
+    if (done) cr_request_free(r);
     return MPI_SUCCESS;
 }
 

@@ -50,7 +50,9 @@ cr_wait_stats_t cr_wait_stats;
  * (with threads it is never 0: init.c), so the change is one atomic store. */
 static void nactive_add(int d)
 {
-    __atomic_store_n(&cr_progress_nactive, cr_progress_nactive + d, __ATOMIC_RELAXED);
+    /* atomic: MPI_Recv's fast path reads it without the library lock, and a
+     * channel's lock-free path may change it (docs/threads.md) */
+    __atomic_fetch_add(&cr_progress_nactive, d, __ATOMIC_RELAXED);
 }
 
 void cr_progress_register(cr_poller_t *p)

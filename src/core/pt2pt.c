@@ -65,7 +65,85 @@ struct cr_out {
     char payload[sizeof(cr_cts_t)];   /* the largest control payload */
 };
 
+/* ---- channels: their locks and which one a message takes ------------------------ */
+int cr_chan_locking;
+
+void cr_chan_lock_slow(cr_chan_t *ch)
+{
+    pthread_mutex_lock(&ch->lock.m);
+    ch->hold_events = 0;
+}
+
+void cr_chan_unlock_slow(cr_chan_t *ch)
+{
+    int ring = ch->hold_events != 0;
+    pthread_mutex_unlock(&ch->lock.m);
+    /* a thread of this process may sleep on a request this hold completed */
+    if (ring) cr_progress_wake_sleepers();
+}
+
+/* cr_comm_t.chan_sel: what the choice of a communicator's channel depends on,
+ * worked out on first use (under the library lock, as the hints that
+ * comm->asserts holds may change). */
+enum { SEL_KNOWN = 1, SEL_LOCAL = 2, SEL_BY_TAG = 4, SEL_BY_SRC = 8 };
+
+/* Every member on this node and in this job (reached through self or shm). */
+static int group_local(const cr_group_t *g)
+{
+    for (int i = 0; i < g->size; i++) {
+        int p = g->world[i];
+        if (p < 0 || p >= cr_proc.world_size || cr_proc.local_of_world[p] < 0) return 0;
+    }
+    return 1;
+}
+
+static unsigned chan_sel(cr_comm_t *comm)
+{
+    unsigned sel = __atomic_load_n(&comm->chan_sel, __ATOMIC_ACQUIRE);
+    if (CR_LIKELY(sel)) return sel;
+    cr_lib_lock();
+    sel = SEL_KNOWN;
+    if (group_local(comm->group) && (!comm->remote || group_local(comm->remote)))
+        sel |= SEL_LOCAL;
+    if (comm->asserts & CR_COMM_ASSERT_NO_ANY_TAG) sel |= SEL_BY_TAG;
+    if (comm->asserts & CR_COMM_ASSERT_NO_ANY_SOURCE) sel |= SEL_BY_SRC;
+    __atomic_store_n(&comm->chan_sel, sel, __ATOMIC_RELEASE);
+    cr_lib_unlock();
+    return sel;
+}
+
+cr_chan_t *cr_chan_pick(cr_comm_t *comm, int ctx_off, int tag, int src)
+{
+    unsigned sel = chan_sel(comm);
+    if (!(sel & SEL_LOCAL)) return &cr_chan0;
+    unsigned k = comm->ctx / CR_CTX_STRIDE;
+    if (ctx_off == CR_CTX_PT2PT) {
+        if (sel & SEL_BY_TAG) k += (unsigned)tag;
+        if (sel & SEL_BY_SRC) k += (unsigned)src;
+    }
+    return &cr_chans[k % (unsigned)cr_nchan];
+}
+
 /* ---- helpers ------------------------------------------------------------------ */
+/* A detached request (MPI_Request_free, a buffered send) completed while
+ * the channel locks are on: its free may run callbacks that send again (a
+ * buffered send's next message) and release objects that the library lock
+ * guards (a derived datatype), neither of which may happen under the
+ * channel's lock; so it goes on the channel's list (under the channel lock,
+ * held here), and the next poll of the channel by the progress engine, under
+ * the library lock and no longer holding the channel's, frees it
+ * (chan_poll). */
+static void chan_free_detached(cr_request_t *r)
+{
+    cr_chan_t *ch = r->chan;
+    if (!ch) {
+        cr_request_free(r);
+        return;
+    }
+    r->next = ch->detached;
+    ch->detached = r;
+}
+
 /* cr_req_complete, inlined on the eager send path. */
 static inline __attribute__((always_inline)) void req_complete(cr_request_t *r)
 {
@@ -74,7 +152,10 @@ static inline __attribute__((always_inline)) void req_complete(cr_request_t *r)
         r->tmp = NULL;
     }
     __atomic_store_n(&r->complete, 1, __ATOMIC_RELEASE);
-    if (r->detached) cr_request_free(r);
+    if (r->detached) {
+        if (CR_UNLIKELY(cr_chan_locking)) chan_free_detached(r);
+        else cr_request_free(r);
+    }
 }
 
 void cr_req_complete(cr_request_t *r)
@@ -321,10 +402,12 @@ static cr_vc_t *vc_get(cr_chan_t *ch, int peer)
 
 tr_iface_t *cr_chan_net_peer(cr_chan_t *ch, int peer, uint64_t *addr)
 {
+    cr_chan_lock(ch);
     cr_vc_t *v = vc_get(ch, peer);
-    if (!v || v->kind != CR_VC_NET) return NULL;
-    *addr = v->addr;
-    return v->tr;
+    tr_iface_t *tr = v && v->kind == CR_VC_NET ? v->tr : NULL;
+    if (tr) *addr = v->addr;
+    cr_chan_unlock(ch);
+    return tr;
 }
 
 static void busy_add(cr_chan_t *ch, cr_vc_t *v)
@@ -392,15 +475,31 @@ static void ctrl_send(cr_chan_t *ch, int peer, int type, uint64_t aux, const voi
     ctrl_send_stamped(ch, peer, type, aux, payload, len, 0);
 }
 
-cr_pvar_sent_t cr_pvar_sent[CR_PVAR_NKIND][CR_PVAR_NPROTO];
+cr_pvar_sent_t cr_pvar_sent[CR_PVAR_NCHAN][CR_PVAR_NKIND][CR_PVAR_NPROTO];
+_Static_assert(CR_PVAR_NCHAN == CR_MAX_CHANNELS, "a set of send counters per channel");
+
+cr_pvar_sent_t cr_pvar_sent_total(int kind, int proto)
+{
+    cr_pvar_sent_t t = { 0, 0 };
+    for (int c = 0; c < CR_PVAR_NCHAN; c++) {
+        t.msgs += cr_pvar_sent[c][kind][proto].msgs;
+        t.bytes += cr_pvar_sent[c][kind][proto].bytes;
+    }
+    return t;
+}
 
 size_t cr_pvar_queue_length(int unexpected)
 {
     size_t n = 0;
-    if (unexpected)
-        for (const cr_unexp_t *u = cr_chan0.ux_head; u; u = u->next) n++;
-    else
-        for (const cr_request_t *r = cr_chan0.posted_head; r; r = r->next) n++;
+    for (int c = 0; c < cr_nchan; c++) {
+        cr_chan_t *ch = &cr_chans[c];
+        cr_chan_lock(ch);
+        if (unexpected)
+            for (const cr_unexp_t *u = ch->ux_head; u; u = u->next) n++;
+        else
+            for (const cr_request_t *r = ch->posted_head; r; r = r->next) n++;
+        cr_chan_unlock(ch);
+    }
     return n;
 }
 
@@ -525,7 +624,7 @@ static int send_inject(cr_chan_t *ch, cr_request_t *r)
         }
         if (st == TR_ERR_NO_RESOURCE) return 1;
         if (st != TR_OK && st != TR_INPROGRESS) chan_fail(r->vpeer, "an eager send", st);
-        cr_pvar_count_send(v->kind, CR_PVAR_EAGER, r->bytes);
+        cr_pvar_count_send(ch->index, v->kind, CR_PVAR_EAGER, r->bytes);
         r->pending = (st == TR_INPROGRESS) + (r->mode == CR_MODE_SYNC);
         r->proto_state = r->mode == CR_MODE_SYNC ? PS_WAIT_ACK : PS_NONE;
         if (r->pending == 0) req_complete(r);
@@ -555,7 +654,7 @@ static int rts_send(cr_vc_t *v, cr_request_t *r, uint16_t flags)
         return 1;
     }
     if (st != TR_OK) chan_fail(r->vpeer, "a rendezvous request", st);
-    cr_pvar_count_send(v->kind, CR_PVAR_RNDV, r->bytes);
+    cr_pvar_count_send(ch->index, v->kind, CR_PVAR_RNDV, r->bytes);
     r->remote_key = rts.key;     /* a sender keeps its own key here, to release it */
     r->proto_state = PS_WAIT_CTS;
     r->pending = 1;          /* FIN, or the last streamed data */
@@ -579,7 +678,7 @@ static void rndv_send_end(cr_request_t *s, const tr_am_hdr_t *fin)
 int cr_chan_isend(cr_chan_t *ch, const void *buf, MPI_Aint count, cr_datatype_t *dt, int dest,
                   int tag, cr_comm_t *comm, int ctx_off, int mode, cr_request_t **req)
 {
-    cr_request_t *r = cr_request_new(CR_REQ_SEND, 0);
+    cr_request_t *r = cr_chan_request_new(ch, CR_REQ_SEND);
     if (!r) return cr_error(MPI_ERR_NO_MEM, "out of memory for a send request");
     *req = r;
     r->mode = mode;
@@ -616,7 +715,11 @@ int cr_chan_isend(cr_chan_t *ch, const void *buf, MPI_Aint count, cr_datatype_t 
 int cr_isend(const void *buf, MPI_Aint count, cr_datatype_t *dt, int dest, int tag,
              cr_comm_t *comm, int ctx_off, int mode, cr_request_t **req)
 {
-    return cr_chan_isend(&cr_chan0, buf, count, dt, dest, tag, comm, ctx_off, mode, req);
+    cr_chan_t *ch = cr_chan_of(comm, ctx_off, tag, comm->rank);
+    cr_chan_lock(ch);
+    int err = cr_chan_isend(ch, buf, count, dt, dest, tag, comm, ctx_off, mode, req);
+    cr_chan_unlock(ch);
+    return err;
 }
 
 /* ---- rendezvous, receiving side ------------------------------------------------------- */
@@ -737,7 +840,7 @@ static void recv_proc_null(cr_request_t *r)
 int cr_chan_irecv(cr_chan_t *ch, void *buf, MPI_Aint count, cr_datatype_t *dt, int src, int tag,
                   cr_comm_t *comm, int ctx_off, cr_request_t **req)
 {
-    cr_request_t *r = cr_request_new(CR_REQ_RECV, 0);
+    cr_request_t *r = cr_chan_request_new(ch, CR_REQ_RECV);
     if (!r) return cr_error(MPI_ERR_NO_MEM, "out of memory for a receive request");
     *req = r;
     recv_init(ch, r, buf, count, dt, src, tag, comm, ctx_off);
@@ -757,7 +860,11 @@ int cr_chan_irecv(cr_chan_t *ch, void *buf, MPI_Aint count, cr_datatype_t *dt, i
 int cr_irecv(void *buf, MPI_Aint count, cr_datatype_t *dt, int src, int tag, cr_comm_t *comm,
              int ctx_off, cr_request_t **req)
 {
-    return cr_chan_irecv(&cr_chan0, buf, count, dt, src, tag, comm, ctx_off, req);
+    cr_chan_t *ch = cr_chan_of(comm, ctx_off, tag, src);
+    cr_chan_lock(ch);
+    int err = cr_chan_irecv(ch, buf, count, dt, src, tag, comm, ctx_off, req);
+    cr_chan_unlock(ch);
+    return err;
 }
 
 /* ---- arriving messages ---------------------------------------------------------------------- */
@@ -1073,6 +1180,7 @@ int cr_chan_progress(cr_chan_t *ch)
             }
         }
     }
+    ch->hold_events += (unsigned)n;
     return n;
 }
 
@@ -1085,18 +1193,38 @@ int cr_chan_can_sleep(cr_chan_t *ch)
 
 static int chan_poll(void *arg)
 {
-    return cr_chan_progress(arg);
+    cr_chan_t *ch = arg;
+    cr_chan_lock(ch);
+    int n = cr_chan_progress(ch);
+    cr_request_t *done = ch->detached;
+    ch->detached = NULL;
+    cr_chan_unlock(ch);
+    /* detached requests left by the channel path, freed under the library
+     * lock (the progress engine's caller holds it) but not the channel's: a
+     * callback may send again */
+    while (done) {
+        cr_request_t *r = done;
+        done = r->next;
+        cr_request_free(r);
+    }
+    return n;
 }
 
 static int chan_can_sleep(void *arg)
 {
-    return cr_chan_can_sleep(arg);
+    cr_chan_t *ch = arg;
+    cr_chan_lock(ch);
+    int ok = cr_chan_can_sleep(ch);
+    cr_chan_unlock(ch);
+    return ok;
 }
 
 int cr_chan_init(cr_chan_t *ch, int me, int npeers, tr_iface_t **trs, int ntr, tr_iface_t *self,
                  tr_iface_t *shm)
 {
     memset(ch, 0, sizeof *ch);
+    pthread_mutex_init(&ch->lock.m, NULL);
+    pthread_mutex_init(&ch->pool_lock.m, NULL);
     adapt_cfg.mode = (int)ut_settings.adaptive;
     adapt_cfg.slow_ns = (uint64_t)ut_settings.adaptive_slow_us * 1000u;
     adapt_cfg.probe_every = (uint32_t)ut_settings.adaptive_probe;
@@ -1136,15 +1264,19 @@ int cr_chan_add_transport(cr_chan_t *ch, tr_iface_t *tr)
     for (int i = 0; i < ch->ntr; i++)
         if (ch->tr[i] == tr) return 0;
     if (ch->ntr == CR_CHAN_MAX_TR) return -1;
+    cr_chan_lock(ch);
     tr->am_handler = chan_am_handler;
     tr->am_arg = ch;
     if (!ch->net) ch->net = tr;
     if (!(tr->caps.flags & TR_CAP_SLEEP)) ch->nosleep = 1;
     ch->tr[ch->ntr++] = tr;
+    cr_chan_unlock(ch);
     return 0;
 }
 
-int cr_chan_reserve_peers(cr_chan_t *ch, int n)
+/* The channel's peer table grows under the channel's lock: threads on the
+ * lock-free path of this channel read ch->vc (docs/threads.md). */
+static int chan_reserve_peers(cr_chan_t *ch, int n)
 {
     /* the busy list points into vc: remember it by index across the realloc */
     int nbusy = 0;
@@ -1171,12 +1303,22 @@ int cr_chan_reserve_peers(cr_chan_t *ch, int n)
     return first;
 }
 
+int cr_chan_reserve_peers(cr_chan_t *ch, int n)
+{
+    cr_chan_lock(ch);
+    int first = chan_reserve_peers(ch, n);
+    cr_chan_unlock(ch);
+    return first;
+}
+
 int cr_chan_bind_peer(cr_chan_t *ch, int peer, tr_iface_t *tr, const void *addr, size_t len,
                       int32_t id)
 {
     uint64_t handle;
     if (tr_add_peer(tr, addr, len, id, &handle) != TR_OK) return -1;
+    cr_chan_lock(ch);
     vc_bind(ch, &ch->vc[peer], tr, handle);
+    cr_chan_unlock(ch);
     return 0;
 }
 
@@ -1184,8 +1326,10 @@ int cr_chan_add_peer(cr_chan_t *ch, tr_iface_t *tr, const void *addr, size_t len
 {
     uint64_t handle;
     if (tr_add_peer(tr, addr, len, id, &handle) != TR_OK) return -1;
-    int peer = cr_chan_reserve_peers(ch, 1);
+    cr_chan_lock(ch);
+    int peer = chan_reserve_peers(ch, 1);
     if (peer >= 0) vc_bind(ch, &ch->vc[peer], tr, handle);
+    cr_chan_unlock(ch);
     return peer;
 }
 
@@ -1212,6 +1356,16 @@ void cr_chan_fini(cr_chan_t *ch)
         if (u->kind == UX_EAGER) free(u->data);
         free(u);
     }
+    while (ch->detached) {
+        cr_request_t *r = ch->detached;
+        ch->detached = r->next;
+        cr_request_free(r);
+    }
+    while (ch->pool) {
+        cr_request_t *r = ch->pool;
+        ch->pool = r->next;
+        cr_request_retire(r);
+    }
     free(ch->vc);
     memset(ch, 0, sizeof *ch);
 }
@@ -1222,8 +1376,8 @@ int cr_pt2pt_init(tr_iface_t *trs[][CR_CHAN_MAX_TR], int nchan, int ntr, int fas
     for (int c = 0; c < nchan; c++) {
         cr_chan_t *ch = &cr_chans[c];
         /* init.c starts them in this order: self, shm, then the network */
-        if (cr_chan_init(ch, cr_proc.world_rank, cr_proc.world_size, trs[c], ntr, trs[c][0],
-                         trs[c][1]) != 0)
+        if (cr_chan_init(ch, cr_proc.world_rank, cr_proc.world_size, trs[c],
+                         c == 0 ? ntr : CR_CHAN_LOCAL_TR, trs[c][0], trs[c][1]) != 0)
             return -1;
         ch->index = c;
         ch->fast_end = fast && c == 0 && ch->shm_eager_max ? ch->shm_eager_max + 1 : 0;
@@ -1234,27 +1388,41 @@ int cr_pt2pt_init(tr_iface_t *trs[][CR_CHAN_MAX_TR], int nchan, int ntr, int fas
         cr_progress_register(&ch->poller);
         cr_nchan = c + 1;
     }
+    cr_chan_locking = cr_threaded && nchan > 1;
+    ut_log(UT_LOG_EVENTS, "channels", "%d channel%s, channel locks %s", nchan,
+           nchan > 1 ? "s" : "", cr_chan_locking ? "on" : "off");
     return 0;
 }
 
 void cr_pt2pt_fini(void)
 {
+    for (int c = 0; c < cr_nchan && cr_nchan > 1 && ut_log_on(UT_LOG_EVENTS); c++) {
+        unsigned long long msgs = 0;
+        for (int k = 0; k < CR_PVAR_NKIND; k++)
+            for (int p = 0; p < CR_PVAR_NPROTO; p++) msgs += cr_pvar_sent[c][k][p].msgs;
+        ut_log_write(UT_LOG_EVENTS, "channels", "channel %d sent %llu messages", c, msgs);
+    }
     for (int c = 0; c < cr_nchan; c++) {
         cr_progress_unregister(&cr_chans[c].poller);
         cr_chan_fini(&cr_chans[c]);
     }
     cr_nchan = 1;
+    cr_chan_locking = 0;
 }
 
 /* ---- probe and cancel ------------------------------------------------------- */
 int cr_iprobe(int src, int tag, cr_comm_t *comm, int *flag, MPI_Status *status, int remove,
               cr_unexp_t **out)
 {
-    cr_chan_t *ch = &cr_chan0;
+    cr_chan_t *ch = cr_chan_of(comm, CR_CTX_PT2PT, tag, src);
+    cr_chan_lock(ch);
     cr_unexp_t *u = ux_find(ch, comm->ctx + CR_CTX_PT2PT, src, tag, remove);
+    cr_chan_unlock(ch);
     if (!u) {
         cr_progress();
+        cr_chan_lock(ch);
         u = ux_find(ch, comm->ctx + CR_CTX_PT2PT, src, tag, remove);
+        cr_chan_unlock(ch);
     }
     *flag = u != NULL;
     if (u && status != MPI_STATUS_IGNORE) status_fill(status, u->src, u->tag, u->bytes);
@@ -1266,19 +1434,26 @@ int cr_iprobe(int src, int tag, cr_comm_t *comm, int *flag, MPI_Status *status, 
 void cr_mrecv_start(cr_request_t *r, void *buf, MPI_Aint count, cr_datatype_t *dt,
                     cr_comm_t *comm, cr_unexp_t *u)
 {
-    recv_init(&cr_chan0, r, buf, count, dt, u ? u->src : MPI_PROC_NULL,
-              u ? u->tag : MPI_ANY_TAG, comm, CR_CTX_PT2PT);
+    cr_chan_t *ch = u ? cr_chan_of(comm, CR_CTX_PT2PT, u->tag, u->src) : &cr_chan0;
+    cr_chan_lock(ch);
+    recv_init(ch, r, buf, count, dt, u ? u->src : MPI_PROC_NULL, u ? u->tag : MPI_ANY_TAG, comm,
+              CR_CTX_PT2PT);
     if (!u)
         recv_proc_null(r);
     else
-        ux_deliver(&cr_chan0, r, u);
+        ux_deliver(ch, r, u);
+    cr_chan_unlock(ch);
 }
 
 /* Cancel a receive that has not matched yet.  Returns 1 when cancelled. */
 int cr_cancel_recv(cr_request_t *r)
 {
     cr_chan_t *ch = r->chan;
-    if (r->proto_state != PS_POSTED || r->complete) return 0;
+    cr_chan_lock(ch);
+    if (r->proto_state != PS_POSTED || r->complete) {
+        cr_chan_unlock(ch);
+        return 0;
+    }
     if (r->prev) r->prev->next = r->next; else ch->posted_head = r->next;
     if (r->next) r->next->prev = r->prev; else ch->posted_tail = r->prev;
     r->next = r->prev = NULL;
@@ -1287,6 +1462,7 @@ int cr_cancel_recv(cr_request_t *r)
     status_set(r, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
     r->status.count_hi_and_cancelled |= 1;
     cr_req_complete(r);
+    cr_chan_unlock(ch);
     return 1;
 }
 
@@ -1318,7 +1494,7 @@ static inline __attribute__((always_inline)) int eager_put(cr_vc_t *v, const voi
     tr_am_hdr_t h = { .type = CR_AM_EAGER, .ctx = comm->ctx + CR_CTX_PT2PT, .src = comm->rank,
                       .tag = tag, .aux = id };
     int rc = shm_send_pkt(&shm_ctxs[0], (int)v->addr, &h, data, bytes);
-    if (CR_LIKELY(rc == 0)) cr_pvar_count_send(CR_VC_SHM, CR_PVAR_EAGER, bytes);
+    if (CR_LIKELY(rc == 0)) cr_pvar_count_send(0, CR_VC_SHM, CR_PVAR_EAGER, bytes);
     return rc;
 }
 
@@ -1363,9 +1539,8 @@ cr_request_t *cr_isend_fast(const void *data, size_t bytes, int dest, int tag, c
 int cr_recv_fast(void *dst, size_t cap, int src, int tag, cr_comm_t *comm, MPI_Status *status)
 {
     cr_chan_t *ch = &cr_chan0;
-    /* cr_progress_nactive first: with threads it is never 0, so the
-     * channel's queues, which other threads change under the library lock,
-     * are not even read here (docs/threads.md) */
+    /* cr_progress_nactive first: with threads it is never 0, so the queues,
+     * which other threads change under their locks, are not even read */
     if (__atomic_load_n(&cr_progress_nactive, __ATOMIC_RELAXED) || ch->ux_head ||
         ch->posted_head || ch->busy || src < 0 ||
         ut_log_on(UT_LOG_PACKETS))      /* the general path logs every packet */

@@ -135,13 +135,17 @@ typedef struct cr_vc {
 } cr_vc_t;
 
 #define CR_CHAN_MAX_TR 4
+/* Interfaces every channel has (self and shm); channel 0 adds the network. */
+#define CR_CHAN_LOCAL_TR 2
 #define CR_MAX_CHANNELS 64
 /* A channel (a "virtual communication interface", as MPICH ch4 calls it): all
  * point-to-point state of one stream of traffic.  A process has cr_nchan of
- * them; channel c of one process talks to channel c of the others, through
- * interfaces of its own (its own shm rings, self queue).  Today cr_nchan is 1
- * (docs/threads.md: threads share it under the library's lock); the
- * transports already hand out one interface per channel. */
+ * them (COURIER_NUM_CHANNELS, the same on every rank); channel c of
+ * one process talks to channel c of the others, through interfaces of its own
+ * (its own shm rings, self queue).  Communicators are mapped to channels
+ * (cr_chan_of); with threads, everything in a channel is under its lock
+ * (docs/threads.md: the library lock comes before it, and a thread that
+ * holds it takes no other lock but leaves). */
 typedef struct cr_chan {
     cr_request_t *posted_head, *posted_tail;
     cr_unexp_t *ux_head, *ux_tail;
@@ -161,12 +165,49 @@ typedef struct cr_chan {
     size_t fast_end;
     int index;                /* in cr_chans */
     cr_poller_t poller;       /* its poller in the progress engine */
+    /* last, so that the fields of the fast paths above keep their places */
+    cr_lock_t lock;           /* with the channel locks on: everything above */
+    cr_lock_t pool_lock;      /* a leaf lock: pool (freed from any thread) */
+    cr_request_t *pool;       /* its free requests */
+    cr_request_t *detached;   /* detached requests completed by the channel path, to be
+                                 freed under the library lock (pt2pt.c) */
+    unsigned long hold_events;    /* events found during the current hold */
 } cr_chan_t;
 
 /* The process's channels; the first carries MPI_COMM_WORLD. */
 extern cr_chan_t cr_chans[CR_MAX_CHANNELS];
 extern int cr_nchan;
 #define cr_chan0 (cr_chans[0])
+
+/* The channel that carries comm's traffic of kind ctx_off (CR_CTX_PT2PT or
+ * CR_CTX_COLL) with tag from the sender of comm rank src (a sender passes
+ * comm->rank, a receiver the source it names).  Both sides of a message get
+ * the same channel (docs/threads.md, "Channels"): channel 0 with one
+ * channel, for communicators that reach another node or job; otherwise one
+ * by the context id, spread by tag and source on point-to-point traffic
+ * where the communicator's hints rule out MPI_ANY_TAG / MPI_ANY_SOURCE. */
+cr_chan_t *cr_chan_pick(cr_comm_t *comm, int ctx_off, int tag, int src);
+static inline cr_chan_t *cr_chan_of(cr_comm_t *comm, int ctx_off, int tag, int src)
+{
+    if (CR_LIKELY(cr_nchan == 1)) return &cr_chan0;
+    return cr_chan_pick(comm, ctx_off, tag, src);
+}
+/* Take and let go of a channel's lock: only while the channel locks are on
+ * (cr_chan_locking: threads and more than one channel; else the library lock
+ * covers the channels, as before channels had locks).  Letting it go after a
+ * hold whose polls found events wakes this process's sleeping threads (their
+ * requests may be among those completed). */
+extern int cr_chan_locking;
+void cr_chan_lock_slow(cr_chan_t *ch);
+void cr_chan_unlock_slow(cr_chan_t *ch);
+static inline void cr_chan_lock(cr_chan_t *ch)
+{
+    if (CR_UNLIKELY(cr_chan_locking)) cr_chan_lock_slow(ch);
+}
+static inline void cr_chan_unlock(cr_chan_t *ch)
+{
+    if (CR_UNLIKELY(cr_chan_locking)) cr_chan_unlock_slow(ch);
+}
 
 /* Set up a channel for npeers peers, this process being peer me, reaching
  * them through the transports given (tried in this order: self, shm, network;
@@ -236,11 +277,19 @@ int cr_greq_query(cr_request_t *r, MPI_Status *status);
 int cr_greq_user_free(cr_request_t *r);
 int cr_greq_cancel(cr_request_t *r);
 
+/* A request (without a handle) from the channel's own pool while the channel
+ * locks are on, else from the global one (request.c); cr_request_free puts
+ * it back where it came from. */
+cr_request_t *cr_chan_request_new(cr_chan_t *ch, cr_req_kind_t kind);
+/* Put a request of a channel's pool into the global one (the channel ends). */
+void cr_request_retire(cr_request_t *r);
+
 /* Complete a request: sets the flag (release), frees detached requests. */
 void cr_req_complete(cr_request_t *r);
 
-/* Set up nchan channels: trs[c] holds channel c's ntr transport interfaces
- * (self, shm, network), as init.c started them.  fast: the fast paths may run
+/* Set up nchan channels: trs[c] holds channel c's transport interfaces
+ * (self, shm, and on channel 0 the network), as init.c started them: ntr on
+ * channel 0, CR_CHAN_LOCAL_TR on the others.  fast: the fast paths may run
  * (no threads). */
 int cr_pt2pt_init(tr_iface_t *trs[][CR_CHAN_MAX_TR], int nchan, int ntr, int fast);
 void cr_pt2pt_fini(void);

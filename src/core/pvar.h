@@ -3,29 +3,35 @@
  * (src/tools/mpit.c): messages and bytes sent, per kind of peer (self,
  * shared memory, network: CR_VC_* of pt2pt.h) and per protocol.
  *
- * The counters are plain process-wide integers bumped where a message goes
- * on the wire: two additions on MPI_Send's path, no branch.  They are not
- * atomic (performance variables say so): under MPI_THREAD_MULTIPLE
- * concurrent sends may lose counts. */
+ * The counters are plain integers, one set per channel (core/pt2pt.h), bumped
+ * where a message goes on the wire under its channel's lock: two additions
+ * on MPI_Send's path, no branch.  Threads on different channels count in
+ * different sets, so no count is lost; a reader sums them (a sum read while
+ * messages go out may be a few messages behind: performance variables say
+ * so). */
 #ifndef COURIER_CORE_PVAR_H
 #define COURIER_CORE_PVAR_H
 #include <stddef.h>
 
 enum { CR_PVAR_EAGER = 0, CR_PVAR_RNDV, CR_PVAR_NPROTO };
 enum { CR_PVAR_NKIND = 4 };     /* CR_VC_NONE, _SELF, _SHM, _NET */
+enum { CR_PVAR_NCHAN = 64 };    /* CR_MAX_CHANNELS */
 
 typedef struct {
     unsigned long long msgs, bytes;
 } cr_pvar_sent_t;
 
-extern cr_pvar_sent_t cr_pvar_sent[CR_PVAR_NKIND][CR_PVAR_NPROTO];
+extern cr_pvar_sent_t cr_pvar_sent[CR_PVAR_NCHAN][CR_PVAR_NKIND][CR_PVAR_NPROTO];
 
-/* One message of `bytes` went to a peer of kind `kind` by protocol `proto`. */
-static inline void cr_pvar_count_send(int kind, int proto, size_t bytes)
+/* One message of `bytes` went on channel chan to a peer of kind `kind` by
+ * protocol `proto`. */
+static inline void cr_pvar_count_send(int chan, int kind, int proto, size_t bytes)
 {
-    cr_pvar_sent[kind][proto].msgs++;
-    cr_pvar_sent[kind][proto].bytes += bytes;
+    cr_pvar_sent[chan][kind][proto].msgs++;
+    cr_pvar_sent[chan][kind][proto].bytes += bytes;
 }
+/* The counts of every channel together. */
+cr_pvar_sent_t cr_pvar_sent_total(int kind, int proto);
 /* Receives posted and not yet matched (unexpected 0), or messages arrived
  * and not yet matched (unexpected 1), now. */
 size_t cr_pvar_queue_length(int unexpected);

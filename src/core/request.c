@@ -9,7 +9,8 @@
 #include <string.h>
 
 cr_objtab_t cr_request_tab;
-static cr_request_t *pool;
+static cr_request_t *pool;     /* free requests, under the library lock */
+static cr_lock_t tab_lock = CR_LOCK_INIT;   /* a leaf lock: adding to cr_request_tab */
 
 /* Zero a request with plain 16-byte stores.  A memset of this size compiles to
  * `rep stosq`, whose start-up cost was a third of MPI_Isend's time in the
@@ -24,6 +25,16 @@ static void request_clear(cr_request_t *r)
     for (size_t i = 0; i < sizeof *r / 16; i++) w[i] = (u64x2){ 0, 0 };
 }
 
+/* Make a request object (from a pool, keeping its table slot, or new) ready. */
+static void request_init(cr_request_t *r, cr_req_kind_t kind, int slot)
+{
+    request_clear(r);
+    r->kind = kind;
+    r->handle = MPI_REQUEST_NULL;
+    r->slot = slot;
+    r->vpeer = -1;
+}
+
 cr_request_t *cr_request_new(cr_req_kind_t kind, int with_handle)
 {
     cr_request_t *r = pool;
@@ -34,11 +45,7 @@ cr_request_t *cr_request_new(cr_req_kind_t kind, int with_handle)
     } else if (!(r = malloc(sizeof *r))) {
         return NULL;
     }
-    request_clear(r);
-    r->kind = kind;
-    r->handle = MPI_REQUEST_NULL;
-    r->slot = slot;
-    r->vpeer = -1;
+    request_init(r, kind, slot);
     if (with_handle && cr_request_attach_handle(r) != MPI_SUCCESS) {
         r->next = pool;
         pool = r;
@@ -47,12 +54,37 @@ cr_request_t *cr_request_new(cr_req_kind_t kind, int with_handle)
     return r;
 }
 
+cr_request_t *cr_chan_request_new(cr_chan_t *ch, cr_req_kind_t kind)
+{
+    if (!cr_chan_locking) return cr_request_new(kind, 0);
+    cr_lock(&ch->pool_lock);
+    cr_request_t *r = ch->pool;
+    if (r) ch->pool = r->next;
+    cr_unlock(&ch->pool_lock);
+    int slot = -1;
+    if (r) slot = r->slot;
+    else if (!(r = malloc(sizeof *r))) return NULL;
+    request_init(r, kind, slot);
+    r->home = ch;
+    return r;
+}
+
+void cr_request_retire(cr_request_t *r)
+{
+    r->home = NULL;
+    r->next = pool;
+    pool = r;
+}
+
 /* Give a request an MPI_Request handle: its own table slot, taken the first
  * time and kept while the request object is recycled through the pool. */
 int cr_request_attach_handle(cr_request_t *r)
 {
     if (r->slot < 0) {
+        /* a thread of the channel path may add a slot beside the library lock */
+        cr_lock(&tab_lock);
         int idx = cr_objtab_add(&cr_request_tab, r);
+        cr_unlock(&tab_lock);
         if (idx < 0) return cr_error(MPI_ERR_NO_MEM, "out of memory for request handles");
         r->slot = idx;
     }
@@ -84,6 +116,14 @@ void cr_request_free(cr_request_t *r)
     r->tmp = NULL;
     if (r->dt) cr_dt_release(r->dt);
     r->dt = NULL;
+    cr_chan_t *home = r->home;
+    if (CR_UNLIKELY(home != NULL)) {
+        cr_lock(&home->pool_lock);
+        r->next = home->pool;
+        home->pool = r;
+        cr_unlock(&home->pool_lock);
+        return;
+    }
     r->next = pool;
     pool = r;
 }

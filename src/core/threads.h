@@ -15,7 +15,9 @@
  * (maint/gen_bindings.py), except MPI_Send, MPI_Isend, MPI_Recv and their
  * large-count forms, whose general paths take it themselves (p2p_api.c) so
  * that their fast paths stay lock-free in single mode (the fast paths are
- * off with threads).  A thread that waits for messages (every blocking loop
+ * off with threads), and MPI_Wait and MPI_Test, which take it in core_wait
+ * and core_test.  With several channels these take only a channel's lock
+ * where they can (core/pt2pt.h; lock order: library, channel, leaf locks).  A thread that waits for messages (every blocking loop
  * goes through the waiting policy, core.h) lets the lock go entirely between
  * polls (cr_lib_release_all) and takes it back as deep afterwards, so that a
  * thread waiting in MPI_Recv never holds up a thread that is about to send it

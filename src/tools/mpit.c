@@ -176,8 +176,8 @@ static unsigned long long pvar_now(const pvar_t *p)
 {
     switch (p->source) {
     case PV_QUEUE: return cr_proc.state == CR_STATE_INIT ? cr_pvar_queue_length(p->a) : 0;
-    case PV_SENT_MSGS: return cr_pvar_sent[p->a][p->b].msgs;
-    case PV_SENT_BYTES: return cr_pvar_sent[p->a][p->b].bytes;
+    case PV_SENT_MSGS: return cr_pvar_sent_total(p->a, p->b).msgs;
+    case PV_SENT_BYTES: return cr_pvar_sent_total(p->a, p->b).bytes;
     case PV_COLL_ALG: return (unsigned long long)coll_last_alg[p->a];
     }
     return 0;

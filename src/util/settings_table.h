@@ -138,3 +138,6 @@ CR_SETTING(wait_test_gap_us,   INT,  2, 0, 1000000, "A test call (MPI_Test famil
 CR_SETTING(wait_test_sleep_max_us, INT, 10000, 1, 60000000, "Longest single sleep, in microseconds, of a test call in a polling loop (it then returns, and the loop's next call may sleep again)")
 /* pinning of the progress thread (issue 15, src/core/async.c, launcher/place.c) */
 CR_SETTING(progress_cpus,      STRING, 0, 0, 0,    "CPUs the progress thread (COURIER_ASYNC_PROGRESS) is bound to, as a list such as 3 or 2-3,6; mpiexec -bind-to sets it for each rank (docs/threads.md); unset: it runs wherever the process may")
+/* per-thread channels (issue 15.1, src/core/pt2pt.c, docs/threads.md) */
+CR_SETTING(num_channels,       INT,  1, 1, 64,     "Point-to-point channels (each with its own lock, queues, request pool and shared-memory rings) every rank makes; communicators are spread over them so that threads on different ones share no lock under MPI_THREAD_MULTIPLE (more than 1 turns the blocking fast paths off, at any thread level)")
+CR_SETTING_ALIAS(num_channels, "MPIR_CVAR_CH4_NUM_VCIS")

@@ -307,7 +307,7 @@ int shm_send_pkt(shm_ctx_t *c, int to, const tr_am_hdr_t *am, const void *payloa
     /* The doorbell is read after the publishing store; the sleeper's membarrier
      * orders the two for us (no fence here), the compiler must not swap them. */
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    if (__builtin_expect(*p->bell != 0, 0)) bell_ring(p->bell);
+    if (__builtin_expect(__atomic_load_n(p->bell, __ATOMIC_RELAXED) != 0, 0)) bell_ring(p->bell);
     return 0;
 }
 
@@ -331,7 +331,7 @@ void shm_wake(int to)
 {
     if (!shm_ctxs[0].peers) return;   /* after shm_finalize */
     volatile uint32_t *bell = shm_ctxs[0].peers[to].bell;
-    if (__builtin_expect(bell && *bell != 0, 0)) bell_ring(bell);
+    if (__builtin_expect(bell && __atomic_load_n(bell, __ATOMIC_RELAXED) != 0, 0)) bell_ring(bell);
 }
 
 const char *shm_seg_name(void)
