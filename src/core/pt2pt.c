@@ -654,7 +654,7 @@ static int rts_send(cr_vc_t *v, cr_request_t *r, uint16_t flags)
         return 1;
     }
     if (st != TR_OK) chan_fail(r->vpeer, "a rendezvous request", st);
-    cr_pvar_count_send(ch->index, v->kind, CR_PVAR_RNDV, r->bytes);
+    cr_pvar_count_send(r->chan->index, v->kind, CR_PVAR_RNDV, r->bytes);
     r->remote_key = rts.key;     /* a sender keeps its own key here, to release it */
     r->proto_state = PS_WAIT_CTS;
     r->pending = 1;          /* FIN, or the last streamed data */
