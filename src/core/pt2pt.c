@@ -1041,6 +1041,7 @@ static void on_cancel_ans(cr_chan_t *ch, const tr_am_rx_t *m)
             send_step_done(w);
         }
     }
+    s->cancelled = 2;                   /* answered */
     send_step_done(s);
 }
 
@@ -1066,6 +1067,11 @@ void cr_cancel_send(cr_request_t *s)
     s->pending++;                       /* the answer */
     __atomic_store_n(&s->complete, 0, __ATOMIC_RELAXED);
     ctrl_send(ch, s->vpeer, CR_AM_CANCEL, id, &c, sizeof c);
+    /* A send to this very process is decided here and now: a program may ask
+     * MPI_Request_get_status right after MPI_Cancel and, seeing it not
+     * cancelled, receive the message itself (mpi4py's testProbeCancel). */
+    if (ch->vc[s->vpeer].kind == CR_VC_SELF)
+        for (int i = 0; i < 1000 && s->cancelled != 2; i++) cr_progress();
 }
 
 /* COURIER_DEBUG=3: one line per packet that arrives (src/util/log.h). */
