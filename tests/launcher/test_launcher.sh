@@ -185,14 +185,17 @@ t_ignoreterm() {
     unset COURIER_ABORT_TIMEOUT_MS
 }
 
+# Many short jobs in a row: each must succeed. The
+# time is printed for information only; speed is judged by bench/compare
+# (docs/performance.md), never by a test, since a loaded machine makes any
+# threshold fail.
 t_startup() {
-    local n=20 t0 ms
-    "$MPIEXEC" -n 2 /bin/true || fail "mpiexec -n 2 /bin/true"
+    local n=20 t0 ms bad=0
     t0=$(now_ms)
-    for _ in $(seq $n); do "$MPIEXEC" -n 2 /bin/true; done
+    for _ in $(seq $n); do "$MPIEXEC" -n 2 /bin/true || bad=$((bad + 1)); done
     ms=$(( ($(now_ms) - t0) ))
-    echo "mpiexec -n 2 /bin/true: $((ms * 1000 / n)) us per run (average of $n)"
-    [ $((ms / n)) -lt 30 ] && ok "start-up under 30 ms" || fail "start-up $((ms / n)) ms"
+    echo "mpiexec -n 2 /bin/true: $((ms * 1000 / n)) us per run (average of $n; information only)"
+    [ $bad = 0 ] && ok "$n jobs in a row succeeded" || fail "$bad of $n jobs failed"
 }
 
 need_hydra() {
