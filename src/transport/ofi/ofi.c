@@ -796,6 +796,33 @@ static int open_endpoint(void)
     return 0;
 }
 
+/* libfabric's rxm layer (tcp;ofi_rxm, verbs;ofi_rxm) zeroes, for every
+ * endpoint, buffer pools of 1024 buffers of FI_OFI_RXM_BUFFER_SIZE payload
+ * bytes (16 KiB by default): 68 MB and about 17000 page faults per process
+ * while MPI_Init waits, more than the rest of libfabric's start.  Courier's
+ * largest eager message to another node is its eager limit (at most the
+ * receive buffer) plus the 32-byte wire header, so rxm's buffers need not be
+ * larger: unless the user set FI_OFI_RXM_BUFFER_SIZE, it is set to that, at
+ * least RXM_MIN_BUFFER (rxm's atomics and control messages) and only when
+ * below rxm's default.  Larger active messages (the pipeline of providers
+ * without RMA) still go, segmented, through rxm.  Called before libfabric
+ * reads its parameters (its first call), before the thread that opens it. */
+enum { RXM_MIN_BUFFER = 4096, RXM_DEFAULT_BUFFER = 16384 };
+
+static void rxm_buffer_default(void)
+{
+    static int done;
+    if (done || getenv("FI_OFI_RXM_BUFFER_SIZE")) return;
+    done = 1;
+    size_t eager = (size_t)ut_settings.eager_limit, rxb = (size_t)ut_settings.ofi_rx_bytes;
+    size_t want = (eager < rxb ? eager : rxb) + sizeof(ofi_wire_t);
+    if (want < RXM_MIN_BUFFER) want = RXM_MIN_BUFFER;
+    if (want >= RXM_DEFAULT_BUFFER) return;
+    char v[32];
+    snprintf(v, sizeof v, "%zu", want);
+    setenv("FI_OFI_RXM_BUFFER_SIZE", v, 0);
+}
+
 /* The endpoint being opened on a thread (ofi_open_begin), and its result. */
 static pthread_t open_tid;
 static int open_pending, open_rc;
@@ -810,6 +837,7 @@ static void *open_thread(void *arg)
 int ofi_open_begin(void)
 {
     if (open_pending) return 0;
+    rxm_buffer_default();     /* before the thread: it reads the environment */
     /* libfabric's start takes its time in system calls: let it run beside the
      * rest of MPI_Init */
     if (pthread_create(&open_tid, NULL, open_thread, NULL) != 0) return -1;
@@ -826,6 +854,7 @@ tr_iface_t *ofi_init(const tr_boot_t *b, int publish)
         open_pending = 0;
         rc = open_rc;
     } else {
+        rxm_buffer_default();
         rc = open_endpoint();
     }
     if (rc) return NULL;

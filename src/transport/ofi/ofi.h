@@ -19,6 +19,10 @@
  * - Addresses: at start-up every process publishes its endpoint name through
  *   the bootstrap (PMI); connect() looks a peer's up on first use and inserts
  *   it in the address vector, so start-up does not grow with N^2 exchanges.
+ * - Start-up: MPI_Init opens the endpoint on a thread (ofi_open_begin) and
+ *   publishes its address in a barrier it already makes; libfabric is kept
+ *   from reading /proc/kallsyms (ofi_dl.c) and rxm's bounce buffers are sized
+ *   to Courier's largest eager message unless FI_OFI_RXM_BUFFER_SIZE is set.
  * - Sleeping (TR_CAP_SLEEP unless COURIER_OFI_WAIT=0): the completion queue
  *   has a wait object whose descriptor (sleep_fd) becomes readable when a
  *   peer's bytes arrive; sleep_prepare refuses while operations of this
