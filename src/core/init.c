@@ -130,6 +130,24 @@ const char *cr_job_name(void)
     return pmi.kvsname;
 }
 
+/* A job that spans nodes opens the network on a thread while shared memory
+ * is set up (ofi_open_begin), and publishes its address in shm_init's
+ * barrier: shm_init's bootstrap barrier is this one, which first waits for
+ * the endpoint and puts its address (net_boot: the bootstrap the network
+ * keeps; net_started: the result, NULL when it failed). */
+static tr_boot_t net_boot;
+static int net_pending;
+static tr_iface_t *net_started;
+
+static int barrier_with_net(void)
+{
+    if (net_pending) {
+        net_pending = 0;
+        net_started = ofi_init(&net_boot, OFI_PUBLISH_PUT);
+    }
+    return crpmi_barrier();
+}
+
 /* The transports, in the order a peer is tried: self, shared memory, and the
  * network when the job spans nodes (every rank sees the same: all start it or
  * none); then the channel over them and the progress engine with their
@@ -138,6 +156,15 @@ static int start_transports(const char *node)
 {
     tr_boot_t boot = { .rank = cr_proc.world_rank, .size = cr_proc.world_size,
                        .put = crpmi_put, .get = boot_get, .barrier = crpmi_barrier };
+    tr_boot_t shm_boot = boot;
+    shm_boot.barrier = barrier_with_net;
+    int spans = cr_proc.local_size != cr_proc.world_size;
+    if (spans) {
+        net_boot = boot;
+        net_started = NULL;
+        net_pending = 1;
+        ofi_open_begin();      /* else barrier_with_net opens it there */
+    }
     char name[512];
     tr_iface_t *self[CR_MAX_CHANNELS], *shm[CR_MAX_CHANNELS], *net = NULL;
     /* as many channels on every rank, whatever thread level each asked for:
@@ -149,7 +176,7 @@ static int start_transports(const char *node)
     if (self_init(cr_proc.world_rank, self, nch) != 0)
         return cr_error(MPI_ERR_NO_MEM, "no memory for the self transport");
     if (shm_init(shm, nch, cr_proc.local_rank, cr_proc.local_size, cr_proc.local_of_world,
-                 cr_proc.world_size, name, &boot) != 0) {
+                 cr_proc.world_size, name, &shm_boot) != 0) {
         for (int c = 0; c < nch; c++) tr_finalize(self[c]);
         return cr_error(MPI_ERR_OTHER, "cannot set up shared memory");
     }
@@ -159,14 +186,16 @@ static int start_transports(const char *node)
     }
     nchannels = nch;
     ntransports = CR_CHAN_LOCAL_TR;
-    if (cr_proc.local_size != cr_proc.world_size) {
-        net = ofi_init(&boot, 1);
+    if (spans) {
+        net = net_started;
         if (!net)
             return cr_error(MPI_ERR_OTHER, "the job spans several nodes (%d of its %d ranks "
                             "share this one) and no network transport works (libfabric)",
                             cr_proc.local_size, cr_proc.world_size);
         transports[0][ntransports++] = net;
         net_tr = net;
+        /* a sleep waits on the network's descriptor: shm's doorbell becomes one too */
+        shm_sleep_fd_enable();
     }
     /* the doorbells: the network's (first: announcing a sleep there costs least
      * and it refuses most often) and shm's, unless no local peer can ring it */
@@ -192,7 +221,7 @@ tr_iface_t *cr_net_up(void)
     if (net_tr) return net_tr;
     boot = (tr_boot_t){ .rank = cr_proc.world_rank, .size = cr_proc.world_size,
                         .put = crpmi_put, .get = boot_get, .barrier = crpmi_barrier };
-    tr_iface_t *net = ofi_init(&boot, 0);
+    tr_iface_t *net = ofi_init(&boot, OFI_ALONE);
     if (!net) return NULL;
     if (ntransports == CR_CHAN_MAX_TR || cr_chan_add_transport(&cr_chan0, net) != 0) {
         tr_finalize(net);
@@ -200,6 +229,7 @@ tr_iface_t *cr_net_up(void)
     }
     transports[0][ntransports++] = net;
     net_tr = net;
+    shm_sleep_fd_enable();          /* poll() on the network's descriptor sees shm's rings */
     cr_progress_add_waker(net);     /* its messages must end a sleep too */
     cr_progress_net_polled();
     ut_log(UT_LOG_EVENTS, "init", "network transport started for dynamic processes");

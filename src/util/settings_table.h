@@ -141,3 +141,6 @@ CR_SETTING(progress_cpus,      STRING, 0, 0, 0,    "CPUs the progress thread (CO
 /* per-thread channels (issue 15.1, src/core/pt2pt.c, docs/threads.md) */
 CR_SETTING(num_channels,       INT,  1, 1, 64,     "Point-to-point channels (each with its own lock, queues, request pool and shared-memory rings) every rank makes; communicators are spread over them so that threads on different ones share no lock under MPI_THREAD_MULTIPLE (more than 1 turns the blocking fast paths off, at any thread level)")
 CR_SETTING_ALIAS(num_channels, "MPIR_CVAR_CH4_NUM_VCIS")
+/* the network's start-up (src/transport/ofi, issue 12) */
+CR_SETTING(ofi_kallsyms,       BOOL, 0, 0, 1,      "Let libfabric read /proc/kallsyms: its verbs provider scans it twice when libfabric starts (0.3-0.7 s of CPU per process) to learn whether GPU peer memory and dma-buf registrations work, which Courier never asks for; 0: the file does not exist for libfabric")
+CR_SETTING(shm_sleep_fd,       BOOL, 1, 0, 1,      "When the job spans nodes, each process's shared-memory doorbell is also a socket that poll() watches beside the network's completion queue, so a sleeping rank wakes at once for a local message (0: it sleeps on the futex, which such a sleep cannot see: local messages then wait up to COURIER_WAIT_SLEEP_POLL_US)")

@@ -9,6 +9,7 @@
 #include "util/settings.h"
 
 #include <poll.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,11 @@ tr_iface_t *ofi_init(const tr_boot_t *boot, int publish)
     (void)boot, (void)publish;
     fprintf(stderr, "courier: built without libfabric: no network transport\n");
     return NULL;
+}
+
+int ofi_open_begin(void)
+{
+    return -1;
 }
 
 void ofi_print_providers(FILE *out)
@@ -715,9 +721,15 @@ static int cq_open(struct fi_cq_attr *attr)
     return fi_cq_open(domain, attr, &cq, NULL);
 }
 
-tr_iface_t *ofi_init(const tr_boot_t *b, int publish)
+/* Choose the provider and open the endpoint, its queues and posted receives;
+ * its name goes to my_name.  0, or -1 with a message on stderr.  Runs on
+ * the thread of ofi_open_begin or in ofi_init; touches this file's state
+ * only. */
+static unsigned char my_name[512];
+static size_t my_name_len;
+
+static int open_endpoint(void)
 {
-    boot = *b;
     have_rma = 1;
     have_atomic = 0;
     memset(atomic_counts, 0, sizeof atomic_counts);
@@ -742,7 +754,7 @@ tr_iface_t *ofi_init(const tr_boot_t *b, int publish)
                         "messages%s%s%s (FI_PROVIDER=%s; courier_info lists the providers found)\n",
                 want ? " named by COURIER_OFI_PROVIDER=\"" : "", want ? want : "", want ? "\"" : "",
                 getenv("FI_PROVIDER") ? getenv("FI_PROVIDER") : "");
-        return NULL;
+        return -1;
     }
     snprintf(prov_name, sizeof prov_name, "%s", info->fabric_attr->prov_name);
     virt_addr = (info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) != 0;
@@ -764,29 +776,94 @@ tr_iface_t *ofi_init(const tr_boot_t *b, int publish)
         (rc = fi_ep_bind(ep, &cq->fid, FI_TRANSMIT | FI_RECV)) != 0 ||
         (rc = fi_enable(ep)) != 0) {
         ofi_fail("opening the endpoint", rc);
-        return NULL;
+        return -1;
     }
     nrx = ut_settings.ofi_rx_count > 0 ? (int)ut_settings.ofi_rx_count : 1;
     rx = calloc((size_t)nrx, sizeof *rx);
-    if (!rx) return NULL;
+    if (!rx) return -1;
     for (int i = 0; i < nrx; i++) {
         rx[i] = malloc(sizeof(ofi_op_t) + rx_bytes);
         if (!rx[i] || post_recv(rx[i]) != 0) {
             fprintf(stderr, "courier: libfabric (%s): cannot post receives\n", prov_name);
-            return NULL;
+            return -1;
         }
     }
-    unsigned char name[512];
-    size_t nlen = sizeof name;
-    if ((rc = fi_getname(&ep->fid, name, &nlen)) != 0) {
+    my_name_len = sizeof my_name;
+    if ((rc = fi_getname(&ep->fid, my_name, &my_name_len)) != 0) {
         ofi_fail("fi_getname", rc);
-        return NULL;
+        return -1;
     }
-    char key[64], hex[2 * sizeof name + 1];
-    for (size_t i = 0; i < nlen; i++) snprintf(hex + 2 * i, 3, "%02x", name[i]);
+    return 0;
+}
+
+/* libfabric's rxm layer (tcp;ofi_rxm, verbs;ofi_rxm) zeroes, for every
+ * endpoint, buffer pools of 1024 buffers of FI_OFI_RXM_BUFFER_SIZE payload
+ * bytes (16 KiB by default): 68 MB and about 17000 page faults per process
+ * while MPI_Init waits, more than the rest of libfabric's start.  Courier's
+ * largest eager message to another node is its eager limit (at most the
+ * receive buffer) plus the 32-byte wire header, so rxm's buffers need not be
+ * larger: unless the user set FI_OFI_RXM_BUFFER_SIZE, it is set to that, at
+ * least RXM_MIN_BUFFER (rxm's atomics and control messages) and only when
+ * below rxm's default.  Larger active messages (the pipeline of providers
+ * without RMA) still go, segmented, through rxm.  Called before libfabric
+ * reads its parameters (its first call), before the thread that opens it. */
+enum { RXM_MIN_BUFFER = 4096, RXM_DEFAULT_BUFFER = 16384 };
+
+static void rxm_buffer_default(void)
+{
+    static int done;
+    if (done || getenv("FI_OFI_RXM_BUFFER_SIZE")) return;
+    done = 1;
+    size_t eager = (size_t)ut_settings.eager_limit, rxb = (size_t)ut_settings.ofi_rx_bytes;
+    size_t want = (eager < rxb ? eager : rxb) + sizeof(ofi_wire_t);
+    if (want < RXM_MIN_BUFFER) want = RXM_MIN_BUFFER;
+    if (want >= RXM_DEFAULT_BUFFER) return;
+    char v[32];
+    snprintf(v, sizeof v, "%zu", want);
+    setenv("FI_OFI_RXM_BUFFER_SIZE", v, 0);
+}
+
+/* The endpoint being opened on a thread (ofi_open_begin), and its result. */
+static pthread_t open_tid;
+static int open_pending, open_rc;
+
+static void *open_thread(void *arg)
+{
+    (void)arg;
+    open_rc = open_endpoint();
+    return NULL;
+}
+
+int ofi_open_begin(void)
+{
+    if (open_pending) return 0;
+    rxm_buffer_default();     /* before the thread: it reads the environment */
+    /* libfabric's start takes its time in system calls: let it run beside the
+     * rest of MPI_Init */
+    if (pthread_create(&open_tid, NULL, open_thread, NULL) != 0) return -1;
+    open_pending = 1;
+    return 0;
+}
+
+tr_iface_t *ofi_init(const tr_boot_t *b, int publish)
+{
+    boot = *b;
+    int rc;
+    if (open_pending) {
+        pthread_join(open_tid, NULL);
+        open_pending = 0;
+        rc = open_rc;
+    } else {
+        rxm_buffer_default();
+        rc = open_endpoint();
+    }
+    if (rc) return NULL;
+    char key[64], hex[2 * sizeof my_name + 1];
+    for (size_t i = 0; i < my_name_len; i++) snprintf(hex + 2 * i, 3, "%02x", my_name[i]);
     key_of(boot.rank, key, sizeof key);
-    if (publish && (boot.put(key, hex) != 0 || boot.barrier() != 0)) return NULL;
-    published = publish;
+    if (publish != OFI_ALONE && boot.put(key, hex) != 0) return NULL;
+    if (publish == OFI_PUBLISH && boot.barrier() != 0) return NULL;
+    published = publish != OFI_ALONE;
 
     ofi_iface.ops = &ofi_ops;
     ofi_iface.caps.max_short = rx_bytes;

@@ -19,6 +19,10 @@
  * - Addresses: at start-up every process publishes its endpoint name through
  *   the bootstrap (PMI); connect() looks a peer's up on first use and inserts
  *   it in the address vector, so start-up does not grow with N^2 exchanges.
+ * - Start-up: MPI_Init opens the endpoint on a thread (ofi_open_begin) and
+ *   publishes its address in a barrier it already makes; libfabric is kept
+ *   from reading /proc/kallsyms (ofi_dl.c) and rxm's bounce buffers are sized
+ *   to Courier's largest eager message unless FI_OFI_RXM_BUFFER_SIZE is set.
  * - Sleeping (TR_CAP_SLEEP unless COURIER_OFI_WAIT=0): the completion queue
  *   has a wait object whose descriptor (sleep_fd) becomes readable when a
  *   peer's bytes arrive; sleep_prepare refuses while operations of this
@@ -33,13 +37,22 @@
 #include "transport/transport.h"
 #include <stdio.h>
 
-/* Open the endpoint.  publish: 1 when every process of the job starts it
- * together (collective: the address goes to PMI, then boot->barrier, and
- * finalize meets the others once more); 0 when this process starts it alone
- * for peers of other jobs (dynamic processes: add_peer), without PMI.
- * Returns the interface, or NULL with a message on stderr when no provider
- * works. */
+/* Open the endpoint (or take the one ofi_open_begin opened).  publish:
+ * OFI_PUBLISH when every process of the job starts it together (collective:
+ * the address goes to PMI, then boot->barrier, and finalize meets the others
+ * once more); OFI_PUBLISH_PUT the same without the barrier, which the caller
+ * promises as its next collective step (MPI_Init shares shm_init's);
+ * OFI_ALONE when this process starts it alone for peers of other jobs
+ * (dynamic processes: add_peer), without PMI.  Returns the interface, or NULL
+ * with a message on stderr when no provider works. */
+enum { OFI_ALONE = 0, OFI_PUBLISH = 1, OFI_PUBLISH_PUT = 2 };
 tr_iface_t *ofi_init(const tr_boot_t *boot, int publish);
+/* Start choosing the provider and opening the endpoint on a thread of its
+ * own, so that libfabric's start (tens of milliseconds of system calls, most
+ * of a multi-node MPI_Init) runs beside the caller's other start-up work; the
+ * next ofi_init waits for it and reports its errors.  0, or -1 when no thread
+ * could be made (ofi_init then opens it itself). */
+int ofi_open_begin(void);
 /* List the providers libfabric offers that this transport can use, marking
  * the one it would choose (courier_info). */
 void ofi_print_providers(FILE *out);

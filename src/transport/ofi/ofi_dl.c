@@ -10,15 +10,36 @@
  * constructors install signal handlers and allocate memory at program start,
  * before anything of ours runs), and a machine without libfabric runs Courier
  * on one node.  These definitions are hidden in libmpi, so a program that
- * links libfabric itself keeps its own. */
+ * links libfabric itself keeps its own.
+ *
+ * libfabric 1.17 starts every provider built into it at its first call,
+ * whatever FI_PROVIDER says (the filter applies after each provider's init
+ * ran), and the verbs provider's init reads /proc/kallsyms twice, 5 MB of
+ * text the kernel formats on every read, looking for GPU peer-memory and
+ * dma-buf symbols: 0.3-0.7 s of CPU in every process of a multi-node job,
+ * for memory registrations of GPU buffers that Courier never asks libfabric
+ * for.  Unless COURIER_OFI_KALLSYMS=1, the loaded library's fopen (its
+ * procedure linkage table slot, nothing else in the process) is pointed at
+ * ofi_fopen, for which that one file does not exist. */
 #ifdef COURIER_HAVE_OFI
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* dlvsym */
 #endif
+#include "transport/ofi/ofi.h"
+#include "util/settings.h"
+
 #include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <link.h>
 #include <rdma/fabric.h>
 #include <rdma/fi_errno.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 static void *lib;
 static int tried;
@@ -29,6 +50,81 @@ static struct fi_info *(*p_dupinfo)(const struct fi_info *);
 static int (*p_fabric)(struct fi_fabric_attr *, struct fid_fabric **, void *);
 static const char *(*p_strerror)(int);
 static uint32_t (*p_version)(void);
+
+/* What libfabric's fopen does instead (see the top of the file). */
+static FILE *ofi_fopen(const char *path, const char *mode)
+{
+    if (path && strcmp(path, "/proc/kallsyms") == 0) {
+        errno = ENOENT;
+        return NULL;
+    }
+    return fopen(path, mode);
+}
+
+/* An address of the dynamic section: glibc has usually relocated it already. */
+static uintptr_t dyn_addr(const struct link_map *lm, uintptr_t v)
+{
+    return v < lm->l_addr ? v + lm->l_addr : v;
+}
+
+typedef struct {
+    uintptr_t base, relro_lo, relro_hi;
+} relro_t;
+
+static int find_relro(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    relro_t *r = arg;
+    if (info->dlpi_addr != r->base) return 0;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_GNU_RELRO) {
+            r->relro_lo = r->base + info->dlpi_phdr[i].p_vaddr;
+            r->relro_hi = r->relro_lo + info->dlpi_phdr[i].p_memsz;
+        }
+    return 1;
+}
+
+#if __ELF_NATIVE_CLASS == 64
+#define REL_SYM(info) ELF64_R_SYM(info)
+#else
+#define REL_SYM(info) ELF32_R_SYM(info)
+#endif
+
+/* Point the procedure linkage table slot of fopen in library h at ofi_fopen;
+ * 0, or -1 when h has none this code understands (nothing changed). */
+static int redirect_fopen(void *h)
+{
+    struct link_map *lm;
+    if (dlinfo(h, RTLD_DI_LINKMAP, &lm) != 0 || !lm || !lm->l_ld) return -1;
+    const ElfW(Sym) *symtab = NULL;
+    const char *strtab = NULL;
+    const ElfW(Rela) *rel = NULL;
+    size_t relsz = 0;
+    long kind = 0;
+    for (const ElfW(Dyn) *d = lm->l_ld; d->d_tag != DT_NULL; d++) {
+        if (d->d_tag == DT_SYMTAB) symtab = (const void *)dyn_addr(lm, d->d_un.d_ptr);
+        else if (d->d_tag == DT_STRTAB) strtab = (const void *)dyn_addr(lm, d->d_un.d_ptr);
+        else if (d->d_tag == DT_JMPREL) rel = (const void *)dyn_addr(lm, d->d_un.d_ptr);
+        else if (d->d_tag == DT_PLTRELSZ) relsz = d->d_un.d_val;
+        else if (d->d_tag == DT_PLTREL) kind = (long)d->d_un.d_val;
+    }
+    if (!symtab || !strtab || !rel || kind != DT_RELA) return -1;
+    relro_t r = { lm->l_addr, 0, 0 };
+    dl_iterate_phdr(find_relro, &r);
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    for (size_t i = 0; i < relsz / sizeof *rel; i++) {
+        const ElfW(Sym) *sym = &symtab[REL_SYM(rel[i].r_info)];
+        if (strcmp(strtab + sym->st_name, "fopen") != 0) continue;
+        uintptr_t slot = lm->l_addr + rel[i].r_offset;
+        void *pg = (void *)(slot & ~(page - 1));
+        int ro = slot >= r.relro_lo && slot < r.relro_hi;   /* read-only after loading */
+        if (ro && mprotect(pg, page, PROT_READ | PROT_WRITE) != 0) return -1;
+        __atomic_store_n((void **)slot, (void *)ofi_fopen, __ATOMIC_RELAXED);
+        if (ro) mprotect(pg, page, PROT_READ);
+        return 0;
+    }
+    return -1;
+}
 
 /* Load libfabric once; 0 when every function was found. */
 static int ofi_dl_load(void)
@@ -49,6 +145,7 @@ static int ofi_dl_load(void)
         dlclose(h);
         return -1;
     }
+    if (!ut_settings.ofi_kallsyms) redirect_fopen(h);
     lib = h;
     return 0;
 }

@@ -15,10 +15,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <stddef.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,9 +34,11 @@ typedef struct {
     char pad[SHM_CELL - sizeof(uint64_t)];
 } shm_ring_ctl_t;
 
-/* A process's doorbell, alone in its cache line: `sleeping` is 1 while it
- * sleeps (or is about to), set by the sleeper and cleared by the first sender
- * who sees it; `idle` is 1 while its waiting policy is past spinning (it
+/* A process's doorbell, alone in its cache line: `sleeping` is nonzero while
+ * it sleeps (or is about to): BELL_FUTEX when it waits on the word itself,
+ * BELL_FD when it waits in poll() on its descriptor doorbell (a datagram
+ * socket, shm_sleep_fd_enable); set by the sleeper and cleared by the first
+ * sender who sees it; `idle` is 1 while its waiting policy is past spinning (it
  * yields the core or sleeps), written by the process only when that changes
  * (shm_publish_idle), read by senders deciding on a protocol. */
 typedef struct {
@@ -40,6 +46,8 @@ typedef struct {
     volatile uint32_t idle;
     char pad[SHM_CELL - 2 * sizeof(uint32_t)];
 } shm_bell_t;
+
+enum { BELL_FUTEX = 1, BELL_FD = 2 };
 
 typedef struct {
     uint32_t magic;
@@ -84,6 +92,11 @@ static char seg_name[256];    /* the segment's name, for shm_seg_name() */
  * that count and the doorbell word in step (only the sleep path takes it). */
 static int sleepers;
 static pthread_mutex_t sleep_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The descriptor doorbell (shm_sleep_fd_enable): this process's bound socket
+ * (-1: it sleeps on the futex), and the unbound one it rings others' with,
+ * made at the first ring. */
+static int bell_fd = -1;
+static int ring_fd = -1;
 
 static size_t round_pow2(size_t v)
 {
@@ -282,12 +295,45 @@ static long sys_futex(volatile uint32_t *word, int op, uint32_t val, const struc
     return syscall(SYS_futex, word, op, val, ts, NULL, 0);
 }
 
+/* The name of local index i's descriptor doorbell: an abstract socket named
+ * after the node's segment (so after the job and its secret). */
+static socklen_t bell_name(int i, struct sockaddr_un *a)
+{
+    memset(a, 0, sizeof *a);
+    a->sun_family = AF_UNIX;
+    int n = snprintf(a->sun_path + 1, sizeof a->sun_path - 1, "courier-bell%s.%d", seg_name, i);
+    if (n < 0 || (size_t)n >= sizeof a->sun_path - 1) n = (int)sizeof a->sun_path - 2;
+    return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+}
+
+/* Wake a process that sleeps in poll() on its descriptor doorbell: one
+ * datagram (a full queue means one is already there). */
+static void bell_send(volatile uint32_t *bell)
+{
+    int fd = __atomic_load_n(&ring_fd, __ATOMIC_ACQUIRE);
+    if (fd < 0) {
+        int mine = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (mine < 0) return;
+        fd = -1;
+        if (__atomic_compare_exchange_n(&ring_fd, &fd, mine, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            fd = mine;
+        else
+            close(mine);     /* another thread made it first: fd is its */
+    }
+    struct sockaddr_un a;
+    socklen_t len = bell_name((int)((const shm_bell_t *)(uintptr_t)bell - bell_at(0)), &a);
+    char c = 0;
+    sendto(fd, &c, 1, MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&a, len);
+}
+
 /* A sender found the doorbell of a sleeper set: the first to clear it wakes
  * it, every thread of it that sleeps (threads of one process share the
- * doorbell). */
+ * doorbell), by the futex or by a datagram as the sleeper announced. */
 static __attribute__((noinline, cold)) void bell_ring(volatile uint32_t *bell)
 {
-    if (__atomic_exchange_n(bell, 0, __ATOMIC_ACQ_REL)) sys_futex(bell, FUTEX_WAKE, INT_MAX, NULL);
+    uint32_t was = __atomic_exchange_n(bell, 0, __ATOMIC_ACQ_REL);
+    if (was == BELL_FUTEX) sys_futex(bell, FUTEX_WAKE, INT_MAX, NULL);
+    else if (was == BELL_FD) bell_send(bell);
 }
 
 int shm_send_pkt(shm_ctx_t *c, int to, const tr_am_hdr_t *am, const void *payload, size_t len)
@@ -488,7 +534,14 @@ static void sleeper_leaves(void)
     pthread_mutex_lock(&sleep_lock);
     /* the last sleeper clears the doorbell (a sender may have done so already);
      * one arriving meanwhile sets it again under the same lock */
-    if (--sleepers == 0) __atomic_store_n(&my_bell->sleeping, 0, __ATOMIC_RELEASE);
+    if (--sleepers == 0) {
+        __atomic_store_n(&my_bell->sleeping, 0, __ATOMIC_RELEASE);
+        /* take the datagrams of rings so far (one sent later only makes the
+         * next sleep return at once) */
+        char c[16];
+        if (bell_fd >= 0)
+            while (recv(bell_fd, c, sizeof c, MSG_DONTWAIT) >= 0) {}
+    }
     pthread_mutex_unlock(&sleep_lock);
 }
 
@@ -498,7 +551,7 @@ static int shm_sleep_prepare(tr_iface_t *tr)
     if (!can_sleep || !my_bell) return -1;
     pthread_mutex_lock(&sleep_lock);
     sleepers++;
-    __atomic_store_n(&my_bell->sleeping, 1, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&my_bell->sleeping, bell_fd >= 0 ? BELL_FD : BELL_FUTEX, __ATOMIC_SEQ_CST);
     pthread_mutex_unlock(&sleep_lock);
     if (sys_membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED) != 0) {
         sleeper_leaves();
@@ -511,9 +564,38 @@ static void shm_sleep_wait(tr_iface_t *tr, long max_us)
 {
     (void)tr;
     struct timespec ts = { max_us / 1000000, (max_us % 1000000) * 1000 };
-    /* returns at once when a sender already cleared the doorbell */
-    sys_futex(&my_bell->sleeping, FUTEX_WAIT, 1, &ts);
+    if (bell_fd >= 0) {
+        struct pollfd p = { .fd = bell_fd, .events = POLLIN };
+        if (__atomic_load_n(&my_bell->sleeping, __ATOMIC_ACQUIRE)) ppoll(&p, 1, &ts, NULL);
+    } else {
+        /* returns at once when a sender already cleared the doorbell */
+        sys_futex(&my_bell->sleeping, FUTEX_WAIT, BELL_FUTEX, &ts);
+    }
     sleeper_leaves();
+}
+
+static int shm_sleep_fd(tr_iface_t *tr)
+{
+    (void)tr;
+    return bell_fd;
+}
+
+int shm_sleep_fd_enable(void)
+{
+    if (bell_fd >= 0) return 0;
+    if (!my_bell || !can_sleep || !ut_settings.shm_sleep_fd) return -1;
+    int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    struct sockaddr_un a;
+    socklen_t len = bell_name(shm_me, &a);
+    if (bind(fd, (struct sockaddr *)&a, len) != 0) {
+        close(fd);
+        return -1;
+    }
+    pthread_mutex_lock(&sleep_lock);     /* no sleep is half announced */
+    bell_fd = fd;
+    pthread_mutex_unlock(&sleep_lock);
+    return 0;
 }
 
 static void shm_sleep_cancel(tr_iface_t *tr)
@@ -542,6 +624,9 @@ static void shm_finalize(tr_iface_t *tr)
     if (seg) munmap(seg, seg_bytes);
     seg = NULL;
     my_bell = NULL;
+    if (bell_fd >= 0) close(bell_fd);
+    if (ring_fd >= 0) close(ring_fd);
+    bell_fd = ring_fd = -1;
     shm_nlocal = 0;
     seg_name[0] = 0;
     nchan = 0;
@@ -565,7 +650,7 @@ static const tr_ops_t shm_ops = {
     .sleep_prepare = shm_sleep_prepare,
     .sleep_wait = shm_sleep_wait,
     .sleep_cancel = shm_sleep_cancel,
-    .sleep_fd = tr_stub_sleep_fd,       /* a futex: no descriptor */
+    .sleep_fd = shm_sleep_fd,           /* a futex, or the socket once enabled */
     .sleep_wake = shm_sleep_wake,
     .finalize = shm_finalize,
 };

@@ -24,7 +24,11 @@
  *   other process pass a memory barrier (membarrier(2)); a sender reads the
  *   doorbell after publishing and, when it is set, clears it and wakes the
  *   sleeper with FUTEX_WAKE.  The sender pays one load of a line that is
- *   only written around a sleep.
+ *   only written around a sleep.  A process that also sleeps on another
+ *   transport's descriptor (the network's completion queue) cannot wait on a
+ *   futex at the same time: after shm_sleep_fd_enable its doorbell is a
+ *   datagram socket too (sleep_fd), and the word it sets says so; the sender
+ *   that clears such a word sends it one datagram instead of FUTEX_WAKE.
  * Nothing on the send or receive path takes a lock or makes a system call.
  *
  * The core calls shm_send_pkt / shm_peek / shm_pkt_copy / shm_pkt_done
@@ -95,6 +99,16 @@ int shm_peer_idle(shm_ctx_t *c, int to);
 void shm_publish_idle(int idle);
 /* 1 when an AM waits in any inbound ring of this channel other than from's. */
 int shm_pending_except(shm_ctx_t *c, int from);
+
+/* Make this process's doorbell a descriptor (sleep_fd) that poll() can wait
+ * on beside other transports' (the init calls it when the network transport
+ * starts): an abstract datagram socket named after the node's segment, which
+ * local senders ring when the doorbell word says so.  Sleeps announced after
+ * it use the socket, on every channel.  0, or -1 when alone on the node, when
+ * nobody may sleep (no membarrier) or the socket cannot be made (sleeps then
+ * stay on the futex, which a poll() on several descriptors cannot see: the
+ * waiting policy caps them at COURIER_WAIT_SLEEP_POLL_US). */
+int shm_sleep_fd_enable(void);
 
 /* For other shared memory of the node (the collectives' areas): wake local
  * index `to` if it sleeps on its doorbell.  Call it after publishing, with a
