@@ -23,7 +23,9 @@
  *
  * Writes take a write lock on what they change whenever another rank of the
  * handle may sieve (data sieving's read-modify-write must not lose a
- * neighbour's bytes); atomic mode locks the whole range of every access
+ * neighbour's bytes): when sieving is not disabled and some rank's view is
+ * not contiguous (set_view agrees on it; with contiguous views nobody
+ * sieves, and writes make no lock calls, as ROMIO's); atomic mode locks the whole range of every access
  * (read locks for reads), which makes conflicting accesses of different
  * ranks sequentially consistent. */
 #define _GNU_SOURCE
@@ -478,7 +480,8 @@ int io_indep(io_xfer_t *x, const char *fname)
     if (x->n <= 0) return MPI_SUCCESS;
     indep_t t = { .x = x, .fname = fname };
     int ds = x->write ? (int)fh->hints.ds_write : (int)fh->hints.ds_read;
-    t.lock_writes = x->write && !fh->atomic && fh->size > 1 && fh->hints.ds_write != IO_DISABLE;
+    t.lock_writes = x->write && !fh->atomic && fh->size > 1 && fh->hints.ds_write != IO_DISABLE &&
+                    fh->any_noncontig;
     int64_t first = io_view_offset(v, x->vpos);
     int64_t last = io_view_offset(v, x->vpos + x->n - 1);
     int one_run = v->contig || (v->monotonic && last - first == x->n - 1);

@@ -183,6 +183,7 @@ struct cr_file {
     int readable;                /* fd allows reads (data sieving of writes needs it) */
     int64_t fp_ind;              /* individual file pointer, etypes */
     io_view_t view;
+    int any_noncontig;           /* some rank's view is not contiguous: it may sieve writes (set_view agrees) */
     io_hints_t hints;
     io_kv_t kept;                /* user hints reported back */
     cr_errhandler_t *errh;

@@ -466,11 +466,13 @@ int core_file_set_view(cr_file_t *fh, MPI_Offset disp, cr_datatype_t *etype,
     if (!err) err = io_view_set(&nv, disp, etype, filetype, datarep ? datarep : "",
                                    !(fh->amode & MPI_MODE_RDONLY), fname);
     if (!err) err = io_hints_apply(&fh->hints, &fh->kept, info, fname);
-    /* all or nothing: every rank's outcome, and whether any rank has the
-     * shared pointer's file open */
-    int64_t v[3] = { err ? cr_error_class(err) : 0, fh->shfp_fd >= 0, nv.esize };
+    /* all or nothing: every rank's outcome, whether any rank has the
+     * shared pointer's file open, and whether any rank's view is not
+     * contiguous (only such a rank may sieve writes, so only then do
+     * writes take byte-range locks against sieving) */
+    int64_t v[4] = { err ? cr_error_class(err) : 0, fh->shfp_fd >= 0, nv.esize, !err && !nv.contig };
     int64_t neg = -nv.esize;
-    int rc = io_coll_max(fh, v, 3);
+    int rc = io_coll_max(fh, v, 4);
     if (!rc) rc = io_coll_max(fh, &neg, 1);
     if (!err && rc) err = rc;
     if (!err && v[0])
@@ -487,6 +489,7 @@ int core_file_set_view(cr_file_t *fh, MPI_Offset disp, cr_datatype_t *etype,
     }
     io_view_free(&fh->view);
     fh->view = nv;
+    fh->any_noncontig = v[3] != 0;
     fh->fp_ind = 0;
     fh->shfp_init = 0;
     int64_t res = 0;

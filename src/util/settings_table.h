@@ -126,7 +126,7 @@ CR_SETTING(spin_count_network, INT,  10, 1, 1000000000, "Idle polls before a blo
 CR_SETTING(io_cb_per_node,     INT,  0, 0, 1048576, "Aggregators of two-phase collective I/O on each node when cb_nodes is 0: that many of the node's ranks (0: all of them)")
 CR_SETTING(io_coll_read_direct, SIZE, 4096, 0, 1073741824, "Automatic collective reads whose runs average at least this many bytes read each rank's own runs with one pread each, without two-phase or sieving (hint courier_coll_read_direct; 0: never)")
 CR_SETTING(io_mmap,            BOOL, 1, 0, 1,      "Non-contiguous reads and writes of a file on tmpfs map the file and copy the blocks (one copy, no call per block, ranks write in parallel) rather than sieve, aggregate or move block by block")
-CR_SETTING(io_mmap_max_run,    SIZE, 8192, 0, 1073741824, "With io_mmap, reads whose blocks average at least this many bytes take one pread per block instead of a mapping (which maps the bytes between the blocks too)")
+CR_SETTING(io_mmap_max_run,    SIZE, 4096, 0, 1073741824, "With io_mmap, reads whose blocks average at least this many bytes take one pread per block instead of a mapping (which maps the bytes between the blocks too)")
 CR_SETTING(io_mmap_window,     SIZE, 67108864, 4096, 1073741824, "Bytes of the file one mapping of a mapped access (io_mmap) covers")
 /* mpiexec's name service and spawning across hosts (launcher/names.c, issue 12) */
 CR_SETTING(nameserver,         STRING, 0, 0, 0,    "Name server that mpiexec forwards MPI_Publish_name / Lookup / Unpublish to: \"<addresses> <port> <secret>\" as another mpiexec gives it (its spawned jobs get it set); unset: see COURIER_NAMESERVER_FILE")

@@ -7,8 +7,9 @@
  * through two-phase with every rank of the node an aggregator (setting
  * io_cb_per_node); each read blocking, non-blocking and split; a direct
  * collective read that meets the end of the file, with a rank that reads
- * nothing; and (Courier only) the number of aggregators MPI_File_get_info
- * reports.  Data are checked in memory and, with POSIX reads, in the file. */
+ * nothing; independent writes beside a sieving rank and with every view
+ * contiguous (neighbours); and (Courier only) the number of aggregators
+ * MPI_File_get_info reports.  Data are checked in memory and, with POSIX reads, in the file. */
 #include "iotest.h"
 
 static int rank, size;
@@ -153,6 +154,65 @@ static void strided(int B, int K)
     free(b);
 }
 
+/* Independent writes with and without a sieving neighbour (Courier takes
+ * byte-range locks for writes only while some rank's view is not
+ * contiguous).  First, several rounds in which the odd ranks write their
+ * 8-byte elements through a strided view (runs far below
+ * courier_direct_min_run: sieved, a read-modify-write of windows that hold
+ * the even ranks' elements) while the even ranks, with the contiguous
+ * default view, write theirs one call each: no element may be lost (Courier
+ * only: ROMIO's contiguous writes take no lock, so its sieving can lose
+ * them).  Then every rank's view is contiguous and each writes its slice in
+ * pieces, all at once.  The file is checked after each round. */
+static void neighbours(long K)
+{
+    char path[512];
+    mt_io_path(path, sizeof path, "pathsnb", MPI_COMM_WORLD);
+    MPI_Datatype ft;
+    MPI_Type_create_resized(MPI_INT64_T, 0, (MPI_Aint)size * 8, &ft);
+    MPI_Type_commit(&ft);
+    int64_t *a = mt_malloc((size_t)K * sizeof *a);
+    MPI_File fh;
+    CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL, &fh));
+#ifndef MT_REFERENCE_MPICH
+    for (int round = 0; round < 3; round++) {
+        int seed = 50 + round;
+        for (long k = 0; k < K; k++) a[k] = elem(k * size + rank, seed);
+        int odd = rank % 2;
+        CHECK_MPI(MPI_File_set_view(fh, odd ? (MPI_Offset)rank * 8 : 0, MPI_INT64_T, odd ? ft : MPI_INT64_T,
+                                    "native", MPI_INFO_NULL));
+        if (odd) {
+            CHECK_MPI(MPI_File_write_at(fh, 0, a, (int)K, MPI_INT64_T, MPI_STATUS_IGNORE));
+        } else {
+            for (long k = 0; k < K; k++)
+                CHECK_MPI(MPI_File_write_at(fh, k * size + rank, &a[k], 1, MPI_INT64_T, MPI_STATUS_IGNORE));
+        }
+        CHECK_MPI(MPI_File_sync(fh));
+        char what[64];
+        snprintf(what, sizeof what, "beside a sieving rank, round %d", round);
+        check_file(path, K * size, seed, what);
+    }
+#endif
+    for (int round = 0; round < 2; round++) {
+        int seed = 60 + round;
+        CHECK_MPI(MPI_File_set_view(fh, 0, MPI_INT64_T, MPI_INT64_T, "native", MPI_INFO_NULL));
+        for (long k = 0; k < K; k++) a[k] = elem(rank * K + k, seed);
+        for (long k = 0; k < K; k += 100) {
+            int n = K - k < 100 ? (int)(K - k) : 100;
+            CHECK_MPI(MPI_File_write_at(fh, rank * K + k, a + k, n, MPI_INT64_T, MPI_STATUS_IGNORE));
+        }
+        CHECK_MPI(MPI_File_sync(fh));
+        char what[64];
+        snprintf(what, sizeof what, "contiguous views, round %d", round);
+        check_file(path, K * size, seed, what);
+    }
+    CHECK_MPI(MPI_File_close(&fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) CHECK_MPI(MPI_File_delete(path, MPI_INFO_NULL));
+    MPI_Type_free(&ft);
+    free(a);
+}
+
 /* cb_nodes as MPI_File_get_info reports it: by default every rank of every
  * node aggregates; COURIER_IO_CB_PER_NODE=k takes k of each node's ranks */
 static void aggregators(void)
@@ -193,6 +253,7 @@ int main(int argc, char **argv)
     block2d(30);       /* short rows: two-phase */
     strided(4096, 6);
     strided(40, 300);
+    neighbours(3000);
     aggregators();
     int rc = mt_finish("io_paths");
     MPI_Finalize();
