@@ -2,9 +2,12 @@
 /* Bcast through the node's shared memory (coll_shm.h): the root packs the
  * message into its slot (into its control line itself when it fits in
  * CSHM_INLINE bytes) and posts; every other rank waits for that post and
- * unpacks.  The root does not wait for the readers: it reuses the buffer
- * CSHM_NBUF calls later, after they all finished with it.  Messages up to a
- * slot (COURIER_COLL_SHM_SLOT_BYTES).  alpha-beta: alpha_line + 2 n beta_copy
+ * unpacks.  The root does not wait for the readers: it reuses a slot
+ * CSHM_NBUF calls later and a line nline calls later (COURIER_COLL_SHM_LINES),
+ * after they all finished with it, so in a loop of small broadcasts it runs
+ * up to nline calls ahead and the readers need not be scheduled in every
+ * call (as with eager messages).  Messages up to a slot
+ * (COURIER_COLL_SHM_SLOT_BYTES).  alpha-beta: alpha_line + 2 n beta_copy
  * (the root's copy in, each reader's copy out, in parallel). */
 #include "coll/coll_shm.h"
 
@@ -21,7 +24,7 @@ int coll_bcast_shm(cr_comm_t *c, const coll_args_t *a)
     uint64_t n = cshm_begin(sh);
     int root = a->root, inl = a->bytes <= CSHM_INLINE;
     if (c->rank == root) {
-        cshm_claim(sh, n);
+        cshm_claim_data(sh, n, inl);
         void *dst = inl ? (void *)cshm_ctl(sh, root, n)->w : cshm_slot(sh, root, n);
         cshm_pack(a->rbuf, a->count, a->dt, dst);
         cshm_post(sh, n, CSHM_FIN);

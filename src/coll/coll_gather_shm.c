@@ -2,7 +2,9 @@
 /* Gather through the node's shared memory (coll_shm.h): every rank but the
  * root packs its block into its slot (its control line when it fits) and
  * posts; the root unpacks each block into recvbuf as it arrives.  The other
- * ranks do not wait for the root.  Blocks up to a slot.  alpha-beta:
+ * ranks do not wait for the root: they run up to CSHM_NBUF calls ahead of it,
+ * nline calls (COURIER_COLL_SHM_LINES) when the block fits in the line.
+ * Blocks up to a slot.  alpha-beta:
  * alpha_line + m beta_copy (in parallel) + (p - 1) m beta_copy at the root,
  * for blocks of m bytes. */
 #include "coll/coll_shm.h"
@@ -26,7 +28,7 @@ int coll_gather_shm(cr_comm_t *c, const coll_args_t *a)
     int me = c->rank, p = c->size;
     size_t bytes = a->bytes;
     if (me != a->root) {
-        cshm_claim(sh, n);
+        cshm_claim_data(sh, n, bytes <= CSHM_INLINE);
         cshm_pack(a->sbuf, a->scount, a->sdt, block_src(sh, me, n, bytes));
         cshm_post(sh, n, CSHM_FIN);
         return MPI_SUCCESS;

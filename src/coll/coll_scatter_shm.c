@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Scatter through the node's shared memory (coll_shm.h): the root packs all
  * p blocks into its slot and posts; every other rank unpacks its own block.
- * The root does not wait.  For p blocks that fit in a slot.  alpha-beta:
+ * The root does not wait: it runs up to CSHM_NBUF calls ahead of the readers,
+ * nline calls (COURIER_COLL_SHM_LINES) when the p blocks fit in the line.
+ * For p blocks that fit in a slot.  alpha-beta:
  * alpha_line + p m beta_copy at the root + m beta_copy (in parallel). */
 #include "coll/coll_shm.h"
 
@@ -19,7 +21,7 @@ int coll_scatter_shm(cr_comm_t *c, const coll_args_t *a)
     size_t bytes = a->bytes;
     int inl = bytes * (size_t)p <= CSHM_INLINE;
     if (me == root) {
-        cshm_claim(sh, n);
+        cshm_claim_data(sh, n, inl);
         char *dst = inl ? (char *)cshm_ctl(sh, root, n)->w : cshm_slot(sh, root, n);
         cshm_pack(a->sbuf, (MPI_Aint)p * a->scount, a->sdt, dst);
         cshm_post(sh, n, CSHM_FIN);

@@ -141,3 +141,5 @@ CR_SETTING(progress_cpus,      STRING, 0, 0, 0,    "CPUs the progress thread (CO
 /* per-thread channels (issue 15.1, src/core/pt2pt.c, docs/threads.md) */
 CR_SETTING(num_channels,       INT,  1, 1, 64,     "Point-to-point channels (each with its own lock, queues, request pool and shared-memory rings) every rank makes; communicators are spread over them so that threads on different ones share no lock under MPI_THREAD_MULTIPLE (more than 1 turns the blocking fast paths off, at any thread level)")
 CR_SETTING_ALIAS(num_channels, "MPIR_CVAR_CH4_NUM_VCIS")
+/* decoupled small rooted collectives on one node (src/coll/coll_shm.c, issue 16) */
+CR_SETTING(coll_shm_lines,     INT,  64, 4, 65536, "Control lines per rank in a communicator's shared collective segment (rounded up to a power of two): how many calls the root of a small bcast or scatter (data of up to 56 bytes, in the line) may run ahead of its slowest reader, and the other ranks of a small reduce or gather ahead of the root")
