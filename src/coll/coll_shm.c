@@ -20,7 +20,7 @@
 #define CSHM_PAGE 4096
 
 /* Layout: [header line][sleepers line][info: p lines][ctl: p x nline lines]
- * [pad to a page][slots: p x NBUF x slot_bytes]. */
+ * [pad to a page][slots: p x NBUF x slot_bytes][cells: p x nline x cell_bytes]. */
 typedef struct {
     uint32_t magic, p;
     uint64_t slot_bytes;
@@ -39,6 +39,15 @@ static uint64_t lines_setting(void)
     uint64_t k = CSHM_NBUF;
     while (k < want) k <<= 1;
     return k;
+}
+
+/* Data bytes of a cell of the areas this process makes as rank 0:
+ * COURIER_COLL_SHM_CELL_BYTES rounded up to whole lines (the others take rank
+ * 0's number). */
+static size_t cell_setting(void)
+{
+    size_t c = (size_t)ut_settings.coll_shm_cell_bytes;
+    return (c + CSHM_LINE - 1) / CSHM_LINE * CSHM_LINE;
 }
 
 /* Read once, at the first use: every area of the process has this slot size,
@@ -153,19 +162,21 @@ static int probe_cma(coll_shm_t *a, int r)
     return st == TR_OK && v == cshm_probe_word;
 }
 
-static void set_layout(coll_shm_t *a, char *base, size_t slot, uint64_t nline)
+static void set_layout(coll_shm_t *a, char *base, size_t slot, uint64_t nline, size_t cell)
 {
     size_t p = (size_t)a->p;
     a->base = base;
     a->slot_bytes = slot;
     a->nline = nline;
+    a->cell_bytes = cell;
     a->sleepers = (volatile uint32_t *)(base + CSHM_LINE);
     a->info = (const volatile uint64_t *)(base + 2 * CSHM_LINE);
     a->ctl = (cshm_ctl_t *)(base + (2 + p) * CSHM_LINE);
     size_t head = (2 + p + p * (size_t)nline) * CSHM_LINE;
     head = (head + CSHM_PAGE - 1) / CSHM_PAGE * CSHM_PAGE;
     a->slots = base + head;
-    a->bytes = head + p * CSHM_NBUF * slot;
+    a->cells = a->slots + p * CSHM_NBUF * slot;
+    a->bytes = head + p * CSHM_NBUF * slot + p * (size_t)nline * cell;
 }
 
 static int make_area(cr_comm_t *c, coll_shm_t *a)
@@ -173,10 +184,10 @@ static int make_area(cr_comm_t *c, coll_shm_t *a)
     static int serial;
     size_t slot = coll_shm_slot_cap();
     /* rank 0: create; tell everyone whether it worked, the name's parts and
-     * the number of control lines */
-    int hello[4] = { 0, (int)getpid(), ++serial, (int)lines_setting() };
+     * the number of control lines and the cells' size */
+    int hello[5] = { 0, (int)getpid(), ++serial, (int)lines_setting(), (int)cell_setting() };
     coll_shm_t probe = *a;
-    set_layout(&probe, NULL, slot, (uint64_t)hello[3]);   /* only for the size */
+    set_layout(&probe, NULL, slot, (uint64_t)hello[3], (size_t)hello[4]);   /* only for the size */
     size_t bytes = probe.bytes;
     char name[320];
     char *base = NULL;
@@ -185,15 +196,15 @@ static int make_area(cr_comm_t *c, coll_shm_t *a)
         base = area_create(name, bytes);
         hello[0] = base != NULL;
     }
-    int e = coll_shm_small_coll(c, hello, 4, 0);
+    int e = coll_shm_small_coll(c, hello, 5, 0);
     if (e) return e;
     if (!hello[0]) return MPI_SUCCESS;
     area_name(name, sizeof name, hello[1], hello[2]);
-    set_layout(&probe, NULL, slot, (uint64_t)hello[3]);
+    set_layout(&probe, NULL, slot, (uint64_t)hello[3], (size_t)hello[4]);
     bytes = probe.bytes;
     if (a->me != 0) base = area_open(name, bytes);
     if (base) {
-        set_layout(a, base, slot, (uint64_t)hello[3]);
+        set_layout(a, base, slot, (uint64_t)hello[3], (size_t)hello[4]);
         volatile uint64_t *mine = (volatile uint64_t *)a->info + a->me * 8;
         mine[INFO_PID] = (uint64_t)getpid();
         mine[INFO_PROBE] = (uint64_t)(uintptr_t)&cshm_probe_word;

@@ -12,11 +12,12 @@
  * removes the name once everyone has mapped it.  It holds, per rank, an
  * information line (process id, a probe word for single copy), a ring of
  * COURIER_COLL_SHM_LINES control lines (rank 0's value, rounded up to a power
- * of two: nline) and CSHM_NBUF data slots of COURIER_COLL_SHM_SLOT_BYTES.
+ * of two: nline), CSHM_NBUF data slots of COURIER_COLL_SHM_SLOT_BYTES and a
+ * ring of nline cells of COURIER_COLL_SHM_CELL_BYTES (rank 0's value).
  *
  * Calls.  Every call on the area takes the next sequence number n (all ranks
  * call a communicator's collectives in the same order, so they agree) and uses
- * control line n % nline and data slot n % CSHM_NBUF of every rank.  A control
+ * control line and cell n % nline and data slot n % CSHM_NBUF of every rank.  A control
  * line's first word is its owner's progress in the call that last used it,
  * step = n << 8 | phase, written only by the owner and only upwards; the rest
  * of the line carries up to CSHM_INLINE bytes of data or the addresses that
@@ -29,7 +30,8 @@
  * sure that every rank finished call n - CSHM_NBUF, the slot's last user
  * (cshm_claim: nearly always known already, since a rank that saw every rank
  * post in call m knows they all finished m - 1); a call whose data all fit
- * in the line only needs call n - nline finished (cshm_claim_line).  So a
+ * in the line or the cell only needs call n - nline finished
+ * (cshm_claim_line; cshm_data says where data go).  So a
  * root of small rooted collectives (bcast, scatter) runs up to nline calls
  * ahead of its slowest reader, and the contributors of small reduces and
  * gathers as far ahead of the root: nobody waits for a rank that is not
@@ -69,12 +71,14 @@ typedef struct coll_shm {
     uint64_t safe;              /* every rank finished every call <= safe */
     uint64_t nline;             /* control lines per rank (a power of two >= CSHM_NBUF) */
     size_t slot_bytes;
+    size_t cell_bytes;          /* data bytes of a cell (a multiple of CSHM_LINE; 0: none) */
     char *base;                 /* the mapping */
     size_t bytes;
     volatile uint32_t *sleepers;   /* ranks waiting past their spin phase */
     const volatile uint64_t *info; /* per rank, one line: pid, probe address */
     cshm_ctl_t *ctl;            /* p x nline control lines */
     char *slots;                /* p x CSHM_NBUF slots */
+    char *cells;                /* p x nline cells */
     int *bell;                  /* comm rank -> node-local index (doorbells) */
     struct coll_hier *hier;     /* the node layer of a communicator that spans nodes
                                  * (coll_hier.c), NULL until first considered */
@@ -116,6 +120,24 @@ static inline char *cshm_slot(const coll_shm_t *a, int r, uint64_t n)
 {
     return a->slots + ((size_t)r * CSHM_NBUF + n % CSHM_NBUF) * a->slot_bytes;
 }
+static inline char *cshm_cell(const coll_shm_t *a, int r, uint64_t n)
+{
+    return a->cells + ((size_t)r * a->nline + (n & (a->nline - 1))) * a->cell_bytes;
+}
+/* Do data of `bytes` of a call travel in the ring of lines and cells (claim
+ * with cshm_claim_line), not in a slot? */
+static inline int cshm_ringed(const coll_shm_t *a, size_t bytes)
+{
+    return bytes <= CSHM_INLINE || bytes <= a->cell_bytes;
+}
+/* Where rank r's data of `bytes` for call n travel: in its control line (up
+ * to CSHM_INLINE bytes), in its cell (up to cell_bytes), else in its slot. */
+static inline char *cshm_data(const coll_shm_t *a, int r, uint64_t n, size_t bytes)
+{
+    if (bytes <= CSHM_INLINE) return (char *)cshm_ctl(a, r, n)->w;
+    if (bytes <= a->cell_bytes) return cshm_cell(a, r, n);
+    return cshm_slot(a, r, n);
+}
 /* Wait until every rank finished call n - depth (and learn how far they got). */
 void cshm_claim_slow(coll_shm_t *a, uint64_t n, uint64_t depth);
 /* Before writing this rank's slot for call n (or its line beyond the step):
@@ -142,11 +164,10 @@ static inline void cshm_post(coll_shm_t *a, uint64_t n, int phase)
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     if (CR_UNLIKELY(*a->sleepers != 0)) cshm_wake(a);
 }
-/* Before writing this rank's data for call n: in its line only (in_line) or
- * in its slot. */
-static inline void cshm_claim_data(coll_shm_t *a, uint64_t n, int in_line)
+/* Before writing this rank's data of `bytes` for call n (cshm_data). */
+static inline void cshm_claim_data(coll_shm_t *a, uint64_t n, size_t bytes)
 {
-    if (in_line) cshm_claim_line(a, n);
+    if (cshm_ringed(a, bytes)) cshm_claim_line(a, n);
     else cshm_claim(a, n);
 }
 /* Wait, with the waiting policy, until *w >= target. */
@@ -272,20 +293,23 @@ static inline void cshm_unpack(const void *src, void *buf, MPI_Aint count, const
 void cshm_copy(const void *src, MPI_Aint scount, const cr_datatype_t *sdt, void *dst,
                MPI_Aint dcount, const cr_datatype_t *ddt);
 
-/* Does a reduction operand of count elements of dt travel in the control
- * line?  Inline operands start 16 bytes into the line (w + 1), aligned for
- * every type an op is applied to in place (long double, __int128). */
-static inline int cshm_operand_inline(MPI_Aint count, const cr_datatype_t *dt)
+/* The bytes a reduction operand of count elements of dt takes in the line,
+ * cell or slot (cshm_claim_data).  Inline operands start 16 bytes into the
+ * line (w + 1), aligned for every type an op is applied to in place (long
+ * double, __int128): so they may take 8 bytes less than other data. */
+static inline size_t cshm_operand_bytes(MPI_Aint count, const cr_datatype_t *dt)
 {
-    return cshm_span(count, dt) <= CSHM_INLINE - 8;
+    size_t span = cshm_span(count, dt);
+    return span <= CSHM_INLINE - 8 ? span : span > CSHM_INLINE ? span : CSHM_INLINE + 1;
 }
 /* Rank r's reduction operand of call n, count elements of dt in dt's layout:
- * in its control line when cshm_operand_inline, else in its slot. */
+ * in its control line, its cell or its slot (cshm_operand_bytes). */
 static inline void *cshm_operand(const coll_shm_t *a, int r, uint64_t n, MPI_Aint count,
                                  const cr_datatype_t *dt)
 {
-    void *raw = cshm_operand_inline(count, dt) ? (void *)(cshm_ctl(a, r, n)->w + 1)
-                                               : (void *)cshm_slot(a, r, n);
+    size_t bytes = cshm_operand_bytes(count, dt);
+    void *raw = bytes <= CSHM_INLINE ? (void *)(cshm_ctl(a, r, n)->w + 1)
+                                     : (void *)cshm_data(a, r, n, bytes);
     return cshm_lay(raw, count, dt);
 }
 /* cshm_fold's operands in the ranks' slots: operand i is element `first` on

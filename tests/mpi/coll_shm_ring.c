@@ -3,21 +3,22 @@
  * Scatter) without any other synchronisation, as a benchmark loop issues
  * them: on one node the shm algorithms let a root (bcast, scatter) or the
  * contributors (reduce, gather) run many calls ahead of the others through
- * the ring of control lines and slots of the communicator's area
- * (src/coll/coll_shm.c, COURIER_COLL_SHM_LINES), so this checks that no call
- * reads data of another: every call carries data unique to the call (its
- * index, the root, the sender), sizes 0, 8 bytes, a cache line and 64 KiB
- * are mixed in one run (calls that fit in a line and calls that need a slot
- * alternate), the root moves, roots sometimes pass MPI_IN_PLACE, and one rank
- * at a time is made slow (short sleeps) so that the others run ahead until
- * the ring is full.  Every datum is checked.  Works under any MPI. */
+ * the ring of control lines and cells and the slots of the communicator's
+ * area (src/coll/coll_shm.c, COURIER_COLL_SHM_LINES and _CELL_BYTES), so
+ * this checks that no call reads data of another: every call carries data
+ * unique to the call (its index, the root, the sender), sizes 0, 8 bytes, a
+ * cache line, 1 KiB and 64 KiB are mixed in one run (calls through the line,
+ * the cell and a slot alternate), the root moves, roots sometimes pass
+ * MPI_IN_PLACE, and one rank at a time is made slow (short sleeps) so that
+ * the others run ahead until the ring is full.  Every datum is checked.
+ * Works under any MPI. */
 #include <unistd.h>
 #include "mpitest.h"
 
 static int rank, size;
 
-enum { NSIZES = 4 };
-static const size_t sizes[NSIZES] = { 0, 8, 64, 65536 };
+enum { NSIZES = 5 };
+static const size_t sizes[NSIZES] = { 0, 8, 64, 1024, 65536 };
 
 /* The value of element k of rank r's contribution to reduction call i. */
 static int red_in(int r, long i, size_t k)
@@ -85,10 +86,10 @@ static void one(const char *what, long i, size_t b, int root)
     }
 }
 
-/* iters calls of `what`: the size changes every `size_every` calls (0, 8, 64
- * bytes in turn; every 500th call 64 KiB, slow oversubscribed), the root every
- * `root_every` calls.  Only a root that stays for more calls than the ring
- * of lines holds, with data that fit a line, can run that far ahead. */
+/* iters calls of `what`: the size changes every `size_every` calls (0, 8,
+ * 64, 1024 bytes in turn; every 500th call 64 KiB, slow oversubscribed), the
+ * root every `root_every` calls.  Only a root that stays for more calls than
+ * the ring holds, with data that fit a line or cell, runs that far ahead. */
 static void run(const char *what, long iters, long size_every, long root_every)
 {
     for (long i = 0; i < iters; i++) {
