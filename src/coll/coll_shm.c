@@ -20,7 +20,7 @@
 #define CSHM_PAGE 4096
 
 /* Layout: [header line][sleepers line][info: p lines][ctl: p x nline lines]
- * [pad to a page][slots: p x NBUF x slot_bytes][cells: p x nline x cell_bytes]. */
+ * [pad to a page][slots: p x NBUF x slot_bytes][cells: p x ncell x cell_bytes]. */
 typedef struct {
     uint32_t magic, p;
     uint64_t slot_bytes;
@@ -29,15 +29,13 @@ typedef struct {
 enum { INFO_PID = 0, INFO_PROBE = 1 };
 static const volatile uint64_t cshm_probe_word = 0x636f6c6c73686d21ull;   /* read by a peer */
 
-/* Control lines per rank of the areas this process makes as rank 0:
- * COURIER_COLL_SHM_LINES rounded up to a power of two, at least CSHM_NBUF
- * (the others take rank 0's number, so the ranks of an area agree). */
-static uint64_t lines_setting(void)
+/* A count of lines or cells from a setting: rounded up to a power of two, at
+ * least CSHM_NBUF, at most max (the other ranks of an area take rank 0's
+ * numbers, so they agree). */
+static uint64_t ring_setting(long want, uint64_t max)
 {
-    uint64_t want = ut_settings.coll_shm_lines > CSHM_NBUF ? (uint64_t)ut_settings.coll_shm_lines
-                                                            : CSHM_NBUF;
     uint64_t k = CSHM_NBUF;
-    while (k < want) k <<= 1;
+    while (k < (uint64_t)want && k < max) k <<= 1;
     return k;
 }
 
@@ -162,13 +160,15 @@ static int probe_cma(coll_shm_t *a, int r)
     return st == TR_OK && v == cshm_probe_word;
 }
 
-static void set_layout(coll_shm_t *a, char *base, size_t slot, uint64_t nline, size_t cell)
+static void set_layout(coll_shm_t *a, char *base, size_t slot, uint64_t nline, size_t cell,
+                       uint64_t ncell)
 {
     size_t p = (size_t)a->p;
     a->base = base;
     a->slot_bytes = slot;
     a->nline = nline;
     a->cell_bytes = cell;
+    a->ncell = ncell;
     a->sleepers = (volatile uint32_t *)(base + CSHM_LINE);
     a->info = (const volatile uint64_t *)(base + 2 * CSHM_LINE);
     a->ctl = (cshm_ctl_t *)(base + (2 + p) * CSHM_LINE);
@@ -176,7 +176,7 @@ static void set_layout(coll_shm_t *a, char *base, size_t slot, uint64_t nline, s
     head = (head + CSHM_PAGE - 1) / CSHM_PAGE * CSHM_PAGE;
     a->slots = base + head;
     a->cells = a->slots + p * CSHM_NBUF * slot;
-    a->bytes = head + p * CSHM_NBUF * slot + p * (size_t)nline * cell;
+    a->bytes = head + p * CSHM_NBUF * slot + p * (size_t)ncell * cell;
 }
 
 static int make_area(cr_comm_t *c, coll_shm_t *a)
@@ -185,9 +185,11 @@ static int make_area(cr_comm_t *c, coll_shm_t *a)
     size_t slot = coll_shm_slot_cap();
     /* rank 0: create; tell everyone whether it worked, the name's parts and
      * the number of control lines and the cells' size */
-    int hello[5] = { 0, (int)getpid(), ++serial, (int)lines_setting(), (int)cell_setting() };
+    int nline = (int)ring_setting(ut_settings.coll_shm_lines, 1u << 16);
+    int hello[6] = { 0, (int)getpid(), ++serial, nline, (int)cell_setting(),
+                     (int)ring_setting(ut_settings.coll_shm_cells, (uint64_t)nline) };
     coll_shm_t probe = *a;
-    set_layout(&probe, NULL, slot, (uint64_t)hello[3], (size_t)hello[4]);   /* only for the size */
+    set_layout(&probe, NULL, slot, (uint64_t)hello[3], (size_t)hello[4], (uint64_t)hello[5]);
     size_t bytes = probe.bytes;
     char name[320];
     char *base = NULL;
@@ -196,15 +198,15 @@ static int make_area(cr_comm_t *c, coll_shm_t *a)
         base = area_create(name, bytes);
         hello[0] = base != NULL;
     }
-    int e = coll_shm_small_coll(c, hello, 5, 0);
+    int e = coll_shm_small_coll(c, hello, 6, 0);
     if (e) return e;
     if (!hello[0]) return MPI_SUCCESS;
     area_name(name, sizeof name, hello[1], hello[2]);
-    set_layout(&probe, NULL, slot, (uint64_t)hello[3], (size_t)hello[4]);
+    set_layout(&probe, NULL, slot, (uint64_t)hello[3], (size_t)hello[4], (uint64_t)hello[5]);
     bytes = probe.bytes;
     if (a->me != 0) base = area_open(name, bytes);
     if (base) {
-        set_layout(a, base, slot, (uint64_t)hello[3], (size_t)hello[4]);
+        set_layout(a, base, slot, (uint64_t)hello[3], (size_t)hello[4], (uint64_t)hello[5]);
         volatile uint64_t *mine = (volatile uint64_t *)a->info + a->me * 8;
         mine[INFO_PID] = (uint64_t)getpid();
         mine[INFO_PROBE] = (uint64_t)(uintptr_t)&cshm_probe_word;

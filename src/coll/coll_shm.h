@@ -13,11 +13,13 @@
  * information line (process id, a probe word for single copy), a ring of
  * COURIER_COLL_SHM_LINES control lines (rank 0's value, rounded up to a power
  * of two: nline), CSHM_NBUF data slots of COURIER_COLL_SHM_SLOT_BYTES and a
- * ring of nline cells of COURIER_COLL_SHM_CELL_BYTES (rank 0's value).
+ * ring of COURIER_COLL_SHM_CELLS cells of COURIER_COLL_SHM_CELL_BYTES (rank
+ * 0's values; ncell, a power of two, at most nline).
  *
  * Calls.  Every call on the area takes the next sequence number n (all ranks
  * call a communicator's collectives in the same order, so they agree) and uses
- * control line and cell n % nline and data slot n % CSHM_NBUF of every rank.  A control
+ * control line n % nline, cell n % ncell and data slot n % CSHM_NBUF of
+ * every rank.  A control
  * line's first word is its owner's progress in the call that last used it,
  * step = n << 8 | phase, written only by the owner and only upwards; the rest
  * of the line carries up to CSHM_INLINE bytes of data or the addresses that
@@ -30,9 +32,10 @@
  * sure that every rank finished call n - CSHM_NBUF, the slot's last user
  * (cshm_claim: nearly always known already, since a rank that saw every rank
  * post in call m knows they all finished m - 1); a call whose data all fit
- * in the line or the cell only needs call n - nline finished
- * (cshm_claim_line; cshm_data says where data go).  So a
+ * in the line only needs call n - nline finished, one whose data fit a cell
+ * call n - ncell (cshm_claim_data; cshm_data says where data go).  So a
  * root of small rooted collectives (bcast, scatter) runs up to nline calls
+ * (ncell with data in cells)
  * ahead of its slowest reader, and the contributors of small reduces and
  * gathers as far ahead of the root: nobody waits for a rank that is not
  * scheduled until the ring is full, as with eager messages.
@@ -70,6 +73,7 @@ typedef struct coll_shm {
     uint64_t seq;               /* sequence number of the last call */
     uint64_t safe;              /* every rank finished every call <= safe */
     uint64_t nline;             /* control lines per rank (a power of two >= CSHM_NBUF) */
+    uint64_t ncell;             /* cells per rank (a power of two, CSHM_NBUF .. nline) */
     size_t slot_bytes;
     size_t cell_bytes;          /* data bytes of a cell (a multiple of CSHM_LINE; 0: none) */
     char *base;                 /* the mapping */
@@ -78,7 +82,7 @@ typedef struct coll_shm {
     const volatile uint64_t *info; /* per rank, one line: pid, probe address */
     cshm_ctl_t *ctl;            /* p x nline control lines */
     char *slots;                /* p x CSHM_NBUF slots */
-    char *cells;                /* p x nline cells */
+    char *cells;                /* p x ncell cells */
     int *bell;                  /* comm rank -> node-local index (doorbells) */
     struct coll_hier *hier;     /* the node layer of a communicator that spans nodes
                                  * (coll_hier.c), NULL until first considered */
@@ -122,13 +126,7 @@ static inline char *cshm_slot(const coll_shm_t *a, int r, uint64_t n)
 }
 static inline char *cshm_cell(const coll_shm_t *a, int r, uint64_t n)
 {
-    return a->cells + ((size_t)r * a->nline + (n & (a->nline - 1))) * a->cell_bytes;
-}
-/* Do data of `bytes` of a call travel in the ring of lines and cells (claim
- * with cshm_claim_line), not in a slot? */
-static inline int cshm_ringed(const coll_shm_t *a, size_t bytes)
-{
-    return bytes <= CSHM_INLINE || bytes <= a->cell_bytes;
+    return a->cells + ((size_t)r * a->ncell + (n & (a->ncell - 1))) * a->cell_bytes;
 }
 /* Where rank r's data of `bytes` for call n travel: in its control line (up
  * to CSHM_INLINE bytes), in its cell (up to cell_bytes), else in its slot. */
@@ -146,11 +144,12 @@ static inline void cshm_claim(coll_shm_t *a, uint64_t n)
 {
     if (CR_UNLIKELY(n > CSHM_NBUF && a->safe < n - CSHM_NBUF)) cshm_claim_slow(a, n, CSHM_NBUF);
 }
-/* Before writing only this rank's line (beyond its step) for call n: wait
- * until every rank finished call n - nline, the line's last user. */
-static inline void cshm_claim_line(coll_shm_t *a, uint64_t n)
+/* Before writing only this rank's line (beyond its step) for call n, or
+ * its cell (depth ncell): wait until every rank finished call n - depth, the
+ * last user. */
+static inline void cshm_claim_depth(coll_shm_t *a, uint64_t n, uint64_t depth)
 {
-    if (CR_UNLIKELY(n > a->nline && a->safe < n - a->nline)) cshm_claim_slow(a, n, a->nline);
+    if (CR_UNLIKELY(n > depth && a->safe < n - depth)) cshm_claim_slow(a, n, depth);
 }
 /* Wake the ranks that may sleep on this area (only when one waits past its spin). */
 void cshm_wake(coll_shm_t *a);
@@ -167,7 +166,8 @@ static inline void cshm_post(coll_shm_t *a, uint64_t n, int phase)
 /* Before writing this rank's data of `bytes` for call n (cshm_data). */
 static inline void cshm_claim_data(coll_shm_t *a, uint64_t n, size_t bytes)
 {
-    if (cshm_ringed(a, bytes)) cshm_claim_line(a, n);
+    if (bytes <= CSHM_INLINE) cshm_claim_depth(a, n, a->nline);
+    else if (bytes <= a->cell_bytes) cshm_claim_depth(a, n, a->ncell);
     else cshm_claim(a, n);
 }
 /* Wait, with the waiting policy, until *w >= target. */

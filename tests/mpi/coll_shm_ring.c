@@ -110,7 +110,7 @@ int main(int argc, char **argv)
     /* long runs of one collective: the ring fills; then all four interleaved */
     long iters = size > 4 ? 1200 : 2400;
     const char *colls[] = { "bcast", "reduce", "gather", "scatter" };
-    for (int c = 0; c < 4; c++) run(colls[c], iters, 300, 400);
+    for (int c = 0; c < 4; c++) run(colls[c], iters, 1000, 1200);
     for (int c = 0; c < 4; c++) run(colls[c], iters / 2, 1, 5);
     for (long i = 0; i < iters; i++)
         one(colls[(i + i / 3) % 4], i, i % 40 == 39 ? sizes[NSIZES - 1] : sizes[i % (NSIZES - 1)],
