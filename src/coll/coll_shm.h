@@ -19,8 +19,7 @@
  * Calls.  Every call on the area takes the next sequence number n (all ranks
  * call a communicator's collectives in the same order, so they agree) and uses
  * control line n % nline, cell n % ncell and data slot n % CSHM_NBUF of
- * every rank.  A control
- * line's first word is its owner's progress in the call that last used it,
+ * every rank.  A control line's first word is its owner's progress in the call that last used it,
  * step = n << 8 | phase, written only by the owner and only upwards; the rest
  * of the line carries up to CSHM_INLINE bytes of data or the addresses that
  * peers copy from.  A rank publishes with one release store of its step
@@ -28,15 +27,15 @@
  * policy (cshm_wait): spin, then yield on every idle poll, then sleep on the
  * doorbell, woken by whoever posts (so oversubscribed ranks give up their
  * core).  Every call ends with CSHM_FIN posted: the rank no longer reads
- * anything of that call.  Before a rank writes its slot for call n it makes
+ * anything of that call (and a rank's line for call m shows whether it
+ * finished m: cshm_claim_slow relies on every call posting FIN).  Before a rank writes its slot for call n it makes
  * sure that every rank finished call n - CSHM_NBUF, the slot's last user
  * (cshm_claim: nearly always known already, since a rank that saw every rank
  * post in call m knows they all finished m - 1); a call whose data all fit
  * in the line only needs call n - nline finished, one whose data fit a cell
  * call n - ncell (cshm_claim_data; cshm_data says where data go).  So a
  * root of small rooted collectives (bcast, scatter) runs up to nline calls
- * (ncell with data in cells)
- * ahead of its slowest reader, and the contributors of small reduces and
+ * (ncell with data in cells) ahead of its slowest reader, and the contributors of small reduces and
  * gathers as far ahead of the root: nobody waits for a rank that is not
  * scheduled until the ring is full, as with eager messages.
  *
