@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* Gather through the node's shared memory (coll_shm.h): every rank but the
- * root packs its block into its slot (its control line when it fits) and
+ * root packs its block into its control line, cell or slot (cshm_data) and
  * posts; the root unpacks each block into recvbuf as it arrives.  The other
- * ranks do not wait for the root.  Blocks up to a slot.  alpha-beta:
+ * ranks do not wait for the root: they run up to CSHM_NBUF calls ahead of it,
+ * nline calls (COURIER_COLL_SHM_LINES) when the block fits in the line or
+ * the cell.
+ * Blocks up to a slot.  alpha-beta:
  * alpha_line + m beta_copy (in parallel) + (p - 1) m beta_copy at the root,
  * for blocks of m bytes. */
 #include "coll/coll_shm.h"
@@ -13,11 +16,6 @@ int coll_gather_shm_fits(const cr_comm_t *c, const coll_args_t *a)
     return a->bytes <= coll_shm_slot_cap();
 }
 
-static void *block_src(const coll_shm_t *sh, int r, uint64_t n, size_t bytes)
-{
-    return bytes <= CSHM_INLINE ? (void *)cshm_ctl(sh, r, n)->w : (void *)cshm_slot(sh, r, n);
-}
-
 int coll_gather_shm(cr_comm_t *c, const coll_args_t *a)
 {
     coll_shm_t *sh = coll_shm_area(c);
@@ -26,8 +24,8 @@ int coll_gather_shm(cr_comm_t *c, const coll_args_t *a)
     int me = c->rank, p = c->size;
     size_t bytes = a->bytes;
     if (me != a->root) {
-        cshm_claim(sh, n);
-        cshm_pack(a->sbuf, a->scount, a->sdt, block_src(sh, me, n, bytes));
+        cshm_claim_data(sh, n, bytes);
+        cshm_pack(a->sbuf, a->scount, a->sdt, cshm_data(sh, me, n, bytes));
         cshm_post(sh, n, CSHM_FIN);
         return MPI_SUCCESS;
     }
@@ -37,7 +35,7 @@ int coll_gather_shm(cr_comm_t *c, const coll_args_t *a)
     for (int k = 1; k < p; k++) {
         int r = (me + k) % p;
         cshm_wait(sh, r, n, CSHM_FIN);
-        cshm_unpack(block_src(sh, r, n, bytes), coll_elem(a->rbuf, (MPI_Aint)r * a->rcount, a->rdt),
+        cshm_unpack(cshm_data(sh, r, n, bytes), coll_elem(a->rbuf, (MPI_Aint)r * a->rcount, a->rdt),
                     a->rcount, a->rdt);
     }
     cshm_post(sh, n, CSHM_FIN);

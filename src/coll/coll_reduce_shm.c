@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* Reduce through the node's shared memory (coll_shm.h): every rank but the
- * root copies its operand, in the datatype's layout, into its slot (its
- * control line when it fits) and posts; the root folds them into recvbuf in
+ * root copies its operand, in the datatype's layout, into its control line,
+ * cell or slot (cshm_operand) and posts; the root folds them into recvbuf in
  * rank order, p-1 op ... op 0 from the right (acc = op(i) op acc), waiting
  * for each operand as it needs it.  Rank order gives the canonical result for
  * non-commutative ops and the same bits as every other rank-order algorithm.
- * The other ranks do not wait for the root.  Vectors up to a slot.
+ * The other ranks do not wait for the root: they run up to CSHM_NBUF calls
+ * ahead of it, nline calls (COURIER_COLL_SHM_LINES) when the operand fits in
+ * the line or the cell.  Vectors up to a slot.
  * alpha-beta: alpha_line + n beta_copy (in parallel) + (p - 1) n (beta_copy +
  * gamma) at the root. */
 #include "coll/coll_shm.h"
@@ -22,7 +24,7 @@ int coll_reduce_shm(cr_comm_t *c, const coll_args_t *a)
     if (!sh) return coll_fallback(COLL_REDUCE, c, a);
     uint64_t n = cshm_begin(sh);
     int me = c->rank;
-    cshm_claim(sh, n);
+    cshm_claim_data(sh, n, cshm_operand_bytes(a->count, a->dt));
     if (me != a->root) {
         coll_copy(a->sbuf, cshm_operand(sh, me, n, a->count, a->dt), a->count, a->dt);
         cshm_post(sh, n, CSHM_FIN);

@@ -9,8 +9,13 @@
  * here: min_ranks <= communicator size <= max_ranks and
  * min_bytes <= bytes <= max_bytes, where `bytes` is coll_args_t.bytes (the
  * per-rank block for the gather/scatter/alltoall families, the whole vector
- * for the reductions).  A NULL limit is no limit.  The last row of each
- * collective should take everything its communicators allow.
+ * for the reductions).  A NULL limit is no limit.  A row marked OVERSUB
+ * holds only for blocking calls on a communicator whose ranks all share this
+ * node (coll_shm_usable) when the node's ranks outnumber its cores
+ * (cr_proc.oversubscribed): there each wait may cost a context switch, and
+ * an algorithm with fewer synchronisations can win over one that moves less
+ * data.  The last row of each collective should take everything its
+ * communicators allow.
  *
  * The setting coll_<name>_alg (COURIER_COLL_<NAME>_ALG=<id>) forces an
  * algorithm (0: automatic); a forced algorithm that cannot run a call (a
@@ -127,7 +132,9 @@ typedef struct {
     const long *min_ranks, *max_ranks;   /* settings, or NULL: no limit */
     const long *min_bytes, *max_bytes;
     int alg;                             /* id in coll_algs */
+    int oversub;                         /* OVERSUB: only oversubscribed on one node */
 } coll_rule_t;
+enum { OVERSUB = 1 };
 
 #define S(field) (&ut_settings.field)
 static const coll_rule_t coll_rules[] = {
@@ -138,6 +145,11 @@ static const coll_rule_t coll_rules[] = {
     { COLL_BCAST, NULL, NULL, NULL, NULL, 4 },
     { COLL_REDUCE, NULL, NULL, S(coll_reduce_cma_min_bytes), NULL, 4 },
     { COLL_REDUCE, NULL, NULL, NULL, NULL, 3 },
+    /* oversubscribed: single copy's three synchronisations of all ranks cost
+     * 9 context switches per call at 4 ranks on 2 cores, reduce + bcast's
+     * trees 8 but half the CPU time up to about 128 KiB (docs/collectives.md) */
+    { COLL_ALLREDUCE, NULL, NULL, S(coll_allreduce_cma_min_bytes),
+      S(coll_allreduce_oversub_tree_max_bytes), 2, OVERSUB },
     { COLL_ALLREDUCE, NULL, NULL, S(coll_allreduce_cma_min_bytes), NULL, 5 },
     { COLL_ALLREDUCE, NULL, NULL, NULL, NULL, 4 },
     { COLL_GATHER, NULL, NULL, S(coll_gather_cma_min_bytes), NULL, 5 },
@@ -262,6 +274,8 @@ static const coll_alg_t *select_alg(coll_kind_t coll, const cr_comm_t *comm,
         const coll_rule_t *r = &coll_rules[i];
         if (r->coll != coll || !within(comm->size, r->min_ranks, r->max_ranks) ||
             !within(bytes, r->min_bytes, r->max_bytes))
+            continue;
+        if (r->oversub && !(direct && cr_proc.oversubscribed && coll_shm_usable(comm, 0)))
             continue;
         const coll_alg_t *alg = find_alg(coll, r->alg);
         if (alg && applies(alg, comm, a, direct, 0)) return alg;

@@ -19,8 +19,8 @@
 #define CSHM_MAGIC 0x43534843u   /* "CHSC" */
 #define CSHM_PAGE 4096
 
-/* Layout: [header line][sleepers line][info: p lines][ctl: p x NBUF lines]
- * [pad to a page][slots: p x NBUF x slot_bytes]. */
+/* Layout: [header line][sleepers line][info: p lines][ctl: p x nline lines]
+ * [pad to a page][slots: p x NBUF x slot_bytes][cells: p x ncell x cell_bytes]. */
 typedef struct {
     uint32_t magic, p;
     uint64_t slot_bytes;
@@ -28,6 +28,25 @@ typedef struct {
 
 enum { INFO_PID = 0, INFO_PROBE = 1 };
 static const volatile uint64_t cshm_probe_word = 0x636f6c6c73686d21ull;   /* read by a peer */
+
+/* A count of lines or cells from a setting: rounded up to a power of two, at
+ * least CSHM_NBUF, at most max (the other ranks of an area take rank 0's
+ * numbers, so they agree). */
+static uint64_t ring_setting(long want, uint64_t max)
+{
+    uint64_t k = CSHM_NBUF;
+    while (k < (uint64_t)want && k < max) k <<= 1;
+    return k;
+}
+
+/* Data bytes of a cell of the areas this process makes as rank 0:
+ * COURIER_COLL_SHM_CELL_BYTES rounded up to whole lines (the others take rank
+ * 0's number). */
+static size_t cell_setting(void)
+{
+    size_t c = (size_t)ut_settings.coll_shm_cell_bytes;
+    return (c + CSHM_LINE - 1) / CSHM_LINE * CSHM_LINE;
+}
 
 /* Read once, at the first use: every area of the process has this slot size,
  * even if the setting is written later (the tools interface may write it). */
@@ -141,43 +160,53 @@ static int probe_cma(coll_shm_t *a, int r)
     return st == TR_OK && v == cshm_probe_word;
 }
 
-static void set_layout(coll_shm_t *a, char *base, size_t slot)
+static void set_layout(coll_shm_t *a, char *base, size_t slot, uint64_t nline, size_t cell,
+                       uint64_t ncell)
 {
     size_t p = (size_t)a->p;
     a->base = base;
     a->slot_bytes = slot;
+    a->nline = nline;
+    a->cell_bytes = cell;
+    a->ncell = ncell;
     a->sleepers = (volatile uint32_t *)(base + CSHM_LINE);
     a->info = (const volatile uint64_t *)(base + 2 * CSHM_LINE);
     a->ctl = (cshm_ctl_t *)(base + (2 + p) * CSHM_LINE);
-    size_t head = (2 + p + p * CSHM_NBUF) * CSHM_LINE;
+    size_t head = (2 + p + p * (size_t)nline) * CSHM_LINE;
     head = (head + CSHM_PAGE - 1) / CSHM_PAGE * CSHM_PAGE;
     a->slots = base + head;
-    a->bytes = head + p * CSHM_NBUF * slot;
+    a->cells = a->slots + p * CSHM_NBUF * slot;
+    a->bytes = head + p * CSHM_NBUF * slot + p * (size_t)ncell * cell;
 }
 
 static int make_area(cr_comm_t *c, coll_shm_t *a)
 {
     static int serial;
     size_t slot = coll_shm_slot_cap();
+    /* rank 0: create; tell everyone whether it worked, the name's parts and
+     * the number of control lines and the cells' size */
+    int nline = (int)ring_setting(ut_settings.coll_shm_lines, 1u << 16);
+    int hello[6] = { 0, (int)getpid(), ++serial, nline, (int)cell_setting(),
+                     (int)ring_setting(ut_settings.coll_shm_cells, (uint64_t)nline) };
     coll_shm_t probe = *a;
-    set_layout(&probe, NULL, slot);   /* only for the size */
+    set_layout(&probe, NULL, slot, (uint64_t)hello[3], (size_t)hello[4], (uint64_t)hello[5]);
     size_t bytes = probe.bytes;
     char name[320];
-    /* rank 0: create; tell everyone whether it worked and the name's parts */
-    int hello[3] = { 0, (int)getpid(), ++serial };
     char *base = NULL;
     if (a->me == 0) {
         area_name(name, sizeof name, hello[1], hello[2]);
         base = area_create(name, bytes);
         hello[0] = base != NULL;
     }
-    int e = coll_shm_small_coll(c, hello, 3, 0);
+    int e = coll_shm_small_coll(c, hello, 6, 0);
     if (e) return e;
     if (!hello[0]) return MPI_SUCCESS;
     area_name(name, sizeof name, hello[1], hello[2]);
+    set_layout(&probe, NULL, slot, (uint64_t)hello[3], (size_t)hello[4], (uint64_t)hello[5]);
+    bytes = probe.bytes;
     if (a->me != 0) base = area_open(name, bytes);
     if (base) {
-        set_layout(a, base, slot);
+        set_layout(a, base, slot, (uint64_t)hello[3], (size_t)hello[4], (uint64_t)hello[5]);
         volatile uint64_t *mine = (volatile uint64_t *)a->info + a->me * 8;
         mine[INFO_PID] = (uint64_t)getpid();
         mine[INFO_PROBE] = (uint64_t)(uintptr_t)&cshm_probe_word;
@@ -285,34 +314,34 @@ void cshm_wait_all(coll_shm_t *a, uint64_t n, int phase)
     if (a->safe < n - 1) a->safe = n - 1;
 }
 
-/* The last call every rank finished, as far as rank r's lines tell. */
-static uint64_t finished_by(const coll_shm_t *a, int r)
+/* Did rank r finish call m?  Its line for m holds the step of the last call
+ * it posted there: m's own, or a later call's once r is nline calls further
+ * (it finished m then), or an earlier call's (r is not at m yet).  Ranks
+ * finish calls in order, so the answer is monotone in m. */
+static int finished(const coll_shm_t *a, int r, uint64_t m)
 {
-    uint64_t best = 0;
-    for (int b = 0; b < CSHM_NBUF; b++) {
-        uint64_t st = __atomic_load_n(&a->ctl[(size_t)r * CSHM_NBUF + b].step, __ATOMIC_ACQUIRE);
-        uint64_t n = st >> 8;
-        uint64_t f = (st & 0xff) == CSHM_FIN ? n : n ? n - 1 : 0;
-        if (f > best) best = f;
-    }
-    return best;
+    return m == 0 ||
+           __atomic_load_n(&cshm_ctl(a, r, m)->step, __ATOMIC_ACQUIRE) >= cshm_step(m, CSHM_FIN);
 }
 
-void cshm_claim_slow(coll_shm_t *a, uint64_t n)
+void cshm_claim_slow(coll_shm_t *a, uint64_t n, uint64_t depth)
 {
-    uint64_t need = n - CSHM_NBUF;
-    uint64_t safe = UINT64_MAX;
+    uint64_t need = n - depth;
+    uint64_t safe = n - 1;   /* this rank itself finished every earlier call */
     for (int r = 0; r < a->p; r++) {
-        if (r == a->me) continue;
-        uint64_t f = finished_by(a, r);
-        if (f < need) {
-            cshm_wait(a, r, need, CSHM_FIN);
-            f = finished_by(a, r);
+        if (r == a->me || finished(a, r, safe)) continue;
+        if (!finished(a, r, need)) cshm_wait(a, r, need, CSHM_FIN);
+        /* the last call r finished, in (need, safe): a binary search over its
+         * lines, so that a root that ran ahead learns at once how far the
+         * readers got and does not come here again on every call */
+        uint64_t lo = need, hi = safe - 1;
+        while (lo < hi) {
+            uint64_t mid = lo + (hi - lo + 1) / 2;
+            if (finished(a, r, mid)) lo = mid;
+            else hi = mid - 1;
         }
-        if (f < safe) safe = f;
+        safe = lo;
     }
-    /* this rank itself finished every earlier call */
-    if (safe > n - 1) safe = n - 1;
     if (safe > a->safe) a->safe = safe;
 }
 

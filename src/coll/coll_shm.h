@@ -10,13 +10,16 @@
  * 0 creates a file in /dev/shm named after the node's segment (so mpiexec's
  * clean-up of the job's names covers it), the others map it, and rank 0
  * removes the name once everyone has mapped it.  It holds, per rank, an
- * information line (process id, a probe word for single copy), CSHM_NBUF
- * control lines and CSHM_NBUF data slots of COURIER_COLL_SHM_SLOT_BYTES.
+ * information line (process id, a probe word for single copy), a ring of
+ * COURIER_COLL_SHM_LINES control lines (rank 0's value, rounded up to a power
+ * of two: nline), CSHM_NBUF data slots of COURIER_COLL_SHM_SLOT_BYTES and a
+ * ring of COURIER_COLL_SHM_CELLS cells of COURIER_COLL_SHM_CELL_BYTES (rank
+ * 0's values; ncell, a power of two, at most nline).
  *
  * Calls.  Every call on the area takes the next sequence number n (all ranks
  * call a communicator's collectives in the same order, so they agree) and uses
- * buffer n % CSHM_NBUF: its control line and slot of every rank.  A control
- * line's first word is its owner's progress in the call that last used it,
+ * control line n % nline, cell n % ncell and data slot n % CSHM_NBUF of
+ * every rank.  A control line's first word is its owner's progress in the call that last used it,
  * step = n << 8 | phase, written only by the owner and only upwards; the rest
  * of the line carries up to CSHM_INLINE bytes of data or the addresses that
  * peers copy from.  A rank publishes with one release store of its step
@@ -24,10 +27,17 @@
  * policy (cshm_wait): spin, then yield on every idle poll, then sleep on the
  * doorbell, woken by whoever posts (so oversubscribed ranks give up their
  * core).  Every call ends with CSHM_FIN posted: the rank no longer reads
- * anything of that call.  Before a rank writes its line or slot for call n it
- * makes sure that every rank finished call n - CSHM_NBUF, the buffer's last
- * user (cshm_claim: nearly always known already, since a rank that saw every
- * rank post in call m knows they all finished m - 1).
+ * anything of that call (and a rank's line for call m shows whether it
+ * finished m: cshm_claim_slow relies on every call posting FIN).  Before a rank writes its slot for call n it makes
+ * sure that every rank finished call n - CSHM_NBUF, the slot's last user
+ * (cshm_claim: nearly always known already, since a rank that saw every rank
+ * post in call m knows they all finished m - 1); a call whose data all fit
+ * in the line only needs call n - nline finished, one whose data fit a cell
+ * call n - ncell (cshm_claim_data; cshm_data says where data go).  So a
+ * root of small rooted collectives (bcast, scatter) runs up to nline calls
+ * (ncell with data in cells) ahead of its slowest reader, and the contributors of small reduces and
+ * gathers as far ahead of the root: nobody waits for a rank that is not
+ * scheduled until the ring is full, as with eager messages.
  *
  * The same algorithms serve as the node phase of a hierarchical collective:
  * their entry points (coll_<x>_shm/cma, coll.h) take any intracommunicator
@@ -38,7 +48,7 @@
 #include "coll/coll.h"
 
 enum {
-    CSHM_NBUF = 4,       /* calls whose buffers may be in use at once */
+    CSHM_NBUF = 4,       /* data slots per rank: calls whose slots may be in use at once */
     CSHM_LINE = 64,
     CSHM_INLINE = 56,    /* data bytes that travel in the control line itself */
 };
@@ -61,13 +71,17 @@ typedef struct coll_shm {
     int p, me;                  /* communicator size and rank */
     uint64_t seq;               /* sequence number of the last call */
     uint64_t safe;              /* every rank finished every call <= safe */
+    uint64_t nline;             /* control lines per rank (a power of two >= CSHM_NBUF) */
+    uint64_t ncell;             /* cells per rank (a power of two, CSHM_NBUF .. nline) */
     size_t slot_bytes;
+    size_t cell_bytes;          /* data bytes of a cell (a multiple of CSHM_LINE; 0: none) */
     char *base;                 /* the mapping */
     size_t bytes;
     volatile uint32_t *sleepers;   /* ranks waiting past their spin phase */
     const volatile uint64_t *info; /* per rank, one line: pid, probe address */
-    cshm_ctl_t *ctl;            /* p x CSHM_NBUF control lines */
+    cshm_ctl_t *ctl;            /* p x nline control lines */
     char *slots;                /* p x CSHM_NBUF slots */
+    char *cells;                /* p x ncell cells */
     int *bell;                  /* comm rank -> node-local index (doorbells) */
     struct coll_hier *hier;     /* the node layer of a communicator that spans nodes
                                  * (coll_hier.c), NULL until first considered */
@@ -103,18 +117,38 @@ static inline uint64_t cshm_step(uint64_t n, int phase)
 }
 static inline cshm_ctl_t *cshm_ctl(const coll_shm_t *a, int r, uint64_t n)
 {
-    return &a->ctl[(size_t)r * CSHM_NBUF + n % CSHM_NBUF];
+    return &a->ctl[(size_t)r * a->nline + (n & (a->nline - 1))];
 }
 static inline char *cshm_slot(const coll_shm_t *a, int r, uint64_t n)
 {
     return a->slots + ((size_t)r * CSHM_NBUF + n % CSHM_NBUF) * a->slot_bytes;
 }
-/* Before writing this rank's line (beyond its step) or slot for call n: wait
- * until every rank finished call n - CSHM_NBUF. */
-void cshm_claim_slow(coll_shm_t *a, uint64_t n);
+static inline char *cshm_cell(const coll_shm_t *a, int r, uint64_t n)
+{
+    return a->cells + ((size_t)r * a->ncell + (n & (a->ncell - 1))) * a->cell_bytes;
+}
+/* Where rank r's data of `bytes` for call n travel: in its control line (up
+ * to CSHM_INLINE bytes), in its cell (up to cell_bytes), else in its slot. */
+static inline char *cshm_data(const coll_shm_t *a, int r, uint64_t n, size_t bytes)
+{
+    if (bytes <= CSHM_INLINE) return (char *)cshm_ctl(a, r, n)->w;
+    if (bytes <= a->cell_bytes) return cshm_cell(a, r, n);
+    return cshm_slot(a, r, n);
+}
+/* Wait until every rank finished call n - depth (and learn how far they got). */
+void cshm_claim_slow(coll_shm_t *a, uint64_t n, uint64_t depth);
+/* Before writing this rank's slot for call n (or its line beyond the step):
+ * wait until every rank finished call n - CSHM_NBUF, the slot's last user. */
 static inline void cshm_claim(coll_shm_t *a, uint64_t n)
 {
-    if (CR_UNLIKELY(n > CSHM_NBUF && a->safe < n - CSHM_NBUF)) cshm_claim_slow(a, n);
+    if (CR_UNLIKELY(n > CSHM_NBUF && a->safe < n - CSHM_NBUF)) cshm_claim_slow(a, n, CSHM_NBUF);
+}
+/* Before writing only this rank's line (beyond its step) for call n, or
+ * its cell (depth ncell): wait until every rank finished call n - depth, the
+ * last user. */
+static inline void cshm_claim_depth(coll_shm_t *a, uint64_t n, uint64_t depth)
+{
+    if (CR_UNLIKELY(n > depth && a->safe < n - depth)) cshm_claim_slow(a, n, depth);
 }
 /* Wake the ranks that may sleep on this area (only when one waits past its spin). */
 void cshm_wake(coll_shm_t *a);
@@ -127,6 +161,13 @@ static inline void cshm_post(coll_shm_t *a, uint64_t n, int phase)
      * the two (src/transport/shm/shm.h, doorbells); the compiler must not swap them */
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     if (CR_UNLIKELY(*a->sleepers != 0)) cshm_wake(a);
+}
+/* Before writing this rank's data of `bytes` for call n (cshm_data). */
+static inline void cshm_claim_data(coll_shm_t *a, uint64_t n, size_t bytes)
+{
+    if (bytes <= CSHM_INLINE) cshm_claim_depth(a, n, a->nline);
+    else if (bytes <= a->cell_bytes) cshm_claim_depth(a, n, a->ncell);
+    else cshm_claim(a, n);
 }
 /* Wait, with the waiting policy, until *w >= target. */
 void cshm_wait_slow(coll_shm_t *a, volatile uint64_t *w, uint64_t target);
@@ -251,15 +292,23 @@ static inline void cshm_unpack(const void *src, void *buf, MPI_Aint count, const
 void cshm_copy(const void *src, MPI_Aint scount, const cr_datatype_t *sdt, void *dst,
                MPI_Aint dcount, const cr_datatype_t *ddt);
 
+/* The bytes a reduction operand of count elements of dt takes in the line,
+ * cell or slot (cshm_claim_data).  Inline operands start 16 bytes into the
+ * line (w + 1), aligned for every type an op is applied to in place (long
+ * double, __int128): so they may take 8 bytes less than other data. */
+static inline size_t cshm_operand_bytes(MPI_Aint count, const cr_datatype_t *dt)
+{
+    size_t span = cshm_span(count, dt);
+    return span <= CSHM_INLINE - 8 ? span : span > CSHM_INLINE ? span : CSHM_INLINE + 1;
+}
 /* Rank r's reduction operand of call n, count elements of dt in dt's layout:
- * in its control line when they fit in CSHM_INLINE bytes, else in its slot. */
+ * in its control line, its cell or its slot (cshm_operand_bytes). */
 static inline void *cshm_operand(const coll_shm_t *a, int r, uint64_t n, MPI_Aint count,
                                  const cr_datatype_t *dt)
 {
-    /* inline operands start 16 bytes into the line (w + 1), aligned for every
-     * type an op is applied to in place (long double, __int128) */
-    void *raw = cshm_span(count, dt) <= CSHM_INLINE - 8 ? (void *)(cshm_ctl(a, r, n)->w + 1)
-                                                        : (void *)cshm_slot(a, r, n);
+    size_t bytes = cshm_operand_bytes(count, dt);
+    void *raw = bytes <= CSHM_INLINE ? (void *)(cshm_ctl(a, r, n)->w + 1)
+                                     : (void *)cshm_data(a, r, n, bytes);
     return cshm_lay(raw, count, dt);
 }
 /* cshm_fold's operands in the ranks' slots: operand i is element `first` on
