@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The network transport over libfabric's reliable datagram endpoints
- * (FI_EP_RDM), for peers on other nodes (transport.h).
+ * (FI_EP_RDM), for peers on other nodes (transport.h): one endpoint per
+ * channel, so that threads on different channels share nothing in it.
  *
  * - Active messages are fi_send/fi_sendv of a 32-byte wire header (sender's
  *   peer number, payload length, the core's tr_am_hdr_t) plus the payload,
@@ -16,9 +17,11 @@
  *   fi_compare_atomic where the provider chosen for RMA has FI_ATOMIC too
  *   (TR_CAP_ATOMIC); atomic_max asks fi_query_atomic.  connect() reaches this
  *   process itself too (atomics on its own window memory).
- * - Addresses: at start-up every process publishes its endpoint name through
- *   the bootstrap (PMI); connect() looks a peer's up on first use and inserts
- *   it in the address vector, so start-up does not grow with N^2 exchanges.
+ * - Addresses: at start-up every process publishes its endpoints' names
+ *   through the bootstrap (PMI), one key per channel; connect() on channel c
+ *   looks up the peer's endpoint of channel c on first use and inserts it in
+ *   that endpoint's address vector, so start-up does not grow with N^2
+ *   exchanges.
  * - Sleeping (TR_CAP_SLEEP unless COURIER_OFI_WAIT=0): the completion queue
  *   has a wait object whose descriptor (sleep_fd) becomes readable when a
  *   peer's bytes arrive; sleep_prepare refuses while operations of this
@@ -33,17 +36,20 @@
 #include "transport/transport.h"
 #include <stdio.h>
 
-/* Open the endpoint.  publish: 1 when every process of the job starts it
- * together (collective: the address goes to PMI, then boot->barrier, and
- * finalize meets the others once more); 0 when this process starts it alone
- * for peers of other jobs (dynamic processes: add_peer), without PMI.
- * Returns the interface, or NULL with a message on stderr when no provider
- * works. */
-tr_iface_t *ofi_init(const tr_boot_t *boot, int publish);
+/* Open n endpoints, one per channel, each with a fabric domain, completion
+ * queue and address vector of its own, into out[0..n-1]: channel c's traffic
+ * goes through endpoint c of both processes.  publish: 1 when every process
+ * of the job starts it together, with the same n (collective: each
+ * endpoint's address goes to PMI, then one boot->barrier, and finalize meets
+ * the others once more, when the last of the n is finalized); 0 when this
+ * process starts it alone for peers of other jobs (dynamic processes:
+ * add_peer), without PMI.  Each interface is called under its channel's
+ * lock alone (transport.h).  Returns 0, or -1 with a message on stderr when
+ * no provider works. */
+int ofi_init(const tr_boot_t *boot, int publish, int n, tr_iface_t **out);
 /* List the providers libfabric offers that this transport can use, marking
  * the one it would choose (courier_info). */
 void ofi_print_providers(FILE *out);
 /* The provider in use, for messages ("" before ofi_init). */
 const char *ofi_provider_name(void);
-extern tr_iface_t ofi_iface;
 #endif
