@@ -627,7 +627,10 @@ static int send_inject(cr_chan_t *ch, cr_request_t *r)
         if (st == TR_ERR_NO_RESOURCE) return 1;
         if (st != TR_OK && st != TR_INPROGRESS) chan_fail(r->vpeer, "an eager send", st);
         cr_pvar_count_send(ch->index, v->kind, CR_PVAR_EAGER, r->bytes);
-        r->pending = (st == TR_INPROGRESS) + (r->mode == CR_MODE_SYNC);
+        /* added, not set: a send that waited in the out queue (a network
+         * peer not connected yet, a full ring) may have been cancelled
+         * meanwhile, and the cancel's answer is pending already */
+        r->pending += (st == TR_INPROGRESS) + (r->mode == CR_MODE_SYNC);
         r->proto_state = r->mode == CR_MODE_SYNC ? PS_WAIT_ACK : PS_NONE;
         if (r->pending == 0) req_complete(r);
         return 0;
@@ -659,7 +662,7 @@ static int rts_send(cr_vc_t *v, cr_request_t *r, uint16_t flags)
     cr_pvar_count_send(r->chan->index, v->kind, CR_PVAR_RNDV, r->bytes);
     r->remote_key = rts.key;     /* a sender keeps its own key here, to release it */
     r->proto_state = PS_WAIT_CTS;
-    r->pending = 1;          /* FIN, or the last streamed data */
+    r->pending += 1;         /* FIN, or the last streamed data (added: see send_inject) */
     if (probe) v->probe_req = r;
     if (v->adapt_on) v->rndv_out++;
     return 0;
@@ -1060,11 +1063,6 @@ void cr_cancel_send(cr_request_t *s)
 {
     if (s->kind != CR_REQ_SEND || s->cancelled || s->vpeer < 0) return;
     cr_chan_t *ch = s->chan ? s->chan : &cr_chan0;   /* the MPI_Isend fast path: channel 0 */
-    /* Over the network transport the receiver drops the message but the
-     * sender reads the answer as a no (p2p_cancel_send's ofi runs, not yet
-     * understood): there a cancel fails, which MPI allows, and the message is
-     * delivered. */
-    if (ch->vc[s->vpeer].kind == CR_VC_NET) return;
     uint64_t id = s->child ? msg_id_of(s->child, s->wire_gen) : cr_msg_id(s);
     cr_cancel_t c = { .reply = cr_msg_id(s) };
     s->cancelled = 1;

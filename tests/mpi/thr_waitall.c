@@ -116,11 +116,11 @@ static void round_of(int t, int i, unsigned char *sb[2][K], unsigned char *rb[2]
     rq[n++] = MPI_REQUEST_NULL;
     for (int d = 0; d < 2; d++)
         for (int k = 0; k < K; k++) {
-            /* to peer[1 - d] with direction 1 - d: it receives from us as peer[d] */
+            /* to peer[1 - d], which receives it from us as its peer[d] */
             size_t len = msg_len(i, k);
-            mt_fill(sb[d][k], len, seed_of(rank, t, i, k, 1 - d));
-            CHECK_MPI(MPI_Isend(sb[d][k], (int)len, MPI_BYTE, peer[1 - d], k * 2 + (1 - d),
-                                own[t], &rq[n++]));
+            mt_fill(sb[d][k], len, seed_of(rank, t, i, k, d));
+            CHECK_MPI(MPI_Isend(sb[d][k], (int)len, MPI_BYTE, peer[1 - d], k * 2 + d, own[t],
+                                &rq[n++]));
         }
     int how = (i + t) % 6;
     complete_all(how, n, rq, st, done);
