@@ -91,11 +91,14 @@ Sendrecv_replace Isendrecv_replace Mrecv Imrecv Psend_init Precv_init""")
 # Procedures whose core entry runs without the library lock (src/core/threads.h):
 # MPI_Init_thread turns the lock on while it runs, MPI_Abort must not wait for
 # a thread that holds it.  (Procedures bound to core_send and core_recv take it
-# in their general paths, so that their fast paths stay lock-free; core_wait
-# and core_test take it unless the request belongs to the channel path,
-# docs/threads.md "Channels".)
+# in their general paths, so that their fast paths stay lock-free; core_wait,
+# core_test and the completion calls of several requests take it unless their
+# requests all belong to the channel path of one channel, docs/threads.md
+# "Channels".)
 LIB_LOCK_FREE = _names("Init Init_thread Abort")
-LIB_LOCK_FREE_ENTRIES = {"core_send", "core_recv", "core_wait", "core_test"}
+LIB_LOCK_FREE_ENTRIES = {"core_send", "core_recv", "core_wait", "core_test", "core_waitall",
+                         "core_testall", "core_waitany", "core_testany", "core_waitsome",
+                         "core_testsome"}
 
 MEMBERS = {
     "Send": ("core_send", {"mode": "CR_MODE_STD"}),

@@ -1712,9 +1712,7 @@ int __attribute__((visibility("default"))) PMPI_Testall(int count, MPI_Request a
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_requests(count, array_of_requests, "array_of_requests")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
-    cr_lib_lock();
     cr_err = core_testall(count, array_of_requests, flag, array_of_statuses);
-    cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -1733,9 +1731,7 @@ int __attribute__((visibility("default"))) PMPI_Testany(int count, MPI_Request a
     if (CR_UNLIKELY((cr_err = cr_chk_requests(count, array_of_requests, "array_of_requests")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(index, "index")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
-    cr_lib_lock();
     cr_err = core_testany(count, array_of_requests, index, flag, status);
-    cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -1753,9 +1749,7 @@ int __attribute__((visibility("default"))) PMPI_Testsome(int incount, MPI_Reques
     if (CR_UNLIKELY((cr_err = cr_chk_count(incount, "incount")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_requests(incount, array_of_requests, "array_of_requests")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(outcount, "outcount")))) goto fail;
-    cr_lib_lock();
     cr_err = core_testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-    cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -1790,9 +1784,7 @@ int __attribute__((visibility("default"))) PMPI_Waitall(int count, MPI_Request a
     }
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_requests(count, array_of_requests, "array_of_requests")))) goto fail;
-    cr_lib_lock();
     cr_err = core_waitall(count, array_of_requests, array_of_statuses);
-    cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -1810,9 +1802,7 @@ int __attribute__((visibility("default"))) PMPI_Waitany(int count, MPI_Request a
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_requests(count, array_of_requests, "array_of_requests")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(index, "index")))) goto fail;
-    cr_lib_lock();
     cr_err = core_waitany(count, array_of_requests, index, status);
-    cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
@@ -1830,9 +1820,7 @@ int __attribute__((visibility("default"))) PMPI_Waitsome(int incount, MPI_Reques
     if (CR_UNLIKELY((cr_err = cr_chk_count(incount, "incount")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_requests(incount, array_of_requests, "array_of_requests")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(outcount, "outcount")))) goto fail;
-    cr_lib_lock();
     cr_err = core_waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-    cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);

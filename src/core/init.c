@@ -37,10 +37,11 @@ cr_objtab_t cr_comm_tab;
 cr_group_t *cr_group_world, *cr_group_self;
 static crpmi_info_t pmi;
 /* Per channel (pt2pt.h), its interfaces in the order a peer is tried: self,
- * shm, and on channel 0 the network (ntransports: channel 0's count; the
- * other channels have self and shm only, docs/threads.md). */
+ * shm, and the network's endpoint of that channel when the job spans nodes
+ * (ntransports[c] of them; the network started later for dynamic processes
+ * joins channel 0 alone, docs/threads.md). */
 static tr_iface_t *transports[CR_MAX_CHANNELS][CR_CHAN_MAX_TR];
-static int ntransports;
+static int ntransports[CR_MAX_CHANNELS];
 static int nchannels;
 static tr_iface_t *net_tr;     /* the network transport, once started */
 
@@ -136,14 +137,15 @@ const char *cr_job_name(void)
  * the endpoint and puts its address (net_boot: the bootstrap the network
  * keeps; net_started: the result, NULL when it failed). */
 static tr_boot_t net_boot;
-static int net_pending;
-static tr_iface_t *net_started;
+static int net_pending, net_nch;
+static tr_iface_t *net_started[CR_MAX_CHANNELS];
 
 static int barrier_with_net(void)
 {
     if (net_pending) {
         net_pending = 0;
-        net_started = ofi_init(&net_boot, OFI_PUBLISH_PUT);
+        if (ofi_init(&net_boot, OFI_PUBLISH_PUT, net_nch, net_started) != 0)
+            net_started[0] = NULL;
     }
     return crpmi_barrier();
 }
@@ -158,20 +160,20 @@ static int start_transports(const char *node)
                        .put = crpmi_put, .get = boot_get, .barrier = crpmi_barrier };
     tr_boot_t shm_boot = boot;
     shm_boot.barrier = barrier_with_net;
-    int spans = cr_proc.local_size != cr_proc.world_size;
-    if (spans) {
-        net_boot = boot;
-        net_started = NULL;
-        net_pending = 1;
-        ofi_open_begin();      /* else barrier_with_net opens it there */
-    }
-    char name[512];
-    tr_iface_t *self[CR_MAX_CHANNELS], *shm[CR_MAX_CHANNELS], *net = NULL;
     /* as many channels on every rank, whatever thread level each asked for:
      * both sides of a message must pick the same (docs/threads.md) */
     int nch = (int)ut_settings.num_channels;
+    int spans = cr_proc.local_size != cr_proc.world_size;
+    if (spans) {
+        net_boot = boot;
+        net_nch = nch;
+        net_started[0] = NULL;
+        net_pending = 1;
+        ofi_open_begin(nch);   /* else barrier_with_net opens them there */
+    }
+    char name[512];
+    tr_iface_t *self[CR_MAX_CHANNELS], *shm[CR_MAX_CHANNELS], **nets = net_started, *net = NULL;
     snprintf(name, sizeof name, "/courier.%s.%08x", pmi.kvsname, hash_str(node));
-    ntransports = 0;
     nchannels = 0;
     if (self_init(cr_proc.world_rank, self, nch) != 0)
         return cr_error(MPI_ERR_NO_MEM, "no memory for the self transport");
@@ -183,24 +185,28 @@ static int start_transports(const char *node)
     for (int c = 0; c < nch; c++) {
         transports[c][0] = self[c];
         transports[c][1] = shm[c];
+        ntransports[c] = CR_CHAN_LOCAL_TR;
     }
     nchannels = nch;
-    ntransports = CR_CHAN_LOCAL_TR;
     if (spans) {
-        net = net_started;
-        if (!net)
+        /* an endpoint per channel: channel c of one process reaches channel c
+         * of the others through endpoint c (docs/threads.md) */
+        if (!nets[0])
             return cr_error(MPI_ERR_OTHER, "the job spans several nodes (%d of its %d ranks "
                             "share this one) and no network transport works (libfabric)",
                             cr_proc.local_size, cr_proc.world_size);
-        transports[0][ntransports++] = net;
-        net_tr = net;
+        for (int c = 0; c < nch; c++) transports[c][ntransports[c]++] = nets[c];
+        net = net_tr = nets[0];
         /* a sleep waits on the network's descriptor: shm's doorbell becomes one too */
         shm_sleep_fd_enable();
     }
     /* the doorbells: the network's (first: announcing a sleep there costs least
-     * and it refuses most often) and shm's, unless no local peer can ring it */
+     * and it refuses most often) and shm's, unless no local peer can ring it;
+     * then the other channels' endpoints (past CR_PROGRESS_MAX_BELLS the
+     * policy stops sleeping) */
     tr_iface_t *wakers[2] = { net, cr_proc.local_size > 1 || !net ? shm[0] : NULL };
     cr_progress_init(cr_proc.oversubscribed, wakers, 2);
+    for (int c = 1; net && c < nch; c++) cr_progress_add_waker(nets[c]);
     if (net) cr_progress_net_polled();
     /* the waiting policy publishes its yield phase where local peers read it
      * (the adaptive protocol tells a descheduled peer from a busy one by it) */
@@ -221,13 +227,13 @@ tr_iface_t *cr_net_up(void)
     if (net_tr) return net_tr;
     boot = (tr_boot_t){ .rank = cr_proc.world_rank, .size = cr_proc.world_size,
                         .put = crpmi_put, .get = boot_get, .barrier = crpmi_barrier };
-    tr_iface_t *net = ofi_init(&boot, OFI_ALONE);
-    if (!net) return NULL;
-    if (ntransports == CR_CHAN_MAX_TR || cr_chan_add_transport(&cr_chan0, net) != 0) {
+    tr_iface_t *net;
+    if (ofi_init(&boot, OFI_ALONE, 1, &net) != 0) return NULL;
+    if (ntransports[0] == CR_CHAN_MAX_TR || cr_chan_add_transport(&cr_chan0, net) != 0) {
         tr_finalize(net);
         return NULL;
     }
-    transports[0][ntransports++] = net;
+    transports[0][ntransports[0]++] = net;
     net_tr = net;
     shm_sleep_fd_enable();          /* poll() on the network's descriptor sees shm's rings */
     cr_progress_add_waker(net);     /* its messages must end a sleep too */
@@ -241,10 +247,10 @@ static void stop_transports(void)
     net_tr = NULL;
     cr_pt2pt_fini();
     cr_progress_fini();
-    for (int c = nchannels - 1; c >= 0; c--)
-        for (int i = (c == 0 ? ntransports : CR_CHAN_LOCAL_TR) - 1; i >= 0; i--)
-            tr_finalize(transports[c][i]);
-    ntransports = 0;
+    for (int c = nchannels - 1; c >= 0; c--) {
+        for (int i = ntransports[c] - 1; i >= 0; i--) tr_finalize(transports[c][i]);
+        ntransports[c] = 0;
+    }
     nchannels = 0;
 }
 

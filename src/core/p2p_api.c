@@ -142,17 +142,37 @@ static int chan_path(cr_datatype_t *dt, int mode, cr_how_t how)
     return cr_chan_locking && how != CR_PERSISTENT && mode != CR_MODE_BUFFERED && dt->builtin;
 }
 
-/* Wait for r, on channel ch (held). */
-static void chan_wait(cr_chan_t *ch, cr_request_t *r)
+/* What a wait on a channel waits for: request one to complete, or (one
+ * NULL) any active request of reqs[0..count). */
+typedef struct {
+    cr_request_t *one;
+    int count;
+    const MPI_Request *reqs;
+} chan_until_t;
+
+static inline cr_request_t *active_req(MPI_Request h);
+
+static int chan_done(const chan_until_t *u)
+{
+    if (u->one) return __atomic_load_n(&u->one->complete, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < u->count; i++) {
+        cr_request_t *r = active_req(u->reqs[i]);
+        if (r && __atomic_load_n(&r->complete, __ATOMIC_ACQUIRE)) return 1;
+    }
+    return 0;
+}
+
+/* Wait on channel ch (held) until u is done. */
+static void chan_wait_until(cr_chan_t *ch, const chan_until_t *u)
 {
     cr_wait_t w = CR_WAIT_INIT;
     uint64_t idle_since = 0;
-    while (!__atomic_load_n(&r->complete, __ATOMIC_ACQUIRE)) {
+    while (!chan_done(u)) {
         if (cr_chan_progress(ch) > 0) {
             idle_since = 0;
             continue;
         }
-        if (__atomic_load_n(&r->complete, __ATOMIC_ACQUIRE)) break;
+        if (chan_done(u)) break;
         cr_chan_unlock(ch);
         uint64_t now = cr_wait_sys.now_ns();
         if (!idle_since) idle_since = now;
@@ -162,13 +182,19 @@ static void chan_wait(cr_chan_t *ch, cr_request_t *r)
              * it go rings the doorbell only when its polls found events, so
              * threads that all wait can all fall asleep */
             cr_lib_reacquire(1);
-            if (!__atomic_load_n(&r->complete, __ATOMIC_ACQUIRE)) cr_wait_poll(&w);
+            if (!chan_done(u)) cr_wait_poll(&w);
             cr_lib_unlock_slow();
         } else {
             cr_wait_sys.yield();
         }
         cr_chan_lock(ch);
     }
+}
+
+/* Wait for r, on channel ch (held). */
+static void chan_wait(cr_chan_t *ch, cr_request_t *r)
+{
+    chan_wait_until(ch, &(chan_until_t){ .one = r });
 }
 
 /* Hand a started request to the user, or wait for it (channel ch held). */
@@ -200,14 +226,15 @@ static int chan_finish(cr_chan_t *ch, int err, cr_request_t *r, MPI_Status *stat
     return err;
 }
 
-/* The channel to take the channel path on, locked; NULL when it reaches the
- * network (channel 0 of a job across nodes: the network transport is also
- * used under the library lock alone, by one-sided communication). */
+/* The channel to take the channel path on, locked; NULL for channel 0 of a
+ * job across nodes (its network endpoint is also used under the library
+ * lock alone, by one-sided communication; the other channels' endpoints
+ * serve their channel only). */
 static cr_chan_t *chan_take(cr_comm_t *comm, int tag, int src)
 {
     cr_chan_t *ch = cr_chan_of(comm, CR_CTX_PT2PT, tag, src);
     cr_chan_lock_slow(ch);
-    if (CR_LIKELY(!ch->net)) return ch;
+    if (CR_LIKELY(!ch->net || ch != &cr_chan0)) return ch;
     cr_chan_unlock_slow(ch);
     return NULL;
 }
@@ -562,21 +589,77 @@ static inline void err_note(MPI_Status arr[], int i, int err, int *any_err)
     if (arr != MPI_STATUSES_IGNORE) arr[i].MPI_ERROR = err;
 }
 
+/* ---- completion of several requests --------------------------------------------
+ * MPI_Waitall, MPI_Testall, MPI_Waitany, MPI_Testany, MPI_Waitsome and
+ * MPI_Testsome are bound without the library lock too (maint/notes.py): when
+ * every active request of the array is a channel-path request (chan_req) of
+ * one channel, they run under that channel's lock alone and poll that
+ * channel; otherwise (requests of several channels or of other kinds, no
+ * active request, or a caller that holds the library lock) under the library
+ * lock, polling everything, as before.  ch below: the channel held, or NULL
+ * for the library lock. */
+static cr_chan_t *chan_of_all(int count, const MPI_Request reqs[])
+{
+    if (CR_LIKELY(!cr_chan_locking) || cr_lib_held()) return NULL;
+    cr_chan_t *ch = NULL;
+    for (int i = 0; i < count; i++) {
+        cr_request_t *r = active_req(reqs[i]);
+        if (!r) continue;
+        if (!chan_req(r) || (ch && r->chan != ch)) return NULL;
+        ch = r->chan;
+    }
+    return ch;
+}
+
+static void hold(cr_chan_t *ch)
+{
+    if (ch) cr_chan_lock_slow(ch);
+    else cr_lib_lock();
+}
+
+static void let_go(cr_chan_t *ch)
+{
+    if (ch) cr_chan_unlock_slow(ch);
+    else cr_lib_unlock();
+}
+
+/* One poll: of the channel held, or of everything. */
+static int poll_in(cr_chan_t *ch)
+{
+    return ch ? cr_chan_progress(ch) : cr_progress();
+}
+
+/* MPI_Wait of one handle under ch (or the library lock). */
+static int wait_in(cr_chan_t *ch, MPI_Request *h, MPI_Status *status)
+{
+    if (!ch) return wait_locked(h, status);
+    cr_request_t *r = active_req(*h);
+    if (!r) {
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    chan_wait(ch, r);
+    return finish(h, r, status);
+}
+
 int core_waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
     int any_err = 0;
+    cr_chan_t *ch = chan_of_all(count, array_of_requests);
+    hold(ch);
     for (int i = 0; i < count; i++) {
         MPI_Status tmp, *st = status_at(array_of_statuses, i);
-        int err = core_wait(&array_of_requests[i], st == MPI_STATUS_IGNORE ? &tmp : st);
+        int err = wait_in(ch, &array_of_requests[i], st == MPI_STATUS_IGNORE ? &tmp : st);
         err_note(array_of_statuses, i, err, &any_err);
     }
+    let_go(ch);
     return any_err ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
 }
 
-/* After one progress call: is every active request of the array complete? */
-static int all_complete(int count, const MPI_Request reqs[])
+/* After one poll: is every active request of the array complete? */
+static int all_complete(cr_chan_t *ch, int count, const MPI_Request reqs[])
 {
-    cr_progress();
+    poll_in(ch);
     for (int i = 0; i < count; i++) {
         cr_request_t *r = active_req(reqs[i]);
         if (r && !poll_req(r)) return 0;
@@ -587,25 +670,29 @@ static int all_complete(int count, const MPI_Request reqs[])
 int core_testall(int count, MPI_Request array_of_requests[], int *flag,
                  MPI_Status array_of_statuses[])
 {
+    cr_chan_t *ch = chan_of_all(count, array_of_requests);
+    hold(ch);
     unsigned long before = cr_progress_events;
-    *flag = all_complete(count, array_of_requests);
-    cr_wait_test(before, *flag);
-    if (!*flag) return MPI_SUCCESS;
+    *flag = all_complete(ch, count, array_of_requests);
+    if (!ch) cr_wait_test(before, *flag);
     int any_err = 0;
-    for (int i = 0; i < count; i++) {
+    for (int i = 0; *flag && i < count; i++) {
         MPI_Status tmp, *st = status_at(array_of_statuses, i);
-        int f, err = core_test(&array_of_requests[i], &f, st == MPI_STATUS_IGNORE ? &tmp : st);
+        int f, err = ch ? wait_in(ch, &array_of_requests[i], st == MPI_STATUS_IGNORE ? &tmp : st)
+                        : core_test(&array_of_requests[i], &f,
+                                    st == MPI_STATUS_IGNORE ? &tmp : st);
         err_note(array_of_statuses, i, err, &any_err);
     }
+    let_go(ch);
     return any_err ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
 }
 
 /* MPI_Testany's one look, which MPI_Waitany repeats. */
-static int testany_once(int count, MPI_Request array_of_requests[], int *index, int *flag,
-                        MPI_Status *status)
+static int testany_once(cr_chan_t *ch, int count, MPI_Request array_of_requests[], int *index,
+                        int *flag, MPI_Status *status)
 {
     int nactive = 0;
-    cr_progress();
+    poll_in(ch);
     for (int i = 0; i < count; i++) {
         cr_request_t *r = active_req(array_of_requests[i]);
         if (!r) continue;
@@ -624,33 +711,40 @@ static int testany_once(int count, MPI_Request array_of_requests[], int *index, 
 
 int core_waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
 {
+    cr_chan_t *ch = chan_of_all(count, array_of_requests);
     cr_wait_t w = CR_WAIT_INIT;
+    hold(ch);
     for (;;) {
         unsigned long before = cr_progress_events;
-        int flag, err = testany_once(count, array_of_requests, index, &flag, status);
+        int flag, err = testany_once(ch, count, array_of_requests, index, &flag, status);
         if (err || flag) {
-            cr_wait_end(&w);
+            if (!ch) cr_wait_end(&w);
+            let_go(ch);
             return err;
         }
-        cr_wait_after(&w, before);
+        if (ch) chan_wait_until(ch, &(chan_until_t){ .count = count, .reqs = array_of_requests });
+        else cr_wait_after(&w, before);
     }
 }
 
 int core_testany(int count, MPI_Request array_of_requests[], int *index, int *flag,
                  MPI_Status *status)
 {
+    cr_chan_t *ch = chan_of_all(count, array_of_requests);
+    hold(ch);
     unsigned long before = cr_progress_events;
-    int err = testany_once(count, array_of_requests, index, flag, status);
-    cr_wait_test(before, err || *flag);
+    int err = testany_once(ch, count, array_of_requests, index, flag, status);
+    if (!ch) cr_wait_test(before, err || *flag);
+    let_go(ch);
     return err;
 }
 
 /* MPI_Testsome's one look, which MPI_Waitsome repeats. */
-static int testsome_once(int incount, MPI_Request array_of_requests[], int *outcount,
-                         int array_of_indices[], MPI_Status array_of_statuses[])
+static int testsome_once(cr_chan_t *ch, int incount, MPI_Request array_of_requests[],
+                         int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
     int n = 0, nactive = 0, any_err = 0;
-    cr_progress();
+    poll_in(ch);
     for (int i = 0; i < incount; i++) {
         cr_request_t *r = active_req(array_of_requests[i]);
         if (!r) continue;
@@ -668,26 +762,33 @@ static int testsome_once(int incount, MPI_Request array_of_requests[], int *outc
 int core_waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
                   int array_of_indices[], MPI_Status array_of_statuses[])
 {
+    cr_chan_t *ch = chan_of_all(incount, array_of_requests);
     cr_wait_t w = CR_WAIT_INIT;
+    hold(ch);
     for (;;) {
         unsigned long before = cr_progress_events;
-        int err = testsome_once(incount, array_of_requests, outcount, array_of_indices,
+        int err = testsome_once(ch, incount, array_of_requests, outcount, array_of_indices,
                                 array_of_statuses);
         if (err || *outcount != 0) {
-            cr_wait_end(&w);
+            if (!ch) cr_wait_end(&w);
+            let_go(ch);
             return err;
         }
-        cr_wait_after(&w, before);
+        if (ch) chan_wait_until(ch, &(chan_until_t){ .count = incount, .reqs = array_of_requests });
+        else cr_wait_after(&w, before);
     }
 }
 
 int core_testsome(int incount, MPI_Request array_of_requests[], int *outcount,
                   int array_of_indices[], MPI_Status array_of_statuses[])
 {
+    cr_chan_t *ch = chan_of_all(incount, array_of_requests);
+    hold(ch);
     unsigned long before = cr_progress_events;
-    int err = testsome_once(incount, array_of_requests, outcount, array_of_indices,
+    int err = testsome_once(ch, incount, array_of_requests, outcount, array_of_indices,
                             array_of_statuses);
-    cr_wait_test(before, err || *outcount != 0);
+    if (!ch) cr_wait_test(before, err || *outcount != 0);
+    let_go(ch);
     return err;
 }
 
@@ -749,7 +850,7 @@ int core_request_get_status_any(int count, const MPI_Request array_of_requests[]
 int core_request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag,
                                 MPI_Status array_of_statuses[])
 {
-    if (!(*flag = all_complete(count, array_of_requests))) return MPI_SUCCESS;
+    if (!(*flag = all_complete(NULL, count, array_of_requests))) return MPI_SUCCESS;
     int any_err = 0;
     for (int i = 0; i < count; i++) {
         MPI_Status tmp, *st = status_at(array_of_statuses, i);

@@ -85,14 +85,16 @@ void cr_chan_unlock_slow(cr_chan_t *ch)
 /* cr_comm_t.chan_sel: what the choice of a communicator's channel depends on,
  * worked out on first use (under the library lock, as the hints that
  * comm->asserts holds may change). */
-enum { SEL_KNOWN = 1, SEL_LOCAL = 2, SEL_BY_TAG = 4, SEL_BY_SRC = 8 };
+enum { SEL_KNOWN = 1, SEL_IN_JOB = 2, SEL_BY_TAG = 4, SEL_BY_SRC = 8 };
 
-/* Every member on this node and in this job (reached through self or shm). */
-static int group_local(const cr_group_t *g)
+/* Every member in this job (reached through self, shm, or the network's
+ * endpoint of each channel; another job's processes only through channel
+ * 0's network interface, which dynamic processes add). */
+static int group_in_job(const cr_group_t *g)
 {
     for (int i = 0; i < g->size; i++) {
         int p = g->world[i];
-        if (p < 0 || p >= cr_proc.world_size || cr_proc.local_of_world[p] < 0) return 0;
+        if (p < 0 || p >= cr_proc.world_size) return 0;
     }
     return 1;
 }
@@ -103,8 +105,8 @@ static unsigned chan_sel(cr_comm_t *comm)
     if (CR_LIKELY(sel)) return sel;
     cr_lib_lock();
     sel = SEL_KNOWN;
-    if (group_local(comm->group) && (!comm->remote || group_local(comm->remote)))
-        sel |= SEL_LOCAL;
+    if (group_in_job(comm->group) && (!comm->remote || group_in_job(comm->remote)))
+        sel |= SEL_IN_JOB;
     if (comm->asserts & CR_COMM_ASSERT_NO_ANY_TAG) sel |= SEL_BY_TAG;
     if (comm->asserts & CR_COMM_ASSERT_NO_ANY_SOURCE) sel |= SEL_BY_SRC;
     __atomic_store_n(&comm->chan_sel, sel, __ATOMIC_RELEASE);
@@ -115,7 +117,7 @@ static unsigned chan_sel(cr_comm_t *comm)
 cr_chan_t *cr_chan_pick(cr_comm_t *comm, int ctx_off, int tag, int src)
 {
     unsigned sel = chan_sel(comm);
-    if (!(sel & SEL_LOCAL)) return &cr_chan0;
+    if (!(sel & SEL_IN_JOB)) return &cr_chan0;
     unsigned k = comm->ctx / CR_CTX_STRIDE;
     if (ctx_off == CR_CTX_PT2PT) {
         if (sel & SEL_BY_TAG) k += (unsigned)tag;
@@ -625,7 +627,10 @@ static int send_inject(cr_chan_t *ch, cr_request_t *r)
         if (st == TR_ERR_NO_RESOURCE) return 1;
         if (st != TR_OK && st != TR_INPROGRESS) chan_fail(r->vpeer, "an eager send", st);
         cr_pvar_count_send(ch->index, v->kind, CR_PVAR_EAGER, r->bytes);
-        r->pending = (st == TR_INPROGRESS) + (r->mode == CR_MODE_SYNC);
+        /* added, not set: a send that waited in the out queue (a network
+         * peer not connected yet, a full ring) may have been cancelled
+         * meanwhile, and the cancel's answer is pending already */
+        r->pending += (st == TR_INPROGRESS) + (r->mode == CR_MODE_SYNC);
         r->proto_state = r->mode == CR_MODE_SYNC ? PS_WAIT_ACK : PS_NONE;
         if (r->pending == 0) req_complete(r);
         return 0;
@@ -657,7 +662,7 @@ static int rts_send(cr_vc_t *v, cr_request_t *r, uint16_t flags)
     cr_pvar_count_send(r->chan->index, v->kind, CR_PVAR_RNDV, r->bytes);
     r->remote_key = rts.key;     /* a sender keeps its own key here, to release it */
     r->proto_state = PS_WAIT_CTS;
-    r->pending = 1;          /* FIN, or the last streamed data */
+    r->pending += 1;         /* FIN, or the last streamed data (added: see send_inject) */
     if (probe) v->probe_req = r;
     if (v->adapt_on) v->rndv_out++;
     return 0;
@@ -693,7 +698,9 @@ int cr_chan_isend(cr_chan_t *ch, const void *buf, MPI_Aint count, cr_datatype_t 
     r->dt = dt;
     cr_dt_retain(dt);        /* released with the request: MPI_Type_free may come first */
     r->bytes = (size_t)count * (size_t)dt->size;
-    r->wire_gen = ++wire_gen_next;
+    /* channels of several threads draw generations at once (the MPI_Isend
+     * fast path runs without threads and increments it plainly) */
+    r->wire_gen = __atomic_add_fetch(&wire_gen_next, 1, __ATOMIC_RELAXED);
     if (dest == MPI_PROC_NULL) {
         cr_req_complete(r);
         return MPI_SUCCESS;
@@ -1056,11 +1063,6 @@ void cr_cancel_send(cr_request_t *s)
 {
     if (s->kind != CR_REQ_SEND || s->cancelled || s->vpeer < 0) return;
     cr_chan_t *ch = s->chan ? s->chan : &cr_chan0;   /* the MPI_Isend fast path: channel 0 */
-    /* Over the network transport the receiver drops the message but the
-     * sender reads the answer as a no (p2p_cancel_send's ofi runs, not yet
-     * understood): there a cancel fails, which MPI allows, and the message is
-     * delivered. */
-    if (ch->vc[s->vpeer].kind == CR_VC_NET) return;
     uint64_t id = s->child ? msg_id_of(s->child, s->wire_gen) : cr_msg_id(s);
     cr_cancel_t c = { .reply = cr_msg_id(s) };
     s->cancelled = 1;
@@ -1376,14 +1378,14 @@ void cr_chan_fini(cr_chan_t *ch)
     memset(ch, 0, sizeof *ch);
 }
 
-int cr_pt2pt_init(tr_iface_t *trs[][CR_CHAN_MAX_TR], int nchan, int ntr, int fast)
+int cr_pt2pt_init(tr_iface_t *trs[][CR_CHAN_MAX_TR], int nchan, const int *ntr, int fast)
 {
     if (nchan < 1 || nchan > CR_MAX_CHANNELS) return -1;
     for (int c = 0; c < nchan; c++) {
         cr_chan_t *ch = &cr_chans[c];
         /* init.c starts them in this order: self, shm, then the network */
         if (cr_chan_init(ch, cr_proc.world_rank, cr_proc.world_size, trs[c],
-                         c == 0 ? ntr : CR_CHAN_LOCAL_TR, trs[c][0], trs[c][1]) != 0)
+                         ntr[c], trs[c][0], trs[c][1]) != 0)
             return -1;
         ch->index = c;
         ch->fast_end = fast && c == 0 && ch->shm_eager_max ? ch->shm_eager_max + 1 : 0;

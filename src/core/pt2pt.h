@@ -135,7 +135,8 @@ typedef struct cr_vc {
 } cr_vc_t;
 
 #define CR_CHAN_MAX_TR 4
-/* Interfaces every channel has (self and shm); channel 0 adds the network. */
+/* Interfaces every channel has (self and shm); the network's endpoint of the
+ * channel follows when the job spans nodes. */
 #define CR_CHAN_LOCAL_TR 2
 #define CR_MAX_CHANNELS 64
 /* A channel (a "virtual communication interface", as MPICH ch4 calls it): all
@@ -183,7 +184,7 @@ extern int cr_nchan;
  * CR_CTX_COLL) with tag from the sender of comm rank src (a sender passes
  * comm->rank, a receiver the source it names).  Both sides of a message get
  * the same channel (docs/threads.md, "Channels"): channel 0 with one
- * channel, for communicators that reach another node or job; otherwise one
+ * channel, for communicators that reach another job; otherwise one
  * by the context id, spread by tag and source on point-to-point traffic
  * where the communicator's hints rule out MPI_ANY_TAG / MPI_ANY_SOURCE. */
 cr_chan_t *cr_chan_pick(cr_comm_t *comm, int ctx_off, int tag, int src);
@@ -287,11 +288,11 @@ void cr_request_retire(cr_request_t *r);
 /* Complete a request: sets the flag (release), frees detached requests. */
 void cr_req_complete(cr_request_t *r);
 
-/* Set up nchan channels: trs[c] holds channel c's transport interfaces
- * (self, shm, and on channel 0 the network), as init.c started them: ntr on
- * channel 0, CR_CHAN_LOCAL_TR on the others.  fast: the fast paths may run
+/* Set up nchan channels: trs[c] holds channel c's ntr[c] transport
+ * interfaces (self, shm, and the network's endpoint of channel c when the
+ * job spans nodes), as init.c started them.  fast: the fast paths may run
  * (no threads). */
-int cr_pt2pt_init(tr_iface_t *trs[][CR_CHAN_MAX_TR], int nchan, int ntr, int fast);
+int cr_pt2pt_init(tr_iface_t *trs[][CR_CHAN_MAX_TR], int nchan, const int *ntr, int fast);
 void cr_pt2pt_fini(void);
 
 #endif

@@ -13,6 +13,7 @@
 #include "pmi/pmi_impl.h"
 #include "util/settings.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,20 @@ static struct {
     crpmi_info_t info;
     pmi_kv_t *local;          /* singleton KVS */
 } pmi;
+
+/* One request at a time on the launcher's connection: threads on different
+ * channels may look up peers' network addresses at once (the network
+ * transport's connect, under a channel's lock alone), beside calls made
+ * under the library lock.  A leaf lock: nothing else is taken while it is
+ * held. */
+static pthread_mutex_t pmi_lock = PTHREAD_MUTEX_INITIALIZER;
+#define PMI_LOCKED(expr)                  \
+    ({                                    \
+        pthread_mutex_lock(&pmi_lock);    \
+        __typeof__(expr) rc_ = (expr);    \
+        pthread_mutex_unlock(&pmi_lock);  \
+        rc_;                              \
+    })
 
 int crpmi_my_rank = -1;
 
@@ -172,7 +187,7 @@ static int put_one(const char *key, const char *value)
 #define PMI_PARTS_TAG "%parts:"
 #define PMI_PART_MAX 512
 
-int crpmi_put(const char *key, const char *value)
+static int put_whole(const char *key, const char *value)
 {
     if (!pmi_ready("crpmi_put")) return -1;
     size_t len = strlen(value), piece = pmi.info.max_val > 1 ? (size_t)pmi.info.max_val - 1 : 1;
@@ -207,7 +222,12 @@ static int get_one(int rank, const char *key, char *val, int len)
     return -1;
 }
 
-int crpmi_get(int rank, const char *key, char *val, int len)
+int crpmi_put(const char *key, const char *value)
+{
+    return PMI_LOCKED(put_whole(key, value));
+}
+
+static int get_whole(int rank, const char *key, char *val, int len)
 {
     if (!pmi_ready("crpmi_get") || len <= 0) return -1;
     if (rank < 0 || rank >= pmi.info.size) {
@@ -234,10 +254,15 @@ int crpmi_get(int rank, const char *key, char *val, int len)
     return 0;
 }
 
+int crpmi_get(int rank, const char *key, char *val, int len)
+{
+    return PMI_LOCKED(get_whole(rank, key, val, len));
+}
+
 int crpmi_barrier(void)
 {
     if (!pmi_ready("crpmi_barrier")) return -1;
-    return pmi.ops ? pmi.ops->fence() : 0;
+    return pmi.ops ? PMI_LOCKED(pmi.ops->fence()) : 0;
 }
 
 void crpmi_abort(int code, const char *msg)
@@ -260,7 +285,7 @@ int crpmi_local_ranks(int **ranks, int *n)
         *n = 1;
         return 0;
     }
-    return pmi.ops->local_ranks(ranks, n);
+    return PMI_LOCKED(pmi.ops->local_ranks(ranks, n));
 }
 
 /* Join n strings into one buffer of NUL-terminated pieces; NULL when out of memory. */
@@ -290,7 +315,7 @@ int crpmi_spawn(char *const *args, int nargs, char *const *env, int nenv, char *
     size_t alen, elen;
     char *a = join_nul(args, nargs, &alen), *e = join_nul(env, nenv, &elen);
     int rc = -1;
-    if (a && e) rc = pmi.ops->spawn(a, alen, e, elen, why, len);
+    if (a && e) rc = PMI_LOCKED(pmi.ops->spawn(a, alen, e, elen, why, len));
     else snprintf(why, len, "out of memory");
     free(a);
     free(e);
@@ -300,19 +325,19 @@ int crpmi_spawn(char *const *args, int nargs, char *const *env, int nenv, char *
 int crpmi_spawn_ended(void)
 {
     if (!pmi.initialized || pmi.finalized || !pmi.ops || !pmi.ops->spawn_ended) return -1;
-    return pmi.ops->spawn_ended();
+    return PMI_LOCKED(pmi.ops->spawn_ended());
 }
 
 int crpmi_name(int op, const char *service, char *port, size_t plen, char *why, size_t wlen)
 {
     if (!pmi.initialized || pmi.finalized || !pmi.ops || !pmi.ops->name) return -1;
-    return pmi.ops->name(op, service, port, plen, why, wlen);
+    return PMI_LOCKED(pmi.ops->name(op, service, port, plen, why, wlen));
 }
 
 int crpmi_check(char *why, size_t len)
 {
     if (!pmi.initialized || !pmi.ops || pmi.finalized) return 0;
-    return pmi.ops->check(why, len);
+    return PMI_LOCKED(pmi.ops->check(why, len));
 }
 
 int crpmi_finalize(void)

@@ -82,7 +82,8 @@ static start_t start_in_child(const char *kallsyms)
                            .barrier = no_barrier };
         long long b0 = rchar();
         double c0 = cpu_seconds();
-        tr_iface_t *tr = ofi_init(&boot, 0);   /* alone: nothing goes to a bootstrap */
+        tr_iface_t *tr = NULL;   /* alone: nothing goes to a bootstrap */
+        if (ofi_init(&boot, OFI_ALONE, 1, &tr) != 0) tr = NULL;
         start_t s = { tr != NULL, rchar() - b0, cpu_seconds() - c0 };
         if (tr) tr_finalize(tr);
         if (write(p[1], &s, sizeof s) != (ssize_t)sizeof s) _exit(2);

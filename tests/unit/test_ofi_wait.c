@@ -191,7 +191,8 @@ int main(void)
     }
     tr_boot_t boot = { .rank = is_child, .size = 2, .put = boot_put, .get = boot_get,
                        .barrier = boot_barrier };
-    tr_iface_t *tr = ofi_init(&boot, 1);
+    tr_iface_t *tr = NULL;
+    if (ofi_init(&boot, OFI_PUBLISH, 1, &tr) != 0) tr = NULL;
     char c = tr ? 1 : 0, other = 0;
     /* both learn whether both have the transport, then both go on or skip */
     if (write(is_child ? to_parent[1] : to_child[1], &c, 1) != 1 ||

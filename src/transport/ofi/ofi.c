@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The libfabric transport (ofi.h): one RDM endpoint, its completion queue and
- * address vector; active messages, fi_read for get, fi_write (delivery
- * complete) for put, fi_atomic / fi_fetch_atomic / fi_compare_atomic for
- * one-sided atomics, lazy address look-up, and sleeping on the completion
- * queue's wait object. */
+/* The libfabric transport (ofi.h): one RDM endpoint per channel, each with
+ * its own fabric domain, completion queue and address vector; active
+ * messages, fi_read for get, fi_write (delivery complete) for put, fi_atomic
+ * / fi_fetch_atomic / fi_compare_atomic for one-sided atomics, lazy address
+ * look-up, and sleeping on the completion queue's wait object. */
 #define _GNU_SOURCE
 #include "transport/ofi/ofi.h"
 #include "util/settings.h"
@@ -16,7 +16,6 @@
 #include <string.h>
 #include <time.h>
 
-tr_iface_t ofi_iface;
 static char prov_name[64];
 
 const char *ofi_provider_name(void)
@@ -25,15 +24,16 @@ const char *ofi_provider_name(void)
 }
 
 #ifndef COURIER_HAVE_OFI
-tr_iface_t *ofi_init(const tr_boot_t *boot, int publish)
+int ofi_init(const tr_boot_t *boot, int publish, int n, tr_iface_t **out)
 {
-    (void)boot, (void)publish;
+    (void)boot, (void)publish, (void)n, (void)out;
     fprintf(stderr, "courier: built without libfabric: no network transport\n");
-    return NULL;
+    return -1;
 }
 
-int ofi_open_begin(void)
+int ofi_open_begin(int n)
 {
+    (void)n;
     return -1;
 }
 
@@ -74,24 +74,13 @@ typedef struct ofi_op {
     char data[];
 } ofi_op_t;
 
-static struct fi_info *info;
-static struct fid_fabric *fabric;
-static struct fid_domain *domain;
-static struct fid_ep *ep;
-static struct fid_av *av;
-static struct fid_cq *cq;
-static tr_boot_t boot;
-static ofi_op_t **rx;
-static int nrx;
-static size_t rx_bytes, inject_max;
-static int have_rma, have_atomic, iov_ok, virt_addr, prov_keys;
-static uint64_t next_key;
-static long outstanding;         /* sends and reads not yet completed */
-static int closing;              /* finalize: arriving messages are dropped */
-static ofi_op_t *retry_head, *retry_tail;
-static int wait_fd = -1;         /* the completion queue's wait object (-1: none) */
-static int published;            /* started by every process together, address in PMI */
-/* The peers this process sends to: a handle (the core's addr) indexes this
+/* Flushes wait for every outstanding operation of their endpoint. */
+typedef struct ofi_flush {
+    struct ofi_flush *next;
+    tr_comp_t *comp;
+} ofi_flush_t;
+
+/* The peers an endpoint sends to: a handle (the core's addr) indexes this
  * table.  id is what the peer calls this process (the wire header's peer):
  * our rank for the job's own processes, the number the peer chose for peers
  * added by address (add_peer). */
@@ -99,21 +88,62 @@ typedef struct {
     fi_addr_t fa;
     int32_t id;
 } ofi_peer_t;
-static ofi_peer_t *peers;
-static size_t npeers, peers_cap;
+
+/* One endpoint (tr->priv): the interface of one channel.  Each has a fabric
+ * and domain of its own, so that threads on different channels never share a
+ * libfabric object (the domain is opened with FI_THREAD_DOMAIN: its user
+ * serialises every call on it, which the channel's lock does). */
+typedef struct ofi_ep {
+    tr_iface_t iface;
+    int index;                   /* the channel: which published address it is */
+    struct fid_fabric *fabric;
+    struct fid_domain *domain;
+    struct fid_ep *ep;
+    struct fid_av *av;
+    struct fid_cq *cq;
+    ofi_op_t **rx;
+    int nrx;
+    uint64_t next_key;
+    long outstanding;            /* sends and reads not yet completed */
+    int closing;                 /* finalize: arriving messages are dropped */
+    ofi_op_t *retry_head, *retry_tail;
+    int wait_fd;                 /* the completion queue's wait object (-1: none) */
+    unsigned char name[512];     /* the endpoint's address, as published */
+    size_t name_len;
+    ofi_flush_t *flushes;
+    ofi_peer_t *peers;
+    size_t npeers, peers_cap;
+    /* what the provider answered to atomic_max, + 1 (0: not asked yet) */
+    size_t atomic_counts[3][TR_AOP_COUNT][TR_AT_COUNT];
+} ofi_ep_t;
+
+/* What every endpoint shares: the provider's description and what follows
+ * from it, read-only once ofi_init has returned. */
+static struct fi_info *info;
+static tr_boot_t boot;
+static size_t rx_bytes, inject_max;
+static int have_rma, have_atomic, iov_ok, virt_addr, prov_keys;
+static int published;            /* started by every process together, address in PMI */
+static ofi_ep_t **eps;           /* the endpoints, one per channel */
+static int neps, nclosed;
+
+static inline ofi_ep_t *ep_of(tr_iface_t *tr)
+{
+    return (ofi_ep_t *)tr->priv;
+}
 
 /* A new handle for (fa, id); -1 when out of memory. */
-static long peer_new(fi_addr_t fa, int32_t id)
+static long peer_new(ofi_ep_t *e, fi_addr_t fa, int32_t id)
 {
-    if (npeers == peers_cap) {
-        size_t cap = peers_cap ? 2 * peers_cap : 64;
-        ofi_peer_t *p = realloc(peers, cap * sizeof *p);
+    if (e->npeers == e->peers_cap) {
+        size_t cap = e->peers_cap ? 2 * e->peers_cap : 64;
+        ofi_peer_t *p = realloc(e->peers, cap * sizeof *p);
         if (!p) return -1;
-        peers = p;
-        peers_cap = cap;
+        e->peers = p;
+        e->peers_cap = cap;
     }
-    peers[npeers] = (ofi_peer_t){ fa, id };
-    return (long)npeers++;
+    e->peers[e->npeers] = (ofi_peer_t){ fa, id };
+    return (long)e->npeers++;
 }
 
 static void ofi_fail(const char *what, int rc)
@@ -122,31 +152,34 @@ static void ofi_fail(const char *what, int rc)
             fi_strerror(-rc));
 }
 
-static int post_recv(ofi_op_t *op)
+static int post_recv(ofi_ep_t *e, ofi_op_t *op)
 {
     op->kind = OP_RECV;
     ssize_t rc;
     do {
-        rc = fi_recv(ep, &op->wire, sizeof(ofi_wire_t) + rx_bytes, NULL, FI_ADDR_UNSPEC, op);
-        if (rc == -FI_EAGAIN) fi_cq_read(cq, NULL, 0);
+        rc = fi_recv(e->ep, &op->wire, sizeof(ofi_wire_t) + rx_bytes, NULL, FI_ADDR_UNSPEC, op);
+        if (rc == -FI_EAGAIN) fi_cq_read(e->cq, NULL, 0);
     } while (rc == -FI_EAGAIN);
     return (int)rc;
 }
 
-static void key_of(int peer, char *key, size_t n)
+/* The PMI key of peer's endpoint of channel index: channel 0's keeps the
+ * name it had when there was one endpoint per process. */
+static void key_of(int peer, int index, char *key, size_t n)
 {
-    snprintf(key, n, "courier-ofi-%d", peer);
+    if (index == 0) snprintf(key, n, "courier-ofi-%d", peer);
+    else snprintf(key, n, "courier-ofi-%d.%d", peer, index);
 }
 
 static tr_status_t ofi_connect(tr_iface_t *tr, int peer, uint64_t *addr)
 {
-    (void)tr;
+    ofi_ep_t *e = ep_of(tr);
     unsigned char name[512];
     char key[64], hex[2 * sizeof name + 1];
     /* this process itself too: one-sided atomics on its own window go
      * through the network when origins on other nodes use it (src/rma/net.c) */
     if (!published) return TR_ERR_UNREACHABLE;
-    key_of(peer, key, sizeof key);
+    key_of(peer, e->index, key, sizeof key);
     if (boot.get(peer, key, hex, sizeof hex) != 0) {
         fprintf(stderr, "courier: no network address of peer %d (PMI key %s)\n", peer, key);
         return TR_ERR_UNREACHABLE;
@@ -159,13 +192,13 @@ static tr_status_t ofi_connect(tr_iface_t *tr, int peer, uint64_t *addr)
         name[i] = (unsigned char)v;
     }
     fi_addr_t fa;
-    int rc = fi_av_insert(av, name, 1, &fa, 0, NULL);
+    int rc = fi_av_insert(e->av, name, 1, &fa, 0, NULL);
     if (rc != 1) {
         fprintf(stderr, "courier: libfabric (%s): cannot insert peer %d's address: %d\n",
                 prov_name, peer, rc);
         return TR_ERR_UNREACHABLE;
     }
-    long h = peer_new(fa, boot.rank);
+    long h = peer_new(e, fa, boot.rank);
     if (h < 0) return TR_ERR_NO_MEMORY;
     *addr = (uint64_t)h;
     return TR_OK;
@@ -173,9 +206,8 @@ static tr_status_t ofi_connect(tr_iface_t *tr, int peer, uint64_t *addr)
 
 static tr_status_t ofi_my_address(tr_iface_t *tr, void *addr, size_t *len)
 {
-    (void)tr;
     size_t n = TR_ADDR_MAX;
-    int rc = fi_getname(&ep->fid, addr, &n);
+    int rc = fi_getname(&ep_of(tr)->ep->fid, addr, &n);
     if (rc) {
         ofi_fail("fi_getname", rc);
         return TR_ERR_IO;
@@ -187,77 +219,80 @@ static tr_status_t ofi_my_address(tr_iface_t *tr, void *addr, size_t *len)
 static tr_status_t ofi_add_peer(tr_iface_t *tr, const void *addr, size_t len, int32_t id,
                                 uint64_t *handle)
 {
-    (void)tr, (void)len;
+    (void)len;
+    ofi_ep_t *e = ep_of(tr);
     fi_addr_t fa;
-    int rc = fi_av_insert(av, addr, 1, &fa, 0, NULL);
+    int rc = fi_av_insert(e->av, addr, 1, &fa, 0, NULL);
     if (rc != 1) {
         fprintf(stderr, "courier: libfabric (%s): cannot insert a dynamic peer's address: %d\n",
                 prov_name, rc);
         return TR_ERR_UNREACHABLE;
     }
-    long h = peer_new(fa, id);
+    long h = peer_new(e, fa, id);
     if (h < 0) return TR_ERR_NO_MEMORY;
     *handle = (uint64_t)h;
     return TR_OK;
 }
 
-static tr_status_t send_copy(uint64_t addr, const tr_am_hdr_t *hdr, const void *payload,
-                             size_t len)
+static tr_status_t send_copy(ofi_ep_t *e, uint64_t addr, const tr_am_hdr_t *hdr,
+                             const void *payload, size_t len)
 {
+    const ofi_peer_t *to = &e->peers[addr];
     size_t total = sizeof(ofi_wire_t) + len;
     if (total <= inject_max) {
         char buf[sizeof(ofi_wire_t) + 256];
         ofi_wire_t *w = (ofi_wire_t *)(void *)buf;
-        w->peer = peers[addr].id;
+        w->peer = to->id;
         w->len = (uint32_t)len;
         w->am = *hdr;
         if (len) memcpy(buf + sizeof *w, payload, len);
-        ssize_t rc = fi_inject(ep, buf, total, peers[addr].fa);
+        ssize_t rc = fi_inject(e->ep, buf, total, to->fa);
         if (rc == -FI_EAGAIN) return TR_ERR_NO_RESOURCE;
         return rc ? TR_ERR_IO : TR_OK;
     }
     ofi_op_t *op = malloc(sizeof *op + len);
     if (!op) return TR_ERR_NO_MEMORY;
     op->kind = OP_SEND_COPY;
-    op->wire.peer = peers[addr].id;
+    op->wire.peer = to->id;
     op->wire.len = (uint32_t)len;
     op->wire.am = *hdr;
     if (len) memcpy(op->data, payload, len);
-    ssize_t rc = fi_send(ep, &op->wire, total, NULL, peers[addr].fa, op);
+    ssize_t rc = fi_send(e->ep, &op->wire, total, NULL, to->fa, op);
     if (rc) {
         free(op);
         return rc == -FI_EAGAIN ? TR_ERR_NO_RESOURCE : TR_ERR_IO;
     }
-    outstanding++;
+    e->outstanding++;
     return TR_OK;
 }
 
 static tr_status_t ofi_am_short(tr_iface_t *tr, uint64_t addr, const tr_am_hdr_t *hdr,
                                 const void *payload, size_t len)
 {
-    (void)tr;
-    return send_copy(addr, hdr, payload, len);
+    return send_copy(ep_of(tr), addr, hdr, payload, len);
 }
 
 static tr_status_t ofi_am_bulk(tr_iface_t *tr, uint64_t addr, const tr_am_hdr_t *hdr,
                                const void *payload, size_t len, tr_comp_t *comp)
 {
-    (void)tr;
-    if (!iov_ok || sizeof(ofi_wire_t) + len <= inject_max) return send_copy(addr, hdr, payload, len);
+    ofi_ep_t *e = ep_of(tr);
+    if (!iov_ok || sizeof(ofi_wire_t) + len <= inject_max)
+        return send_copy(e, addr, hdr, payload, len);
+    const ofi_peer_t *to = &e->peers[addr];
     ofi_op_t *op = malloc(sizeof *op);
     if (!op) return TR_ERR_NO_MEMORY;
     op->kind = OP_SEND_BULK;
     op->comp = comp;
-    op->wire.peer = peers[addr].id;
+    op->wire.peer = to->id;
     op->wire.len = (uint32_t)len;
     op->wire.am = *hdr;
     struct iovec iov[2] = { { &op->wire, sizeof op->wire }, { (void *)payload, len } };
-    ssize_t rc = fi_sendv(ep, iov, NULL, 2, peers[addr].fa, op);
+    ssize_t rc = fi_sendv(e->ep, iov, NULL, 2, to->fa, op);
     if (rc) {
         free(op);
         return rc == -FI_EAGAIN ? TR_ERR_NO_RESOURCE : TR_ERR_IO;
     }
-    outstanding++;
+    e->outstanding++;
     return TR_INPROGRESS;
 }
 
@@ -265,12 +300,13 @@ static tr_status_t ofi_am_bulk(tr_iface_t *tr, uint64_t addr, const tr_am_hdr_t 
  * FI_MR_VIRT_ADDR), w[1] the registration key, w[2] the owner's registration. */
 static tr_status_t ofi_mem_key(tr_iface_t *tr, void *buf, size_t len, tr_rkey_t *key)
 {
-    (void)tr;
+    ofi_ep_t *e = ep_of(tr);
     struct fid_mr *mr;
     if (!have_rma) return TR_ERR_UNSUPPORTED;
-    /* where the provider does not choose keys, each registration needs its own */
-    uint64_t want = prov_keys ? 0 : ++next_key;
-    int rc = fi_mr_reg(domain, buf, len, FI_REMOTE_READ | FI_REMOTE_WRITE, 0, want, 0, &mr, NULL);
+    /* where the provider does not choose keys, each registration needs its
+     * own (in its domain: the peer reads through the same channel) */
+    uint64_t want = prov_keys ? 0 : ++e->next_key;
+    int rc = fi_mr_reg(e->domain, buf, len, FI_REMOTE_READ | FI_REMOTE_WRITE, 0, want, 0, &mr, NULL);
     if (rc) {
         ofi_fail("fi_mr_reg", rc);
         return TR_ERR_IO;
@@ -289,22 +325,22 @@ static void ofi_mem_release(tr_iface_t *tr, tr_rkey_t *key)
 }
 
 /* Start a read or a write: -FI_EAGAIN (retry later), 0, or another error. */
-static ssize_t rma_post(ofi_op_t *op)
+static ssize_t rma_post(ofi_ep_t *e, ofi_op_t *op)
 {
     if (op->kind == OP_READ)
-        return fi_read(ep, op->local, op->len, NULL, op->addr, op->raddr, op->rkey, op);
+        return fi_read(e->ep, op->local, op->len, NULL, op->addr, op->raddr, op->rkey, op);
     /* delivery complete: when the write completes, the bytes are in the peer's
      * memory, so a message sent after it (an unlock) cannot overtake them */
     struct iovec iov = { op->local, op->len };
     struct fi_rma_iov riov = { op->raddr, op->len, op->rkey };
     struct fi_msg_rma msg = { .msg_iov = &iov, .desc = NULL, .iov_count = 1, .addr = op->addr,
                               .rma_iov = &riov, .rma_iov_count = 1, .context = op, .data = 0 };
-    return fi_writemsg(ep, &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE);
+    return fi_writemsg(e->ep, &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE);
 }
 
-static int rma_retry(ofi_op_t *op)
+static int rma_retry(ofi_ep_t *e, ofi_op_t *op)
 {
-    ssize_t rc = rma_post(op);
+    ssize_t rc = rma_post(e, op);
     if (rc == -FI_EAGAIN) return 1;
     if (rc) {
         ofi_fail(op->kind == OP_READ ? "fi_read" : "fi_writemsg", (int)rc);
@@ -312,13 +348,13 @@ static int rma_retry(ofi_op_t *op)
         free(op);
         return 0;
     }
-    outstanding++;
+    e->outstanding++;
     return 0;
 }
 
 /* A read (get) or a write (put) of len bytes between local and offset off of
  * the peer's registration key. */
-static tr_status_t rma_start(int kind, uint64_t addr, void *local, size_t len,
+static tr_status_t rma_start(ofi_ep_t *e, int kind, uint64_t addr, void *local, size_t len,
                              const tr_rkey_t *key, size_t off, tr_comp_t *comp)
 {
     if (!have_rma) return TR_ERR_UNSUPPORTED;
@@ -328,15 +364,15 @@ static tr_status_t rma_start(int kind, uint64_t addr, void *local, size_t len,
     op->comp = comp;
     op->local = local;
     op->len = len;
-    op->addr = peers[addr].fa;
+    op->addr = e->peers[addr].fa;
     op->raddr = key->w[0] + off;
     op->rkey = key->w[1];
     op->next = NULL;
-    ssize_t rc = rma_post(op);
+    ssize_t rc = rma_post(e, op);
     if (rc == -FI_EAGAIN) {
         /* retried by progress(): the completion still comes from there */
-        if (retry_tail) retry_tail->next = op; else retry_head = op;
-        retry_tail = op;
+        if (e->retry_tail) e->retry_tail->next = op; else e->retry_head = op;
+        e->retry_tail = op;
         return TR_INPROGRESS;
     }
     if (rc) {
@@ -344,22 +380,20 @@ static tr_status_t rma_start(int kind, uint64_t addr, void *local, size_t len,
         free(op);
         return TR_ERR_IO;
     }
-    outstanding++;
+    e->outstanding++;
     return TR_INPROGRESS;
 }
 
 static tr_status_t ofi_get(tr_iface_t *tr, uint64_t addr, void *local, size_t len,
                            const tr_rkey_t *key, size_t off, tr_comp_t *comp)
 {
-    (void)tr;
-    return rma_start(OP_READ, addr, local, len, key, off, comp);
+    return rma_start(ep_of(tr), OP_READ, addr, local, len, key, off, comp);
 }
 
 static tr_status_t ofi_put(tr_iface_t *tr, uint64_t addr, const void *local, size_t len,
                            const tr_rkey_t *key, size_t off, tr_comp_t *comp)
 {
-    (void)tr;
-    return rma_start(OP_WRITE, addr, (void *)local, len, key, off, comp);
+    return rma_start(ep_of(tr), OP_WRITE, addr, (void *)local, len, key, off, comp);
 }
 
 /* ---- atomics ------------------------------------------------------------------- */
@@ -374,23 +408,21 @@ static const enum fi_datatype at_fi[TR_AT_COUNT] = {
     [TR_AT_I32] = FI_INT32, [TR_AT_U32] = FI_UINT32, [TR_AT_I64] = FI_INT64,
     [TR_AT_U64] = FI_UINT64, [TR_AT_F32] = FI_FLOAT, [TR_AT_F64] = FI_DOUBLE,
 };
-/* what the provider answered, + 1 (0: not asked yet) */
-static size_t atomic_counts[3][TR_AOP_COUNT][TR_AT_COUNT];
-
 static size_t ofi_atomic_max(tr_iface_t *tr, tr_aop_t op, tr_atype_t type, int form)
 {
-    (void)tr;
+    ofi_ep_t *e = ep_of(tr);
     if (!have_atomic || form < 0 || form > 2 || op >= TR_AOP_COUNT || type >= TR_AT_COUNT)
         return 0;
-    size_t *c = &atomic_counts[form][op][type];
+    size_t *c = &e->atomic_counts[form][op][type];
     if (*c) return *c - 1;
     struct fi_atomic_attr attr = { 0, 0 };
     uint64_t flags = form == TR_ATOMIC_FETCH ? FI_FETCH_ATOMIC
                      : form == TR_ATOMIC_COMPARE ? FI_COMPARE_ATOMIC : 0;
-    int rc = fi_query_atomic(domain, at_fi[type], aop_fi[op], &attr, flags);
+    int rc = fi_query_atomic(e->domain, at_fi[type], aop_fi[op], &attr, flags);
     size_t n = rc == 0 ? attr.count : 0;
     if (rc == -FI_ENOSYS) {     /* a provider that only answers on the endpoint */
         n = 0;
+        struct fid_ep *ep = e->ep;
         rc = form == TR_ATOMIC_FETCH ? fi_fetch_atomicvalid(ep, at_fi[type], aop_fi[op], &n)
              : form == TR_ATOMIC_COMPARE ? fi_compare_atomicvalid(ep, at_fi[type], aop_fi[op], &n)
                                          : fi_atomicvalid(ep, at_fi[type], aop_fi[op], &n);
@@ -404,7 +436,7 @@ static tr_status_t ofi_atomic(tr_iface_t *tr, uint64_t addr, tr_aop_t op, tr_aty
                               const void *operand, const void *compare, void *result,
                               size_t count, const tr_rkey_t *key, size_t off, tr_comp_t *comp)
 {
-    (void)tr;
+    ofi_ep_t *e = ep_of(tr);
     if (!have_atomic) return TR_ERR_UNSUPPORTED;
     ofi_op_t *o = malloc(sizeof *o);
     if (!o) return TR_ERR_NO_MEMORY;
@@ -414,52 +446,53 @@ static tr_status_t ofi_atomic(tr_iface_t *tr, uint64_t addr, tr_aop_t op, tr_aty
     struct fi_ioc iov = { (void *)(operand ? operand : result), count };
     struct fi_rma_ioc riov = { key->w[0] + off, count, key->w[1] };
     struct fi_msg_atomic msg = { .msg_iov = &iov, .desc = NULL, .iov_count = 1,
-                                 .addr = peers[addr].fa, .rma_iov = &riov, .rma_iov_count = 1,
+                                 .addr = e->peers[addr].fa, .rma_iov = &riov, .rma_iov_count = 1,
                                  .datatype = at_fi[type], .op = aop_fi[op], .context = o,
                                  .data = 0 };
     struct fi_ioc cmp = { (void *)compare, count }, res = { result, count };
     ssize_t rc;
     if (compare)
-        rc = fi_compare_atomicmsg(ep, &msg, &cmp, NULL, 1, &res, NULL, 1, FI_COMPLETION);
+        rc = fi_compare_atomicmsg(e->ep, &msg, &cmp, NULL, 1, &res, NULL, 1, FI_COMPLETION);
     else if (result)
-        rc = fi_fetch_atomicmsg(ep, &msg, &res, NULL, 1, FI_COMPLETION);
+        rc = fi_fetch_atomicmsg(e->ep, &msg, &res, NULL, 1, FI_COMPLETION);
     else    /* delivery complete: done at the peer when it completes (as writes) */
-        rc = fi_atomicmsg(ep, &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE);
+        rc = fi_atomicmsg(e->ep, &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE);
     if (rc) {
         free(o);
         if (rc == -FI_EAGAIN) return TR_ERR_NO_RESOURCE;
         ofi_fail("fi_atomic", (int)rc);
         return TR_ERR_IO;
     }
-    outstanding++;
+    e->outstanding++;
     return TR_INPROGRESS;
 }
 
-static int flushes_done(void);
+static int flushes_done(ofi_ep_t *e);
 
 static int ofi_progress(tr_iface_t *tr)
 {
-    struct fi_cq_msg_entry e[16];
+    ofi_ep_t *e = ep_of(tr);
+    struct fi_cq_msg_entry ent[16];
     int events = 0;
-    while (retry_head && rma_retry(retry_head) == 0) {
-        ofi_op_t *op = retry_head;
-        retry_head = op->next;
-        if (!retry_head) retry_tail = NULL;
+    while (e->retry_head && rma_retry(e, e->retry_head) == 0) {
+        ofi_op_t *op = e->retry_head;
+        e->retry_head = op->next;
+        if (!e->retry_head) e->retry_tail = NULL;
         events++;
     }
     for (;;) {
-        ssize_t n = fi_cq_read(cq, e, 16);
+        ssize_t n = fi_cq_read(e->cq, ent, 16);
         if (n == -FI_EAGAIN || n == 0) break;
         if (n == -FI_EAVAIL) {
             struct fi_cq_err_entry err;
             memset(&err, 0, sizeof err);
-            fi_cq_readerr(cq, &err, 0);
+            fi_cq_readerr(e->cq, &err, 0);
             fprintf(stderr, "courier: libfabric (%s): an operation failed: %s\n", prov_name,
                     fi_strerror(err.err));
             ofi_op_t *op = err.op_context;
             if (op && (op->kind == OP_SEND_BULK || op->kind == OP_READ || op->kind == OP_WRITE ||
                        op->kind == OP_ATOMIC)) {
-                outstanding--;
+                e->outstanding--;
                 op->comp->cb(op->comp, TR_ERR_IO);
                 free(op);
             }
@@ -471,22 +504,22 @@ static int ofi_progress(tr_iface_t *tr)
             break;
         }
         for (ssize_t i = 0; i < n; i++) {
-            ofi_op_t *op = e[i].op_context;
+            ofi_op_t *op = ent[i].op_context;
             switch (op->kind) {
             case OP_RECV:
-                if (!closing) {
+                if (!e->closing) {
                     tr_am_rx_t m = { .hdr = op->wire.am, .len = op->wire.len,
                                      .p = { op->data, NULL }, .n = { op->wire.len, 0 } };
                     tr->am_handler(tr->am_arg, op->wire.peer, &m);
                 }
-                post_recv(op);
+                post_recv(e, op);
                 break;
             case OP_SEND_COPY:
-                outstanding--;
+                e->outstanding--;
                 free(op);
                 break;
             default:            /* bulk send, read, write, atomic */
-                outstanding--;
+                e->outstanding--;
                 op->comp->cb(op->comp, TR_OK);
                 free(op);
                 break;
@@ -494,35 +527,30 @@ static int ofi_progress(tr_iface_t *tr)
             events++;
         }
     }
-    return events + flushes_done();
+    return events + flushes_done(e);
 }
 
-/* Flushes wait for every outstanding operation (not only addr's): simple and
- * enough for the finalize-like uses flush has. */
-typedef struct ofi_flush {
-    struct ofi_flush *next;
-    tr_comp_t *comp;
-} ofi_flush_t;
-static ofi_flush_t *flushes;
-
+/* Flushes wait for every outstanding operation of the endpoint (not only
+ * addr's): simple and enough for the finalize-like uses flush has. */
 static tr_status_t ofi_flush(tr_iface_t *tr, uint64_t addr, tr_comp_t *comp)
 {
-    (void)tr, (void)addr;
-    if (!outstanding && !retry_head) return TR_OK;
+    (void)addr;
+    ofi_ep_t *e = ep_of(tr);
+    if (!e->outstanding && !e->retry_head) return TR_OK;
     ofi_flush_t *f = malloc(sizeof *f);
     if (!f) return TR_ERR_NO_MEMORY;
     f->comp = comp;
-    f->next = flushes;
-    flushes = f;
+    f->next = e->flushes;
+    e->flushes = f;
     return TR_INPROGRESS;
 }
 
-static int flushes_done(void)
+static int flushes_done(ofi_ep_t *e)
 {
     int n = 0;
-    while (flushes && !outstanding && !retry_head) {
-        ofi_flush_t *f = flushes;
-        flushes = f->next;
+    while (e->flushes && !e->outstanding && !e->retry_head) {
+        ofi_flush_t *f = e->flushes;
+        e->flushes = f->next;
         f->comp->cb(f->comp, TR_OK);
         free(f);
         n++;
@@ -530,29 +558,46 @@ static int flushes_done(void)
     return n;
 }
 
-/* Every send this process started completes before the endpoint closes, and
+/* Close one endpoint and everything it owns (also a half-opened one). */
+static void ep_close(ofi_ep_t *e)
+{
+    if (e->ep) fi_close(&e->ep->fid);
+    if (e->av) fi_close(&e->av->fid);
+    if (e->cq) fi_close(&e->cq->fid);
+    for (int i = 0; i < e->nrx; i++) free(e->rx[i]);
+    free(e->rx);
+    if (e->domain) fi_close(&e->domain->fid);
+    if (e->fabric) fi_close(&e->fabric->fid);
+    free(e->peers);
+    free(e);
+}
+
+/* Close every endpoint and forget the provider. */
+static void close_all(void)
+{
+    for (int i = 0; i < neps; i++)
+        if (eps[i]) ep_close(eps[i]);
+    free(eps);
+    eps = NULL;
+    neps = nclosed = 0;
+    if (info) fi_freeinfo(info);
+    info = NULL;
+    published = 0;
+}
+
+/* Every send this process started completes before the endpoints close, and
  * nobody closes before everybody has flushed (a peer may still be receiving
- * the last messages of MPI_Finalize's barrier). */
+ * the last messages of MPI_Finalize's barrier).  The core finalizes each
+ * channel's endpoint; the last of them meets the other processes and closes
+ * them all. */
 static void ofi_finalize(tr_iface_t *tr)
 {
-    closing = 1;
-    while (outstanding > 0 || retry_head) ofi_progress(tr);
+    ofi_ep_t *e = ep_of(tr);
+    e->closing = 1;
+    while (e->outstanding > 0 || e->retry_head) ofi_progress(tr);
+    if (++nclosed < neps) return;
     if (published) boot.barrier();
-    if (ep) fi_close(&ep->fid);
-    if (av) fi_close(&av->fid);
-    if (cq) fi_close(&cq->fid);
-    for (int i = 0; i < nrx; i++) free(rx[i]);
-    free(rx);
-    if (domain) fi_close(&domain->fid);
-    if (fabric) fi_close(&fabric->fid);
-    if (info) fi_freeinfo(info);
-    ep = NULL, av = NULL, cq = NULL, domain = NULL, fabric = NULL, info = NULL, rx = NULL;
-    nrx = 0;
-    wait_fd = -1;
-    free(peers);
-    peers = NULL;
-    npeers = peers_cap = 0;
-    published = closing = 0;
+    close_all();
 }
 
 /* Sleeping (transport.h): only with nothing of ours in flight (a send or read
@@ -563,26 +608,25 @@ static void ofi_finalize(tr_iface_t *tr)
  * COURIER_WAIT_SLEEP_POLL_US. */
 static int ofi_sleep_prepare(tr_iface_t *tr)
 {
-    (void)tr;
-    if (outstanding || retry_head || flushes) return -1;
-    if (wait_fd < 0) return 0;
-    struct fid *fids[1] = { &cq->fid };
-    return fi_trywait(fabric, fids, 1) == FI_SUCCESS ? 0 : -1;
+    ofi_ep_t *e = ep_of(tr);
+    if (e->outstanding || e->retry_head || e->flushes) return -1;
+    if (e->wait_fd < 0) return 0;
+    struct fid *fids[1] = { &e->cq->fid };
+    return fi_trywait(e->fabric, fids, 1) == FI_SUCCESS ? 0 : -1;
 }
 
 static void ofi_sleep_wait(tr_iface_t *tr, long max_us)
 {
-    (void)tr;
-    struct pollfd pfd = { .fd = wait_fd, .events = POLLIN };
-    if (wait_fd < 0 && max_us > ut_settings.wait_sleep_poll_us) max_us = ut_settings.wait_sleep_poll_us;
+    int fd = ep_of(tr)->wait_fd;
+    struct pollfd pfd = { .fd = fd, .events = POLLIN };
+    if (fd < 0 && max_us > ut_settings.wait_sleep_poll_us) max_us = ut_settings.wait_sleep_poll_us;
     struct timespec ts = { max_us / 1000000, (max_us % 1000000) * 1000 };
-    ppoll(&pfd, wait_fd < 0 ? 0 : 1, &ts, NULL);
+    ppoll(&pfd, fd < 0 ? 0 : 1, &ts, NULL);
 }
 
 static int ofi_sleep_fd(tr_iface_t *tr)
 {
-    (void)tr;
-    return wait_fd;
+    return ep_of(tr)->wait_fd;
 }
 
 static const tr_ops_t ofi_ops = {
@@ -702,37 +746,89 @@ void ofi_print_providers(FILE *out)
 
 /* Open the completion queue with a descriptor to sleep on where the provider
  * offers one (and COURIER_OFI_WAIT allows), else without a wait object. */
-static int cq_open(struct fi_cq_attr *attr)
+static int cq_open(ofi_ep_t *e, struct fi_cq_attr *attr)
 {
-    wait_fd = -1;
+    e->wait_fd = -1;
     if (ut_settings.ofi_wait) {
         attr->wait_obj = FI_WAIT_FD;
-        if (fi_cq_open(domain, attr, &cq, NULL) == 0) {
+        if (fi_cq_open(e->domain, attr, &e->cq, NULL) == 0) {
             int fd = -1;
-            if (fi_control(&cq->fid, FI_GETWAIT, &fd) == 0 && fd >= 0) {
-                wait_fd = fd;
+            if (fi_control(&e->cq->fid, FI_GETWAIT, &fd) == 0 && fd >= 0) {
+                e->wait_fd = fd;
                 return 0;
             }
-            fi_close(&cq->fid);     /* a wait object without a descriptor (udp;ofi_rxd) */
-            cq = NULL;
+            fi_close(&e->cq->fid);   /* a wait object without a descriptor (udp;ofi_rxd) */
+            e->cq = NULL;
         }
     }
     attr->wait_obj = FI_WAIT_NONE;
-    return fi_cq_open(domain, attr, &cq, NULL);
+    return fi_cq_open(e->domain, attr, &e->cq, NULL);
 }
 
-/* Choose the provider and open the endpoint, its queues and posted receives;
- * its name goes to my_name.  0, or -1 with a message on stderr.  Runs on
- * the thread of ofi_open_begin or in ofi_init; touches this file's state
+/* Open the endpoint of channel index with its receives posted; its name goes
+ * to e->name (published by ofi_init).  NULL with a message on stderr.  Runs
+ * on the thread of ofi_open_begin or in ofi_init; touches this file's state
  * only. */
-static unsigned char my_name[512];
-static size_t my_name_len;
+static ofi_ep_t *ep_open(int index)
+{
+    ofi_ep_t *e = calloc(1, sizeof *e);
+    if (!e) return NULL;
+    e->index = index;
+    e->wait_fd = -1;
+    struct fi_cq_attr cq_attr = { .size = 1024, .format = FI_CQ_FORMAT_MSG };
+    struct fi_av_attr av_attr = { .type = FI_AV_UNSPEC };
+    int rc;
+    if ((rc = fi_fabric(info->fabric_attr, &e->fabric, NULL)) != 0 ||
+        (rc = fi_domain(e->fabric, info, &e->domain, NULL)) != 0 ||
+        (rc = cq_open(e, &cq_attr)) != 0 ||
+        (rc = fi_av_open(e->domain, &av_attr, &e->av, NULL)) != 0 ||
+        (rc = fi_endpoint(e->domain, info, &e->ep, NULL)) != 0 ||
+        (rc = fi_ep_bind(e->ep, &e->av->fid, 0)) != 0 ||
+        (rc = fi_ep_bind(e->ep, &e->cq->fid, FI_TRANSMIT | FI_RECV)) != 0 ||
+        (rc = fi_enable(e->ep)) != 0) {
+        ofi_fail("opening the endpoint", rc);
+        ep_close(e);
+        return NULL;
+    }
+    int nrx = ut_settings.ofi_rx_count > 0 ? (int)ut_settings.ofi_rx_count : 1;
+    e->rx = calloc((size_t)nrx, sizeof *e->rx);
+    if (!e->rx) {
+        ep_close(e);
+        return NULL;
+    }
+    for (int i = 0; i < nrx; i++) {
+        ofi_op_t *op = malloc(sizeof(ofi_op_t) + rx_bytes);
+        if (op) e->rx[e->nrx++] = op;
+        if (!op || post_recv(e, op) != 0) {
+            fprintf(stderr, "courier: libfabric (%s): cannot post receives\n", prov_name);
+            ep_close(e);
+            return NULL;
+        }
+    }
+    e->name_len = sizeof e->name;
+    if ((rc = fi_getname(&e->ep->fid, e->name, &e->name_len)) != 0) {
+        ofi_fail("fi_getname", rc);
+        ep_close(e);
+        return NULL;
+    }
+    e->iface.ops = &ofi_ops;
+    e->iface.caps.max_short = rx_bytes;
+    e->iface.caps.max_bulk = rx_bytes;
+    size_t eager = (size_t)ut_settings.eager_limit;
+    e->iface.caps.eager_max = eager < rx_bytes ? eager : rx_bytes;
+    e->iface.caps.flags = TR_CAP_ORDERED | (have_rma ? TR_CAP_GET | TR_CAP_ONESIDED : 0) |
+                          (have_atomic ? TR_CAP_ATOMIC : 0) |
+                          (ut_settings.ofi_wait ? TR_CAP_SLEEP : 0);
+    e->iface.priv = e;
+    return e;
+}
 
-static int open_endpoint(void)
+/* Choose the provider and open n endpoints into eps.  0, or -1 with a
+ * message on stderr (nothing left open). */
+static int open_all(int n)
 {
     have_rma = 1;
     have_atomic = 0;
-    memset(atomic_counts, 0, sizeof atomic_counts);
     uint64_t rma = FI_MSG | FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
     info = choose(rma);
     if (!info) {
@@ -764,34 +860,19 @@ static int open_endpoint(void)
     if (inject_max > sizeof(ofi_wire_t) + 256) inject_max = sizeof(ofi_wire_t) + 256;
     rx_bytes = (size_t)ut_settings.ofi_rx_bytes;
     if (rx_bytes < 256) rx_bytes = 256;
-    struct fi_cq_attr cq_attr = { .size = 1024, .format = FI_CQ_FORMAT_MSG };
-    struct fi_av_attr av_attr = { .type = FI_AV_UNSPEC };
-    int rc;
-    if ((rc = fi_fabric(info->fabric_attr, &fabric, NULL)) != 0 ||
-        (rc = fi_domain(fabric, info, &domain, NULL)) != 0 ||
-        (rc = cq_open(&cq_attr)) != 0 ||
-        (rc = fi_av_open(domain, &av_attr, &av, NULL)) != 0 ||
-        (rc = fi_endpoint(domain, info, &ep, NULL)) != 0 ||
-        (rc = fi_ep_bind(ep, &av->fid, 0)) != 0 ||
-        (rc = fi_ep_bind(ep, &cq->fid, FI_TRANSMIT | FI_RECV)) != 0 ||
-        (rc = fi_enable(ep)) != 0) {
-        ofi_fail("opening the endpoint", rc);
+    eps = calloc((size_t)n, sizeof *eps);
+    if (!eps) {
+        close_all();
         return -1;
     }
-    nrx = ut_settings.ofi_rx_count > 0 ? (int)ut_settings.ofi_rx_count : 1;
-    rx = calloc((size_t)nrx, sizeof *rx);
-    if (!rx) return -1;
-    for (int i = 0; i < nrx; i++) {
-        rx[i] = malloc(sizeof(ofi_op_t) + rx_bytes);
-        if (!rx[i] || post_recv(rx[i]) != 0) {
-            fprintf(stderr, "courier: libfabric (%s): cannot post receives\n", prov_name);
+    neps = n;
+    nclosed = 0;
+    for (int i = 0; i < n; i++) {
+        eps[i] = ep_open(i);
+        if (!eps[i]) {
+            close_all();
             return -1;
         }
-    }
-    my_name_len = sizeof my_name;
-    if ((rc = fi_getname(&ep->fid, my_name, &my_name_len)) != 0) {
-        ofi_fail("fi_getname", rc);
-        return -1;
     }
     return 0;
 }
@@ -823,56 +904,64 @@ static void rxm_buffer_default(void)
     setenv("FI_OFI_RXM_BUFFER_SIZE", v, 0);
 }
 
-/* The endpoint being opened on a thread (ofi_open_begin), and its result. */
+/* The endpoints being opened on a thread (ofi_open_begin), and the result. */
 static pthread_t open_tid;
-static int open_pending, open_rc;
+static int open_pending, open_n, open_rc;
 
 static void *open_thread(void *arg)
 {
     (void)arg;
-    open_rc = open_endpoint();
+    open_rc = open_all(open_n);
     return NULL;
 }
 
-int ofi_open_begin(void)
+int ofi_open_begin(int n)
 {
-    if (open_pending) return 0;
+    if (open_pending || n < 1) return open_pending ? 0 : -1;
     rxm_buffer_default();     /* before the thread: it reads the environment */
     /* libfabric's start takes its time in system calls: let it run beside the
      * rest of MPI_Init */
+    open_n = n;
     if (pthread_create(&open_tid, NULL, open_thread, NULL) != 0) return -1;
     open_pending = 1;
     return 0;
 }
 
-tr_iface_t *ofi_init(const tr_boot_t *b, int publish)
+int ofi_init(const tr_boot_t *b, int publish, int n, tr_iface_t **out)
 {
+    if (n < 1) return -1;
     boot = *b;
     int rc;
     if (open_pending) {
         pthread_join(open_tid, NULL);
         open_pending = 0;
         rc = open_rc;
+        if (rc == 0 && neps != n) {   /* the caller promised the same n */
+            close_all();
+            rc = -1;
+        }
     } else {
         rxm_buffer_default();
-        rc = open_endpoint();
+        rc = open_all(n);
     }
-    if (rc) return NULL;
-    char key[64], hex[2 * sizeof my_name + 1];
-    for (size_t i = 0; i < my_name_len; i++) snprintf(hex + 2 * i, 3, "%02x", my_name[i]);
-    key_of(boot.rank, key, sizeof key);
-    if (publish != OFI_ALONE && boot.put(key, hex) != 0) return NULL;
-    if (publish == OFI_PUBLISH && boot.barrier() != 0) return NULL;
+    if (rc) return -1;
+    for (int i = 0; i < n && publish != OFI_ALONE; i++) {
+        ofi_ep_t *e = eps[i];
+        char key[64], hex[2 * sizeof e->name + 1];
+        for (size_t k = 0; k < e->name_len; k++) snprintf(hex + 2 * k, 3, "%02x", e->name[k]);
+        key_of(boot.rank, e->index, key, sizeof key);
+        if (boot.put(key, hex) != 0) {
+            close_all();
+            return -1;
+        }
+    }
+    /* every name is in PMI before anyone looks one up */
+    if (publish == OFI_PUBLISH && boot.barrier() != 0) {
+        close_all();
+        return -1;
+    }
     published = publish != OFI_ALONE;
-
-    ofi_iface.ops = &ofi_ops;
-    ofi_iface.caps.max_short = rx_bytes;
-    ofi_iface.caps.max_bulk = rx_bytes;
-    size_t eager = (size_t)ut_settings.eager_limit;
-    ofi_iface.caps.eager_max = eager < rx_bytes ? eager : rx_bytes;
-    ofi_iface.caps.flags = TR_CAP_ORDERED | (have_rma ? TR_CAP_GET | TR_CAP_ONESIDED : 0) |
-                           (have_atomic ? TR_CAP_ATOMIC : 0) |
-                           (ut_settings.ofi_wait ? TR_CAP_SLEEP : 0);
-    return &ofi_iface;
+    for (int i = 0; i < n; i++) out[i] = &eps[i]->iface;
+    return 0;
 }
 #endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The network transport over libfabric's reliable datagram endpoints
- * (FI_EP_RDM), for peers on other nodes (transport.h).
+ * (FI_EP_RDM), for peers on other nodes (transport.h): one endpoint per
+ * channel, so that threads on different channels share nothing in it.
  *
  * - Active messages are fi_send/fi_sendv of a 32-byte wire header (sender's
  *   peer number, payload length, the core's tr_am_hdr_t) plus the payload,
@@ -16,11 +17,13 @@
  *   fi_compare_atomic where the provider chosen for RMA has FI_ATOMIC too
  *   (TR_CAP_ATOMIC); atomic_max asks fi_query_atomic.  connect() reaches this
  *   process itself too (atomics on its own window memory).
- * - Addresses: at start-up every process publishes its endpoint name through
- *   the bootstrap (PMI); connect() looks a peer's up on first use and inserts
- *   it in the address vector, so start-up does not grow with N^2 exchanges.
- * - Start-up: MPI_Init opens the endpoint on a thread (ofi_open_begin) and
- *   publishes its address in a barrier it already makes; libfabric is kept
+ * - Addresses: at start-up every process publishes its endpoints' names
+ *   through the bootstrap (PMI), one key per channel; connect() on channel c
+ *   looks up the peer's endpoint of channel c on first use and inserts it in
+ *   that endpoint's address vector, so start-up does not grow with N^2
+ *   exchanges.
+ * - Start-up: MPI_Init opens the endpoints on a thread (ofi_open_begin) and
+ *   publishes their addresses in a barrier it already makes; libfabric is kept
  *   from reading /proc/kallsyms (ofi_dl.c) and rxm's bounce buffers are sized
  *   to Courier's largest eager message unless FI_OFI_RXM_BUFFER_SIZE is set.
  * - Sleeping (TR_CAP_SLEEP unless COURIER_OFI_WAIT=0): the completion queue
@@ -37,26 +40,29 @@
 #include "transport/transport.h"
 #include <stdio.h>
 
-/* Open the endpoint (or take the one ofi_open_begin opened).  publish:
- * OFI_PUBLISH when every process of the job starts it together (collective:
- * the address goes to PMI, then boot->barrier, and finalize meets the others
- * once more); OFI_PUBLISH_PUT the same without the barrier, which the caller
- * promises as its next collective step (MPI_Init shares shm_init's);
- * OFI_ALONE when this process starts it alone for peers of other jobs
- * (dynamic processes: add_peer), without PMI.  Returns the interface, or NULL
- * with a message on stderr when no provider works. */
+/* Open n endpoints, one per channel, each with a fabric domain, completion
+ * queue and address vector of its own, into out[0..n-1] (or take the ones
+ * ofi_open_begin opened, with the same n): channel c's traffic goes through
+ * endpoint c of both processes.  publish: OFI_PUBLISH when every process of
+ * the job starts it together, with the same n (collective: each endpoint's
+ * address goes to PMI, then one boot->barrier, and finalize meets the others
+ * once more, when the last of the n is finalized); OFI_PUBLISH_PUT the same
+ * without the barrier, which the caller promises as its next collective step
+ * (MPI_Init shares shm_init's); OFI_ALONE when this process starts it alone
+ * for peers of other jobs (dynamic processes: add_peer), without PMI.  Each
+ * interface is called under its channel's lock alone (transport.h).  Returns
+ * 0, or -1 with a message on stderr when no provider works. */
 enum { OFI_ALONE = 0, OFI_PUBLISH = 1, OFI_PUBLISH_PUT = 2 };
-tr_iface_t *ofi_init(const tr_boot_t *boot, int publish);
-/* Start choosing the provider and opening the endpoint on a thread of its
+int ofi_init(const tr_boot_t *boot, int publish, int n, tr_iface_t **out);
+/* Start choosing the provider and opening n endpoints on a thread of its
  * own, so that libfabric's start (tens of milliseconds of system calls, most
  * of a multi-node MPI_Init) runs beside the caller's other start-up work; the
  * next ofi_init waits for it and reports its errors.  0, or -1 when no thread
- * could be made (ofi_init then opens it itself). */
-int ofi_open_begin(void);
+ * could be made (ofi_init then opens them itself). */
+int ofi_open_begin(int n);
 /* List the providers libfabric offers that this transport can use, marking
  * the one it would choose (courier_info). */
 void ofi_print_providers(FILE *out);
 /* The provider in use, for messages ("" before ofi_init). */
 const char *ofi_provider_name(void);
-extern tr_iface_t ofi_iface;
 #endif
