@@ -80,7 +80,9 @@ int main(int argc, char **argv)
         /* operations */
         MPI_Op op = (MPI_Op)garbage(K_OP, i), op2 = op;
         CHECK_CLASS(MPI_Allreduce(buf, out, 1, MPI_INT, op, MPI_COMM_WORLD), MPI_ERR_OP);
+#ifndef MT_REFERENCE_MPICH   /* MPICH 4.0 answers MPI_SUCCESS for some garbage */
         CHECK_CLASS(MPI_Op_commutative(op, &flag), MPI_ERR_OP);
+#endif
         CHECK_CLASS(MPI_Op_free(&op2), MPI_ERR_OP);
 
         /* requests */

@@ -45,8 +45,10 @@ int main(int argc, char **argv)
     one(6, 2, (int[]){ 2, 3 }, (int[]){ 2, 3 });
     one(8, 0, NULL, NULL);
     /* large: a prime near 2^31, powers of two, products of a few primes */
+#ifndef MT_REFERENCE_MPICH   /* MPICH 4.0 divides by zero on 2^31 - 1 (SIGFPE) */
     one(2147483647, 2, NULL, (int[]){ 2147483647, 1 });
     one(2147483647, 3, NULL, (int[]){ 2147483647, 1, 1 });
+#endif
     one(1073741824, 2, NULL, (int[]){ 32768, 32768 });
     one(1073741824, 3, NULL, (int[]){ 1024, 1024, 1024 });
     one(999999, 2, NULL, (int[]){ 1001, 999 });          /* 3^3 7 11 13 37 */
