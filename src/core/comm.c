@@ -20,27 +20,57 @@
 
 /* ---- internal collectives for communicator creation -------------------------- */
 
-/* Gather n ints from every rank to rank 0, then send the whole table to every
- * rank.  One tag serves both directions: a rank receives gather messages only
- * as the root and the table only as a non-root. */
-int cr_comm_allgather_ints(cr_comm_t *c, const int *in, int n, int *out, int tag)
+/* Some of c's ranks meeting for an agreement: messages go over c's collective
+ * context and carry c's ranks, so the sender of each is known by its rank in
+ * c.  (Ranks in a group of c would not do: MPI_Comm_create_group called over
+ * changing groups with one tag, as MPICH's comm/comm_group_rand does, would
+ * let a member take a message that another group's member sent, with the
+ * same group rank, for its next call.) */
+typedef struct {
+    cr_comm_t *c;
+    const int *crank;    /* the rank in c of each member; NULL: every rank of c */
+    int size, rank;      /* the number of members, this process's index among them */
+    int tag;
+} members_t;
+
+static members_t members_all(cr_comm_t *c, int tag)
+{
+    return (members_t){ .c = c, .crank = NULL, .size = c->size, .rank = c->rank, .tag = tag };
+}
+
+static int member_rank(const members_t *m, int i)
+{
+    return m->crank ? m->crank[i] : i;
+}
+
+/* Gather n ints from every member to the first, then send the whole table to
+ * every member.  One tag serves both directions: a member receives gather
+ * messages only as the root and the table only as a non-root. */
+static int members_allgather_ints(const members_t *m, const int *in, int n, int *out)
 {
     cr_datatype_t *dt = cr_datatype_ptr(MPI_INT);
-    int err = MPI_SUCCESS;
-    if (c->rank == 0) {
+    int err = MPI_SUCCESS, root = member_rank(m, 0);
+    if (m->rank == 0) {
         memcpy(out, in, (size_t)n * sizeof(int));
-        for (int r = 1; r < c->size && !err; r++)
-            err = cr_recv(out + (size_t)r * n, n, dt, r, tag, c, CR_CTX_COLL,
-                          MPI_STATUS_IGNORE);
-        for (int r = 1; r < c->size && !err; r++)
-            err = cr_send(out, (MPI_Aint)n * c->size, dt, r, tag, c, CR_CTX_COLL);
+        for (int r = 1; r < m->size && !err; r++)
+            err = cr_recv(out + (size_t)r * n, n, dt, member_rank(m, r), m->tag, m->c,
+                          CR_CTX_COLL, MPI_STATUS_IGNORE);
+        for (int r = 1; r < m->size && !err; r++)
+            err = cr_send(out, (MPI_Aint)n * m->size, dt, member_rank(m, r), m->tag, m->c,
+                          CR_CTX_COLL);
     } else {
-        err = cr_send(in, n, dt, 0, tag, c, CR_CTX_COLL);
+        err = cr_send(in, n, dt, root, m->tag, m->c, CR_CTX_COLL);
         if (!err)
-            err = cr_recv(out, (MPI_Aint)n * c->size, dt, 0, tag, c, CR_CTX_COLL,
+            err = cr_recv(out, (MPI_Aint)n * m->size, dt, root, m->tag, m->c, CR_CTX_COLL,
                           MPI_STATUS_IGNORE);
     }
     return err;
+}
+
+int cr_comm_allgather_ints(cr_comm_t *c, const int *in, int n, int *out, int tag)
+{
+    members_t m = members_all(c, tag);
+    return members_allgather_ints(&m, in, n, out);
 }
 
 int cr_comm_bcast_ints(cr_comm_t *c, int root, int *buf, int n, int tag)
@@ -85,21 +115,27 @@ int cr_barrier_internal(cr_comm_t *c)
  * the group) and for intercommunicators (the maximum over both groups). */
 int cr_ctx_agreeing;
 
-int cr_ctx_max(cr_comm_t *c, int tag, uint32_t *ctx)
+static int members_ctx_max(const members_t *m, uint32_t *ctx)
 {
     int mine = (int)cr_proc.next_ctx;
-    int *all = malloc((size_t)c->size * sizeof(int));
+    int *all = malloc((size_t)m->size * sizeof(int));
     if (!all) return cr_error(MPI_ERR_NO_MEM, "no memory to agree on a context id");
     cr_ctx_agreeing++;
-    int err = cr_comm_allgather_ints(c, &mine, 1, all, tag);
+    int err = members_allgather_ints(m, &mine, 1, all);
     cr_ctx_agreeing--;
     if (!err) {
         int mx = 0;
-        for (int i = 0; i < c->size; i++) mx = all[i] > mx ? all[i] : mx;
+        for (int i = 0; i < m->size; i++) mx = all[i] > mx ? all[i] : mx;
         *ctx = (uint32_t)mx;
     }
     free(all);
     return err;
+}
+
+int cr_ctx_max(cr_comm_t *c, int tag, uint32_t *ctx)
+{
+    members_t m = members_all(c, tag);
+    return members_ctx_max(&m, ctx);
 }
 
 void cr_ctx_reserve(uint32_t ctx, int n)
@@ -171,23 +207,18 @@ int cr_ctx_settle_rounds(cr_ctx_round_fn round, void *arg, int n, uint32_t *ctx)
     }
 }
 
-/* A settling round among the members of an intracommunicator (or a
- * meeting of a group on a tag, as in Comm_create_group). */
-typedef struct {
-    cr_comm_t *c;
-    int tag;
-} intra_round_t;
-
-static int intra_round(void *arg, const int in[2], int out[2])
+/* A settling round among the members of an intracommunicator (or some of
+ * its ranks, as in Comm_create_group); arg is a members_t. */
+static int members_round(void *arg, const int in[2], int out[2])
 {
-    intra_round_t *a = arg;
-    int *all = malloc((size_t)a->c->size * 2 * sizeof(int));
+    const members_t *m = arg;
+    int *all = malloc((size_t)m->size * 2 * sizeof(int));
     if (!all) return cr_error(MPI_ERR_NO_MEM, "no memory to agree on a context id");
-    int err = cr_comm_allgather_ints(a->c, in, 2, all, a->tag);
+    int err = members_allgather_ints(m, in, 2, all);
     if (!err) {
         out[0] = 1;
         out[1] = 0;
-        for (int r = 0; r < a->c->size; r++) {
+        for (int r = 0; r < m->size; r++) {
             out[0] &= all[2 * r];
             out[1] = all[2 * r + 1] > out[1] ? all[2 * r + 1] : out[1];
         }
@@ -198,15 +229,21 @@ static int intra_round(void *arg, const int in[2], int out[2])
 
 int cr_ctx_settle_intra(cr_comm_t *c, int tag, int n, uint32_t *ctx)
 {
-    intra_round_t a = { c, tag };
-    return cr_ctx_settle(intra_round, &a, n, ctx);
+    members_t m = members_all(c, tag);
+    return cr_ctx_settle(members_round, &m, n, ctx);
+}
+
+static int members_ctx_agree(members_t *m, uint32_t *ctx)
+{
+    int err = members_ctx_max(m, ctx);
+    if (!err) err = cr_ctx_settle(members_round, m, 1, ctx);
+    return err;
 }
 
 int cr_ctx_agree(cr_comm_t *c, int tag, uint32_t *ctx)
 {
-    int err = cr_ctx_max(c, tag, ctx);
-    if (!err) err = cr_ctx_settle_intra(c, tag, 1, ctx);
-    return err;
+    members_t m = members_all(c, tag);
+    return members_ctx_agree(&m, ctx);
 }
 
 int cr_ctx_alloc(cr_comm_t *comm, uint32_t *ctx)
@@ -311,11 +348,28 @@ static int hint_true(const cr_info_t *info, const char *key)
     return v && strcmp(v, "true") == 0;
 }
 
+/* The communicator hints Courier knows: the standard's assertions (MPI 4.1
+ * section 7.4.4) and the kind of an MPI_Comm_split_type.  Other keys are
+ * ignored and not returned by MPI_Comm_get_info, which the standard allows
+ * and MPICH does (its comm/comm_info checks it). */
+static const char *const comm_hint_keys[] = {
+    "mpi_assert_no_any_tag", "mpi_assert_no_any_source", "mpi_assert_exact_length",
+    "mpi_assert_allow_overtaking", "mpi_hw_resource_type",
+};
+
 int cr_comm_set_hints(cr_comm_t *c, const cr_info_t *info)
 {
-    cr_info_t *copy;
-    int err = cr_info_copy(info, &copy);
-    if (err) return err;
+    cr_info_t *copy = NULL;
+    for (size_t i = 0; info && i < sizeof comm_hint_keys / sizeof comm_hint_keys[0]; i++) {
+        const char *v = cr_info_get(info, comm_hint_keys[i]);
+        if (!v) continue;
+        int err = copy ? MPI_SUCCESS : cr_info_new(&copy);
+        if (!err) err = cr_info_put(copy, comm_hint_keys[i], v);
+        if (err) {
+            cr_info_destroy(copy);
+            return err;
+        }
+    }
     cr_info_destroy(c->info);
     c->info = copy;
     /* the assertions that let point-to-point traffic spread over channels
@@ -481,9 +535,9 @@ int core_comm_create(cr_comm_t *comm, cr_group_t *group, MPI_Comm *newcomm)
 }
 
 /* Collective over the group only: the agreement runs among the group's members
- * on comm's collective context, with ranks of the group and a tag made from the
- * user's tag, so concurrent calls over other groups of comm stay apart.
- * MPI 4.1 defines it on intracommunicators only. */
+ * on comm's collective context, addressed by their ranks in comm (members_t),
+ * with a tag made from the user's tag, so that calls over other groups of comm
+ * stay apart.  MPI 4.1 defines it on intracommunicators only. */
 int core_comm_create_group(cr_comm_t *comm, cr_group_t *group, int tag, MPI_Comm *newcomm)
 {
     *newcomm = MPI_COMM_NULL;
@@ -496,10 +550,19 @@ int core_comm_create_group(cr_comm_t *comm, cr_group_t *group, int tag, MPI_Comm
     if (!cr_group_within(group, comm->group))
         return cr_error(MPI_ERR_GROUP, "MPI_Comm_create_group: group has a process that is "
                         "not in comm");
-    cr_comm_t tmp = { .handle = MPI_COMM_NULL, .rank = group->rank, .size = group->size,
-                      .ctx = comm->ctx, .group = group };
+    int *crank = malloc((size_t)group->size * sizeof(int));
+    if (!crank) return cr_error(MPI_ERR_NO_MEM, "MPI_Comm_create_group: no memory");
+    for (int r = 0; r < group->size; r++)
+        for (int i = 0; i < comm->size; i++)
+            if (comm->group->world[i] == group->world[r]) {
+                crank[r] = i;
+                break;
+            }
+    members_t m = { .c = comm, .crank = crank, .size = group->size, .rank = group->rank,
+                    .tag = cr_comm_user_tag(tag) };
     uint32_t ctx;
-    int err = cr_ctx_agree(&tmp, cr_comm_user_tag(tag), &ctx);
+    int err = members_ctx_agree(&m, &ctx);
+    free(crank);
     if (err) return err;
     cr_comm_t *n;
     cr_group_retain(group);

@@ -151,11 +151,15 @@ static void env_put_command(cr_info_t *in, int argc, char **argv)
     if (n > 1) info_put(in, "argv", buf);
 }
 
-/* The keys of the standard's MPI_INFO_ENV that Courier knows: command, argv,
- * maxprocs, host, arch, wdir, thread_level (soft and file have no meaning for a
- * program started by mpiexec without those options, so they stay unset).
- * maxprocs and thread_level are known only after MPI_Init. */
-static void env_fill(cr_info_t *in, int argc, char **argv, int with_runtime)
+/* The keys of the standard's MPI_INFO_ENV that are known from how the program
+ * was started: command, argv, maxprocs, host, arch, wdir (soft and file have
+ * no meaning for a program started by mpiexec without those options, and no
+ * thread level is requested at start-up, so those stay unset).  maxprocs is
+ * the process count the launcher gives every process in PMI_SIZE (Courier's
+ * mpiexec and MPICH's Hydra set it).  The same keys and values before
+ * MPI_Init, after it and after MPI_Finalize, as MPI_Info_create_env promises
+ * (MPICH's info/infocreateenv checks it). */
+static void env_fill(cr_info_t *in, int argc, char **argv)
 {
     char buf[4096];
     env_put_command(in, argc, argv);
@@ -166,24 +170,22 @@ static void env_fill(cr_info_t *in, int argc, char **argv, int with_runtime)
     struct utsname u;
     if (uname(&u) == 0) info_put(in, "arch", u.machine);
     if (getcwd(buf, sizeof buf)) info_put(in, "wdir", buf);
-    if (with_runtime) {
-        snprintf(buf, sizeof buf, "%d", cr_proc.world_size);
-        info_put(in, "maxprocs", buf);
-        info_put(in, "thread_level", cr_thread_level_name(cr_proc.thread_level));
-    }
+    const char *size = getenv("PMI_SIZE");
+    if (size && *size) info_put(in, "maxprocs", size);
 }
 
+/* MPI_INFO_ENV: the keys of env_fill, and once MPI_Init has run, the thread
+ * level it provides and (where no launcher said) maxprocs, the world size. */
 static cr_info_t *info_env_get(void)
 {
-    int init = cr_proc.state != CR_STATE_PRE_INIT;
     if (!info_env_filled) {
-        env_fill(&info_env, 0, NULL, init);
-        info_env_filled = init ? 2 : 1;
-    } else if (info_env_filled == 1 && init) {
-        /* first use after MPI_Init of an env info first seen before it */
+        env_fill(&info_env, 0, NULL);
+        info_env_filled = 1;
+    }
+    if (info_env_filled == 1 && cr_proc.state != CR_STATE_PRE_INIT) {
         char buf[32];
         snprintf(buf, sizeof buf, "%d", cr_proc.world_size);
-        info_put(&info_env, "maxprocs", buf);
+        if (!cr_info_get(&info_env, "maxprocs")) info_put(&info_env, "maxprocs", buf);
         info_put(&info_env, "thread_level", cr_thread_level_name(cr_proc.thread_level));
         info_env_filled = 2;
     }
@@ -411,7 +413,7 @@ int core_info_create_env(int argc, char *argv[], MPI_Info *info)
     cr_info_t *in;
     int err = info_new(1, &in);
     if (err) return err;
-    env_fill(in, argc, argv, cr_proc.state != CR_STATE_PRE_INIT);
+    env_fill(in, argc, argv);
     *info = in->handle;
     return MPI_SUCCESS;
 }

@@ -1,8 +1,35 @@
 /* SPDX-License-Identifier: MIT */
 /* MPI_INFO_ENV and MPI_Info_create_env: "command" names this program, info
  * calls work before MPI_Init (MPI-4), and the env info can be read and
- * duplicated like any other. */
+ * duplicated like any other.  MPI_Info_create_env gives the same keys and
+ * values before MPI_Init, after it and after MPI_Finalize (the standard's
+ * "same construction"; MPICH's info/infocreateenv), and its maxprocs is the
+ * size of MPI_COMM_WORLD. */
 #include "mpitest.h"
+
+/* The keys the standard defines for MPI_INFO_ENV. */
+static const char *const env_keys[] = { "command", "argv", "maxprocs", "soft", "host", "arch",
+                                        "wdir", "file", "thread_level" };
+enum { NKEYS = sizeof env_keys / sizeof env_keys[0] };
+
+/* The number of env_keys whose presence or value differs between a and b
+ * (usable without MPI being initialized); prints each difference. */
+static int env_differences(MPI_Info a, MPI_Info b, const char *when)
+{
+    int diff = 0;
+    for (int i = 0; i < NKEYS; i++) {
+        char va[MPI_MAX_INFO_VAL], vb[MPI_MAX_INFO_VAL];
+        int fa = 0, fb = 0, la = MPI_MAX_INFO_VAL, lb = MPI_MAX_INFO_VAL;
+        MPI_Info_get_string(a, env_keys[i], &la, va, &fa);
+        MPI_Info_get_string(b, env_keys[i], &lb, vb, &fb);
+        if (fa != fb || (fa && strcmp(va, vb) != 0)) {
+            fprintf(stderr, "FAIL MPI_Info_create_env %s: key %s: \"%s\" (flag %d), first "
+                    "\"%s\" (flag %d)\n", when, env_keys[i], fa ? va : "", fa, fb ? vb : "", fb);
+            diff++;
+        }
+    }
+    return diff;
+}
 
 static const char *base_name(const char *p)
 {
@@ -25,7 +52,10 @@ int main(int argc, char **argv)
 {
     char buf[MPI_MAX_INFO_VAL + 1];
     int flag = -1, n = -1, pre_errors = 0;
-    MPI_Info pre = MPI_INFO_NULL, env, copy;
+    MPI_Info pre = MPI_INFO_NULL, env, copy, first, again;
+
+    /* MPI-4: MPI_Info_create_env may run before MPI_Init (MPICH 4.0 too) */
+    MPI_Info_create_env(argc, argv, &first);
 
 #ifndef MT_REFERENCE_MPICH
     /* before MPI_Init (MPI-4 lets every MPI_Info_* run then) */
@@ -74,7 +104,31 @@ int main(int argc, char **argv)
           "create_env command = %s", flag ? buf : "(absent)");
     CHECK_MPI(MPI_Info_free(&env));
 
+    /* the same construction after MPI_Init as before it */
+    CHECK_MPI(MPI_Info_create_env(argc, argv, &again));
+    CHECK_INT(env_differences(again, first, "after MPI_Init"), 0);
+    CHECK_MPI(MPI_Info_get(again, "argv", MPI_MAX_INFO_VAL, buf, &flag));
+#ifndef MT_REFERENCE_MPICH
+    CHECK(flag == (argc > 1), "argv key: flag %d with argc %d", flag, argc);
+#endif
+    if (flag && argc == 2) CHECK(strcmp(buf, argv[1]) == 0, "argv = \"%s\"", buf);
+    CHECK_MPI(MPI_Info_get(again, "maxprocs", MPI_MAX_INFO_VAL, buf, &flag));
+#ifndef MT_REFERENCE_MPICH
+    CHECK_INT(flag, 1);
+#endif
+    if (flag) {
+        int size;
+        MPI_Comm_size(MPI_COMM_WORLD, &size);
+        CHECK_INT(atoi(buf), size);
+    }
+    CHECK_MPI(MPI_Info_free(&again));
+
     int rc = mt_finish("info_env");
     MPI_Finalize();
+    /* and after MPI_Finalize */
+    MPI_Info_create_env(argc, argv, &again);
+    if (env_differences(again, first, "after MPI_Finalize")) rc = 1;
+    MPI_Info_free(&again);
+    MPI_Info_free(&first);
     return rc;
 }

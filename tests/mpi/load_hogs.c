@@ -16,24 +16,7 @@
 #include "mpitest.h"
 #include "hogs.h"
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static double cpu_seconds(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-           1e-6 * (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
-}
 
 /* Rank 0 waits 2 s in MPI_Recv for the last rank: it must sleep (see above). */
 static void idle_wait_check(int rank, int size)
@@ -46,9 +29,9 @@ static void idle_wait_check(int rank, int size)
         v = 271828;
         CHECK_MPI(MPI_Send(&v, 1, MPI_INT, 0, 6, MPI_COMM_WORLD));
     } else if (rank == 0) {
-        double c0 = cpu_seconds(), t0 = now();
+        double c0 = mt_cpu_seconds(), t0 = mt_now();
         CHECK_MPI(MPI_Recv(&v, 1, MPI_INT, size - 1, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-        double cpu = cpu_seconds() - c0, wall = now() - t0;
+        double cpu = mt_cpu_seconds() - c0, wall = mt_now() - t0;
         CHECK_INT(v, 271828);
         CHECK(cpu < 0.5, "rank 0 used %.2f s of CPU waiting %.2f s in MPI_Recv (it polled)", cpu,
               wall);
@@ -66,7 +49,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (rank == 0) start_hogs();
     MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = now();
+    double t0 = mt_now();
     int right = (rank + 1) % size, left = (rank + size - 1) % size;
 
     /* ping-pong between pairs (0-1, 2-3), 8 bytes */
@@ -128,8 +111,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < 10; i++) {
         int v = rank * 10 + i, w = -1;
         if (i == 5 && rank == 0) {           /* a long computation: peers sleep */
-            double t = now();
-            while (now() - t < 0.05) { }
+            double t = mt_now();
+            while (mt_now() - t < 0.05) { }
         }
         CHECK_MPI(MPI_Send(&v, 1, MPI_INT, right, 4, MPI_COMM_WORLD));
         MPI_Status st;
@@ -160,8 +143,8 @@ int main(int argc, char **argv)
     if (size > 1) {
         int v = 0;
         if (rank == 1) {
-            double t = now();
-            while (now() - t < 0.1) { }
+            double t = mt_now();
+            while (mt_now() - t < 0.1) { }
             v = 4242;
             CHECK_MPI(MPI_Send(&v, 1, MPI_INT, 0, 5, MPI_COMM_WORLD));
         } else if (rank == 0) {
@@ -171,7 +154,7 @@ int main(int argc, char **argv)
     }
     free(sb);
     free(rb);
-    double t = now() - t0;
+    double t = mt_now() - t0;
     if (rank == 0) {
         printf("load_hogs: %d ranks beside %d hogs: %.2f s\n", size, nhogs, t);
         stop_hogs();

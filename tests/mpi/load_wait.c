@@ -17,8 +17,6 @@
 #include "mpitest.h"
 #include "hogs.h"
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 
 #define WAIT_S 0.5
 #define MAX_CPU_FRACTION 0.3
@@ -29,21 +27,6 @@ static const char *const fam_name[NFAM] = {
     "MPI_Recv", "MPI_Wait", "MPI_Waitany", "MPI_Waitsome", "MPI_Waitall", "MPI_Test loop",
     "MPI_Testany loop", "MPI_Testsome loop", "MPI_Testall loop", "MPI_Probe",
     "MPI_Iprobe loop", "MPI_Mprobe", "MPI_Improbe loop", "MPI_Barrier", "MPI_Ibarrier+Wait" };
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static double cpu_seconds(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-           1e-6 * (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
-}
 
 /* Rank 0's side: wait for value v (tag t) from src with family f. */
 static void wait_with(int f, int src, int t, int *v)
@@ -144,7 +127,7 @@ int main(int argc, char **argv)
                 CHECK_MPI(MPI_Send(&v, 1, MPI_INT, 0, 10 + f, MPI_COMM_WORLD));
             }
         } else if (rank == 0) {
-            double c0 = cpu_seconds(), t0 = now();
+            double c0 = mt_cpu_seconds(), t0 = mt_now();
             if (f == W_BARRIER) {
                 CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
             } else if (f == W_IBARRIER) {
@@ -155,7 +138,7 @@ int main(int argc, char **argv)
                 wait_with(f, last, 10 + f, &v);
                 CHECK_INT(v, 1000 + f);
             }
-            double cpu = cpu_seconds() - c0, wall = now() - t0;
+            double cpu = mt_cpu_seconds() - c0, wall = mt_now() - t0;
 #ifndef MT_REFERENCE_MPICH    /* MPICH polls in these waits: only the data is checked there */
             CHECK(cpu < MAX_CPU_FRACTION * WAIT_S,
                   "%s: waiting %.2f s used %.3f s of CPU (it polled)", fam_name[f], wall, cpu);

@@ -16,6 +16,8 @@
 #include <string.h>
 #include <stdint.h>
 #include <stdarg.h>
+#include <sys/resource.h>
+#include <time.h>
 
 static int mt_rank_ = -1;
 static int mt_errors_ = 0;
@@ -97,6 +99,23 @@ static inline void *mt_malloc(size_t n)
     void *p = malloc(n ? n : 1);
     if (!p) { fprintf(stderr, "FAIL rank %d: out of memory (%zu bytes)\n", mt_rank(), n); MPI_Abort(MPI_COMM_WORLD, 2); }
     return p;
+}
+
+/* Seconds on a monotonic clock (for durations). */
+static inline double mt_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* CPU seconds (user + system) this process used so far, all its threads. */
+static inline double mt_cpu_seconds(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+           1e-6 * (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
 }
 
 /* Print the PASS line (rank 0) after agreeing on the result of every rank;

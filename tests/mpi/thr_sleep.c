@@ -11,7 +11,6 @@
  * timeout catches it.  Every value is checked. */
 #include "mpitest.h"
 #include <pthread.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #define NT 3
@@ -21,14 +20,6 @@
 
 static int rank, size;
 static MPI_Comm comm[NT], selfc[NT];
-
-static double cpu_seconds(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
-           ru.ru_stime.tv_usec * 1e-6;
-}
 
 static void *idle_receiver(void *arg)
 {
@@ -52,10 +43,10 @@ static void idle_part(void)
         return;
     }
     pthread_t th[NT];
-    double c0 = cpu_seconds();
+    double c0 = mt_cpu_seconds();
     for (int t = 0; t < NT; t++) pthread_create(&th[t], NULL, idle_receiver, (void *)(intptr_t)t);
     for (int t = 0; t < NT; t++) pthread_join(th[t], NULL);
-    double used = cpu_seconds() - c0;
+    double used = mt_cpu_seconds() - c0;
     if (getenv("THR_SLEEP_VERBOSE")) printf("rank %d: %.3f s of CPU\n", rank, used);
     CHECK(used < MAX_CPU_S, "%d threads waiting %d s in MPI_Recv used %.2f s of CPU", NT, WAIT_S,
           used);

@@ -131,19 +131,33 @@ int main(int argc, char **argv)
             MPI_Group_free(&wg);
         }
     }
-    /* nothing kept: every process is its own (zero-dimensional) subgrid */
+    /* nothing kept: a zero-dimensional grid, which holds one process; rank 0
+     * of the grid gets it (a communicator congruent to MPI_COMM_SELF), every
+     * other process MPI_COMM_NULL, as MPICH does (its topo/cartsuball) */
     CHECK_MPI(MPI_Cart_sub(cart, (int[]){ 0, 0 }, &none));
-#ifdef MT_REFERENCE_MPICH
-    /* MPICH 4.0 gives the zero-dimensional grid to one process only */
+    if (rank == 0) {
+        CHECK(none != MPI_COMM_NULL, "Cart_sub to zero dimensions gave MPI_COMM_NULL at rank 0");
+    } else {
+        CHECK(none == MPI_COMM_NULL, "Cart_sub to zero dimensions gave a communicator at rank %d",
+              rank);
+    }
     if (none != MPI_COMM_NULL) {
-#else
-    {
-#endif
+        int cmp = -1, nd = -1;
         MPI_Comm_size(none, &rs);
         CHECK_INT(rs, 1);
-        int nd = -1;
+        CHECK_MPI(MPI_Comm_compare(none, MPI_COMM_SELF, &cmp));
+        CHECK_INT(cmp, MPI_CONGRUENT);
         CHECK_MPI(MPI_Cartdim_get(none, &nd));
         CHECK_INT(nd, 0);
+        /* and a zero-dimensional grid stays one */
+        MPI_Comm again;
+        CHECK_MPI(MPI_Cart_sub(none, (int[]){ 0 }, &again));
+        CHECK(again != MPI_COMM_NULL, "Cart_sub of a zero-dimensional grid gave MPI_COMM_NULL");
+        if (again != MPI_COMM_NULL) {
+            CHECK_MPI(MPI_Cartdim_get(again, &nd));
+            CHECK_INT(nd, 0);
+            MPI_Comm_free(&again);
+        }
         MPI_Comm_free(&none);
     }
     MPI_Comm_free(&row);

@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* MPI_Dims_create against hand-computed factorisations (balanced, in
- * non-increasing order, given dims kept), and its errors. */
+ * non-increasing order, given dims kept), and its errors.  Large numbers
+ * (up to 2^31 - 1) and 40,000 calls near a million processes must be quick:
+ * for two dimensions each answer is checked against the largest divisor at
+ * most the square root, for three the product and the order.  (MPICH's
+ * topo/dims5 makes 75,000 such calls; a search over every integer below the
+ * number took minutes for it, and this test's time limit catches that.) */
 #include "mpitest.h"
 
 static void one(int nnodes, int ndims, const int *given, const int *want)
 {
-    int dims[8];
+    int dims[16];
     for (int i = 0; i < ndims; i++) dims[i] = given ? given[i] : 0;
     CHECK_MPI(MPI_Dims_create(nnodes, ndims, dims));
     for (int i = 0; i < ndims; i++)
@@ -39,6 +44,32 @@ int main(int argc, char **argv)
     one(16, 3, (int[]){ 2, 0, 0 }, (int[]){ 2, 4, 2 });
     one(6, 2, (int[]){ 2, 3 }, (int[]){ 2, 3 });
     one(8, 0, NULL, NULL);
+    /* large: a prime near 2^31, powers of two, products of a few primes */
+#ifndef MT_REFERENCE_MPICH   /* MPICH 4.0 divides by zero on 2^31 - 1 (SIGFPE) */
+    one(2147483647, 2, NULL, (int[]){ 2147483647, 1 });
+    one(2147483647, 3, NULL, (int[]){ 2147483647, 1, 1 });
+#endif
+    one(1073741824, 2, NULL, (int[]){ 32768, 32768 });
+    one(1073741824, 3, NULL, (int[]){ 1024, 1024, 1024 });
+    one(999999, 2, NULL, (int[]){ 1001, 999 });          /* 3^3 7 11 13 37 */
+    one(1000000, 3, NULL, (int[]){ 100, 100, 100 });
+    one(1000000, 6, NULL, (int[]){ 10, 10, 10, 10, 10, 10 });
+    one(1000000, 2, (int[]){ 0, 8 }, (int[]){ 125000, 8 });
+    one(65536, 16, NULL, (int[]){ 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2 });
+
+    /* many calls near a million: two dimensions against the largest divisor
+     * up to the square root; three: the product and the order */
+    for (int n = 1000000; n < 1020000; n++) {
+        int d2[2] = { 0, 0 }, d3[3] = { 0, 0, 0 }, low = 1;
+        CHECK_MPI(MPI_Dims_create(n, 2, d2));
+        for (int f = 1; (long)f * f <= n; f++)
+            if (n % f == 0) low = f;
+        CHECK(d2[1] == low && d2[0] == n / low, "Dims_create(%d, 2) = %d x %d, expected %d x %d",
+              n, d2[0], d2[1], n / low, low);
+        CHECK_MPI(MPI_Dims_create(n, 3, d3));
+        CHECK((long)d3[0] * d3[1] * d3[2] == n && d3[0] >= d3[1] && d3[1] >= d3[2] && d3[2] >= 1,
+              "Dims_create(%d, 3) = %d x %d x %d", n, d3[0], d3[1], d3[2]);
+    }
 
     /* errors: nnodes not a multiple of the given dims, a negative dim */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
