@@ -172,6 +172,7 @@ static void test_integers_and_floats(void)
     TEST_CINT(int32_t, CR_B_INT32); TEST_CINT(int64_t, CR_B_INT64);
     TEST_CINT(uint8_t, CR_B_UINT8); TEST_CINT(uint16_t, CR_B_UINT16);
     TEST_CINT(uint32_t, CR_B_UINT32); TEST_CINT(uint64_t, CR_B_UINT64);
+    TEST_CINT(char, CR_B_CHAR);   /* MPICH's extension of the C integer group */
     TEST_FINT(int32_t, CR_B_F_INTEGER); TEST_FINT(int8_t, CR_B_F_INTEGER1);
     TEST_FINT(int16_t, CR_B_F_INTEGER2); TEST_FINT(int32_t, CR_B_F_INTEGER4);
     TEST_FINT(int64_t, CR_B_F_INTEGER8); TEST_FINT(__int128, CR_B_F_INTEGER16);
@@ -211,6 +212,9 @@ static void test_integers_and_floats(void)
         CHECK(y[0] == bf16(1), "bfloat16 SUM rounds to even: 0x%04x", y[0]);
     }
     TEST_SIGNED(signed char, CR_B_SCHAR, SCHAR_MAX, SCHAR_MIN);
+#if CHAR_MIN < 0
+    TEST_SIGNED(char, CR_B_CHAR, CHAR_MAX, CHAR_MIN);
+#endif
     TEST_SIGNED(short, CR_B_SHORT, SHRT_MAX, SHRT_MIN);
     TEST_SIGNED(int, CR_B_INT, INT_MAX, INT_MIN);
     TEST_SIGNED(long, CR_B_LONG, LONG_MAX, LONG_MIN);
@@ -391,7 +395,7 @@ static void test_table(void)
     cr_basic_t cint[] = { CR_B_SCHAR, CR_B_UCHAR, CR_B_SHORT, CR_B_USHORT, CR_B_INT, CR_B_UINT,
                           CR_B_LONG, CR_B_ULONG, CR_B_LLONG, CR_B_ULLONG, CR_B_INT8, CR_B_INT16,
                           CR_B_INT32, CR_B_INT64, CR_B_UINT8, CR_B_UINT16, CR_B_UINT32,
-                          CR_B_UINT64 };
+                          CR_B_UINT64, CR_B_CHAR /* MPICH's extension, see op.c */ };
     cr_basic_t fint[] = { CR_B_F_INTEGER, CR_B_F_INTEGER1, CR_B_F_INTEGER2, CR_B_F_INTEGER4,
                           CR_B_F_INTEGER8, CR_B_F_INTEGER16, CR_B_AINT, CR_B_OFFSET,
                           CR_B_COUNT };
@@ -406,7 +410,7 @@ static void test_table(void)
     cr_basic_t pair[] = { CR_B_FLOAT_INT, CR_B_DOUBLE_INT, CR_B_LONG_INT, CR_B_SHORT_INT,
                           CR_B_2INT, CR_B_LDOUBLE_INT, CR_B_F_2INTEGER, CR_B_F_2REAL,
                           CR_B_F_2DOUBLE };
-    cr_basic_t other[] = { CR_B_CHAR, CR_B_WCHAR, CR_B_PACKED, CR_B_F_CHARACTER };
+    cr_basic_t other[] = { CR_B_WCHAR, CR_B_PACKED, CR_B_F_CHARACTER };
 #define SETG(arr, g) for (size_t i = 0; i < sizeof arr / sizeof arr[0]; i++) group[arr[i]] = g
     SETG(cint, G_CINT); SETG(fint, G_FINT); SETG(flt, G_FLOAT); SETG(cpx, G_CPLX);
     SETG(lgc, G_LOGIC); SETG(pair, G_PAIR); SETG(other, G_OTHER);
