@@ -19,6 +19,11 @@
  *   byte           BAND BOR BXOR
  *   pairs          MINLOC MAXLOC
  *   MPI_REPLACE and MPI_NO_OP are defined on every basic kind (RMA needs them).
+ * Two extensions beyond the standard, both MPICH's (its own tests, coll/op*
+ * and rma/fetch_and_op_char, use them, and MPICH passes them):
+ *   MPI_CHAR       the C integer ops (MPI_WCHAR and MPI_CHARACTER stay refused)
+ *   LAND LOR LXOR  also on the Fortran integers, AINT/OFFSET/COUNT and floating
+ *                  point (not bfloat16), as on integers: non-zero is true
  *
  * Signed integer SUM and PROD are computed in the matching unsigned type, so
  * overflow wraps (two's complement) instead of being undefined behaviour.
@@ -107,6 +112,8 @@ typedef long double _Complex cr_complex32_t;
     X(INT32, int32_t, uint32_t) X(INT64, int64_t, uint64_t)                            \
     X(UINT8, uint8_t, unsigned) X(UINT16, uint16_t, unsigned)                          \
     X(UINT32, uint32_t, uint32_t) X(UINT64, uint64_t, uint64_t)
+/* Not in the standard's C integer group; MPICH's extension (see the top). */
+#define CHAR_TYPES(X) X(CHAR, char, unsigned)
 #define FINT_TYPES(X)                                                                  \
     X(F_INTEGER, int32_t, uint32_t) X(F_INTEGER1, int8_t, unsigned)                    \
     X(F_INTEGER2, int16_t, unsigned) X(F_INTEGER4, int32_t, uint32_t)                  \
@@ -138,12 +145,13 @@ typedef long double _Complex cr_complex32_t;
     X(F_2INTEGER, int32_t, int32_t) X(F_2REAL, float, float) X(F_2DOUBLE, double, double)
 
 #define X_CINT(K, T, U) DEF_ARITH(K, T, U) DEF_LOGIC(K, T) DEF_BIT(K, T)
-#define X_FINT(K, T, U) DEF_ARITH(K, T, U) DEF_BIT(K, T)
-#define X_FLOAT(K, T, U) DEF_FLOAT(K, T)
+#define X_FINT(K, T, U) DEF_ARITH(K, T, U) DEF_LOGIC(K, T) DEF_BIT(K, T)
+#define X_FLOAT(K, T, U) DEF_FLOAT(K, T) DEF_LOGIC(K, T)
 #define X_COMPLEX(K, T, U) DEF_COMPLEX(K, T)
 #define X_LOGIC(K, T, U) DEF_LOGIC(K, T)
 #define X_BYTE(K, T, U) DEF_BIT(K, T)
 CINT_TYPES(X_CINT)
+CHAR_TYPES(X_CINT)
 FINT_TYPES(X_FINT)
 FLOAT_TYPES(X_FLOAT)
 
@@ -222,25 +230,26 @@ PAIR_TYPES(X_PAIR)
 #define R_BIT(K) [OPI_BAND][CR_B_##K] = k_band_##K, [OPI_BOR][CR_B_##K] = k_bor_##K, \
     [OPI_BXOR][CR_B_##K] = k_bxor_##K,
 #define RX_CINT(K, T, U) R_ARITH(K) R_LOGIC(K) R_BIT(K)
-#define RX_FINT(K, T, U) R_ARITH(K) R_BIT(K)
-#define RX_FLOAT(K, T, U) R_ARITH(K)
+#define RX_FINT(K, T, U) R_ARITH(K) R_LOGIC(K) R_BIT(K)
+#define RX_FLOAT(K, T, U) R_ARITH(K) R_LOGIC(K)
+#define RX_BF16(K, T, U) R_ARITH(K)
 #define RX_COMPLEX(K, T, U) R_COMPLEX(K)
 #define RX_LOGIC(K, T, U) R_LOGIC(K)
 #define RX_BYTE(K, T, U) R_BIT(K)
 #define RX_PAIR(K, VT, IT) [OPI_MAXLOC][CR_B_##K] = k_maxloc_##K, [OPI_MINLOC][CR_B_##K] = k_minloc_##K,
 
 static const op_kernel_t op_table[OPI_COUNT][CR_B_COUNT_OF_KINDS] = {
-    CINT_TYPES(RX_CINT) FINT_TYPES(RX_FINT) FLOAT_TYPES(RX_FLOAT) COMPLEX_TYPES(RX_COMPLEX)
-    LOGIC_TYPES(RX_LOGIC) BYTE_TYPES(RX_BYTE) PAIR_TYPES(RX_PAIR) BF16_TYPES(RX_FLOAT)
+    CINT_TYPES(RX_CINT) CHAR_TYPES(RX_CINT) FINT_TYPES(RX_FINT) FLOAT_TYPES(RX_FLOAT) COMPLEX_TYPES(RX_COMPLEX)
+    LOGIC_TYPES(RX_LOGIC) BYTE_TYPES(RX_BYTE) PAIR_TYPES(RX_PAIR) BF16_TYPES(RX_BF16)
 };
 
 /* Bytes of one element of a kind in memory (pairs: the C struct, padding included). */
 #define SX(K, T, U) [CR_B_##K] = sizeof(T),
 #define SX_PAIR(K, VT, IT) [CR_B_##K] = sizeof(pair_##K##_t),
 static const unsigned char elem_size[CR_B_COUNT_OF_KINDS] = {
-    CINT_TYPES(SX) FINT_TYPES(SX) FLOAT_TYPES(SX) COMPLEX_TYPES(SX) LOGIC_TYPES(SX)
-    BYTE_TYPES(SX) PAIR_TYPES(SX_PAIR) BF16_TYPES(SX)
-    [CR_B_CHAR] = sizeof(char), [CR_B_WCHAR] = sizeof(wchar_t), [CR_B_PACKED] = 1,
+    CINT_TYPES(SX) CHAR_TYPES(SX) FINT_TYPES(SX) FLOAT_TYPES(SX) COMPLEX_TYPES(SX)
+    LOGIC_TYPES(SX) BYTE_TYPES(SX) PAIR_TYPES(SX_PAIR) BF16_TYPES(SX)
+    [CR_B_WCHAR] = sizeof(wchar_t), [CR_B_PACKED] = 1,
     [CR_B_F_CHARACTER] = 1
 };
 /* ... and packed (pairs without padding). */

@@ -145,7 +145,7 @@ static const int ex_bxor[N9] = { 1, 0, 0, 5, 5, 0, 1, 1, 6 };
     TEST_ONE(T, K, MPI_BAND, ex_band); TEST_ONE(T, K, MPI_BOR, ex_bor);                  \
     TEST_ONE(T, K, MPI_BXOR, ex_bxor)
 #define TEST_CINT(T, K) TEST_ARITH(T, K); TEST_LOGIC(T, K); TEST_BIT(T, K)
-#define TEST_FINT(T, K) TEST_ARITH(T, K); TEST_BIT(T, K)
+#define TEST_FINT(T, K) TEST_ARITH(T, K); TEST_LOGIC(T, K); TEST_BIT(T, K)
 
 /* negative values and wrap-around for signed types */
 #define TEST_SIGNED(T, K, TMAX, TMIN)                                                    \
@@ -172,6 +172,7 @@ static void test_integers_and_floats(void)
     TEST_CINT(int32_t, CR_B_INT32); TEST_CINT(int64_t, CR_B_INT64);
     TEST_CINT(uint8_t, CR_B_UINT8); TEST_CINT(uint16_t, CR_B_UINT16);
     TEST_CINT(uint32_t, CR_B_UINT32); TEST_CINT(uint64_t, CR_B_UINT64);
+    TEST_CINT(char, CR_B_CHAR);   /* MPICH's extension of the C integer group */
     TEST_FINT(int32_t, CR_B_F_INTEGER); TEST_FINT(int8_t, CR_B_F_INTEGER1);
     TEST_FINT(int16_t, CR_B_F_INTEGER2); TEST_FINT(int32_t, CR_B_F_INTEGER4);
     TEST_FINT(int64_t, CR_B_F_INTEGER8); TEST_FINT(__int128, CR_B_F_INTEGER16);
@@ -187,6 +188,17 @@ static void test_integers_and_floats(void)
     TEST_ARITH(long double, CR_B_F_REAL16);
 #endif
     TEST_ARITH(_Float16, CR_B_FLOAT16); TEST_ARITH(_Float16, CR_B_F_REAL2);
+    /* the logical ops on floating point: MPICH's extension (see op.c) */
+    TEST_LOGIC(float, CR_B_FLOAT); TEST_LOGIC(double, CR_B_DOUBLE);
+    TEST_LOGIC(long double, CR_B_LDOUBLE); TEST_LOGIC(float, CR_B_F_REAL);
+    TEST_LOGIC(double, CR_B_F_DOUBLE); TEST_LOGIC(float, CR_B_F_REAL4);
+    TEST_LOGIC(double, CR_B_F_REAL8); TEST_LOGIC(_Float16, CR_B_FLOAT16);
+    TEST_LOGIC(_Float16, CR_B_F_REAL2);
+#ifdef __SIZEOF_FLOAT128__
+    TEST_LOGIC(_Float128, CR_B_F_REAL16);
+#else
+    TEST_LOGIC(long double, CR_B_F_REAL16);
+#endif
     TEST_SIGNED(__int128, CR_B_F_INTEGER16, (((unsigned __int128)1 << 127) - 1),
                 (-(__int128)(((unsigned __int128)1 << 127) - 1) - 1));
     /* bfloat16: small integers are exact (8 significant bits) */
@@ -211,6 +223,9 @@ static void test_integers_and_floats(void)
         CHECK(y[0] == bf16(1), "bfloat16 SUM rounds to even: 0x%04x", y[0]);
     }
     TEST_SIGNED(signed char, CR_B_SCHAR, SCHAR_MAX, SCHAR_MIN);
+#if CHAR_MIN < 0
+    TEST_SIGNED(char, CR_B_CHAR, CHAR_MAX, CHAR_MIN);
+#endif
     TEST_SIGNED(short, CR_B_SHORT, SHRT_MAX, SHRT_MIN);
     TEST_SIGNED(int, CR_B_INT, INT_MAX, INT_MIN);
     TEST_SIGNED(long, CR_B_LONG, LONG_MAX, LONG_MIN);
@@ -386,18 +401,18 @@ static void test_pairs(void)
 static void test_table(void)
 {
     enum { G_CINT = 1, G_FINT = 2, G_FLOAT = 4, G_CPLX = 8, G_LOGIC = 16, G_BYTE = 32,
-           G_PAIR = 64, G_OTHER = 128 };
+           G_PAIR = 64, G_OTHER = 128, G_BF16 = 256 };
     int group[CR_B_COUNT_OF_KINDS] = { 0 };
     cr_basic_t cint[] = { CR_B_SCHAR, CR_B_UCHAR, CR_B_SHORT, CR_B_USHORT, CR_B_INT, CR_B_UINT,
                           CR_B_LONG, CR_B_ULONG, CR_B_LLONG, CR_B_ULLONG, CR_B_INT8, CR_B_INT16,
                           CR_B_INT32, CR_B_INT64, CR_B_UINT8, CR_B_UINT16, CR_B_UINT32,
-                          CR_B_UINT64 };
+                          CR_B_UINT64, CR_B_CHAR /* MPICH's extension, see op.c */ };
     cr_basic_t fint[] = { CR_B_F_INTEGER, CR_B_F_INTEGER1, CR_B_F_INTEGER2, CR_B_F_INTEGER4,
                           CR_B_F_INTEGER8, CR_B_F_INTEGER16, CR_B_AINT, CR_B_OFFSET,
                           CR_B_COUNT };
     cr_basic_t flt[] = { CR_B_FLOAT, CR_B_DOUBLE, CR_B_LDOUBLE, CR_B_F_REAL, CR_B_F_DOUBLE,
                          CR_B_F_REAL4, CR_B_F_REAL8, CR_B_F_REAL16, CR_B_FLOAT16,
-                         CR_B_F_REAL2, CR_B_BFLOAT16 };
+                         CR_B_F_REAL2 };
     cr_basic_t cpx[] = { CR_B_FCOMPLEX, CR_B_DCOMPLEX, CR_B_LDCOMPLEX, CR_B_F_COMPLEX,
                          CR_B_F_DCOMPLEX, CR_B_F_COMPLEX8, CR_B_F_COMPLEX16, CR_B_F_COMPLEX32,
                          CR_B_F_COMPLEX4 };
@@ -406,16 +421,19 @@ static void test_table(void)
     cr_basic_t pair[] = { CR_B_FLOAT_INT, CR_B_DOUBLE_INT, CR_B_LONG_INT, CR_B_SHORT_INT,
                           CR_B_2INT, CR_B_LDOUBLE_INT, CR_B_F_2INTEGER, CR_B_F_2REAL,
                           CR_B_F_2DOUBLE };
-    cr_basic_t other[] = { CR_B_CHAR, CR_B_WCHAR, CR_B_PACKED, CR_B_F_CHARACTER };
+    cr_basic_t other[] = { CR_B_WCHAR, CR_B_PACKED, CR_B_F_CHARACTER };
 #define SETG(arr, g) for (size_t i = 0; i < sizeof arr / sizeof arr[0]; i++) group[arr[i]] = g
     SETG(cint, G_CINT); SETG(fint, G_FINT); SETG(flt, G_FLOAT); SETG(cpx, G_CPLX);
     SETG(lgc, G_LOGIC); SETG(pair, G_PAIR); SETG(other, G_OTHER);
     group[CR_B_BYTE] = G_BYTE;
+    group[CR_B_BFLOAT16] = G_BF16;   /* floating point, but no logical ops on it */
     /* allowed groups per op, MPI-4.1 section 6.9.2 */
     int allowed[NOPS];
-    allowed[opi(MPI_MAX)] = allowed[opi(MPI_MIN)] = G_CINT | G_FINT | G_FLOAT;
-    allowed[opi(MPI_SUM)] = allowed[opi(MPI_PROD)] = G_CINT | G_FINT | G_FLOAT | G_CPLX;
-    allowed[opi(MPI_LAND)] = allowed[opi(MPI_LOR)] = allowed[opi(MPI_LXOR)] = G_CINT | G_LOGIC;
+    allowed[opi(MPI_MAX)] = allowed[opi(MPI_MIN)] = G_CINT | G_FINT | G_FLOAT | G_BF16;
+    allowed[opi(MPI_SUM)] = allowed[opi(MPI_PROD)] = G_CINT | G_FINT | G_FLOAT | G_BF16 | G_CPLX;
+    /* (the logical ops on Fortran integers and floating point: MPICH's extension) */
+    allowed[opi(MPI_LAND)] = allowed[opi(MPI_LOR)] = allowed[opi(MPI_LXOR)] =
+        G_CINT | G_LOGIC | G_FINT | G_FLOAT;
     allowed[opi(MPI_BAND)] = allowed[opi(MPI_BOR)] = allowed[opi(MPI_BXOR)] =
         G_CINT | G_FINT | G_BYTE;
     allowed[opi(MPI_MINLOC)] = allowed[opi(MPI_MAXLOC)] = G_PAIR;
