@@ -25,14 +25,18 @@
  * Network atomics (docs/rma.md, "Accumulates and locks by network
  * atomics"): where the provider has atomics for every op MPI allows on a
  * basic type, accumulate-class operations on that type go by fi_atomic /
- * fi_fetch_atomic / fi_compare_atomic from every origin of the window, those
+ * fi_fetch_atomic / fi_compare_atomic (several runs of the target datatype
+ * to one vector atomic, fi_atomicmsg with several target pieces, where the
+ * provider takes them) from every origin of the window, those
  * on the target's node and the target itself included (through its own
  * endpoint), so that the provider's atomics are the only mechanism that
  * touches those elements; other types keep the accumulate lock and active
  * messages.  Passive-target lock words likewise, when 64-bit
  * compare-and-swap and fetch-and-add are there: every locker takes them by
  * network atomics, with back-off.  The decision is collective at window
- * creation, so every origin uses the same mechanism on every word. */
+ * creation, so every origin uses the same mechanism on every word.  No
+ * target is connected at creation: a rank only checks that it can reach
+ * every rank, and connects to a target at its first operation on it. */
 #include "rma/rma.h"
 #include "core/comm_priv.h"
 #include "core/pt2pt.h"
@@ -49,6 +53,8 @@ enum { RMA_TAG_NET = -301 };     /* internal tag of the key exchange */
  * (w[0] and w[1] as two ints each), the mask of atomic types */
 enum { KEY_INTS = 10 };
 enum { KEY_MEM = 1, KEY_ATOMIC = 2, KEY_LOCK = 4 };
+
+static int net_connect(cr_win_t *w, int rank);
 
 /* One call's operations on one target: a completion per run. */
 typedef struct {
@@ -85,6 +91,21 @@ static void piece_done(tr_comp_t *c, tr_status_t st)
     if (__atomic_sub_fetch(&b->left, 1, __ATOMIC_ACQ_REL) == 0 && b->write) batch_end(b);
 }
 
+/* Wait until every piece of a batch its caller keeps (a get, an
+ * accumulate) has completed, free it, and report a failure: "<what> the
+ * window memory of rank ... failed". */
+static int batch_wait(net_batch_t *b, int rank, const char *what)
+{
+    cr_wait_t wt = CR_WAIT_INIT;
+    while (__atomic_load_n(&b->left, __ATOMIC_ACQUIRE) > 0) cr_wait_poll(&wt);
+    tr_status_t st = b->st;
+    const char *tr = b->t->ntr->ops->name;
+    free(b);
+    if (st == TR_OK) return MPI_SUCCESS;
+    return cr_error(MPI_ERR_OTHER, "%s the window memory of rank %d on another node failed "
+                    "(network transport %s: %s)", what, rank, tr, tr_status_str(st));
+}
+
 static void count_run(void *arg, MPI_Aint off, size_t len)
 {
     (void)off, (void)len;
@@ -114,6 +135,8 @@ int rma_net_move(cr_win_t *w, int rank, MPI_Aint at, MPI_Aint tcount, cr_datatyp
     rma_target_t *t = &w->t[rank];
     int runs = 0;
     if (!bytes) return MPI_SUCCESS;
+    int err = net_connect(w, rank);
+    if (err) return err;
     rma_dt_runs(tcount, tdt, count_run, &runs);
     net_batch_t *b = malloc(sizeof *b + (size_t)runs * sizeof(net_piece_t));
     char *staging = write ? malloc(bytes) : NULL;
@@ -134,13 +157,7 @@ int rma_net_move(cr_win_t *w, int rank, MPI_Aint at, MPI_Aint tcount, cr_datatyp
         if (left == 0) batch_end(b);
         return MPI_SUCCESS;
     }
-    cr_wait_t wt = CR_WAIT_INIT;
-    while (__atomic_load_n(&b->left, __ATOMIC_ACQUIRE) > 0) cr_wait_poll(&wt);
-    tr_status_t st = b->st;
-    free(b);
-    if (st == TR_OK) return MPI_SUCCESS;
-    return cr_error(MPI_ERR_OTHER, "cannot read the window memory of rank %d on another node "
-                    "(network transport %s: %s)", rank, t->ntr->ops->name, tr_status_str(st));
+    return batch_wait(b, rank, "a read of");
 }
 
 int rma_net_drain(cr_win_t *w, int rank)
@@ -184,6 +201,29 @@ static tr_iface_t *net_reach(int world, uint64_t *addr)
     if (tr_connect(net, world, addr) != TR_OK) return NULL;
     extra[nextra++] = (net_extra_t){ world, *addr };
     return net;
+}
+
+/* Whether rank (peer number world) can be reached through the network,
+ * without connecting to it yet: another job's processes only once they were
+ * added (they are connected then); this job's when this process's own
+ * network address was published, which happens for every process of the job
+ * together (a connection to itself tells). */
+static int net_reachable(int world)
+{
+    uint64_t addr;
+    if (world >= cr_proc.world_size) return net_reach(world, &addr) != NULL;
+    return net_reach(cr_proc.world_rank, &addr) != NULL;
+}
+
+/* Connect to a target on first use (t->ntr, t->naddr): the window's
+ * creation only checked that it can be reached (net_reachable). */
+static int net_connect(cr_win_t *w, int rank)
+{
+    rma_target_t *t = &w->t[rank];
+    if (CR_LIKELY(t->ntr != NULL)) return MPI_SUCCESS;
+    if ((t->ntr = net_reach(t->world, &t->naddr))) return MPI_SUCCESS;
+    return cr_error(MPI_ERR_OTHER, "cannot reach rank %d of the window through the network "
+                    "transport", rank);
 }
 
 /* ---- which types and ops the atomics cover -------------------------------------------- */
@@ -278,10 +318,8 @@ static int atomic_ready(cr_win_t *w, tr_iface_t *net, uint32_t *types)
     if (!*types && !lock) return 0;
     if (tr_mem_key(net, w->me, sizeof *w->me, &w->net_ckey) != TR_OK) return 0;
     w->net_ckeyed = 1;
-    for (int r = 0; r < w->size; r++) {
-        uint64_t addr;
-        if (!net_reach(w->t[r].world, &addr)) return 0;
-    }
+    for (int r = 0; r < w->size; r++)
+        if (!net_reachable(w->t[r].world)) return 0;
     return KEY_ATOMIC | (lock ? KEY_LOCK : 0);
 }
 
@@ -295,11 +333,8 @@ int rma_net_init(cr_win_t *w, void *mem, size_t bytes)
          * keys on first use (no exchange here) */
         w->dyn_regs = calloc((size_t)w->dyn_max, sizeof(rma_dkey_t));
         if (!w->dyn_regs) return cr_error(MPI_ERR_NO_MEM, "no memory for a dynamic window");
-        for (int r = 0; r < w->size; r++) {
-            rma_target_t *t = &w->t[r];
-            if (t->path == RMA_AM && (t->ntr = cr_chan_net_peer(&cr_chan0, t->world, &t->naddr)))
-                t->dnet = 1;
-        }
+        for (int r = 0; r < w->size; r++)
+            if (w->t[r].path == RMA_AM) w->t[r].dnet = 1;   /* connected on first use */
         return MPI_SUCCESS;
     }
     /* every rank of the window gets here (the conditions are the job's) */
@@ -329,15 +364,13 @@ int rma_net_init(cr_win_t *w, void *mem, size_t bytes)
     for (int r = 0; r < w->size && !err; r++) {
         rma_target_t *t = &w->t[r];
         const int *k = all + r * KEY_INTS;
+        /* every target is connected on first use (net_connect) */
         if (agree) {
             /* every target, this node's and this rank too, by the network */
-            t->ntr = net_reach(t->world, &t->naddr);
             key_get(k + 5, &t->ckey);
             if (k[0] & KEY_MEM) key_get(k + 1, &t->nkey);
         }
         if (t->path != RMA_AM || !(k[0] & KEY_MEM)) continue;
-        if (!t->ntr) t->ntr = cr_chan_net_peer(&cr_chan0, t->world, &t->naddr);
-        if (!t->ntr) continue;
         key_get(k + 1, &t->nkey);
         t->net = 1;
         w->net_targets++;
@@ -427,49 +460,75 @@ void rma_net_dyn_forget(cr_win_t *w)
 }
 
 /* ---- accumulates by network atomics ------------------------------------------------ */
+/* The runs of the target datatype are gathered into calls: adjacent runs
+ * merge, and one call (a vector atomic where the transport has them) takes
+ * up to the transport's number of pieces and the provider's number of
+ * elements, so a strided accumulate is one call per few runs, not one per
+ * element.  The walk runs twice with the same cuts: once counting the calls
+ * (dry), once starting them. */
 typedef struct {
     net_batch_t *b;
     tr_aop_t aop;
     tr_atype_t at;
-    size_t elem, maxc;           /* element bytes, elements per call */
+    size_t elem, maxc, maxseg;   /* element bytes, elements and pieces per call */
     const char *in, *cmp;        /* packed operands (in NULL: a read) */
     char *old;                   /* packed results (NULL: plain) */
-    size_t soff;                 /* stream offset of the next run */
-    int pieces;                  /* counting pass: calls needed */
+    size_t soff;                 /* stream offset of the gathered call's first element */
+    tr_aseg_t seg[TR_ASEG_MAX]; /* the call being gathered */
+    size_t nseg, nelem;
+    int dry;
+    int pieces;                  /* calls counted (dry) */
 } acc_walk_t;
 
-static void count_calls(void *arg, MPI_Aint off, size_t len)
+/* Start (or, dry, count) the gathered call. */
+static void acc_call(acc_walk_t *a)
 {
-    acc_walk_t *a = arg;
-    size_t n = len / a->elem;
-    (void)off;
-    a->pieces += (int)((n + a->maxc - 1) / a->maxc);
-}
-
-static void start_calls(void *arg, MPI_Aint off, size_t len)
-{
-    acc_walk_t *a = arg;
-    net_batch_t *b = a->b;
-    rma_target_t *t = b->t;
-    for (size_t done = 0; done < len;) {
-        size_t n = (len - done) / a->elem;
-        if (n > a->maxc) n = a->maxc;
+    if (!a->nseg) return;
+    if (a->dry) {
+        a->pieces++;
+    } else {
+        net_batch_t *b = a->b;
+        rma_target_t *t = b->t;
         net_piece_t *p = &b->piece[b->n++];
         p->comp.cb = piece_done;
         p->b = b;
-        size_t s = a->soff + done, at = (size_t)(b->base + off) + done;
+        const char *in = a->in ? a->in + a->soff : NULL, *cmp = a->cmp ? a->cmp + a->soff : NULL;
+        char *old = a->old ? a->old + a->soff : NULL;
         tr_status_t st = b->st;
-        if (st == TR_OK) {
-            cr_wait_t wt = CR_WAIT_INIT;
-            while ((st = tr_atomic(t->ntr, t->naddr, a->aop, a->at, a->in ? a->in + s : NULL,
-                                   a->cmp ? a->cmp + s : NULL, a->old ? a->old + s : NULL, n,
-                                   &t->nkey, at, &p->comp)) == TR_ERR_NO_RESOURCE)
-                cr_wait_poll(&wt);
+        cr_wait_t wt = CR_WAIT_INIT;
+        while (st == TR_OK) {
+            st = a->nseg == 1 ? tr_atomic(t->ntr, t->naddr, a->aop, a->at, in, cmp, old,
+                                          a->seg[0].count, &t->nkey, a->seg[0].off, &p->comp)
+                              : tr_atomicv(t->ntr, t->naddr, a->aop, a->at, in, cmp, old, a->seg,
+                                           a->nseg, &t->nkey, &p->comp);
+            if (st != TR_ERR_NO_RESOURCE) break;
+            st = TR_OK;
+            cr_wait_poll(&wt);
         }
         if (st != TR_INPROGRESS) piece_done(&p->comp, st);
-        done += n * a->elem;
     }
-    a->soff += len;
+    a->soff += a->nelem * a->elem;
+    a->nseg = a->nelem = 0;
+}
+
+static void acc_run(void *arg, MPI_Aint off, size_t len)
+{
+    acc_walk_t *a = arg;
+    size_t at = (size_t)(a->b->base + off), n = len / a->elem;
+    while (n) {
+        tr_aseg_t *last = a->nseg ? &a->seg[a->nseg - 1] : NULL;
+        int adjacent = last && last->off + last->count * a->elem == at;
+        if (a->nelem == a->maxc || (!adjacent && a->nseg == a->maxseg)) {
+            acc_call(a);
+            continue;
+        }
+        size_t k = a->maxc - a->nelem < n ? a->maxc - a->nelem : n;
+        if (adjacent) last->count += k;
+        else a->seg[a->nseg++] = (tr_aseg_t){ at, k };
+        a->nelem += k;
+        at += k * a->elem;
+        n -= k;
+    }
 }
 
 int rma_net_acc(cr_win_t *w, int rank, MPI_Aint off, MPI_Aint tcount, cr_datatype_t *tdt,
@@ -479,29 +538,34 @@ int rma_net_acc(cr_win_t *w, int rank, MPI_Aint off, MPI_Aint tcount, cr_datatyp
     size_t bytes = (size_t)tcount * (size_t)tdt->size;
     int aop = cmp ? TR_AOP_CSWAP : aop_of(op->handle);
     if (!bytes || (aop == TR_AOP_READ && !old)) return MPI_SUCCESS;   /* nothing to do */
+    int err = net_connect(w, rank);
+    if (err) return err;
     int form = cmp ? TR_ATOMIC_COMPARE : old ? TR_ATOMIC_FETCH : TR_ATOMIC_PLAIN;
     int at = atype_of(tdt->basic);
-    acc_walk_t a = { NULL, (tr_aop_t)aop, (tr_atype_t)at, cr_basic_size(tdt->basic), 0,
-                     aop == TR_AOP_READ ? NULL : in, cmp, old, 0, 0 };
-    if (aop >= 0 && at >= 0 && t->ntr) a.maxc = tr_atomic_max(t->ntr, a.aop, a.at, form);
+    net_batch_t head = { .base = off };
+    acc_walk_t a = { .b = &head, .aop = (tr_aop_t)aop, .at = (tr_atype_t)at,
+                     .elem = cr_basic_size(tdt->basic), .in = aop == TR_AOP_READ ? NULL : in,
+                     .cmp = cmp, .old = old, .dry = 1 };
+    if (aop >= 0 && at >= 0) a.maxc = tr_atomic_max(t->ntr, a.aop, a.at, form);
     if (!a.maxc)
         return cr_error(MPI_ERR_INTERN, "an accumulate the network's atomics were to do is not "
                         "among those it offers");
-    rma_dt_runs(tcount, tdt, count_calls, &a);
+    a.maxseg = t->ntr->caps.atomic_segs;
+    if (a.maxseg > TR_ASEG_MAX) a.maxseg = TR_ASEG_MAX;
+    if (a.maxseg < 1) a.maxseg = 1;
+    rma_dt_runs(tcount, tdt, acc_run, &a);
+    acc_call(&a);
     net_batch_t *b = malloc(sizeof *b + (size_t)a.pieces * sizeof(net_piece_t));
     if (!b) return cr_error(MPI_ERR_NO_MEM, "no memory for a one-sided accumulate");
     *b = (net_batch_t){ .t = t, .left = a.pieces + 1, .write = 0, .st = TR_OK, .base = off };
-    a.b = b;
     __atomic_fetch_add(&t->net_pending, (uint64_t)a.pieces, __ATOMIC_RELAXED);
-    rma_dt_runs(tcount, tdt, start_calls, &a);
+    a.b = b;
+    a.dry = 0;
+    a.soff = 0;
+    rma_dt_runs(tcount, tdt, acc_run, &a);     /* starts exactly a.pieces calls */
+    acc_call(&a);
     __atomic_sub_fetch(&b->left, 1, __ATOMIC_ACQ_REL);
-    cr_wait_t wt = CR_WAIT_INIT;
-    while (__atomic_load_n(&b->left, __ATOMIC_ACQUIRE) > 0) cr_wait_poll(&wt);
-    tr_status_t st = b->st;
-    free(b);
-    if (st == TR_OK) return MPI_SUCCESS;
-    return cr_error(MPI_ERR_OTHER, "an atomic operation on the window memory of rank %d failed "
-                    "(network transport %s: %s)", rank, t->ntr->ops->name, tr_status_str(st));
+    return batch_wait(b, rank, "an atomic operation on");
 }
 
 /* ---- lock words by network atomics --------------------------------------------------- */
@@ -523,6 +587,8 @@ static void one_done(tr_comp_t *c, tr_status_t st)
 static int word_op(cr_win_t *w, int rank, tr_aop_t op, uint64_t v, uint64_t cmp, uint64_t *old)
 {
     rma_target_t *t = &w->t[rank];
+    int err = net_connect(w, rank);
+    if (err) return err;
     net_one_t o = { { one_done }, 0, TR_OK };
     uint64_t res = 0;
     size_t at = offsetof(rma_ctl_t, lock);

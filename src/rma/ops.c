@@ -102,24 +102,33 @@ void rma_acc_local(char *t, MPI_Aint tcount, cr_datatype_t *tdt, const cr_op_t *
 }
 
 /* ---- cross-memory copies (RMA_CMA) ---------------------------------------------------- */
+/* The runs of the target datatype go SHM_CMA_PIECES to one cross-memory
+ * copy (a strided access of single elements is not a system call each). */
 typedef struct {
     rma_target_t *t;
     MPI_Aint base;     /* offset of the target datatype's base from the key's address */
-    char *stream;      /* packed bytes */
+    char *stream;      /* packed bytes of the gathered runs */
     int write;
     tr_status_t st;
+    int n;             /* runs gathered */
+    size_t off[SHM_CMA_PIECES], len[SHM_CMA_PIECES], bytes;
 } cma_t;
+
+static void cma_flush(cma_t *c)
+{
+    if (c->n && c->st == TR_OK) c->st = shm_cma_copyv(&c->t->key, c->off, c->len, c->n, c->stream, c->write);
+    c->stream += c->bytes;
+    c->n = 0;
+    c->bytes = 0;
+}
 
 static void cma_run(void *arg, MPI_Aint off, size_t len)
 {
     cma_t *c = arg;
-    if (c->st != TR_OK) return;
-    size_t at = (size_t)(c->base + off);
-    c->st = c->write ? tr_put(&shm_ctxs[0].iface, (uint64_t)c->t->local, c->stream, len, &c->t->key, at,
-                              NULL)
-                     : tr_get(&shm_ctxs[0].iface, (uint64_t)c->t->local, c->stream, len, &c->t->key, at,
-                              NULL);
-    c->stream += len;
+    if (c->n == SHM_CMA_PIECES) cma_flush(c);
+    c->off[c->n] = (size_t)(c->base + off);
+    c->len[c->n++] = len;
+    c->bytes += len;
 }
 
 /* Move the packed stream to (write) or from the target's (tcount, tdt) at
@@ -127,8 +136,9 @@ static void cma_run(void *arg, MPI_Aint off, size_t len)
 static int cma_move(rma_target_t *t, MPI_Aint at, MPI_Aint tcount, cr_datatype_t *tdt,
                     void *stream, int write)
 {
-    cma_t c = { t, at, stream, write, TR_OK };
+    cma_t c = { .t = t, .base = at, .stream = stream, .write = write, .st = TR_OK };
     rma_dt_runs(tcount, tdt, cma_run, &c);
+    cma_flush(&c);
     if (c.st == TR_OK) return MPI_SUCCESS;
     return cr_error(MPI_ERR_RMA_SHARED, "cannot %s the memory of process %d on this node "
                     "(cross-memory attach: %s)", write ? "write" : "read", t->world,

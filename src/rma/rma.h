@@ -81,13 +81,16 @@ typedef struct {
     uint64_t am_ops;               /* AM: operations sent since the last flush */
     /* AM targets whose memory the network transport reaches (net.c) */
     int net;                       /* 1: puts and gets go by the network's own RMA */
-    tr_iface_t *ntr;               /* the network interface and its address of the target */
+    tr_iface_t *ntr;               /* the network interface and its address of the target
+                                      (NULL until the first operation that needs them) */
     uint64_t naddr;
     tr_rkey_t nkey;                /* its window memory, registered (offsets from its base) */
     uint64_t net_pending;          /* reads and writes started and not yet complete */
     int net_err;                   /* the first failed write since the last drain (tr_status_t) */
-    /* natomic windows: ntr/naddr/nkey are set for every target (this node's
-     * and this rank too), and its control block is registered */
+    /* natomic windows: nkey and ckey are set for every target (this node's
+     * and this rank too: they are reached through the network as well, ntr
+     * and naddr from the first operation on), and its control block is
+     * registered */
     tr_rkey_t ckey;
     /* dynamic windows: 1 when puts and gets may go by the network's RMA to
      * the regions of it whose keys the target gave (dkeys, forgotten at the
@@ -223,7 +226,8 @@ int rma_net_move(cr_win_t *w, int rank, MPI_Aint at, MPI_Aint tcount, cr_datatyp
 int rma_net_drain(cr_win_t *w, int rank);
 /* Network atomics.  rma_net_init also decides, collectively, w->natomic
  * (where COURIER_RMA_OFI_ATOMICS=1, the network has atomics, and every rank
- * could register its control block and reach every rank, itself included)
+ * could register its control block and can reach every rank, itself
+ * included; the connection to a target is made at the first operation to it)
  * and w->nlock (natomic and 64-bit compare-and-swap and fetch-and-add).
  * rma_net_atomic_type: 1 when accumulate-class operations on basic type b
  * go by network atomics on w (every op MPI allows on it is covered).
@@ -231,7 +235,8 @@ int rma_net_drain(cr_win_t *w, int rank);
  * at byte offset `off` from its window base: op with the packed operands in
  * (NULL for MPI_NO_OP), or compare-and-swap when cmp is not NULL (op
  * ignored); the old values, packed, to old (may be NULL).  Complete at the
- * target when it returns.  rma_net_lock / rma_net_unlock: take (with back-
+ * target when it returns; runs of the target datatype go several to one
+ * vector atomic where the transport has them.  rma_net_lock / rma_net_unlock: take (with back-
  * off) or release the passive-target lock word of rank by network atomics
  * (nlock windows; the caller completed the operations before unlocking). */
 int rma_net_atomic_type(cr_win_t *w, cr_basic_t b);

@@ -72,6 +72,7 @@ typedef struct {
     size_t eager_max;   /* largest message the core should send eagerly to this transport's
                            peers; larger ones use rendezvous (SIZE_MAX: always eager) */
     unsigned flags;     /* TR_CAP_* */
+    size_t atomic_segs; /* most pieces of the peer's memory one atomicv() takes (0: no atomicv) */
 } tr_caps_t;
 
 /* ---- messages ----------------------------------------------------------------- */
@@ -136,6 +137,13 @@ typedef enum {
 /* The three forms of an atomic: no result, the old values fetched, and
  * compare-and-swap (fetching too). */
 enum { TR_ATOMIC_PLAIN = 0, TR_ATOMIC_FETCH = 1, TR_ATOMIC_COMPARE = 2 };
+
+/* One piece of the peer's memory in a vector atomic: count elements from
+ * offset off of the registration.  caps.atomic_segs is at most TR_ASEG_MAX. */
+enum { TR_ASEG_MAX = 16 };
+typedef struct {
+    size_t off, count;
+} tr_aseg_t;
 
 typedef struct tr_comp {
     void (*cb)(struct tr_comp *comp, tr_status_t status);
@@ -221,6 +229,15 @@ typedef struct tr_ops {
     tr_status_t (*atomic)(tr_iface_t *tr, uint64_t addr, tr_aop_t op, tr_atype_t type,
                           const void *operand, const void *compare, void *result, size_t count,
                           const tr_rkey_t *key, size_t off, tr_comp_t *comp);
+    /* Vector atomics: as atomic, in one operation, on the nseg pieces segs[]
+     * of the peer's buffer (1 <= nseg <= caps.atomic_segs, their counts
+     * together at most atomic_max()); operand, compare and result hold the
+     * elements of every piece one after the other, in the order of segs.
+     * NULL where caps.atomic_segs is 0. */
+    tr_status_t (*atomicv)(tr_iface_t *tr, uint64_t addr, tr_aop_t op, tr_atype_t type,
+                           const void *operand, const void *compare, void *result,
+                           const tr_aseg_t *segs, size_t nseg, const tr_rkey_t *key,
+                           tr_comp_t *comp);
     /* Deliver arrived AMs to am_handler and run due completion callbacks.
      * Returns how many events it handled (0: nothing happened). */
     int (*progress)(tr_iface_t *tr);
@@ -338,6 +355,14 @@ static inline tr_status_t tr_atomic(tr_iface_t *tr, uint64_t addr, tr_aop_t op, 
                                     tr_comp_t *comp)
 {
     return tr->ops->atomic(tr, addr, op, type, operand, compare, result, count, key, off, comp);
+}
+static inline tr_status_t tr_atomicv(tr_iface_t *tr, uint64_t addr, tr_aop_t op, tr_atype_t type,
+                                     const void *operand, const void *compare, void *result,
+                                     const tr_aseg_t *segs, size_t nseg, const tr_rkey_t *key,
+                                     tr_comp_t *comp)
+{
+    if (!tr->ops->atomicv) return TR_ERR_UNSUPPORTED;
+    return tr->ops->atomicv(tr, addr, op, type, operand, compare, result, segs, nseg, key, comp);
 }
 static inline int tr_progress(tr_iface_t *tr)
 {

@@ -118,6 +118,32 @@ static inline double mt_cpu_seconds(void)
            1e-6 * (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
 }
 
+/* Run body on two windows of `bytes` bytes (displacement unit disp) over
+ * MPI_COMM_WORLD in turn: kind 0 made by MPI_Win_allocate, kind 1 by
+ * MPI_Win_create on memory of the test's own.  The memory is zeroed and
+ * every rank has passed a barrier before body runs; after it come a
+ * barrier and MPI_Win_free. */
+static inline void mt_each_window(MPI_Aint bytes, int disp,
+                                  void (*body)(MPI_Win w, void *mem, int kind))
+{
+    for (int kind = 0; kind < 2; kind++) {
+        void *mem, *own = mt_malloc((size_t)bytes);
+        MPI_Win w;
+        if (kind == 0) {
+            CHECK_MPI(MPI_Win_allocate(bytes, disp, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &w));
+        } else {
+            mem = own;
+            CHECK_MPI(MPI_Win_create(own, bytes, disp, MPI_INFO_NULL, MPI_COMM_WORLD, &w));
+        }
+        memset(mem, 0, (size_t)bytes);
+        MPI_Barrier(MPI_COMM_WORLD);
+        body(w, mem, kind);
+        MPI_Barrier(MPI_COMM_WORLD);
+        CHECK_MPI(MPI_Win_free(&w));
+        free(own);
+    }
+}
+
 /* Print the PASS line (rank 0) after agreeing on the result of every rank;
  * returns the exit status for main().  Call before MPI_Finalize. */
 static inline int mt_finish(const char *name)

@@ -15,6 +15,11 @@
  *   takes part: exact.  With FI_PROVIDER=sockets (whose atomics and RMA need
  *   no progress by the target's library) some increments are done while
  *   rank 0 computes;
+ * - strided accumulates of many single elements (vector atomics): every
+ *   rank adds the transpose of its matrix into rank 0's and the last rank's
+ *   at once (exact sums), adds into every other element of a row with
+ *   MPI_Get_accumulate (the old values each rank fetched form one chain per
+ *   element: atomic), and reads the transposed matrix back with MPI_NO_OP;
  * - a dynamic window: every rank attaches two regions, puts into and gets
  *   from every rank's, contiguous and strided, then detaches one, attaches a
  *   new one and does it again in a new epoch. */
@@ -23,7 +28,7 @@
 #include <string.h>
 #include <time.h>
 
-enum { NHAMMER = 100, NACC = 8, NLOCK = 25, BUSY_S = 2 };
+enum { NHAMMER = 100, NACC = 8, NLOCK = 25, BUSY_S = 2, NV = 40 };
 /* window layout, in longs */
 enum { CNT = 0, LCNT = 1, IACC = 2, DACC = IACC + NACC, SWAP = DACC + NACC, WLONGS = SWAP + 2 };
 static int me, np;
@@ -264,31 +269,94 @@ static void dynamic_window(void)
     free(c);
 }
 
+/* Strided accumulates on an NV x NV int matrix per rank (vector atomics). */
+static void vectors(MPI_Win w, void *wmem, int kind)
+{
+    int *mat = wmem, *a = mt_malloc(sizeof(int) * NV * NV), *back = mt_malloc(sizeof(int) * NV * NV);
+    (void)kind;
+    for (int i = 0; i < NV * NV; i++) a[i] = (me + 1) * i;
+    /* the transpose: column-major order of the target matrix */
+    MPI_Datatype column, xpose, other;
+    MPI_Type_vector(NV, 1, NV, MPI_INT, &column);
+    MPI_Type_create_hvector(NV, 1, sizeof(int), column, &xpose);
+    MPI_Type_vector(NV / 2, 1, 2, MPI_INT, &other);
+    MPI_Type_commit(&xpose);
+    MPI_Type_commit(&other);
+    int last = np - 1;
+    CHECK_MPI(MPI_Win_lock_all(0, w));
+    CHECK_MPI(MPI_Accumulate(a, NV * NV, MPI_INT, 0, 0, 1, xpose, MPI_SUM, w));
+    if (last != 0) CHECK_MPI(MPI_Accumulate(a, NV * NV, MPI_INT, last, 0, 1, xpose, MPI_SUM, w));
+    CHECK_MPI(MPI_Win_unlock_all(w));
+    MPI_Barrier(MPI_COMM_WORLD);
+    long s = (long)np * (np + 1) / 2;
+    /* the target's own view, then a strided read by MPI_NO_OP from another rank */
+    if (me == 0 || me == last) {
+        CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, me, 0, w));
+        for (int i = 0; i < NV; i++)
+            for (int j = 0; j < NV; j++)
+                CHECK(mat[j * NV + i] == s * (i * NV + j), "[%d][%d] = %d, not %ld", j, i,
+                      mat[j * NV + i], s * (i * NV + j));
+        CHECK_MPI(MPI_Win_unlock(me, w));
+    }
+    if (me == (np > 1 ? 1 : 0)) {
+        CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w));
+        CHECK_MPI(MPI_Get_accumulate(NULL, 0, MPI_INT, back, NV * NV, MPI_INT, 0, 0, 1, xpose,
+                                     MPI_NO_OP, w));
+        CHECK_MPI(MPI_Win_unlock(0, w));
+        for (int i = 0; i < NV * NV; i++)
+            CHECK(back[i] == s * i, "transposed read [%d] = %d, not %ld", i, back[i], s * i);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    /* every other element of row 1 of rank 0: + (me + 1), fetching the old values */
+    int inc[NV / 2], old[NV / 2];
+    for (int i = 0; i < NV / 2; i++) inc[i] = me + 1;
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w));
+    CHECK_MPI(MPI_Get_accumulate(inc, NV / 2, MPI_INT, old, NV / 2, MPI_INT, 0, NV, 1, other,
+                                 MPI_SUM, w));
+    CHECK_MPI(MPI_Win_unlock(0, w));
+    int *olds = me == 0 ? mt_malloc(sizeof(int) * (NV / 2) * (size_t)np) : NULL;
+    MPI_Gather(old, NV / 2, MPI_INT, olds, NV / 2, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) {
+        CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w));
+        for (int e = 0; e < NV / 2; e++) {
+            /* rank r saw base + the increments of the ranks before it, in some order */
+            long base = s * (2 * e * NV + 1), seen = 0;
+            for (int r = 0; r < np; r++) {
+                long d = olds[r * (NV / 2) + e] - base;
+                CHECK(d >= 0 && d <= s - (r + 1), "element %d: rank %d fetched base + %ld", e, r, d);
+                seen |= 1L << (d < 62 && d >= 0 ? d : 62);
+            }
+            CHECK(mat[NV + 2 * e] == base + s, "element %d = %d after the adds, not %ld", e,
+                  mat[NV + 2 * e], base + s);
+            /* fetched values are distinct partial sums */
+            CHECK(__builtin_popcountl((unsigned long)seen) == np, "element %d: %d distinct "
+                  "old values from %d ranks", e, __builtin_popcountl((unsigned long)seen), np);
+        }
+        CHECK_MPI(MPI_Win_unlock(0, w));
+    }
+    free(olds);
+    MPI_Type_free(&column);
+    MPI_Type_free(&xpose);
+    MPI_Type_free(&other);
+    free(a);
+    free(back);
+}
+
+static void window_body(MPI_Win w, void *mem, int kind)
+{
+    hammer(w, mem);
+    arrays(w, mem);
+    if (kind == 0) locked_increments(w, mem);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
-    for (int kind = 0; kind < 2; kind++) {
-        long *mem, *own = mt_malloc(WLONGS * sizeof(long));
-        MPI_Win w;
-        if (kind == 0) {
-            CHECK_MPI(MPI_Win_allocate(WLONGS * sizeof(long), sizeof(long), MPI_INFO_NULL,
-                                       MPI_COMM_WORLD, &mem, &w));
-        } else {
-            mem = own;
-            CHECK_MPI(MPI_Win_create(own, WLONGS * sizeof(long), sizeof(long), MPI_INFO_NULL,
-                                     MPI_COMM_WORLD, &w));
-        }
-        memset(mem, 0, WLONGS * sizeof(long));
-        MPI_Barrier(MPI_COMM_WORLD);
-        hammer(w, mem);
-        arrays(w, mem);
-        if (kind == 0) locked_increments(w, mem);
-        MPI_Barrier(MPI_COMM_WORLD);
-        CHECK_MPI(MPI_Win_free(&w));
-        free(own);
-    }
+    mt_each_window(WLONGS * sizeof(long), sizeof(long), window_body);
+    mt_each_window(NV * NV * sizeof(int), sizeof(int), vectors);
     dynamic_window();
     int rc = mt_finish("rma_nat");
     MPI_Finalize();

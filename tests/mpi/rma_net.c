@@ -191,30 +191,20 @@ static void nocheck_target(void)
     CHECK_MPI(MPI_Win_free(&w));
 }
 
+static void window_body(MPI_Win w, void *mem, int kind)
+{
+    (void)kind;
+    puts_gets(w, mem);
+    atomics(w, mem);
+    fences(w, mem);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
-    for (int kind = 0; kind < 2; kind++) {
-        long *mem, *own = mt_malloc(WLONGS * sizeof(long));
-        MPI_Win w;
-        if (kind == 0) {
-            CHECK_MPI(MPI_Win_allocate(WLONGS * sizeof(long), sizeof(long), MPI_INFO_NULL,
-                                       MPI_COMM_WORLD, &mem, &w));
-        } else {
-            mem = own;
-            CHECK_MPI(MPI_Win_create(own, WLONGS * sizeof(long), sizeof(long), MPI_INFO_NULL,
-                                     MPI_COMM_WORLD, &w));
-        }
-        memset(mem, 0, WLONGS * sizeof(long));
-        MPI_Barrier(MPI_COMM_WORLD);
-        puts_gets(w, mem);
-        atomics(w, mem);
-        fences(w, mem);
-        CHECK_MPI(MPI_Win_free(&w));
-        free(own);
-    }
+    mt_each_window(WLONGS * sizeof(long), sizeof(long), window_body);
     busy_target();
     const char *prov = getenv("FI_PROVIDER"), *native = getenv("COURIER_RMA_OFI_NATIVE");
     if (prov && !strcmp(prov, "sockets") && !(native && !atoi(native))) nocheck_target();

@@ -432,21 +432,33 @@ static size_t ofi_atomic_max(tr_iface_t *tr, tr_aop_t op, tr_atype_t type, int f
     return n;
 }
 
-static tr_status_t ofi_atomic(tr_iface_t *tr, uint64_t addr, tr_aop_t op, tr_atype_t type,
-                              const void *operand, const void *compare, void *result,
-                              size_t count, const tr_rkey_t *key, size_t off, tr_comp_t *comp)
+/* The most pieces of the peer's memory one vector atomic names: the
+ * provider's rma_iov_limit, at most TR_ASEG_MAX. */
+static size_t aseg_max;
+
+static tr_status_t ofi_atomicv(tr_iface_t *tr, uint64_t addr, tr_aop_t op, tr_atype_t type,
+                               const void *operand, const void *compare, void *result,
+                               const tr_aseg_t *segs, size_t nseg, const tr_rkey_t *key,
+                               tr_comp_t *comp)
 {
     ofi_ep_t *e = ep_of(tr);
     if (!have_atomic) return TR_ERR_UNSUPPORTED;
+    if (nseg < 1 || nseg > aseg_max) return TR_ERR_IO;
+    struct fi_rma_ioc riov[TR_ASEG_MAX];
+    size_t count = 0;
+    for (size_t i = 0; i < nseg; i++) {
+        riov[i] = (struct fi_rma_ioc){ key->w[0] + segs[i].off, segs[i].count, key->w[1] };
+        count += segs[i].count;
+    }
     ofi_op_t *o = malloc(sizeof *o);
     if (!o) return TR_ERR_NO_MEMORY;
     o->kind = OP_ATOMIC;
     o->comp = comp;
-    /* a read has no operand, but some providers look at the buffer anyway */
+    /* the elements of every piece in one local buffer each; a read has no
+     * operand, but some providers look at the buffer anyway */
     struct fi_ioc iov = { (void *)(operand ? operand : result), count };
-    struct fi_rma_ioc riov = { key->w[0] + off, count, key->w[1] };
     struct fi_msg_atomic msg = { .msg_iov = &iov, .desc = NULL, .iov_count = 1,
-                                 .addr = e->peers[addr].fa, .rma_iov = &riov, .rma_iov_count = 1,
+                                 .addr = e->peers[addr].fa, .rma_iov = riov, .rma_iov_count = nseg,
                                  .datatype = at_fi[type], .op = aop_fi[op], .context = o,
                                  .data = 0 };
     struct fi_ioc cmp = { (void *)compare, count }, res = { result, count };
@@ -465,6 +477,14 @@ static tr_status_t ofi_atomic(tr_iface_t *tr, uint64_t addr, tr_aop_t op, tr_aty
     }
     e->outstanding++;
     return TR_INPROGRESS;
+}
+
+static tr_status_t ofi_atomic(tr_iface_t *tr, uint64_t addr, tr_aop_t op, tr_atype_t type,
+                              const void *operand, const void *compare, void *result,
+                              size_t count, const tr_rkey_t *key, size_t off, tr_comp_t *comp)
+{
+    tr_aseg_t seg = { off, count };
+    return ofi_atomicv(tr, addr, op, type, operand, compare, result, &seg, 1, key, comp);
 }
 
 static int flushes_done(ofi_ep_t *e);
@@ -642,6 +662,7 @@ static const tr_ops_t ofi_ops = {
     .put = ofi_put,
     .atomic_max = ofi_atomic_max,
     .atomic = ofi_atomic,
+    .atomicv = ofi_atomicv,
     .progress = ofi_progress,
     .flush = ofi_flush,
     .sleep_prepare = ofi_sleep_prepare,
@@ -816,6 +837,7 @@ static ofi_ep_t *ep_open(int index)
     e->iface.caps.max_bulk = rx_bytes;
     size_t eager = (size_t)ut_settings.eager_limit;
     e->iface.caps.eager_max = eager < rx_bytes ? eager : rx_bytes;
+    e->iface.caps.atomic_segs = have_atomic ? aseg_max : 0;
     e->iface.caps.flags = TR_CAP_ORDERED | (have_rma ? TR_CAP_GET | TR_CAP_ONESIDED : 0) |
                           (have_atomic ? TR_CAP_ATOMIC : 0) |
                           (ut_settings.ofi_wait ? TR_CAP_SLEEP : 0);
@@ -860,6 +882,9 @@ static int open_all(int n)
     if (inject_max > sizeof(ofi_wire_t) + 256) inject_max = sizeof(ofi_wire_t) + 256;
     rx_bytes = (size_t)ut_settings.ofi_rx_bytes;
     if (rx_bytes < 256) rx_bytes = 256;
+    aseg_max = info->tx_attr->rma_iov_limit < TR_ASEG_MAX ? info->tx_attr->rma_iov_limit
+                                                            : TR_ASEG_MAX;
+    if (!aseg_max) aseg_max = 1;
     eps = calloc((size_t)n, sizeof *eps);
     if (!eps) {
         close_all();

@@ -512,6 +512,41 @@ static tr_status_t cma_copy(const tr_rkey_t *key, size_t off, void *local, size_
     return TR_OK;
 }
 
+tr_status_t shm_cma_copyv(const tr_rkey_t *key, const size_t *off, const size_t *len, int n,
+                          void *local, int write)
+{
+    pid_t pid = (pid_t)key->w[1];
+    char *l = local;
+    for (int first = 0; first < n;) {
+        int k = n - first < SHM_CMA_PIECES ? n - first : SHM_CMA_PIECES;
+        struct iovec rm[SHM_CMA_PIECES];
+        size_t total = 0;
+        for (int i = 0; i < k; i++) {
+            rm[i] = (struct iovec){ (char *)(uintptr_t)key->w[0] + off[first + i], len[first + i] };
+            total += len[first + i];
+        }
+        struct iovec lv = { l, total };
+        ssize_t got = write ? process_vm_writev(pid, &lv, 1, rm, (unsigned long)k, 0)
+                            : process_vm_readv(pid, &lv, 1, rm, (unsigned long)k, 0);
+        if (got < 0 && first == 0 && (errno == EPERM || errno == EACCES || errno == ENOSYS))
+            return TR_ERR_REFUSED;
+        if (got < 0) return TR_ERR_IO;
+        /* a partial copy (the kernel stops at a piece it cannot take
+         * whole): the rest piece by piece, from where it stopped */
+        size_t moved = (size_t)got, pos = 0;
+        for (int i = 0; moved < total && i < k; pos += len[first + i], i++) {
+            if (moved >= pos + len[first + i]) continue;
+            size_t d = moved > pos ? moved - pos : 0;
+            tr_status_t st = cma_copy(key, off[first + i] + d, l + pos + d, len[first + i] - d,
+                                      write);
+            if (st != TR_OK) return TR_ERR_IO;
+        }
+        l += total;
+        first += k;
+    }
+    return TR_OK;
+}
+
 static tr_status_t shm_get(tr_iface_t *tr, uint64_t addr, void *local, size_t len,
                            const tr_rkey_t *key, size_t off, tr_comp_t *comp)
 {

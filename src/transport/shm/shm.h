@@ -66,6 +66,16 @@ static inline shm_ctx_t *shm_ctx_of(tr_iface_t *tr)
     return (shm_ctx_t *)tr->priv;
 }
 
+/* Cross-memory copies of many pieces at once (one-sided communication on
+ * MPI_Win_create memory): move n pieces of the peer's memory described by
+ * key (piece i: len[i] bytes at offset off[i]) to (write = 0) or from
+ * (write = 1) the contiguous local buffer, the pieces one after the other,
+ * in few system calls.  TR_OK, TR_ERR_REFUSED (nothing moved: the kernel
+ * refused this peer), or TR_ERR_IO. */
+enum { SHM_CMA_PIECES = 256 };   /* most pieces one system call takes here */
+tr_status_t shm_cma_copyv(const tr_rkey_t *key, const size_t *off, const size_t *len, int n,
+                          void *local, int write);
+
 /* Set up the node's segment with nchan channels (at most SHM_MAX_CHANNELS;
  * every local process must give the same number) and their interfaces.
  * local_of_peer[p] is peer p's index among the node's local_size processes,
