@@ -406,7 +406,16 @@ struct cr_request {
 extern cr_objtab_t cr_request_tab;
 /* Allocate a request; with_handle!=0 gives it an MPI_Request handle. */
 cr_request_t *cr_request_new(cr_req_kind_t kind, int with_handle);
-int cr_request_attach_handle(cr_request_t *r);   /* give it an MPI_Request handle */
+/* Give it an MPI_Request handle (MPI_SUCCESS, or MPI_ERR_NO_MEM): an object
+ * from the pool has its table slot already, a new one takes one
+ * (cr_request_attach_slot, out of line). */
+int cr_request_attach_slot(cr_request_t *r);
+static inline int cr_request_attach_handle(cr_request_t *r)
+{
+    if (CR_UNLIKELY(r->slot < 0)) return cr_request_attach_slot(r);
+    r->handle = CR_H_MAKE(CR_ST_USER, CR_K_REQUEST, r->slot);
+    return MPI_SUCCESS;
+}
 void cr_request_free(cr_request_t *r);
 /* A persistent point-to-point request (kind CR_REQ_PREQ_*) or an MPI_Message
  * (CR_REQ_MPROBE) takes a reference on its communicator here, so that
