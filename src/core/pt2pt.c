@@ -837,6 +837,18 @@ static void recv_proc_null(cr_request_t *r)
     cr_req_complete(r);
 }
 
+/* Start receive r (recv_init done, a real source): the first unexpected
+ * message that matches is delivered to it, or it is queued as posted. */
+static inline __attribute__((always_inline)) void recv_post(cr_chan_t *ch, cr_request_t *r)
+{
+    cr_unexp_t *u = CR_LIKELY(ch->ux_head == NULL) ? NULL : ux_find(ch, r->ctx, r->peer, r->tag, 1);
+    if (!u || u->kind != UX_EAGER) recv_vg_post(r);
+    if (u)
+        ux_deliver(ch, r, u);
+    else
+        posted_add(ch, r);
+}
+
 int cr_chan_irecv(cr_chan_t *ch, void *buf, MPI_Aint count, cr_datatype_t *dt, int src, int tag,
                   cr_comm_t *comm, int ctx_off, cr_request_t **req)
 {
@@ -848,12 +860,7 @@ int cr_chan_irecv(cr_chan_t *ch, void *buf, MPI_Aint count, cr_datatype_t *dt, i
         recv_proc_null(r);
         return MPI_SUCCESS;
     }
-    cr_unexp_t *u = ux_find(ch, r->ctx, src, tag, 1);
-    if (!u || u->kind != UX_EAGER) recv_vg_post(r);
-    if (u)
-        ux_deliver(ch, r, u);
-    else
-        posted_add(ch, r);
+    recv_post(ch, r);
     return MPI_SUCCESS;
 }
 
@@ -1531,6 +1538,23 @@ cr_request_t *cr_isend_fast(const void *data, size_t bytes, int dest, int tag, c
     }
     r->vpeer = peer;          /* for MPI_Cancel (cr_cancel_send) */
     r->complete = 1;
+    return r;
+}
+
+/* MPI_Irecv's form: without threads (no library or channel lock to take) the
+ * general path's receive less its layers, for any datatype: a request from
+ * the pool with its handle, matched or posted on its channel (cr_chan_of).
+ * Returns it, or NULL when the caller must take the general path (threads,
+ * MPI_PROC_NULL, no memory). */
+cr_request_t *cr_irecv_fast(void *buf, MPI_Aint count, cr_datatype_t *dt, int src, int tag,
+                            cr_comm_t *comm)
+{
+    if (CR_UNLIKELY(cr_threaded) || src == MPI_PROC_NULL) return NULL;
+    cr_request_t *r = cr_request_new(CR_REQ_RECV, 1);
+    if (CR_UNLIKELY(!r)) return NULL;
+    cr_chan_t *ch = cr_chan_of(comm, CR_CTX_PT2PT, tag, src);
+    recv_init(ch, r, buf, count, dt, src, tag, comm, CR_CTX_PT2PT);
+    recv_post(ch, r);
     return r;
 }
 
