@@ -286,7 +286,7 @@ static void recv_finish(cr_request_t *r, size_t n)
         free(r->tmp);
         r->tmp = NULL;
     }
-    cr_req_complete(r);
+    req_complete(r);
 }
 
 /* The bytes of a send: the user buffer when contiguous, else a packed copy. */
