@@ -48,8 +48,16 @@
 
 cr_chan_t cr_chans[CR_MAX_CHANNELS];
 int cr_nchan = 1;
-/* The generation the next send's message id carries (cr_msg_id, pt2pt.h). */
+/* The generation the next send's message id carries (cr_msg_id, pt2pt.h).
+ * Senders of different channels take it side by side when the channel locks
+ * are on: then with an atomic increment, else with a plain one (as on
+ * MPI_Isend's fast path, which runs without threads). */
 static uint32_t wire_gen_next;
+static inline uint32_t wire_gen_take(void)
+{
+    if (CR_UNLIKELY(cr_chan_locking)) return __atomic_add_fetch(&wire_gen_next, 1, __ATOMIC_RELAXED);
+    return ++wire_gen_next;
+}
 /* The adaptive protocol's settings (core/adapt.h), read by cr_chan_init. */
 static cr_adapt_cfg_t adapt_cfg;
 
@@ -693,7 +701,7 @@ int cr_chan_isend(cr_chan_t *ch, const void *buf, MPI_Aint count, cr_datatype_t 
     r->dt = dt;
     cr_dt_retain(dt);        /* released with the request: MPI_Type_free may come first */
     r->bytes = (size_t)count * (size_t)dt->size;
-    r->wire_gen = ++wire_gen_next;
+    r->wire_gen = wire_gen_take();
     if (dest == MPI_PROC_NULL) {
         cr_req_complete(r);
         return MPI_SUCCESS;
@@ -1540,7 +1548,7 @@ cr_request_t *cr_isend_fast(const void *data, size_t bytes, int dest, int tag, c
     if (!v) return NULL;
     cr_request_t *r = cr_request_new(CR_REQ_SEND, 1);
     if (!r) return NULL;
-    r->wire_gen = ++wire_gen_next;
+    r->wire_gen = ++wire_gen_next;     /* the fast paths run without threads */
     if (eager_put(v, data, bytes, tag, comm, cr_msg_id(r))) {
         cr_request_free(r);
         return NULL;
