@@ -54,11 +54,18 @@ static inline int core_send(const void *buf, MPI_Count count, cr_datatype_t *dat
 }
 
 /* MPI_Recv, MPI_Irecv, MPI_Recv_init; the blocking receive of contiguous data
- * tries the fast path first. */
+ * and every non-blocking one try their fast paths first. */
 static inline int core_recv(void *buf, MPI_Count count, cr_datatype_t *datatype, int source,
                             int tag, cr_comm_t *comm, MPI_Status *status, cr_how_t how,
                             MPI_Request *request)
 {
+    if (how == CR_NONBLOCKING) {
+        cr_request_t *r = cr_irecv_fast(buf, count, datatype, source, tag, comm);
+        if (CR_LIKELY(r != NULL)) {
+            *request = r->handle;
+            return MPI_SUCCESS;
+        }
+    }
     if (how == CR_BLOCKING && datatype->contig &&
         CR_LIKELY(cr_recv_fast((char *)buf + datatype->lb, (size_t)count * (size_t)datatype->size,
                                source, tag, comm, status) == 0))

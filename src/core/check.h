@@ -40,7 +40,8 @@ int cr_chk_ptr_fail(const char *arg) __attribute__((noinline));
 int cr_chk_file_fail(MPI_File h, const char *arg) __attribute__((noinline));
 
 /* A live communicator; *out receives its object. */
-static inline int cr_chk_comm(MPI_Comm h, const char *arg, cr_comm_t **out)
+static inline __attribute__((always_inline)) int cr_chk_comm(MPI_Comm h, const char *arg,
+                                                         cr_comm_t **out)
 {
     cr_comm_t *c = cr_comm_ptr(h);
     if (CR_LIKELY(c != NULL)) {

@@ -76,8 +76,10 @@ typedef struct {
  * library lock (or without threads). */
 int cr_objtab_add(cr_objtab_t *t, void *obj);
 /* The object at idx, or NULL when idx is not a live entry.  Safe without the
- * lock while other threads add and remove other entries. */
-static inline void *cr_objtab_get(const cr_objtab_t *t, int idx)
+ * lock while other threads add and remove other entries.  Always inlined
+ * (with cr_request_ptr and cr_chk_comm): GCC's LTO had made it a call, which
+ * cost every MPI_Wait 20 instructions and MPI_Waitall 28 per request checked. */
+static inline __attribute__((always_inline)) void *cr_objtab_get(const cr_objtab_t *t, int idx)
 {
     if (CR_UNLIKELY(idx < 0 || idx >= __atomic_load_n(&t->next, __ATOMIC_ACQUIRE))) return NULL;
     void **c = __atomic_load_n(&t->chunks[idx / CR_OBJTAB_CHUNK], __ATOMIC_ACQUIRE);
@@ -406,7 +408,16 @@ struct cr_request {
 extern cr_objtab_t cr_request_tab;
 /* Allocate a request; with_handle!=0 gives it an MPI_Request handle. */
 cr_request_t *cr_request_new(cr_req_kind_t kind, int with_handle);
-int cr_request_attach_handle(cr_request_t *r);   /* give it an MPI_Request handle */
+/* Give it an MPI_Request handle (MPI_SUCCESS, or MPI_ERR_NO_MEM): an object
+ * from the pool has its table slot already, a new one takes one
+ * (cr_request_attach_slot, out of line). */
+int cr_request_attach_slot(cr_request_t *r);
+static inline int cr_request_attach_handle(cr_request_t *r)
+{
+    if (CR_UNLIKELY(r->slot < 0)) return cr_request_attach_slot(r);
+    r->handle = CR_H_MAKE(CR_ST_USER, CR_K_REQUEST, r->slot);
+    return MPI_SUCCESS;
+}
 void cr_request_free(cr_request_t *r);
 /* A persistent point-to-point request (kind CR_REQ_PREQ_*) or an MPI_Message
  * (CR_REQ_MPROBE) takes a reference on its communicator here, so that
@@ -414,7 +425,7 @@ void cr_request_free(cr_request_t *r);
 void cr_request_hold_comm(cr_request_t *r, cr_comm_t *comm);
 /* A request keeps its slot in cr_request_tab for its whole life in the pool
  * (no table update per operation); the slot is live while r->handle names it. */
-static inline cr_request_t *cr_request_ptr(MPI_Request h)
+static inline __attribute__((always_inline)) cr_request_t *cr_request_ptr(MPI_Request h)
 {
     if (CR_H_STORAGE(h) == CR_ST_USER && CR_H_KIND(h) == CR_K_REQUEST) {
         cr_request_t *r = (cr_request_t *)cr_objtab_get(&cr_request_tab, CR_H_INDEX(h));
@@ -447,12 +458,16 @@ int cr_sendrecv(const void *sbuf, MPI_Aint scount, cr_datatype_t *sdt, int dest,
                 void *rbuf, MPI_Aint rcount, cr_datatype_t *rdt, int src, int rtag,
                 cr_comm_t *comm, int ctx_off, MPI_Status *status);
 
-/* Fast paths of MPI_Send, MPI_Isend and MPI_Recv for contiguous data (pt2pt.c):
- * cr_send_fast and cr_recv_fast return 0 when done, 1 when the caller must take
- * the general path; cr_isend_fast returns a complete request with a handle, or
- * NULL for the general path. */
+/* Fast paths of MPI_Send, MPI_Isend and MPI_Recv for contiguous data, and of
+ * MPI_Irecv for any (pt2pt.c): cr_send_fast and cr_recv_fast return 0 when
+ * done, 1 when the caller must take the general path; cr_isend_fast returns a
+ * complete request with a handle, cr_irecv_fast a started receive with a
+ * handle (as MPI_Irecv's general path would make it), or NULL for the
+ * general path. */
 int cr_send_fast(const void *data, size_t bytes, int dest, int tag, cr_comm_t *comm);
 cr_request_t *cr_isend_fast(const void *data, size_t bytes, int dest, int tag, cr_comm_t *comm);
+cr_request_t *cr_irecv_fast(void *buf, MPI_Aint count, cr_datatype_t *dt, int src, int tag,
+                            cr_comm_t *comm);
 int cr_recv_fast(void *dst, size_t cap, int src, int tag, cr_comm_t *comm, MPI_Status *status);
 
 /* ---- progress (src/core/progress.c) --------------------------------------- */

@@ -15,7 +15,6 @@ int cr_iprobe(int src, int tag, cr_comm_t *comm, int *flag, MPI_Status *status, 
               cr_unexp_t **out);
 void cr_mrecv_start(cr_request_t *r, void *buf, MPI_Aint count, cr_datatype_t *dt,
                     cr_comm_t *comm, cr_unexp_t *u);
-int cr_request_attach_handle(cr_request_t *r);
 
 /* A completed request's status for the user: every field but MPI_ERROR.  A
  * single-completion call (MPI_Wait, MPI_Test, MPI_Recv, ...) leaves the user's
@@ -417,6 +416,22 @@ static inline volatile int *done_flag(cr_request_t *r)
     return r->persistent ? (r->child ? &r->child->complete : &r->complete) : &r->complete;
 }
 
+/* finish() of a request that is neither persistent nor generalized. */
+static inline __attribute__((always_inline)) int finish_plain(MPI_Request *h, cr_request_t *r,
+                                                             MPI_Status *status)
+{
+    int err = r->err;
+    if (r->kind == CR_REQ_SEND && status != MPI_STATUS_IGNORE) {
+        status->count_hi_and_cancelled = r->status.count_hi_and_cancelled & 1;
+        status->count_lo = 0;
+    } else {
+        status_out(status, r);
+    }
+    *h = MPI_REQUEST_NULL;
+    cr_request_free(r);
+    return err;
+}
+
 /* Finish a completed request for the user: status out, free or deactivate, and
  * return its error. */
 static int finish(MPI_Request *h, cr_request_t *r, MPI_Status *status)
@@ -434,18 +449,13 @@ static int finish(MPI_Request *h, cr_request_t *r, MPI_Status *status)
         status_out(status, r);
         return err;
     }
-    int err = r->err;
     if (r->kind == CR_REQ_GREQ) {
-        err = cr_greq_finish(r, status);
-    } else if (r->kind == CR_REQ_SEND && status != MPI_STATUS_IGNORE) {
-        status->count_hi_and_cancelled = r->status.count_hi_and_cancelled & 1;
-        status->count_lo = 0;
-    } else {
-        status_out(status, r);
+        int err = cr_greq_finish(r, status);
+        *h = MPI_REQUEST_NULL;
+        cr_request_free(r);
+        return err;
     }
-    *h = MPI_REQUEST_NULL;
-    cr_request_free(r);
-    return err;
+    return finish_plain(h, r, status);
 }
 
 static void empty_status(MPI_Status *st)
@@ -546,7 +556,7 @@ static int wait_locked(MPI_Request *request, MPI_Status *status)
         cr_wait_t w = CR_WAIT_INIT;
         while (!poll_req(r)) cr_wait_poll(&w);
         cr_wait_end(&w);
-    } else {
+    } else if (!__atomic_load_n(done_flag(r), __ATOMIC_ACQUIRE)) {
         cr_progress_wait(done_flag(r));
     }
     return finish(request, r, status);
@@ -642,6 +652,12 @@ static int wait_in(cr_chan_t *ch, MPI_Request *h, MPI_Status *status)
     return finish(h, r, status);
 }
 
+/* MPI_Waitall waits for each request under the lock it holds (wait_in),
+ * without going through core_wait's choice of lock.  Under the library lock,
+ * a plain send or receive that is complete already (every send of MPI_Isend's
+ * fast path is born complete) is finished in the loop, with no call but the
+ * request's free: per request, the sender of a message-rate loop pays little
+ * more than that free. */
 int core_waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
     int any_err = 0;
@@ -649,6 +665,16 @@ int core_waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of
     hold(ch);
     for (int i = 0; i < count; i++) {
         MPI_Status tmp, *st = status_at(array_of_statuses, i);
+        if (!ch) {
+            MPI_Request h = array_of_requests[i];
+            cr_request_t *r = h == MPI_REQUEST_NULL ? NULL : cr_request_ptr(h);
+            if (r && (r->kind == CR_REQ_SEND || r->kind == CR_REQ_RECV) && !r->persistent &&
+                __atomic_load_n(&r->complete, __ATOMIC_ACQUIRE)) {
+                int err = finish_plain(&array_of_requests[i], r, st);
+                err_note(array_of_statuses, i, err, &any_err);
+                continue;
+            }
+        }
         int err = wait_in(ch, &array_of_requests[i], st == MPI_STATUS_IGNORE ? &tmp : st);
         err_note(array_of_statuses, i, err, &any_err);
     }
