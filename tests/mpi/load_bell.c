@@ -24,13 +24,6 @@
 #define BIG (96 * 1024)
 #define LATE_S 1.0
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 typedef struct {
     double sent;
     long round;
@@ -82,14 +75,14 @@ int main(int argc, char **argv)
             nanosleep(&nap, NULL);
             mt_fill(buf, n, 100L * rank + i);
             st.round = i;
-            st.sent = now();
+            st.sent = mt_now();
             memcpy(buf, &st, sizeof st);
             CHECK_MPI(MPI_Send(buf, (int)n, MPI_BYTE, rank - 1, 3, MPI_COMM_WORLD));
         } else {
             MPI_Status status;
             memset(buf, 0, n);
             CHECK_MPI(MPI_Recv(buf, (int)n, MPI_BYTE, rank + 1, 3, MPI_COMM_WORLD, &status));
-            double late = now();
+            double late = mt_now();
             int cnt;
             MPI_Get_count(&status, MPI_BYTE, &cnt);
             CHECK_INT(cnt, (int)n);
