@@ -134,8 +134,9 @@ const char *cr_job_name(void)
 /* A job that spans nodes opens the network on a thread while shared memory
  * is set up (ofi_open_begin), and publishes its address in shm_init's
  * barrier: shm_init's bootstrap barrier is this one, which first waits for
- * the endpoint and puts its address (net_boot: the bootstrap the network
- * keeps; net_started: the result, NULL when it failed). */
+ * the endpoints and puts their addresses (net_boot: the bootstrap the network
+ * keeps; net_started: the endpoint of each channel, [0] NULL when the
+ * network failed). */
 static tr_boot_t net_boot;
 static int net_pending, net_nch;
 static tr_iface_t *net_started[CR_MAX_CHANNELS];
@@ -172,7 +173,7 @@ static int start_transports(const char *node)
         ofi_open_begin(nch);   /* else barrier_with_net opens them there */
     }
     char name[512];
-    tr_iface_t *self[CR_MAX_CHANNELS], *shm[CR_MAX_CHANNELS], **nets = net_started, *net = NULL;
+    tr_iface_t *self[CR_MAX_CHANNELS], *shm[CR_MAX_CHANNELS], *net = NULL;
     snprintf(name, sizeof name, "/courier.%s.%08x", pmi.kvsname, hash_str(node));
     nchannels = 0;
     if (self_init(cr_proc.world_rank, self, nch) != 0)
@@ -191,12 +192,12 @@ static int start_transports(const char *node)
     if (spans) {
         /* an endpoint per channel: channel c of one process reaches channel c
          * of the others through endpoint c (docs/threads.md) */
-        if (!nets[0])
+        if (!net_started[0])
             return cr_error(MPI_ERR_OTHER, "the job spans several nodes (%d of its %d ranks "
                             "share this one) and no network transport works (libfabric)",
                             cr_proc.local_size, cr_proc.world_size);
-        for (int c = 0; c < nch; c++) transports[c][ntransports[c]++] = nets[c];
-        net = net_tr = nets[0];
+        for (int c = 0; c < nch; c++) transports[c][ntransports[c]++] = net_started[c];
+        net = net_tr = net_started[0];
         /* a sleep waits on the network's descriptor: shm's doorbell becomes one too */
         shm_sleep_fd_enable();
     }
@@ -206,7 +207,7 @@ static int start_transports(const char *node)
      * policy stops sleeping) */
     tr_iface_t *wakers[2] = { net, cr_proc.local_size > 1 || !net ? shm[0] : NULL };
     cr_progress_init(cr_proc.oversubscribed, wakers, 2);
-    for (int c = 1; net && c < nch; c++) cr_progress_add_waker(nets[c]);
+    for (int c = 1; net && c < nch; c++) cr_progress_add_waker(net_started[c]);
     if (net) cr_progress_net_polled();
     /* the waiting policy publishes its yield phase where local peers read it
      * (the adaptive protocol tells a descheduled peer from a busy one by it) */

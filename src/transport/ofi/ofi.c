@@ -942,7 +942,8 @@ static void *open_thread(void *arg)
 
 int ofi_open_begin(int n)
 {
-    if (open_pending || n < 1) return open_pending ? 0 : -1;
+    if (open_pending) return 0;
+    if (n < 1) return -1;
     rxm_buffer_default();     /* before the thread: it reads the environment */
     /* libfabric's start takes its time in system calls: let it run beside the
      * rest of MPI_Init */
