@@ -8,6 +8,10 @@
 #                     veth pair to a bridge in a switch namespace, and its own
 #                     sshd with a host key made here; root logs in with a user
 #                     key made here.  $CL_SSH is an ssh wrapper that uses them.
+#                     Commands over ssh run under /bin/sh with HOME=$CL_DIR/home
+#                     (an /etc/passwd bind-mounted in the hosts only), so the
+#                     invoking user's shell start-up files (~/.bashrc, which
+#                     sshd's bash would run for every command) play no part.
 #   on I CMD...       run CMD on host cnI (in its namespaces, same directory)
 #   cluster_down      kill everything: killing a namespace's first process
 #                     kills all of its processes, and the namespaces go with them
@@ -40,6 +44,10 @@ cluster_up() {
     cp "$CL_DIR/user_key.pub" "$CL_DIR/authorized_keys"
     : >"$CL_DIR/known_hosts"
     { echo "127.0.0.1 localhost"; for i in $(seq "$n"); do echo "10.77.0.$i cn$i"; done; } >"$CL_DIR/hosts"
+    # root's home and shell inside the hosts: an empty home, a shell that reads no start-up file
+    mkdir -m 700 "$CL_DIR/home"
+    awk -F: -v OFS=: -v home="$CL_DIR/home" '$3 == 0 { $6 = home; $7 = "/bin/sh" } { print }' \
+        /etc/passwd >"$CL_DIR/passwd" || return 1
     for i in $(seq "$n"); do
         ssh-keygen -q -t ed25519 -N '' -C "cn$i" -f "$CL_DIR/host_key.$i" || return 1
         echo "cn$i,10.77.0.$i $(cut -d' ' -f1,2 "$CL_DIR/host_key.$i.pub")" >>"$CL_DIR/known_hosts"
@@ -57,6 +65,8 @@ PidFile none
 PrintMotd no
 LogLevel ERROR
 MaxStartups 100:30:200
+PermitUserEnvironment no
+PermitUserRC no
 EOF
     done
     cat >"$CL_DIR/ssh_config" <<EOF
@@ -80,6 +90,7 @@ i=$1 dir=$2
 hostname "cn$i"
 mount -t tmpfs tmpfs /run && mkdir -p /run/sshd && chmod 755 /run/sshd
 mount --bind "$dir/hosts" /etc/hosts
+mount --bind "$dir/passwd" /etc/passwd
 ip link set lo up
 touch "$dir/ns.$i"
 while ! ip link show eth0 >/dev/null 2>&1; do sleep 0.02; done
@@ -107,14 +118,20 @@ EOF
     for i in $(seq "$n"); do
         cl_wait_file "$CL_DIR/up.$i" || { echo "cluster: cn$i has no network"; return 1; }
     done
-    # sshd listens once it answers
+    # each sshd listens (polled for about 10 s), then must run a command over ssh within 10 s
     for i in $(seq "$n"); do
         local k
-        for k in $(seq 100); do
-            on 1 timeout 5 "$CL_SSH" "cn$i" true 2>/dev/null && break
-            sleep 0.1
+        for k in $(seq 200); do
+            on 1 timeout 1 bash -c "exec 3<>/dev/tcp/10.77.0.$i/22" 2>/dev/null && break
+            sleep 0.05
         done
-        on 1 timeout 5 "$CL_SSH" "cn$i" true || { echo "cluster: no ssh to cn$i: $(cat "$CL_DIR/sshd.$i.log")"; return 1; }
+        local got
+        got=$(on 1 timeout 10 "$CL_SSH" "cn$i" 'echo "$(hostname) $HOME"' 2>"$CL_DIR/ssh.$i.err")
+        [ "$got" = "cn$i $CL_DIR/home" ] || {
+            echo "cluster: ssh to cn$i did not run a command within 10 s (got '$got', wanted" \
+                 "'cn$i $CL_DIR/home'); ssh said: $(cat "$CL_DIR/ssh.$i.err"); sshd's log: $(cat "$CL_DIR/sshd.$i.log")"
+            return 1
+        }
     done
     echo "cluster: hosts cn1..cn$n are up ($CL_DIR)"
 }

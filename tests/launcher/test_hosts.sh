@@ -284,4 +284,34 @@ t_names() {
     expect_no_leftovers
 }
 
+# The hosts do not run the invoking user's shell start-up files: root's
+# ~/.bashrc and ~/.profile sleep 100 s here, in a mount namespace of this test
+# alone (a home of its own bind-mounted over root's), where the hosts are made
+# and a job runs across them.
+t_rcfiles() {
+    if [ -z "${CL_RCFILES_HOME:-}" ]; then
+        [ "$(id -u)" = 0 ] || cluster_skip "making hosts needs root (network namespaces); CI runs these tests as root"
+        local home f
+        home=$(getent passwd 0 | cut -d: -f6)
+        mkdir "$TMP/home"
+        for f in .bashrc .profile .bash_profile .bash_login; do echo 'sleep 100' >"$TMP/home/$f"; done
+        CL_RCFILES_HOME=$home timeout -k 2 150 unshare --mount --propagation private \
+            bash -c 'mount --bind "$1" "$CL_RCFILES_HOME" && exec bash "$2" rcfiles' _ "$TMP/home" "$0"
+        RC=$?
+        [ "$RC" = 77 ] && exit 77
+        [ "$RC" = 0 ] && ok "hosts and a job across them with a hanging ~/.bashrc" ||
+            fail "with a hanging ~/.bashrc: status $RC"
+        return
+    fi
+    timeout 3 bash -ic true </dev/null >/dev/null 2>&1
+    [ $? = 124 ] && ok "root's ~/.bashrc hangs in this mount namespace" ||
+        fail "the hanging ~/.bashrc is not in place"
+    up; ssh_opts
+    run 60 "${SSH_OPTS[@]}" -hosts cn1,cn2,cn3 -n 3 "$PMI_TEST" kvs "$MARK"
+    expect_rc 0; expect_out "^PASS size 3 kvs kvs_"
+    expect_fast 30000
+    cluster_down
+    expect_no_leftovers
+}
+
 run_test "${1:-}"

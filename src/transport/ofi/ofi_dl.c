@@ -20,7 +20,23 @@
  * for memory registrations of GPU buffers that Courier never asks libfabric
  * for.  Unless COURIER_OFI_KALLSYMS=1, the loaded library's fopen (its
  * procedure linkage table slot, nothing else in the process) is pointed at
- * ofi_fopen, for which that one file does not exist. */
+ * ofi_fopen, for which that one file does not exist.
+ *
+ * Debian's libfabric.so.1 also links libpsm2.so.2 and libpsm_infinipath.so.1
+ * (its psm2 and psm providers; the latter pulls in libinfinipath.so.4), and
+ * libpsm2 and libinfinipath each calibrate the CPU's clock in an ELF
+ * constructor when loaded: the loading thread is pinned to CPU 0 and sleeps
+ * 125 us at a time until 100 ms have passed, so dlopen takes 0.2 s of wall
+ * time in every process of a multi-node job, which no setting of theirs
+ * avoids.  Where no device for them exists (no /dev/hfi?_*, no /dev/ipath*)
+ * and unless COURIER_OFI_PSM_LIBS=1, stand-ins with the same sonames
+ * (standin/psm_standin.c: functions that report no device, no constructor;
+ * installed in courier/ beside libmpi) are loaded first, and the dynamic
+ * loader takes them for libfabric's dependencies: the providers find no
+ * device, as they would with the real libraries there.  If libfabric does not
+ * load with them (one that needs a function they lack), they are unloaded
+ * and libfabric loads with the real ones.  A real one already in the process
+ * (a program that links it) is left in place. */
 #ifdef COURIER_HAVE_OFI
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* dlvsym */
@@ -31,6 +47,8 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
+#include <glob.h>
+#include <limits.h>
 #include <link.h>
 #include <rdma/fabric.h>
 #include <rdma/fi_errno.h>
@@ -126,12 +144,80 @@ static int redirect_fopen(void *h)
     return -1;
 }
 
+/* The stand-ins' sonames (see the top of the file), their handles once loaded. */
+static const char *const standin_names[] = { "libpsm2.so.2", "libpsm_infinipath.so.1" };
+static void *standin[sizeof standin_names / sizeof standin_names[0]];
+
+/* 1 when a device the real libraries drive exists (Omni-Path: /dev/hfi1_0,
+ * which psm2 and psm2-compat's psm use; TrueScale: /dev/ipath*). */
+static int psm_device_present(void)
+{
+    static const char *const patterns[] = { "/dev/hfi[0-9]_*", "/dev/ipath*" };
+    for (size_t i = 0; i < sizeof patterns / sizeof patterns[0]; i++) {
+        glob_t g;
+        int rc = glob(patterns[i], GLOB_NOSORT, NULL, &g);
+        if (rc == 0) globfree(&g);
+        if (rc == 0 || rc == GLOB_NOSPACE) return 1;
+    }
+    return 0;
+}
+
+/* The directory the stand-ins were installed in: courier/ beside the object
+ * holding this code (libmpi), or COURIER_OFI_STANDIN_DIR where a unit test
+ * builds this file into itself; 0, or -1 when it cannot be told. */
+static int standin_dir(char *buf, size_t len)
+{
+#ifdef COURIER_OFI_STANDIN_DIR
+    return snprintf(buf, len, "%s", COURIER_OFI_STANDIN_DIR) < (int)len ? 0 : -1;
+#else
+    Dl_info di;
+    if (!dladdr((void *)standin_dir, &di) || !di.dli_fname) return -1;
+    const char *slash = strrchr(di.dli_fname, '/');
+    if (!slash) return -1;
+    int n = snprintf(buf, len, "%.*s/courier", (int)(slash - di.dli_fname), di.dli_fname);
+    return n > 0 && n < (int)len ? 0 : -1;
+#endif
+}
+
+/* Load the stand-ins that apply (see the top of the file); a stand-in that
+ * cannot be loaded leaves the real library to the loader. */
+static void standins_load(void)
+{
+    char dir[PATH_MAX];
+    if (ut_settings.ofi_psm_libs || psm_device_present() || standin_dir(dir, sizeof dir)) return;
+    for (size_t i = 0; i < sizeof standin / sizeof standin[0]; i++) {
+        void *real = dlopen(standin_names[i], RTLD_LAZY | RTLD_NOLOAD);
+        if (real) {   /* already in the process: its constructors ran */
+            dlclose(real);
+            continue;
+        }
+        char path[PATH_MAX + 32];
+        snprintf(path, sizeof path, "%s/%s", dir, standin_names[i]);
+        standin[i] = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    }
+}
+
+/* Unload the stand-ins (libfabric did not load with them). */
+static int standins_unload(void)
+{
+    int any = 0;
+    for (size_t i = 0; i < sizeof standin / sizeof standin[0]; i++)
+        if (standin[i]) {
+            dlclose(standin[i]);
+            standin[i] = NULL;
+            any = 1;
+        }
+    return any;
+}
+
 /* Load libfabric once; 0 when every function was found. */
 static int ofi_dl_load(void)
 {
     if (tried) return lib ? 0 : -1;
     tried = 1;
+    standins_load();
     void *h = dlopen("libfabric.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!h && standins_unload()) h = dlopen("libfabric.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!h) return -1;
     p_getinfo = (int (*)(uint32_t, const char *, const char *, uint64_t, const struct fi_info *,
                          struct fi_info **))dlvsym(h, "fi_getinfo", "FABRIC_1.3");
