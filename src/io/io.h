@@ -302,8 +302,8 @@ typedef struct io_job {
 int io_job_submit(io_job_t *j);
 /* Run j here, in the calling thread (finished when this returns). */
 void io_job_run(io_job_t *j);
-/* Has j finished?  (The progress engine does not sleep while a queued job
- * has not been seen finished: the thread rings no doorbell.) */
+/* Has j finished?  (The thread rings the process's doorbell after each job,
+ * so a caller that waits for j with the waiting policy may sleep.) */
 int io_job_finished(io_job_t *j);
 
 /* One data access in flight: independent ones run at once or on the worker

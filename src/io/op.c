@@ -24,6 +24,7 @@
 #include "io/io.h"
 #include "coll/api.h"
 #include "core/api.h"
+#include "core/progress.h"
 #include "core/pt2pt.h"
 #include "util/settings.h"
 
@@ -46,7 +47,6 @@ enum {
 
 static io_op_t *active;        /* every operation under way */
 static int busy;               /* guards the poller against re-entry */
-static int nworker_jobs;       /* jobs handed to the worker, not yet seen finished */
 static int io_poll(void *arg);
 static int io_can_sleep(void *arg);
 static cr_poller_t io_poller = { .name = "io", .poll = io_poll, .can_sleep = io_can_sleep };
@@ -72,6 +72,10 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&wk_lock);
         j->run(j);
         __atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
+        /* a thread of the process that sleeps in the waiting policy looks
+         * again (its last poll before sleeping found the job unfinished, or
+         * this wakes it) */
+        cr_progress_wake_sleepers();
         pthread_mutex_lock(&wk_lock);
     }
     return NULL;
@@ -101,10 +105,7 @@ int io_job_submit(io_job_t *j)
         }
         pthread_mutex_unlock(&wk_lock);
     }
-    if (j->queued) {
-        nworker_jobs++;
-        return 1;
-    }
+    if (j->queued) return 1;
     io_job_run(j);
     return 0;
 }
@@ -119,10 +120,7 @@ void io_job_run(io_job_t *j)
 int io_job_finished(io_job_t *j)
 {
     if (!__atomic_load_n(&j->done, __ATOMIC_ACQUIRE)) return 0;
-    if (j->queued) {
-        j->queued = 0;
-        nworker_jobs--;
-    }
+    j->queued = 0;
     return 1;
 }
 
@@ -362,8 +360,8 @@ static int io_poll(void *arg)
 static int io_can_sleep(void *arg)
 {
     (void)arg;
-    /* the worker does not ring the doorbell when it finishes */
-    return nworker_jobs == 0;
+    /* the worker rings the doorbell when a job finishes */
+    return 1;
 }
 
 /* ---- starting and waiting -------------------------------------------------------------------- */
