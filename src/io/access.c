@@ -262,6 +262,7 @@ typedef struct {
     char *sieve;           /* file bytes of the window */
     size_t stage_cap, sieve_cap;
     int lock_writes;       /* take write locks (others may sieve); off in atomic mode */
+    int64_t ra_end;        /* direct reads: file bytes before this were asked for ahead */
 } indep_t;
 
 static int grow(char **p, size_t *cap, size_t need, const char *fname)
@@ -331,7 +332,13 @@ static int contig_piece(indep_t *t, int64_t a, int64_t off, int64_t n)
     return 0;
 }
 
-/* The records of stream bytes [a, a + len), one block at a time. */
+static int64_t run_end(const io_run_t *r)
+{
+    return r->off + (r->count - 1) * r->stride + r->len;
+}
+
+/* The records of stream bytes [a, a + len), one block at a time (reads ask
+ * for io_read_ahead bytes of the file ahead of the block being read). */
 static int direct_blocks(indep_t *t, const io_runvec_t *rv, int64_t a, int64_t len)
 {
     io_xfer_t *x = t->x;
@@ -341,10 +348,14 @@ static int direct_blocks(indep_t *t, const io_runvec_t *rv, int64_t a, int64_t l
     if (err) return err;
     char *s = p;
     int eof = 0;
+    int64_t ahead = x->write || fh->fs == IO_FS_TMPFS ? 0 : (int64_t)ut_settings.io_read_ahead;
+    int64_t last = run_end(&rv->v[rv->n - 1]);
     for (int i = 0; i < rv->n && !eof; i++) {
         const io_run_t *r = &rv->v[i];
         for (int64_t j = 0; j < r->count && !eof; j++, s += r->len) {
             int64_t off = r->off + j * r->stride;
+            if (ahead > 0 && off + r->len > t->ra_end - ahead / 2 && t->ra_end < last)
+                t->ra_end = io_read_ahead(fh->fd, off > t->ra_end ? off : t->ra_end, off + ahead, last);
             if (x->write) {
                 if (t->lock_writes && (err = io_lock(fh->fd, 1, off, r->len)))
                     return io_errno(err, t->fname, "cannot lock", fh->path);
@@ -370,11 +381,6 @@ static int64_t runvec_blocks(const io_runvec_t *rv)
     int64_t n = 0;
     for (int i = 0; i < rv->n; i++) n += rv->v[i].count;
     return n;
-}
-
-static int64_t run_end(const io_run_t *r)
-{
-    return r->off + (r->count - 1) * r->stride + r->len;
 }
 
 /* A memory file system (tmpfs: the page cache is the storage): the

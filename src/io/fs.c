@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statfs.h>
+#include <sys/uio.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -113,6 +114,49 @@ int io_pwrite(int fd, const void *buf, size_t n, int64_t off)
         n -= (size_t)w;
     }
     return 0;
+}
+
+int io_pwritev(int fd, struct iovec *iov, int n, int64_t off)
+{
+    while (n > 0) {
+        ssize_t w = pwritev(fd, iov, n < IOV_MAX ? n : IOV_MAX, (off_t)off);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return errno;
+        }
+        if (w == 0) return ENOSPC;
+        off += w;
+        for (size_t left = (size_t)w; left > 0 && n > 0;) {
+            if (left >= iov->iov_len) {
+                left -= iov->iov_len;
+                iov++;
+                n--;
+            } else {
+                iov->iov_base = (char *)iov->iov_base + left;
+                iov->iov_len -= left;
+                left = 0;
+            }
+        }
+        while (n > 0 && iov->iov_len == 0) {
+            iov++;
+            n--;
+        }
+    }
+    return 0;
+}
+
+int64_t io_read_ahead(int fd, int64_t from, int64_t to, int64_t limit)
+{
+    if (to > limit) to = limit;
+    if (to > from) (void)posix_fadvise(fd, (off_t)from, (off_t)(to - from), POSIX_FADV_WILLNEED);
+    return to > from ? to : from;
+}
+
+void io_write_behind(int fd, int64_t off, int64_t len)
+{
+    /* a hint: the pages are written again by sync, or by the kernel, if
+     * this fails */
+    (void)sync_file_range(fd, (off64_t)off, (off64_t)len, SYNC_FILE_RANGE_WRITE);
 }
 
 int io_pread(int fd, void *buf, size_t n, int64_t off, size_t *done)

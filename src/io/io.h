@@ -163,6 +163,17 @@ int io_errno(int e, const char *fname, const char *what, const char *path);
  * file; *done receives the bytes moved.  Return 0 or an errno. */
 int io_pwrite(int fd, const void *buf, size_t n, int64_t off);
 int io_pread(int fd, void *buf, size_t n, int64_t off, size_t *done);
+/* pwritev of n pieces (any n: IOV_MAX at a time), retried as io_pwrite;
+ * the pieces are consumed (changed).  Returns 0 or an errno. */
+struct iovec;
+int io_pwritev(int fd, struct iovec *iov, int n, int64_t off);
+/* Start the write-back of file bytes [off, off + len) to the device without
+ * waiting for it (sync_file_range); a hint, errors ignored. */
+void io_write_behind(int fd, int64_t off, int64_t len);
+/* Ask the kernel to read file bytes [from, min(to, limit)) into the page
+ * cache without waiting (posix_fadvise WILLNEED; a hint).  Returns the end
+ * asked for (at least from). */
+int64_t io_read_ahead(int fd, int64_t from, int64_t to, int64_t limit);
 /* Byte-range locks (open file description locks where the kernel has them,
  * so two handles in one process exclude each other).  len 0: to the end. */
 int io_lock(int fd, int write, int64_t off, int64_t len);
@@ -278,6 +289,23 @@ int64_t io_view_eof_etypes(cr_file_t *fh);
 void io_shfp_close(cr_file_t *fh, int remove);
 
 /* ---- operations (op.c) --------------------------------------------------------------------- */
+/* A piece of work for the I/O helper thread: run() does file system calls
+ * and copies only (no MPI call, no MPI state). */
+typedef struct io_job {
+    void (*run)(struct io_job *j);
+    volatile int done;           /* set (release) when run() returned */
+    int queued;                  /* handed to the thread, not yet seen finished */
+    struct io_job *next;
+} io_job_t;
+/* Run j on the helper thread (setting io_worker); returns 1 when queued
+ * there, 0 when it ran here (the thread is off or cannot start). */
+int io_job_submit(io_job_t *j);
+/* Run j here, in the calling thread (finished when this returns). */
+void io_job_run(io_job_t *j);
+/* Has j finished?  (The thread rings the process's doorbell after each job,
+ * so a caller that waits for j with the waiting policy may sleep.) */
+int io_job_finished(io_job_t *j);
+
 /* One data access in flight: independent ones run at once or on the worker
  * thread, collective ones as a state machine advanced by the progress
  * engine's poller (blocking calls wait for it with the waiting policy). */
@@ -297,11 +325,9 @@ struct io_op {
     int64_t *gath;               /* allgathered per-rank records */
     int64_t scratch[8];
     struct io_tp *tp;            /* two-phase state */
-    volatile int job_done;       /* worker thread: the independent part finished */
-    int on_worker;               /* that part was handed to the worker */
+    io_job_t job;                /* the independent part (worker thread or inline) */
     int job_err;
     io_op_t *next;               /* file's collective queue */
-    io_op_t *jnext;              /* the worker thread's queue */
     io_op_t *anext, *aprev;      /* the engine's list of active operations */
 };
 

@@ -3,7 +3,8 @@
  * one.
  *
  * - Non-blocking independent accesses go to a worker thread (setting
- *   COURIER_IO_WORKER, on by default) that runs io_indep and nothing else: it
+ *   COURIER_IO_WORKER, on by default) that runs jobs (io_job_t): io_indep,
+ *   and the writes of two-phase aggregators (twophase.c), nothing else: it
  *   makes no MPI call and touches no MPI state, so it needs no lock of the
  *   core.  Without it they run at the call.
  * - Collective accesses (blocking, non-blocking and split) are state
@@ -23,11 +24,13 @@
 #include "io/io.h"
 #include "coll/api.h"
 #include "core/api.h"
+#include "core/progress.h"
 #include "core/pt2pt.h"
 #include "util/settings.h"
 
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,7 +47,6 @@ enum {
 
 static io_op_t *active;        /* every operation under way */
 static int busy;               /* guards the poller against re-entry */
-static int nworker_jobs;       /* operations waiting for the worker */
 static int io_poll(void *arg);
 static int io_can_sleep(void *arg);
 static cr_poller_t io_poller = { .name = "io", .poll = io_poll, .can_sleep = io_can_sleep };
@@ -52,7 +54,7 @@ static cr_poller_t io_poller = { .name = "io", .poll = io_poll, .can_sleep = io_
 /* ---- the worker thread ------------------------------------------------------------------- */
 static pthread_mutex_t wk_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wk_cond = PTHREAD_COND_INITIALIZER;
-static io_op_t *wk_head, *wk_tail;
+static io_job_t *wk_head, *wk_tail;
 static int wk_started;
 
 static void *worker_main(void *arg)
@@ -64,68 +66,78 @@ static void *worker_main(void *arg)
     pthread_mutex_lock(&wk_lock);
     for (;;) {
         while (!wk_head) pthread_cond_wait(&wk_cond, &wk_lock);
-        io_op_t *op = wk_head;
-        wk_head = op->jnext;
+        io_job_t *j = wk_head;
+        wk_head = j->next;
         if (!wk_head) wk_tail = NULL;
         pthread_mutex_unlock(&wk_lock);
-        op->job_err = io_indep(&op->x, op->fname);
-        __atomic_store_n(&op->job_done, 1, __ATOMIC_RELEASE);
+        j->run(j);
+        __atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
+        /* a thread of the process that sleeps in the waiting policy looks
+         * again (its last poll before sleeping found the job unfinished, or
+         * this wakes it) */
+        cr_progress_wake_sleepers();
         pthread_mutex_lock(&wk_lock);
     }
     return NULL;
 }
 
-/* Hand op's independent part to the worker; 0 when it was run inline. */
-static int worker_submit(io_op_t *op)
+int io_job_submit(io_job_t *j)
 {
-    if (!ut_settings.io_worker) return 0;
-    pthread_mutex_lock(&wk_lock);
-    if (!wk_started) {
-        pthread_t t;
-        pthread_attr_t a;
-        pthread_attr_init(&a);
-        pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-        if (pthread_create(&t, &a, worker_main, NULL) == 0) wk_started = 1;
-        pthread_attr_destroy(&a);
+    j->done = 0;
+    j->queued = 0;
+    if (ut_settings.io_worker) {
+        pthread_mutex_lock(&wk_lock);
         if (!wk_started) {
-            pthread_mutex_unlock(&wk_lock);
-            return 0;
+            pthread_t t;
+            pthread_attr_t a;
+            pthread_attr_init(&a);
+            pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+            if (pthread_create(&t, &a, worker_main, NULL) == 0) wk_started = 1;
+            pthread_attr_destroy(&a);
         }
+        if (wk_started) {
+            j->next = NULL;
+            if (wk_tail) wk_tail->next = j;
+            else wk_head = j;
+            wk_tail = j;
+            j->queued = 1;
+            pthread_cond_signal(&wk_cond);
+        }
+        pthread_mutex_unlock(&wk_lock);
     }
-    op->jnext = NULL;
-    if (wk_tail) wk_tail->jnext = op;
-    else wk_head = op;
-    wk_tail = op;
-    pthread_cond_signal(&wk_cond);
-    pthread_mutex_unlock(&wk_lock);
-    nworker_jobs++;
+    if (j->queued) return 1;
+    io_job_run(j);
+    return 0;
+}
+
+void io_job_run(io_job_t *j)
+{
+    j->queued = 0;
+    j->run(j);
+    j->done = 1;
+}
+
+int io_job_finished(io_job_t *j)
+{
+    if (!__atomic_load_n(&j->done, __ATOMIC_ACQUIRE)) return 0;
+    j->queued = 0;
     return 1;
+}
+
+static void indep_job(io_job_t *j)
+{
+    io_op_t *op = (io_op_t *)((char *)j - offsetof(io_op_t, job));
+    op->job_err = io_indep(&op->x, op->fname);
 }
 
 void io_op_run_indep(io_op_t *op)
 {
-    op->job_done = 0;
-    op->on_worker = 0;
+    op->job.run = indep_job;
     /* a blocking collective's caller only waits: it moves the data itself
      * rather than spin beside the worker (two threads on one core's work) */
     int blocking = !op->req && !(op->op & CR_IO_SPLIT);
-    if (!blocking && worker_submit(op)) {
-        op->on_worker = 1;
-        return;
-    }
-    op->job_err = io_indep(&op->x, op->fname);
-    op->job_done = 1;
-}
-
-/* Has the independent part finished?  (Counts the worker's jobs.) */
-static int indep_finished(io_op_t *op)
-{
-    if (!__atomic_load_n(&op->job_done, __ATOMIC_ACQUIRE)) return 0;
-    if (op->on_worker) {
-        op->on_worker = 0;
-        nworker_jobs--;
-    }
-    return 1;
+    if (blocking) io_job_run(&op->job);
+    else io_job_submit(&op->job);
 }
 
 /* ---- lists ---------------------------------------------------------------------------------- */
@@ -294,7 +306,7 @@ static int advance(io_op_t *op)
             }
             break;
         case S_INDEP_JOB:
-            if (!indep_finished(op)) return 0;
+            if (!io_job_finished(&op->job)) return 0;
             if (op->job_err && !op->err) op->err = op->job_err;
             if (op->op & (CR_IO_COLL | CR_IO_ORDERED)) start_final(op);
             else {
@@ -348,8 +360,8 @@ static int io_poll(void *arg)
 static int io_can_sleep(void *arg)
 {
     (void)arg;
-    /* the worker does not ring the doorbell when it finishes */
-    return nworker_jobs == 0;
+    /* the worker rings the doorbell when a job finishes */
+    return 1;
 }
 
 /* ---- starting and waiting -------------------------------------------------------------------- */

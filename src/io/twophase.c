@@ -43,9 +43,11 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 
 #define TP_INLINE 30
 enum { TAG_META = 1, TAG_RECS = 2, TAG_DATA = 3 };
@@ -60,6 +62,28 @@ typedef struct {
     cr_request_t **v;
     int n, cap;
 } reqs_t;
+
+/* An aggregator's buffers for one round, and the write of that round, which
+ * may run on the helper thread while the next round uses the other set. */
+typedef struct {
+    char *cb, *rstage;             /* the window's file bytes; other ranks' data */
+    size_t cb_cap, rstage_cap;
+    char *own;                     /* this rank's packed data, kept while the write runs */
+    size_t own_cap;
+    struct iovec *iov;             /* the write as pieces where the data arrived (or NULL: cb) */
+    int niov;
+    size_t iov_cap;
+    io_job_t job;
+    int busy;                      /* its write is under way */
+    int fd, err, behind;           /* err: errno of the write; behind: start write-back */
+    int64_t lo, span;
+} tp_buf_t;
+
+typedef struct {
+    const io_run_t *rec;
+    int64_t n, k, j, off;          /* record k, block j of it, at file offset off */
+    const char *src;
+} cursor_t;
 
 struct io_tp {
     int write;
@@ -83,11 +107,14 @@ struct io_tp {
     io_run_t **extra;
     size_t *extra_cap;
     int64_t *roff;                 /* per rank: offset of its data in rstage, -1: in place */
-    char *cb, *rstage, *tmp;
-    size_t cb_cap, rstage_cap, tmp_cap;
+    tp_buf_t buf[2];               /* round t uses buf[cur]: t & 1 when writes overlap */
+    int cur, overlap;
+    cursor_t *cursor;              /* per rank: the merge of the records into file order */
+    char *tmp;
+    size_t tmp_cap;
     unsigned char *bm;
     size_t bm_cap;
-    int64_t lo, hi, sum;
+    int64_t lo, hi, sum, nblk;
     int preread, verify;
     reqs_t agg;
 };
@@ -266,6 +293,7 @@ int io_tp_setup(io_op_t *op)
     tp->dsize = (span + na - 1) / na;
     if (tp->dsize > align) tp->dsize = (tp->dsize + align - 1) / align * align;
     tp->win = fh->hints.cb_buffer_size;
+    tp->overlap = write && ut_settings.io_cb_overlap && ut_settings.io_worker;
     tp->ntimes = (tp->dsize + tp->win - 1) / tp->win;
     const int64_t *g = G + fh->rank * IO_G_N;
     tp->st = g[IO_G_ST];
@@ -285,7 +313,8 @@ int io_tp_setup(io_op_t *op)
         tp->extra = calloc((size_t)P, sizeof *tp->extra);
         tp->extra_cap = calloc((size_t)P, sizeof *tp->extra_cap);
         tp->roff = calloc((size_t)P, sizeof *tp->roff);
-        if (!tp->min || !tp->recs || !tp->extra || !tp->extra_cap || !tp->roff) goto oom;
+        tp->cursor = calloc((size_t)P, sizeof *tp->cursor);
+        if (!tp->min || !tp->recs || !tp->extra || !tp->extra_cap || !tp->roff || !tp->cursor) goto oom;
     }
     if (!write) {
         /* what a read finds: the data before the end of the file */
@@ -306,11 +335,13 @@ void io_tp_free(io_op_t *op)
     struct io_tp *tp = op->tp;
     if (!tp) return;
     int dummy = 0;
-    /* requests still out (an error stopped the rounds): wait them out */
-    if (tp->mine.n || tp->agg.n) {
+    /* requests and writes still out (an error stopped the rounds): wait them out */
+    if (tp->mine.n || tp->agg.n || tp->buf[0].busy || tp->buf[1].busy) {
         cr_wait_t w = CR_WAIT_INIT;
         while (!reqs_done(&tp->mine, &dummy)) cr_wait_poll(&w);
         while (!reqs_done(&tp->agg, &dummy)) cr_wait_poll(&w);
+        for (int b = 0; b < 2; b++)
+            while (tp->buf[b].busy && !io_job_finished(&tp->buf[b].job)) cr_wait_poll(&w);
     }
     for (int i = 0; tp->rv && i < tp->naggr; i++) io_runvec_free(&tp->rv[i]);
     for (int i = 0; tp->stage && i < tp->naggr; i++) free(tp->stage[i]);
@@ -328,8 +359,13 @@ void io_tp_free(io_op_t *op)
     free(tp->extra);
     free(tp->extra_cap);
     free(tp->roff);
-    free(tp->cb);
-    free(tp->rstage);
+    free(tp->cursor);
+    for (int b = 0; b < 2; b++) {
+        free(tp->buf[b].cb);
+        free(tp->buf[b].rstage);
+        free(tp->buf[b].own);
+        free(tp->buf[b].iov);
+    }
     free(tp->tmp);
     free(tp->bm);
     free(tp->agg.v);
@@ -468,10 +504,12 @@ static int agg_plan(io_op_t *op)
 {
     struct io_tp *tp = op->tp;
     cr_file_t *fh = op->fh;
+    tp_buf_t *B = &tp->buf[tp->cur];
     int P = fh->size;
     tp->lo = INT64_MAX;
     tp->hi = INT64_MIN;
     tp->sum = 0;
+    tp->nblk = 0;
     int singles = 1, ncontrib = 0;
     for (int r = 0; r < P; r++) {
         int64_t n = rank_nrec(tp, fh, r);
@@ -482,12 +520,13 @@ static int agg_plan(io_op_t *op)
             if (rec[k].off < tp->lo) tp->lo = rec[k].off;
             if (rend(&rec[k]) > tp->hi) tp->hi = rend(&rec[k]);
             tp->sum += rec[k].len * rec[k].count;
+            tp->nblk += rec[k].count;
         }
         if (n != 1 || rec[0].count != 1) singles = 0;
     }
     if (tp->sum == 0) return 0;
     int64_t span = tp->hi - tp->lo;
-    if (grow(&tp->cb, &tp->cb_cap, (size_t)span)) return nomem(op);
+    if (grow(&B->cb, &B->cb_cap, (size_t)span)) return nomem(op);
     tp->preread = tp->verify = 0;
     if (tp->write) {
         if (tp->sum != span) {
@@ -508,9 +547,9 @@ static int agg_plan(io_op_t *op)
         }
         if (tp->preread) {
             size_t got = 0;
-            int e = io_pread(fh->fd, tp->cb, (size_t)span, tp->lo, &got);
+            int e = io_pread(fh->fd, B->cb, (size_t)span, tp->lo, &got);
             if (e) set_err(op, io_errno(e, op->fname, "cannot read (collective buffering)", fh->path));
-            if ((int64_t)got < span) memset(tp->cb + got, 0, (size_t)(span - (int64_t)got));
+            if ((int64_t)got < span) memset(B->cb + got, 0, (size_t)(span - (int64_t)got));
         }
         /* where each rank's data lands */
         int64_t stage = 0;
@@ -523,22 +562,31 @@ static int agg_plan(io_op_t *op)
             tp->roff[r] = stage;
             stage += len;
         }
-        if (stage && grow(&tp->rstage, &tp->rstage_cap, (size_t)stage)) return nomem(op);
+        if (stage && grow(&B->rstage, &B->rstage_cap, (size_t)stage)) return nomem(op);
         for (int r = 0; r < P; r++) {
             if (r == fh->rank) continue;
             int64_t len = rank_len(tp, fh, r);
             if (len == 0) continue;
-            char *dst = tp->roff[r] >= 0 ? tp->rstage + tp->roff[r] : tp->cb + (tp->recs[r][0].off - tp->lo);
+            char *dst = tp->roff[r] >= 0 ? B->rstage + tp->roff[r] : B->cb + (tp->recs[r][0].off - tp->lo);
             int err = post_recv(op, &tp->agg, dst, len, r, TAG_DATA);
             if (err) return err;
         }
         return 0;
     }
-    /* reads: the span once, then every rank's bytes */
+    /* reads: the span once, then every rank's bytes; on a disk the next
+     * window is asked for first, so that the device reads it meanwhile */
+    int64_t ahead = fh->fs == IO_FS_TMPFS ? 0 : (int64_t)ut_settings.io_read_ahead;
+    if (ahead > 0 && tp->t + 1 < tp->ntimes) {
+        int64_t nlo, nhi;
+        tp->t++;
+        window(tp, tp->me, &nlo, &nhi);
+        tp->t--;
+        io_read_ahead(fh->fd, nlo, nlo + ahead, nhi);
+    }
     size_t got = 0;
-    int e = io_pread(fh->fd, tp->cb, (size_t)span, tp->lo, &got);
+    int e = io_pread(fh->fd, B->cb, (size_t)span, tp->lo, &got);
     if (e) set_err(op, io_errno(e, op->fname, "cannot read", fh->path));
-    if ((int64_t)got < span) memset(tp->cb + got, 0, (size_t)(span - (int64_t)got));
+    if ((int64_t)got < span) memset(B->cb + got, 0, (size_t)(span - (int64_t)got));
     int64_t stage = 0;
     for (int r = 0; r < P; r++) {
         tp->roff[r] = -1;
@@ -548,20 +596,20 @@ static int agg_plan(io_op_t *op)
         tp->roff[r] = stage;
         stage += len;
     }
-    if (stage && grow(&tp->rstage, &tp->rstage_cap, (size_t)stage)) return nomem(op);
+    if (stage && grow(&B->rstage, &B->rstage_cap, (size_t)stage)) return nomem(op);
     for (int r = 0; r < P; r++) {
         int64_t len = rank_len(tp, fh, r);
         if (len == 0) continue;
         if (r == fh->rank) {
-            io_runs_copy(1, tp->recs[r], (int)rank_nrec(tp, fh, r), tp->cb, tp->lo, tp->data[tp->me]);
+            io_runs_copy(1, tp->recs[r], (int)rank_nrec(tp, fh, r), B->cb, tp->lo, tp->data[tp->me]);
             continue;
         }
         const char *src;
         if (tp->roff[r] >= 0) {
-            io_runs_copy(1, tp->recs[r], (int)tp->min[r].nrec, tp->cb, tp->lo, tp->rstage + tp->roff[r]);
-            src = tp->rstage + tp->roff[r];
+            io_runs_copy(1, tp->recs[r], (int)tp->min[r].nrec, B->cb, tp->lo, B->rstage + tp->roff[r]);
+            src = B->rstage + tp->roff[r];
         } else {
-            src = tp->cb + (tp->recs[r][0].off - tp->lo);
+            src = B->cb + (tp->recs[r][0].off - tp->lo);
         }
         int err = post_send(op, &tp->agg, src, len, r, TAG_DATA);
         if (err) return err;
@@ -592,49 +640,150 @@ static void bits_records(unsigned char *bm, const io_run_t *r, int64_t n, int64_
         for (int64_t j = 0; j < r[k].count; j++) bits_set(bm, r[k].off + j * r[k].stride - base, r[k].len);
 }
 
-/* Data arrived: copy it into the window and write the span. */
+/* The round's write (on the helper thread, or here): the pieces where the
+ * data arrived, or the window's buffer; then, on a disk, the start of the
+ * range's write-back, so that MPI_File_sync finds less to do. */
+static void write_job(io_job_t *j)
+{
+    tp_buf_t *b = (tp_buf_t *)((char *)j - offsetof(tp_buf_t, job));
+    b->err = b->niov ? io_pwritev(b->fd, b->iov, b->niov, b->lo) : io_pwrite(b->fd, b->cb, (size_t)b->span, b->lo);
+    if (!b->err && b->behind) io_write_behind(b->fd, b->lo, b->span);
+}
+
+/* Is buffer set b free (its write finished)?  A write's error goes to op. */
+static int buf_idle(io_op_t *op, tp_buf_t *b)
+{
+    if (!b->busy) return 1;
+    if (!io_job_finished(&b->job)) return 0;
+    b->busy = 0;
+    if (b->err) set_err(op, io_errno(b->err, op->fname, "cannot write", op->fh->path));
+    return 1;
+}
+
+/* The window's blocks in file order as pieces of memory where they already
+ * are (this rank's data, other ranks' data as it arrived), when they tile
+ * the span [lo, hi) exactly: the write then needs no copy into the window's
+ * buffer.  Returns 0 (nothing built) when they do not tile it or when the
+ * pieces would be too short for one pwritev each (io_cb_iov_min). */
+static int build_iov(io_op_t *op, tp_buf_t *B)
+{
+    struct io_tp *tp = op->tp;
+    cr_file_t *fh = op->fh;
+    int64_t min = (int64_t)ut_settings.io_cb_iov_min;
+    if (min <= 0 || tp->nblk <= 0 || tp->sum / tp->nblk < min) return 0;
+    if ((size_t)tp->nblk > B->iov_cap) {
+        struct iovec *v = realloc(B->iov, (size_t)tp->nblk * sizeof *v);
+        if (!v) return 0;
+        B->iov = v;
+        B->iov_cap = (size_t)tp->nblk;
+    }
+    /* this rank's packed data must outlive the round: the buffer set keeps it */
+    char *mine = tp->data[tp->me];
+    if (mine && mine == tp->stage[tp->me]) {
+        char *p = B->own;
+        size_t c = B->own_cap;
+        B->own = tp->stage[tp->me];
+        B->own_cap = tp->stage_cap[tp->me];
+        tp->stage[tp->me] = p;
+        tp->stage_cap[tp->me] = c;
+    }
+    int nc = 0;
+    for (int r = 0; r < fh->size; r++) {
+        int64_t n = rank_nrec(tp, fh, r);
+        if (n == 0) continue;
+        cursor_t *c = &tp->cursor[nc++];
+        c->rec = tp->recs[r];
+        c->n = n;
+        c->k = c->j = 0;
+        c->off = c->rec[0].off;
+        c->src = r == fh->rank ? mine : tp->roff[r] >= 0 ? B->rstage + tp->roff[r] : B->cb + (c->off - tp->lo);
+    }
+    int niov = 0, last = 0;
+    for (int64_t at = tp->lo; at < tp->hi;) {
+        int i = -1;
+        /* round-robin patterns find the next block at the next rank */
+        for (int s = 1; s <= nc; s++) {
+            int q = (last + s) % nc;
+            if (tp->cursor[q].off == at) {
+                i = q;
+                break;
+            }
+        }
+        if (i < 0) return 0;   /* a hole or an overlap */
+        cursor_t *c = &tp->cursor[i];
+        const io_run_t *r = &c->rec[c->k];
+        if (niov > 0 && (const char *)B->iov[niov - 1].iov_base + B->iov[niov - 1].iov_len == c->src)
+            B->iov[niov - 1].iov_len += (size_t)r->len;
+        else
+            B->iov[niov++] = (struct iovec){ .iov_base = (void *)c->src, .iov_len = (size_t)r->len };
+        at += r->len;
+        c->src += r->len;
+        if (++c->j == r->count) {
+            c->j = 0;
+            c->k++;
+        }
+        c->off = c->k < c->n ? c->rec[c->k].off + c->j * c->rec[c->k].stride : INT64_MIN;
+        last = i;
+    }
+    B->niov = niov;
+    return 1;
+}
+
+/* Data arrived: the window's write, from where the data lies or after
+ * copying it into the window's buffer. */
 static int agg_write(io_op_t *op)
 {
     struct io_tp *tp = op->tp;
     cr_file_t *fh = op->fh;
+    tp_buf_t *B = &tp->buf[tp->cur];
     int64_t span = tp->hi - tp->lo;
-    if (tp->verify) {
-        size_t nb = (size_t)(span + 7) / 8;
-        if (grow((char **)&tp->bm, &tp->bm_cap, nb)) return nomem(op);
-        memset(tp->bm, 0, nb);
-    }
-    for (int r = 0; r < fh->size; r++) {
-        int64_t n = rank_nrec(tp, fh, r);
-        if (n == 0) continue;
-        const char *src = r == fh->rank ? tp->data[tp->me] : tp->roff[r] >= 0 ? tp->rstage + tp->roff[r] : NULL;
-        if (src) io_runs_copy(0, tp->recs[r], (int)n, tp->cb, tp->lo, (char *)src);
-        if (tp->verify) bits_records(tp->bm, tp->recs[r], n, tp->lo);
-    }
-    if (tp->verify) {
-        /* every byte written?  Else fill the holes from the file (the
-         * bitmap is checked a word at a time: it is span / 8 bytes) */
-        int64_t full = span / 8, k = 0;
-        int holes = 0;
-        for (uint64_t w; k + 8 <= full && !holes; k += 8) {
-            memcpy(&w, tp->bm + k, 8);
-            holes = w != UINT64_MAX;
+    B->niov = 0;
+    if (!tp->verify || !build_iov(op, B)) {
+        if (tp->verify) {
+            size_t nb = (size_t)(span + 7) / 8;
+            if (grow((char **)&tp->bm, &tp->bm_cap, nb)) return nomem(op);
+            memset(tp->bm, 0, nb);
         }
-        for (; k < full && !holes; k++)
-            if (tp->bm[k] != 0xff) holes = 1;
-        for (int64_t b = full * 8; b < span && !holes; b++)
-            if (!(tp->bm[b >> 3] & (1u << (b & 7)))) holes = 1;
-        if (holes) {
-            if (grow(&tp->tmp, &tp->tmp_cap, (size_t)span)) return nomem(op);
-            size_t got;
-            int e = io_pread(fh->fd, tp->tmp, (size_t)span, tp->lo, &got);
-            if (e) return io_errno(e, op->fname, "cannot read (collective buffering)", fh->path);
-            if ((int64_t)got < span) memset(tp->tmp + got, 0, (size_t)(span - (int64_t)got));
-            for (int64_t b = 0; b < span; b++)
-                if (!(tp->bm[b >> 3] & (1u << (b & 7)))) tp->cb[b] = tp->tmp[b];
+        for (int r = 0; r < fh->size; r++) {
+            int64_t n = rank_nrec(tp, fh, r);
+            if (n == 0) continue;
+            const char *src = r == fh->rank ? tp->data[tp->me] : tp->roff[r] >= 0 ? B->rstage + tp->roff[r] : NULL;
+            if (src) io_runs_copy(0, tp->recs[r], (int)n, B->cb, tp->lo, (char *)src);
+            if (tp->verify) bits_records(tp->bm, tp->recs[r], n, tp->lo);
+        }
+        if (tp->verify) {
+            /* every byte written?  Else fill the holes from the file (the
+             * bitmap is checked a word at a time: it is span / 8 bytes) */
+            int64_t full = span / 8, k = 0;
+            int holes = 0;
+            for (uint64_t w; k + 8 <= full && !holes; k += 8) {
+                memcpy(&w, tp->bm + k, 8);
+                holes = w != UINT64_MAX;
+            }
+            for (; k < full && !holes; k++)
+                if (tp->bm[k] != 0xff) holes = 1;
+            for (int64_t b = full * 8; b < span && !holes; b++)
+                if (!(tp->bm[b >> 3] & (1u << (b & 7)))) holes = 1;
+            if (holes) {
+                if (grow(&tp->tmp, &tp->tmp_cap, (size_t)span)) return nomem(op);
+                size_t got;
+                int e = io_pread(fh->fd, tp->tmp, (size_t)span, tp->lo, &got);
+                if (e) return io_errno(e, op->fname, "cannot read (collective buffering)", fh->path);
+                if ((int64_t)got < span) memset(tp->tmp + got, 0, (size_t)(span - (int64_t)got));
+                for (int64_t b = 0; b < span; b++)
+                    if (!(tp->bm[b >> 3] & (1u << (b & 7)))) B->cb[b] = tp->tmp[b];
+            }
         }
     }
-    int e = io_pwrite(fh->fd, tp->cb, (size_t)span, tp->lo);
-    if (e) return io_errno(e, op->fname, "cannot write", fh->path);
+    B->job.run = write_job;
+    B->fd = fh->fd;
+    B->lo = tp->lo;
+    B->span = span;
+    B->err = 0;
+    B->behind = fh->fs != IO_FS_TMPFS && ut_settings.io_write_behind;
+    B->busy = 1;
+    if (tp->overlap) io_job_submit(&B->job);
+    else io_job_run(&B->job);
     return 0;
 }
 
@@ -656,9 +805,11 @@ int io_tp_advance(io_op_t *op)
         switch (tp->rstate) {
         case R_START:
             if (tp->t >= tp->ntimes) {
+                if (!buf_idle(op, &tp->buf[0]) || !buf_idle(op, &tp->buf[1])) return 0;
                 if (tp->write && !op->err) op->x.done = op->x.n;
                 return 1;
             }
+            tp->cur = tp->overlap ? (int)(tp->t & 1) : 0;
             err = round_start(op);
             tp->rstate = tp->me >= 0 ? R_META : R_SENDS;
             break;
@@ -668,6 +819,7 @@ int io_tp_advance(io_op_t *op)
             tp->rstate = R_RECS;
             break;
         case R_RECS:
+            if (!buf_idle(op, &tp->buf[tp->cur])) return 0;   /* its write two rounds ago */
             if (!reqs_done(&tp->agg, &err)) return 0;
             if (!err) err = agg_plan(op);
             tp->rstate = R_DATA;
