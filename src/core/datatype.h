@@ -9,8 +9,10 @@
  * kids, in type-map order.  A vector of doubles is therefore one leaf
  * {count, stride, size 8}; a contiguous run of anything is a leaf with count 1;
  * a count of 1e6 never becomes 1e6 records.  Every node also knows the packed
- * size and the number of basic elements of one repetition, so a position in
- * the packed stream can be found without walking what comes before it. */
+ * size and the number of basic elements of one repetition, and each kid where
+ * its packed bytes start in its parent's repetition, so a position in the
+ * packed stream is found by division and binary search, without walking what
+ * comes before it. */
 #ifndef COURIER_CORE_DATATYPE_H
 #define COURIER_CORE_DATATYPE_H
 #include "core/core.h"
@@ -25,6 +27,9 @@ struct cr_dt_node {
     int nkids;            /* 0 for a leaf */
     int dense;            /* one repetition is `size` bytes in a row, starting at doff */
     MPI_Aint doff;        /* where that run starts, from the repetition's base */
+    MPI_Count pos;        /* packed bytes of the parent's repetition before this kid
+                           * (kids are in type-map order, so a seek into a node with
+                           * many kids is a binary search over pos) */
     cr_basic_t basic;     /* leaf: the kind of its elements */
     int esize;            /* leaf: bytes of one element of that kind */
     cr_dt_node_t *kids;   /* the body when nkids > 0 */

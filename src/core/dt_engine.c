@@ -90,6 +90,16 @@ static bool leaf_merge(cr_dt_node_t *a, const cr_dt_node_t *b)
     return false;
 }
 
+/* Where each kid's packed bytes start in one repetition of n. */
+static void kids_pos(cr_dt_node_t *n)
+{
+    MPI_Count at = 0;
+    for (int k = 0; k < n->nkids; k++) {
+        n->kids[k].pos = at;
+        at += n->kids[k].count * n->kids[k].size;
+    }
+}
+
 /* Fill in size/nelem/dense of n from its kids (already normalised), after
  * splicing single-repetition kids into n, merging neighbour leaves, dropping
  * empty kids and folding a single kid into n. */
@@ -107,7 +117,10 @@ void cr_dt_node_normalize(cr_dt_node_t *n)
         total += c->count == 1 && c->nkids ? c->nkids : 1;
     }
     cr_dt_node_t *kids = total ? calloc((size_t)total, sizeof *kids) : NULL;
-    if (total && !kids) return;   /* keep the unspliced (still correct) tree */
+    if (total && !kids) {   /* keep the unspliced (still correct) tree */
+        kids_pos(n);
+        return;
+    }
     int m = 0;
     for (int k = 0; k < n->nkids; k++) {
         cr_dt_node_t *c = &n->kids[k];
@@ -162,6 +175,7 @@ void cr_dt_node_normalize(cr_dt_node_t *n)
             n->doff = c.doff;
             if (!n->nkids) leaf_fix(n);
             else if (n->count == 1) n->stride = 0;
+            kids_pos(n);
             return;
         }
         if (n->count == 1) {  /* n is c, moved */
@@ -183,6 +197,7 @@ void cr_dt_node_normalize(cr_dt_node_t *n)
         if (!fully_dense(c) || c->off + c->doff != end) n->dense = 0;
         end = c->off + c->doff + (MPI_Aint)(c->count * c->size);
     }
+    kids_pos(n);
     n->basic = CR_B_NONE;
     n->esize = 0;
     if (n->count == 1) n->stride = 0;
@@ -198,8 +213,14 @@ typedef struct {
 
 static inline void copy_run(walk_t *w, char *user, size_t n)
 {
-    if (w->dir == CR_DT_PACK) memcpy(w->stream, user, n);
-    else memcpy(user, w->stream, n);
+    char *d = w->dir == CR_DT_PACK ? w->stream : user;
+    const char *s = w->dir == CR_DT_PACK ? user : w->stream;
+    switch (n) {   /* the common small runs as single loads and stores */
+    case 4: memcpy(d, s, 4); break;
+    case 8: memcpy(d, s, 8); break;
+    case 16: memcpy(d, s, 16); break;
+    default: memcpy(d, s, n); break;
+    }
     w->stream += n;
     w->left -= n;
 }
@@ -229,6 +250,19 @@ static void copy_blocks(int dir, char *p, MPI_Aint stride, size_t size, MPI_Aint
     case 32: BLOCK_LOOP(32); break;
     default: BLOCK_LOOP(size); break;
     }
+}
+
+/* The kid of n whose packed bytes hold byte `skip` of one repetition (the
+ * last such kid: kids without bytes are passed over). */
+static int kid_at(const cr_dt_node_t *n, size_t skip)
+{
+    int lo = 0, hi = n->nkids - 1;
+    while (lo < hi) {
+        int mid = lo + (hi - lo + 1) / 2;
+        if ((size_t)n->kids[mid].pos <= skip) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
 }
 
 static void walk_node(walk_t *w, const cr_dt_node_t *n, char *base)
@@ -266,10 +300,21 @@ static void walk_node(walk_t *w, const cr_dt_node_t *n, char *base)
         if (i < n->count && w->left) copy_run(w, at(p, i * n->stride), w->left);
         return;
     }
-    for (; i < n->count; i++) {
+    int k = 0;
+    if (w->skip) {   /* the first repetition starts inside: find the kid */
+        k = kid_at(n, w->skip);
+        w->skip -= (size_t)n->kids[k].pos;
+    }
+    for (; i < n->count; i++, k = 0) {
         char *b = at(p, i * n->stride);
-        for (int k = 0; k < n->nkids; k++) {
-            walk_node(w, &n->kids[k], b);
+        for (; k < n->nkids; k++) {
+            const cr_dt_node_t *c = &n->kids[k];
+            if (!w->skip && fully_dense(c)) {   /* one run: no call, no seek */
+                size_t len = (size_t)(c->count * c->size);
+                copy_run(w, at(b, c->off + c->doff), len < w->left ? len : w->left);
+            } else {
+                walk_node(w, c, b);
+            }
             if (!w->left) return;
         }
     }
@@ -288,10 +333,24 @@ size_t cr_dt_copy_seg(int dir, void *buf, MPI_Aint count, const cr_datatype_t *d
         else memcpy(u, stream, max);
         return max;
     }
+    /* The count elements are one node: count repetitions, extent apart, of
+     * the root's body (the root itself when it repeats once), so the walk
+     * finds the first element by division and copies the elements of a
+     * dense type as strided blocks. */
     const cr_dt_node_t *root = &cr_dt_desc(dt)->root;
-    walk_t w = { .dir = dir, .stream = stream, .skip = offset % esz, .left = max };
-    for (MPI_Aint e = (MPI_Aint)(offset / esz); e < count && w.left; e++)
-        walk_node(&w, root, at(buf, e * dt->extent));
+    cr_dt_node_t one, all;
+    if (root->count == 1) {
+        all = *root;
+    } else {
+        one = *root;
+        one.pos = 0;
+        all = (cr_dt_node_t){ .size = root->count * root->size, .nkids = 1, .kids = &one,
+                              .dense = fully_dense(root), .doff = root->off + root->doff };
+    }
+    all.count = count;
+    all.stride = dt->extent;
+    walk_t w = { .dir = dir, .stream = stream, .skip = offset, .left = max };
+    walk_node(&w, &all, buf);
     return max - w.left;
 }
 

@@ -76,20 +76,27 @@ typedef struct {
     int nb;
     blk_t b[16];
     MPI_Aint extent;
+    const blk_t *bp;   /* when set, the nb blocks are there instead of in b */
 } map_t;
 
-enum { ARENA = 1 << 16, ORIGIN = ARENA / 2 };   /* room for negative displacements */
+static inline const blk_t *map_blocks(const map_t *m)
+{
+    return m->bp ? m->bp : m->b;
+}
+
+enum { ARENA = 1 << 18, ORIGIN = ARENA / 2 };   /* room for negative displacements */
 static unsigned char src_arena[ARENA], dst_arena[ARENA], ref_arena[ARENA];
 static unsigned char packed[ARENA], ref_packed[ARENA], seg[ARENA];
 
 static MPI_Aint ref_pack(const map_t *m, MPI_Aint count)
 {
+    const blk_t *b = map_blocks(m);
     MPI_Aint n = 0;
     for (MPI_Aint e = 0; e < count; e++)
         for (int k = 0; k < m->nb; k++) {
-            memcpy(ref_packed + n, src_arena + ORIGIN + e * m->extent + m->b[k].off,
-                   (size_t)m->b[k].len);
-            n += m->b[k].len;
+            memcpy(ref_packed + n, src_arena + ORIGIN + e * m->extent + b[k].off,
+                   (size_t)b[k].len);
+            n += b[k].len;
         }
     return n;
 }
@@ -97,12 +104,13 @@ static MPI_Aint ref_pack(const map_t *m, MPI_Aint count)
 /* Reference unpack of the first `bytes` bytes of ref_packed into ref_arena. */
 static void ref_unpack(const map_t *m, MPI_Aint count, MPI_Aint bytes)
 {
+    const blk_t *b = map_blocks(m);
     memset(ref_arena, 0, sizeof ref_arena);
     MPI_Aint n = 0;
     for (MPI_Aint e = 0; e < count; e++)
         for (int k = 0; k < m->nb && n < bytes; k++) {
-            MPI_Aint l = m->b[k].len < bytes - n ? m->b[k].len : bytes - n;
-            memcpy(ref_arena + ORIGIN + e * m->extent + m->b[k].off, ref_packed + n, (size_t)l);
+            MPI_Aint l = b[k].len < bytes - n ? b[k].len : bytes - n;
+            memcpy(ref_arena + ORIGIN + e * m->extent + b[k].off, ref_packed + n, (size_t)l);
             n += l;
         }
 }
@@ -158,6 +166,35 @@ static void check_layout(MPI_Datatype h, MPI_Aint count, const map_t *m)
     }
     CHECK(cr_dt_pack_seg(src_arena + ORIGIN, count, dt, (size_t)total, seg, 8) == 0,
           "%s: seg pack past the end", m->name);
+    /* random splits, as a pipelined transfer makes them: each segment starts
+     * where the last one ended, anywhere inside a piece of the type, and a
+     * segment of no bytes moves nothing */
+    unsigned rnd = 12345u + (unsigned)total;
+    size_t spans[] = { 5, 97, 4099 };
+    for (size_t p = 0; p < sizeof spans / sizeof spans[0]; p++) {
+        memset(seg, 0xee, (size_t)total + 1);
+        memset(dst_arena, 0, sizeof dst_arena);
+        size_t off = 0;
+        while (off < (size_t)total) {
+            rnd = rnd * 1103515245u + 12345u;
+            size_t len = (rnd >> 8) % spans[p];
+            size_t want = (size_t)total - off < len ? (size_t)total - off : len;
+            size_t got = cr_dt_pack_seg(src_arena + ORIGIN, count, dt, off, seg + off, len);
+            CHECK(got == want, "%s: random seg pack at %zu moved %zu, expected %zu", m->name, off,
+                  got, want);
+            if (!len) CHECK(seg[off] == 0xee, "%s: an empty segment at %zu wrote", m->name, off);
+            size_t put = cr_dt_unpack_seg(dst_arena + ORIGIN, count, dt, off, ref_packed + off,
+                                          len);
+            CHECK(put == want, "%s: random seg unpack at %zu moved %zu", m->name, off, put);
+            if (got != want) break;
+            off += want;
+        }
+        CHECK(memcmp(seg, ref_packed, (size_t)total) == 0, "%s: random seg pack (up to %zu) "
+              "differs", m->name, spans[p]);
+        ref_unpack(m, count, total);
+        CHECK(memcmp(dst_arena, ref_arena, sizeof dst_arena) == 0, "%s: random seg unpack (up "
+              "to %zu) differs", m->name, spans[p]);
+    }
 }
 
 static void check_bounds(MPI_Datatype h, const char *name, MPI_Aint lb, MPI_Aint extent,
@@ -429,6 +466,98 @@ static void test_big_vector(void)
     free(p);
     tfree(&c);
     tfree(&t);
+}
+
+/* ---- types of many pieces -------------------------------------------------
+ * A seek into a node with many kids is a binary search over their packed
+ * positions (dt_engine.c).  These types have hundreds of kids, in a type-map
+ * order that is not address order, with pieces of no data among them; each is
+ * checked by check_layout (whole, short, fixed and random segments). */
+enum { NPIECE = 400, NIDX = 500 };
+static blk_t many_b[2 * NPIECE];
+
+/* The extent of a type whose data blocks are b[0..n) (no explicit bounds),
+ * rounded up to align. */
+static MPI_Aint blocks_extent(const blk_t *b, int n, MPI_Aint align)
+{
+    MPI_Aint lo = 0, hi = 0;
+    int seen = 0;
+    for (int k = 0; k < n; k++) {
+        if (!b[k].len) continue;
+        if (!seen || b[k].off < lo) lo = b[k].off;
+        if (!seen || b[k].off + b[k].len > hi) hi = b[k].off + b[k].len;
+        seen = 1;
+    }
+    MPI_Aint ext = hi - lo;
+    return ext % align ? ext + align - ext % align : ext;
+}
+
+static void test_many_pieces(void)
+{
+    /* struct: ints (1-3) and doubles (1-2) alternating, every seventh piece
+     * empty, each in a 32-byte slot of a shuffled order, from -4000 up */
+    static int bl[NPIECE], slot[NPIECE];
+    static MPI_Aint d[NPIECE];
+    static cr_datatype_t *ty[NPIECE];
+    unsigned r = 7;
+    for (int i = 0; i < NPIECE; i++) slot[i] = i;
+    for (int i = NPIECE - 1; i > 0; i--) {
+        r = r * 1103515245u + 12345u;
+        int j = (int)((r >> 8) % (unsigned)(i + 1)), t = slot[i];
+        slot[i] = slot[j];
+        slot[j] = t;
+    }
+    for (int i = 0; i < NPIECE; i++) {
+        int dbl = i % 2;
+        ty[i] = O(dbl ? MPI_DOUBLE : MPI_INT);
+        bl[i] = i % 7 == 3 ? 0 : dbl ? 1 + (i / 2) % 2 : 1 + i % 3;
+        d[i] = -4000 + 32 * (MPI_Aint)slot[i] + (dbl ? (i % 3) * 8 : (i % 5) * 4);
+        many_b[i] = (blk_t){ d[i], bl[i] * (dbl ? 8 : 4) };
+    }
+    MPI_Datatype s, v, rs, t;
+    core_type_create_struct(NPIECE, CR_VEC(bl), CR_VEC(d), ty, &s, 0);
+    map_t ms = { "struct of 400 shuffled pieces", NPIECE, { { 0, 0 } },
+                 blocks_extent(many_b, NPIECE, 8), many_b };
+    check_layout(commit(s), 3, &ms);
+    const cr_dt_node_t *root = &cr_dt_desc(O(s))->root;
+    CHECK(root->nkids > NPIECE / 2, "the struct keeps its pieces apart (%d kids)", root->nkids);
+
+    /* a vector of it: the root repeats, count > 1 */
+    core_type_vector(2, 1, 3, O(s), &v, 0);
+    for (int i = 0; i < NPIECE; i++)
+        many_b[NPIECE + i] = (blk_t){ many_b[i].off + 3 * ms.extent, many_b[i].len };
+    map_t mv = { "vector(2,1,3) of the struct", 2 * NPIECE, { { 0, 0 } }, 4 * ms.extent,
+                 many_b };
+    check_layout(commit(v), 2, &mv);
+
+    /* resized to a lower lb and a larger extent */
+    core_type_create_resized(O(s), -5000, ms.extent + 64, &rs, 0);
+    map_t mr = { "resized struct (lb -5000)", NPIECE, { { 0, 0 } }, ms.extent + 64, many_b };
+    check_layout(commit(rs), 3, &mr);
+    check_bounds(rs, mr.name, -5000, ms.extent + 64, cr_datatype_ptr(s)->true_lb,
+                 cr_datatype_ptr(s)->true_extent);
+    tfree(&rs);
+    tfree(&v);
+    tfree(&s);
+
+    /* indexed ints with uneven gaps and zero-length blocks, ascending and
+     * descending displacements */
+    static int ibl[NIDX], idi[NIDX];
+    for (int dir = 0; dir < 2; dir++) {
+        int at = 0;
+        for (int i = 0; i < NIDX; i++) {
+            int k = dir ? NIDX - 1 - i : i;
+            ibl[k] = i % 4;
+            idi[k] = at;
+            at += ibl[k] + 1 + i % 3;
+        }
+        for (int k = 0; k < NIDX; k++) many_b[k] = (blk_t){ 4 * (MPI_Aint)idi[k], 4 * ibl[k] };
+        core_type_indexed(NIDX, CR_VEC(ibl), CR_VEC(idi), O(MPI_INT), &t, 0);
+        map_t mi = { dir ? "indexed, 500 blocks descending" : "indexed, 500 blocks ascending",
+                     NIDX, { { 0, 0 } }, blocks_extent(many_b, NIDX, 1), many_b };
+        check_layout(commit(t), 3, &mi);
+        tfree(&t);
+    }
 }
 
 static void test_elements(void)
@@ -810,6 +939,7 @@ int main(void)
     test_struct_nested_resized();
     test_subarray_darray();
     test_big_vector();
+    test_many_pieces();
     test_elements();
     test_external32();
     test_envelope();
