@@ -48,7 +48,8 @@ int coll_allreduce_cma(cr_comm_t *c, const coll_args_t *a)
     MPI_Aint lo, hi;
     cshm_slice(a->count, p, me, &lo, &hi);
     local_out_t o = { dst, esz };
-    int e = cshm_fold_cma(sh, n, 0, src, a->op, a->dt, lo, hi, to_self, &o);
+    int e = cshm_fold_cma(sh, n, 0, src, a->op, a->dt, lo, hi, to_self, &o,
+                          cshm_order_allreduce());
     cshm_post(sh, n, CSHM_READY);
     for (int k = 1; k < p; k++) {
         int r = (me + k) % p;

@@ -27,7 +27,8 @@ int coll_allreduce_shm(cr_comm_t *c, const coll_args_t *a)
     coll_copy(src, cshm_operand(sh, me, n, a->count, a->dt), a->count, a->dt);
     cshm_post(sh, n, CSHM_POSTED);
     cshm_slots_t o = { sh, n, a->count, a->dt, CSHM_POSTED, NULL, 0 };
-    cshm_fold(a->op, cshm_slot_operand, &o, c->size, a->rbuf, a->count, a->dt);
+    cshm_fold_order(a->op, cshm_slot_operand, &o, c->size, a->rbuf, a->count, a->dt,
+                    cshm_order_allreduce());
     if (sh->safe < n - 1) sh->safe = n - 1;   /* every rank posted in call n */
     cshm_post(sh, n, CSHM_FIN);
     return MPI_SUCCESS;

@@ -52,7 +52,8 @@ int coll_reduce_cma(cr_comm_t *c, const coll_args_t *a)
     reduce_out_t o = { sh, root, cshm_ctl(sh, root, n)->w[1], (size_t)a->dt->size };
     MPI_Aint lo, hi;
     cshm_slice(a->count, p, me, &lo, &hi);
-    int e = cshm_fold_cma(sh, n, 0, src, a->op, a->dt, lo, hi, to_root, &o);
+    int e = cshm_fold_cma(sh, n, 0, src, a->op, a->dt, lo, hi, to_root, &o,
+                          cshm_order_reduce(a->op, a->count, a->dt, root, p));
     cshm_post(sh, n, CSHM_FIN);
     cshm_wait_all(sh, n, CSHM_FIN);
     if (me == root)     /* the other ranks' slices came by process_vm_writev (util/vg.h) */

@@ -52,7 +52,8 @@ int coll_reduce_scatter_cma(cr_comm_t *c, const coll_args_t *a)
     cshm_ctl(sh, me, n)->w[0] = cshm_addr(src, a->dt);
     cshm_post(sh, n, CSHM_POSTED);
     block_out_t o = { tmp ? tmp : (char *)a->rbuf + a->dt->true_lb, first, esz };
-    if (!e) e = cshm_fold_cma(sh, n, 0, src, a->op, a->dt, first, first + mine, to_block, &o);
+    if (!e) e = cshm_fold_cma(sh, n, 0, src, a->op, a->dt, first, first + mine, to_block, &o,
+                                cshm_order_reduce_scatter(a->op));
     cshm_post(sh, n, CSHM_FIN);
     cshm_wait_all(sh, n, CSHM_FIN);
     if (tmp) {

@@ -36,7 +36,8 @@ int coll_reduce_shm(cr_comm_t *c, const coll_args_t *a)
         o.mine = NULL;
         coll_copy(a->rbuf, cshm_operand(sh, me, n, a->count, a->dt), a->count, a->dt);
     }
-    cshm_fold(a->op, cshm_slot_operand, &o, c->size, a->rbuf, a->count, a->dt);
+    cshm_fold_order(a->op, cshm_slot_operand, &o, c->size, a->rbuf, a->count, a->dt,
+                    cshm_order_reduce(a->op, a->count, a->dt, a->root, c->size));
     cshm_post(sh, n, CSHM_FIN);
     return MPI_SUCCESS;
 }

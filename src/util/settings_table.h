@@ -149,3 +149,6 @@ CR_SETTING(coll_shm_lines,     INT,  1024, 4, 65536, "Control lines per rank in 
 CR_SETTING(coll_shm_cells,     INT,  64, 4, 65536, "Cells per rank in a communicator's shared collective segment (rounded up to a power of two, at most coll_shm_lines): how far small rooted collectives whose data fit a cell (coll_shm_cell_bytes) run ahead")
 CR_SETTING(coll_shm_cell_bytes, SIZE, 1024, 0, 65536, "Data bytes of each cell of a communicator's shared collective segment (rounded up to 64; 0: none): data of small rooted collectives up to this size go through the ring of cells, not the 4 slots")
 CR_SETTING(coll_allreduce_oversub_tree_max_bytes, SIZE, 131072, 0, 1073741824, "Largest MPI_Allreduce vector, in bytes, that takes reduce + broadcast (binomial trees) rather than single copy on one node when ranks outnumber cores (0: never)")
+/* the association of floating-point reductions (src/coll/coll_shm.c, issue 18) */
+CR_SETTING(coll_reduce_short_bytes, SIZE, 2048, 0, 1073741824, "MPI_Reduce vectors of up to this many bytes combine floating-point sums on one node as MPICH's binomial tree rooted at the root, longer ones as its reduce-scatter + gather (recursive doubling's association), so that the bits are MPICH's (also read from MPIR_CVAR_REDUCE_SHORT_MSG_SIZE)")
+CR_SETTING_ALIAS(coll_reduce_short_bytes, "MPIR_CVAR_REDUCE_SHORT_MSG_SIZE")
