@@ -496,6 +496,74 @@ static int fold_bitrev(int j, int n)
     return r;
 }
 
+/* Leaf u of the tree (u = 0 .. nunits-1): operand *a, or the pair *a op *b
+ * (*b = -1 for a single operand).  q, r as in the header. */
+static void fold_unit(cshm_order_t order, int u, int p, int q, int r, int *a, int *b)
+{
+    *b = -1;
+    if (order.how == CSHM_BINOMIAL) {
+        *a = (u + order.root) % p;
+        return;
+    }
+    int j = order.how == CSHM_HALVING ? fold_bitrev(u, q) : u;
+    if (j < r) {
+        *a = 2 * j;
+        *b = 2 * j + 1;
+    } else {
+        *a = j + r;
+    }
+}
+
+/* The common small case without temporaries or op dispatch: MPI_SUM of a few
+ * contiguous doubles or floats (HPCG's and miniFE's dot products), the same
+ * tree element by element in registers.  x[i]: rank i's first element. */
+#define FOLD_FAST_MAX_P 64
+#define FOLD_FAST_MAX_ELEMS 64
+#define DEF_FOLD_FAST(NAME, T)                                                             \
+    static void NAME(const char *const *x, const int *ua, const int *ub, int nunits,      \
+                     char *out, MPI_Aint n)                                                \
+    {                                                                                      \
+        for (MPI_Aint e = 0; e < n; e++) {                                                 \
+            T st[FOLD_MAX_TMP];                                                            \
+            int w[FOLD_MAX_TMP], top = 0;                                                  \
+            for (int u = 0; u < nunits; u++) {                                             \
+                T v = ((const T *)x[ua[u]])[e];                                            \
+                if (ub[u] >= 0) v = v + ((const T *)x[ub[u]])[e];                          \
+                st[top] = v;                                                               \
+                w[top++] = 1;                                                              \
+                while (top >= 2 && w[top - 1] == w[top - 2]) {                             \
+                    st[top - 2] = st[top - 2] + st[top - 1];                               \
+                    w[top - 2] *= 2;                                                       \
+                    top--;                                                                 \
+                }                                                                          \
+            }                                                                              \
+            for (; top >= 2; top--) st[top - 2] = st[top - 2] + st[top - 1];               \
+            ((T *)out)[e] = st[0];                                                         \
+        }                                                                                  \
+    }
+DEF_FOLD_FAST(fold_fast_double, double)
+DEF_FOLD_FAST(fold_fast_float, float)
+
+static int fold_fast(const cr_op_t *op, cshm_operand_fn operand, void *ctx, int p, void *acc,
+                     MPI_Aint count, const cr_datatype_t *dt, cshm_order_t order, int q, int r,
+                     int nunits)
+{
+    cr_basic_t b = dt->basic;
+    int dbl = b == CR_B_DOUBLE || b == CR_B_F_DOUBLE || b == CR_B_F_REAL8;
+    int flt = b == CR_B_FLOAT || b == CR_B_F_REAL || b == CR_B_F_REAL4;
+    MPI_Aint n = count * (MPI_Aint)dt->nbasic;
+    if (op->handle != MPI_SUM || !dt->contig || !(dbl || flt) || p > FOLD_FAST_MAX_P ||
+        n > FOLD_FAST_MAX_ELEMS)
+        return 0;
+    const char *x[FOLD_FAST_MAX_P];
+    int ua[FOLD_FAST_MAX_P], ub[FOLD_FAST_MAX_P];
+    for (int i = 0; i < p; i++) x[i] = (const char *)operand(ctx, i) + dt->true_lb;
+    for (int u = 0; u < nunits; u++) fold_unit(order, u, p, q, r, &ua[u], &ub[u]);
+    if (dbl) fold_fast_double(x, ua, ub, nunits, (char *)acc + dt->true_lb, n);
+    else fold_fast_float(x, ua, ub, nunits, (char *)acc + dt->true_lb, n);
+    return 1;
+}
+
 void cshm_fold_order(const cr_op_t *op, cshm_operand_fn operand, void *ctx, int p, void *acc,
                      MPI_Aint count, const cr_datatype_t *dt, cshm_order_t order)
 {
@@ -506,6 +574,7 @@ void cshm_fold_order(const cr_op_t *op, cshm_operand_fn operand, void *ctx, int 
     int q = 1;
     while (q * 2 <= p) q *= 2;
     int r = p - q, nunits = order.how == CSHM_BINOMIAL ? p : q;
+    if (fold_fast(op, operand, ctx, p, acc, count, dt, order, q, r, nunits)) return;
     size_t span = cshm_span(count, dt), stride = (span + 63) & ~(size_t)63;
     _Alignas(64) char small[FOLD_MAX_TMP * FOLD_SMALL_BYTES];
     fold_tree_t t = { op, count, dt, small, stride, 0 };
@@ -521,17 +590,13 @@ void cshm_fold_order(const cr_op_t *op, cshm_operand_fn operand, void *ctx, int 
     int top = 0;
     for (int u = 0; u < nunits; u++) {
         fold_part_t x = { NULL, -1, 1 };
-        if (order.how == CSHM_BINOMIAL) {
-            x.v = operand(ctx, (u + order.root) % p);
-        } else {
-            int j = order.how == CSHM_HALVING ? fold_bitrev(u, q) : u;
-            if (j < r) {
-                fold_part_t a = { operand(ctx, 2 * j), -1, 1 }, b = { operand(ctx, 2 * j + 1), -1, 1 };
-                x = fold_merge(&t, a, b);
-                x.weight = 1;
-            } else {
-                x.v = operand(ctx, j + r);
-            }
+        int ia, ib;
+        fold_unit(order, u, p, q, r, &ia, &ib);
+        x.v = operand(ctx, ia);
+        if (ib >= 0) {
+            fold_part_t y = { operand(ctx, ib), -1, 1 };
+            x = fold_merge(&t, x, y);
+            x.weight = 1;
         }
         st[top++] = x;
         while (top >= 2 && st[top - 1].weight == st[top - 2].weight) {
