@@ -2,7 +2,8 @@
 /* Allreduce by single copy between the ranks' own buffers (coll_shm.h), for
  * contiguous datatypes: a reduce-scatter and an allgather over shared memory.
  * Every rank publishes the addresses of its operand and its recvbuf and
- * posts.  Phase 1: rank i folds slice i of all p operands in rank order,
+ * posts.  Phase 1: rank i folds slice i of all p operands (in MPICH's
+ * association, cshm_fold_order),
  * reading them straight from the other ranks' buffers a chunk at a time, into
  * slice i of its own recvbuf, and posts READY.  Phase 2: it copies every
  * other slice from its owner's recvbuf once the owner is READY.  Every slice

@@ -2,8 +2,9 @@
 /* Allreduce through the node's shared memory (coll_shm.h): every rank copies
  * its operand, in the datatype's layout, into its slot (its control line when
  * it fits) and posts; then every rank folds all p operands into recvbuf in
- * rank order (acc = op(i) op acc, from p-1 down to 0), waiting for each as it
- * needs it.  One synchronisation and no second phase: every rank computes the
+ * recursive doubling's association (cshm_fold_order: MPICH's bits for
+ * floating-point sums; rank order otherwise), waiting for each as it needs
+ * it.  One synchronisation and no second phase: every rank computes the
  * same operation on the same operands in the same order, so all get the same
  * bits, and non-commutative ops the canonical result.  The price is p - 1
  * reductions of the whole vector on every rank, so it is for short vectors

@@ -2,7 +2,8 @@
 /* Reduce by single copy between the ranks' own buffers (coll_shm.h), for
  * contiguous datatypes: every rank publishes the address of its operand (the
  * root also of recvbuf) and posts; the vector is cut into p slices and rank i
- * folds slice i of all p operands in rank order, reading them straight from
+ * folds slice i of all p operands (in MPICH's association, cshm_fold_order),
+ * reading them straight from
  * the other ranks' buffers (cross-memory attach) a chunk at a time, and
  * writes the result chunk into the root's recvbuf.  p ranks reduce at once,
  * each 1/p of the vector; every rank then waits until all are done, since

@@ -2,7 +2,8 @@
 /* Reduce_scatter and Reduce_scatter_block by single copy between the ranks'
  * own buffers (coll_shm.h), for contiguous datatypes: every rank publishes
  * the address of its vector and posts; each rank folds its own block of all p
- * vectors in rank order, reading them straight from the other ranks' buffers
+ * vectors (in MPICH's association, cshm_fold_order), reading them straight
+ * from the other ranks' buffers
  * a chunk at a time, into recvbuf (with MPI_IN_PLACE into a temporary that
  * goes to recvbuf once nobody reads this rank's vector any more).  Every rank
  * waits until all are done.  alpha-beta: 2 alpha_line + (p - 1) alpha_cma +
