@@ -2,7 +2,8 @@
 /* Allreduce by single copy between the ranks' own buffers (coll_shm.h), for
  * contiguous datatypes: a reduce-scatter and an allgather over shared memory.
  * Every rank publishes the addresses of its operand and its recvbuf and
- * posts.  Phase 1: rank i folds slice i of all p operands in rank order,
+ * posts.  Phase 1: rank i folds slice i of all p operands (in MPICH's
+ * association, cshm_fold_order),
  * reading them straight from the other ranks' buffers a chunk at a time, into
  * slice i of its own recvbuf, and posts READY.  Phase 2: it copies every
  * other slice from its owner's recvbuf once the owner is READY.  Every slice
@@ -48,7 +49,8 @@ int coll_allreduce_cma(cr_comm_t *c, const coll_args_t *a)
     MPI_Aint lo, hi;
     cshm_slice(a->count, p, me, &lo, &hi);
     local_out_t o = { dst, esz };
-    int e = cshm_fold_cma(sh, n, 0, src, a->op, a->dt, lo, hi, to_self, &o);
+    int e = cshm_fold_cma(sh, n, 0, src, a->op, a->dt, lo, hi, to_self, &o,
+                          cshm_order_allreduce());
     cshm_post(sh, n, CSHM_READY);
     for (int k = 1; k < p; k++) {
         int r = (me + k) % p;

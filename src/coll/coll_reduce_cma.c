@@ -2,7 +2,8 @@
 /* Reduce by single copy between the ranks' own buffers (coll_shm.h), for
  * contiguous datatypes: every rank publishes the address of its operand (the
  * root also of recvbuf) and posts; the vector is cut into p slices and rank i
- * folds slice i of all p operands in rank order, reading them straight from
+ * folds slice i of all p operands (in MPICH's association, cshm_fold_order),
+ * reading them straight from
  * the other ranks' buffers (cross-memory attach) a chunk at a time, and
  * writes the result chunk into the root's recvbuf.  p ranks reduce at once,
  * each 1/p of the vector; every rank then waits until all are done, since
@@ -52,7 +53,8 @@ int coll_reduce_cma(cr_comm_t *c, const coll_args_t *a)
     reduce_out_t o = { sh, root, cshm_ctl(sh, root, n)->w[1], (size_t)a->dt->size };
     MPI_Aint lo, hi;
     cshm_slice(a->count, p, me, &lo, &hi);
-    int e = cshm_fold_cma(sh, n, 0, src, a->op, a->dt, lo, hi, to_root, &o);
+    int e = cshm_fold_cma(sh, n, 0, src, a->op, a->dt, lo, hi, to_root, &o,
+                          cshm_order_reduce(a->op, a->count, a->dt, root, p));
     cshm_post(sh, n, CSHM_FIN);
     cshm_wait_all(sh, n, CSHM_FIN);
     if (me == root)     /* the other ranks' slices came by process_vm_writev (util/vg.h) */

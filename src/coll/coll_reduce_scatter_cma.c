@@ -2,7 +2,8 @@
 /* Reduce_scatter and Reduce_scatter_block by single copy between the ranks'
  * own buffers (coll_shm.h), for contiguous datatypes: every rank publishes
  * the address of its vector and posts; each rank folds its own block of all p
- * vectors in rank order, reading them straight from the other ranks' buffers
+ * vectors (in MPICH's association, cshm_fold_order), reading them straight
+ * from the other ranks' buffers
  * a chunk at a time, into recvbuf (with MPI_IN_PLACE into a temporary that
  * goes to recvbuf once nobody reads this rank's vector any more).  Every rank
  * waits until all are done.  alpha-beta: 2 alpha_line + (p - 1) alpha_cma +
@@ -52,7 +53,8 @@ int coll_reduce_scatter_cma(cr_comm_t *c, const coll_args_t *a)
     cshm_ctl(sh, me, n)->w[0] = cshm_addr(src, a->dt);
     cshm_post(sh, n, CSHM_POSTED);
     block_out_t o = { tmp ? tmp : (char *)a->rbuf + a->dt->true_lb, first, esz };
-    if (!e) e = cshm_fold_cma(sh, n, 0, src, a->op, a->dt, first, first + mine, to_block, &o);
+    if (!e) e = cshm_fold_cma(sh, n, 0, src, a->op, a->dt, first, first + mine, to_block, &o,
+                                cshm_order_reduce_scatter(a->op));
     cshm_post(sh, n, CSHM_FIN);
     cshm_wait_all(sh, n, CSHM_FIN);
     if (tmp) {

@@ -28,7 +28,8 @@ int coll_reduce_scatter_shm(cr_comm_t *c, const coll_args_t *a)
     cshm_post(sh, n, CSHM_POSTED);
     if (mine > 0) {
         cshm_slots_t o = { sh, n, total, a->dt, CSHM_POSTED, NULL, first };
-        cshm_fold(a->op, cshm_slot_operand, &o, p, a->rbuf, mine, a->dt);
+        cshm_fold_order(a->op, cshm_slot_operand, &o, p, a->rbuf, mine, a->dt,
+                        cshm_order_reduce_scatter(a->op));
     }
     /* every rank's vector must stay until its readers are done: they post FIN */
     cshm_post(sh, n, CSHM_FIN);

@@ -2,9 +2,9 @@
 /* Reduce through the node's shared memory (coll_shm.h): every rank but the
  * root copies its operand, in the datatype's layout, into its control line,
  * cell or slot (cshm_operand) and posts; the root folds them into recvbuf in
- * rank order, p-1 op ... op 0 from the right (acc = op(i) op acc), waiting
- * for each operand as it needs it.  Rank order gives the canonical result for
- * non-commutative ops and the same bits as every other rank-order algorithm.
+ * the association of MPICH's Reduce (cshm_order_reduce: its binomial tree for
+ * short vectors), waiting for each operand as it needs it.  Operands keep
+ * rank order within each op, so non-commutative ops give the canonical result.
  * The other ranks do not wait for the root: they run up to CSHM_NBUF calls
  * ahead of it, nline calls (COURIER_COLL_SHM_LINES) when the operand fits in
  * the line or the cell.  Vectors up to a slot.
@@ -36,7 +36,8 @@ int coll_reduce_shm(cr_comm_t *c, const coll_args_t *a)
         o.mine = NULL;
         coll_copy(a->rbuf, cshm_operand(sh, me, n, a->count, a->dt), a->count, a->dt);
     }
-    cshm_fold(a->op, cshm_slot_operand, &o, c->size, a->rbuf, a->count, a->dt);
+    cshm_fold_order(a->op, cshm_slot_operand, &o, c->size, a->rbuf, a->count, a->dt,
+                    cshm_order_reduce(a->op, a->count, a->dt, a->root, c->size));
     cshm_post(sh, n, CSHM_FIN);
     return MPI_SUCCESS;
 }

@@ -419,6 +419,223 @@ void cshm_fold(const cr_op_t *op, cshm_operand_fn operand, void *ctx, int p, voi
     for (int i = p - 2; i >= 0; i--) cr_op_apply(op, operand(ctx, i), acc, count, dt);
 }
 
+/* Can the association change the op's result?  Only for MPI_SUM and MPI_PROD
+ * on floating-point (and complex) elements, and for user ops. */
+static int fold_assoc_matters(const cr_op_t *op, const cr_datatype_t *dt)
+{
+    if (!op->builtin) return 1;
+    if (op->handle != MPI_SUM && op->handle != MPI_PROD) return 0;
+    switch (dt->basic) {
+    case CR_B_FLOAT: case CR_B_DOUBLE: case CR_B_LDOUBLE: case CR_B_F_REAL: case CR_B_F_DOUBLE:
+    case CR_B_F_REAL4: case CR_B_F_REAL8: case CR_B_F_REAL16: case CR_B_FLOAT16:
+    case CR_B_F_REAL2: case CR_B_BFLOAT16: case CR_B_FCOMPLEX: case CR_B_DCOMPLEX:
+    case CR_B_LDCOMPLEX: case CR_B_F_COMPLEX: case CR_B_F_DCOMPLEX: case CR_B_F_COMPLEX8:
+    case CR_B_F_COMPLEX16: case CR_B_F_COMPLEX32: case CR_B_F_COMPLEX4:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* A partial result of a tree fold: an operand (read only) or a temporary. */
+typedef struct {
+    const void *v;
+    int tmp;                    /* index of the temporary holding it, or -1 */
+    int weight;                 /* leaves under it */
+} fold_part_t;
+
+typedef struct {
+    const cr_op_t *op;
+    MPI_Aint count;
+    const cr_datatype_t *dt;
+    char *pool;                 /* ntmp temporaries of `stride` bytes */
+    size_t stride;
+    uint64_t used;              /* bit t: temporary t holds a part */
+} fold_tree_t;
+
+#define FOLD_MAX_TMP 40         /* > log2 of any rank count + 3 */
+#define FOLD_SMALL_BYTES 64     /* temporaries of up to this on the stack */
+
+static void *fold_tmp(fold_tree_t *t, int *idx)
+{
+    int i = 0;
+    while (t->used & (1ull << i)) i++;
+    t->used |= 1ull << i;
+    *idx = i;
+    return cshm_lay(t->pool + (size_t)i * t->stride, t->count, t->dt);
+}
+
+/* l op r, into a temporary: r's when r is one, l's when l is one and the op
+ * commutes (r op l then has the same bits), else a fresh copy of r. */
+static fold_part_t fold_merge(fold_tree_t *t, fold_part_t l, fold_part_t r)
+{
+    fold_part_t o = { NULL, -1, l.weight + r.weight };
+    if (r.tmp >= 0) {
+        cr_op_apply(t->op, l.v, (void *)r.v, t->count, t->dt);
+        o.v = r.v;
+        o.tmp = r.tmp;
+        if (l.tmp >= 0) t->used &= ~(1ull << l.tmp);
+    } else if (l.tmp >= 0 && t->op->commute) {
+        cr_op_apply(t->op, r.v, (void *)l.v, t->count, t->dt);
+        o.v = l.v;
+        o.tmp = l.tmp;
+    } else {
+        void *d = fold_tmp(t, &o.tmp);
+        coll_copy(r.v, d, t->count, t->dt);
+        cr_op_apply(t->op, l.v, d, t->count, t->dt);
+        o.v = d;
+        if (l.tmp >= 0) t->used &= ~(1ull << l.tmp);
+    }
+    return o;
+}
+
+static int fold_bitrev(int j, int n)
+{
+    int r = 0;
+    for (int b = 1; b < n; b <<= 1) r = (r << 1) | ((j & b) != 0);
+    return r;
+}
+
+/* Leaf u of the tree (u = 0 .. nunits-1): operand *a, or the pair *a op *b
+ * (*b = -1 for a single operand).  q, r as in the header. */
+static void fold_unit(cshm_order_t order, int u, int p, int q, int r, int *a, int *b)
+{
+    *b = -1;
+    if (order.how == CSHM_BINOMIAL) {
+        *a = (u + order.root) % p;
+        return;
+    }
+    int j = order.how == CSHM_HALVING ? fold_bitrev(u, q) : u;
+    if (j < r) {
+        *a = 2 * j;
+        *b = 2 * j + 1;
+    } else {
+        *a = j + r;
+    }
+}
+
+/* The common small case without temporaries or op dispatch: MPI_SUM of a few
+ * contiguous doubles or floats (HPCG's and miniFE's dot products), the same
+ * tree element by element in registers.  x[i]: rank i's first element. */
+#define FOLD_FAST_MAX_P 64
+#define FOLD_FAST_MAX_ELEMS 64
+#define DEF_FOLD_FAST(NAME, T)                                                             \
+    static void NAME(const char *const *x, const int *ua, const int *ub, int nunits,      \
+                     char *out, MPI_Aint n)                                                \
+    {                                                                                      \
+        for (MPI_Aint e = 0; e < n; e++) {                                                 \
+            T st[FOLD_MAX_TMP];                                                            \
+            int w[FOLD_MAX_TMP], top = 0;                                                  \
+            for (int u = 0; u < nunits; u++) {                                             \
+                T v = ((const T *)x[ua[u]])[e];                                            \
+                if (ub[u] >= 0) v = v + ((const T *)x[ub[u]])[e];                          \
+                st[top] = v;                                                               \
+                w[top++] = 1;                                                              \
+                while (top >= 2 && w[top - 1] == w[top - 2]) {                             \
+                    st[top - 2] = st[top - 2] + st[top - 1];                               \
+                    w[top - 2] *= 2;                                                       \
+                    top--;                                                                 \
+                }                                                                          \
+            }                                                                              \
+            for (; top >= 2; top--) st[top - 2] = st[top - 2] + st[top - 1];               \
+            ((T *)out)[e] = st[0];                                                         \
+        }                                                                                  \
+    }
+DEF_FOLD_FAST(fold_fast_double, double)
+DEF_FOLD_FAST(fold_fast_float, float)
+
+static int fold_fast(const cr_op_t *op, cshm_operand_fn operand, void *ctx, int p, void *acc,
+                     MPI_Aint count, const cr_datatype_t *dt, cshm_order_t order, int q, int r,
+                     int nunits)
+{
+    cr_basic_t b = dt->basic;
+    int dbl = b == CR_B_DOUBLE || b == CR_B_F_DOUBLE || b == CR_B_F_REAL8;
+    int flt = b == CR_B_FLOAT || b == CR_B_F_REAL || b == CR_B_F_REAL4;
+    MPI_Aint n = count * (MPI_Aint)dt->nbasic;
+    if (op->handle != MPI_SUM || !dt->contig || !(dbl || flt) || p > FOLD_FAST_MAX_P ||
+        n > FOLD_FAST_MAX_ELEMS)
+        return 0;
+    const char *x[FOLD_FAST_MAX_P];
+    int ua[FOLD_FAST_MAX_P], ub[FOLD_FAST_MAX_P];
+    for (int i = 0; i < p; i++) x[i] = (const char *)operand(ctx, i) + dt->true_lb;
+    for (int u = 0; u < nunits; u++) fold_unit(order, u, p, q, r, &ua[u], &ub[u]);
+    if (dbl) fold_fast_double(x, ua, ub, nunits, (char *)acc + dt->true_lb, n);
+    else fold_fast_float(x, ua, ub, nunits, (char *)acc + dt->true_lb, n);
+    return 1;
+}
+
+void cshm_fold_order(const cr_op_t *op, cshm_operand_fn operand, void *ctx, int p, void *acc,
+                     MPI_Aint count, const cr_datatype_t *dt, cshm_order_t order)
+{
+    if (order.how == CSHM_RANK || p <= 2 || count <= 0 || !fold_assoc_matters(op, dt)) {
+        cshm_fold(op, operand, ctx, p, acc, count, dt);
+        return;
+    }
+    int q = 1;
+    while (q * 2 <= p) q *= 2;
+    int r = p - q, nunits = order.how == CSHM_BINOMIAL ? p : q;
+    if (fold_fast(op, operand, ctx, p, acc, count, dt, order, q, r, nunits)) return;
+    size_t span = cshm_span(count, dt), stride = (span + 63) & ~(size_t)63;
+    _Alignas(64) char small[FOLD_MAX_TMP * FOLD_SMALL_BYTES];
+    fold_tree_t t = { op, count, dt, small, stride, 0 };
+    if (stride > FOLD_SMALL_BYTES) {
+        t.pool = malloc(stride * FOLD_MAX_TMP);
+        if (!t.pool) cr_abort_job(1, "out of memory for a reduction temporary");
+    } else {
+        t.stride = FOLD_SMALL_BYTES;
+    }
+    /* Leaves left to right; equal neighbours merge at once (a binary counter),
+     * what is left merges from the right: that is tree() of the header. */
+    fold_part_t st[FOLD_MAX_TMP];
+    int top = 0;
+    for (int u = 0; u < nunits; u++) {
+        fold_part_t x = { NULL, -1, 1 };
+        int ia, ib;
+        fold_unit(order, u, p, q, r, &ia, &ib);
+        x.v = operand(ctx, ia);
+        if (ib >= 0) {
+            fold_part_t y = { operand(ctx, ib), -1, 1 };
+            x = fold_merge(&t, x, y);
+            x.weight = 1;
+        }
+        st[top++] = x;
+        while (top >= 2 && st[top - 1].weight == st[top - 2].weight) {
+            st[top - 2] = fold_merge(&t, st[top - 2], st[top - 1]);
+            top--;
+        }
+    }
+    while (top >= 2) {
+        st[top - 2] = fold_merge(&t, st[top - 2], st[top - 1]);
+        top--;
+    }
+    if (st[0].v != acc) coll_copy(st[0].v, acc, count, dt);
+    if (t.pool != small) free(t.pool);
+}
+
+cshm_order_t cshm_order_allreduce(void)
+{
+    return (cshm_order_t){ CSHM_RECDBL, 0 };
+}
+
+cshm_order_t cshm_order_reduce(const cr_op_t *op, MPI_Aint count, const cr_datatype_t *dt,
+                               int root, int p)
+{
+    /* MPICH: binomial up to the short limit (rooted at 0 for non-commutative
+     * ops), reduce-scatter + gather above it for commutative ops when every
+     * rank of the power of two gets an element */
+    int q = 1;
+    while (q * 2 <= p) q *= 2;
+    if (op->commute && count >= q &&
+        (size_t)count * (size_t)dt->size > (size_t)ut_settings.coll_reduce_short_bytes)
+        return (cshm_order_t){ CSHM_RECDBL, 0 };
+    return (cshm_order_t){ CSHM_BINOMIAL, op->commute ? root : 0 };
+}
+
+cshm_order_t cshm_order_reduce_scatter(const cr_op_t *op)
+{
+    return (cshm_order_t){ op->commute ? CSHM_HALVING : CSHM_RANK, 0 };
+}
+
 const void *cshm_slot_operand(void *ctx, int i)
 {
     cshm_slots_t *o = ctx;
@@ -456,7 +673,8 @@ typedef struct {
     uint64_t n;
     int word;
     const char *mine;           /* packed address of this rank's element 0 */
-    char *tmp;                  /* one fetched operand chunk */
+    char *tmp;                  /* fetched operand chunks: one, or one per rank (keep) */
+    int keep;                   /* a tree fold: operands must stay until it ends */
     MPI_Aint x, k;              /* the chunk */
     size_t esz;
     MPI_Aint lb;                /* dt->true_lb: packed address -> buffer pointer */
@@ -469,23 +687,25 @@ static const void *cma_operand(void *ctx, int i)
     size_t off = (size_t)f->x * f->esz, len = (size_t)f->k * f->esz;
     if (i == f->a->me) return f->mine + off - f->lb;
     cshm_wait(f->a, i, f->n, CSHM_POSTED);
-    int e = cshm_get(f->a, i, cshm_ctl(f->a, i, f->n)->w[f->word] + off, len, f->tmp);
+    char *dst = f->tmp + (f->keep ? (size_t)i * len : 0);
+    int e = cshm_get(f->a, i, cshm_ctl(f->a, i, f->n)->w[f->word] + off, len, dst);
     if (e && !f->err) f->err = e;
-    return f->tmp - f->lb;
+    return dst - f->lb;
 }
 
 int cshm_fold_cma(coll_shm_t *a, uint64_t n, int word, const void *mine, const cr_op_t *op,
                   const cr_datatype_t *dt, MPI_Aint lo, MPI_Aint hi, cshm_chunk_fn out,
-                  void *ctx)
+                  void *ctx, cshm_order_t order)
 {
     if (hi <= lo) return MPI_SUCCESS;
     size_t esz = (size_t)dt->size;
     MPI_Aint per = (MPI_Aint)((size_t)ut_settings.coll_cma_chunk_bytes / esz);
     if (per < 1) per = 1;
     if (per > hi - lo) per = hi - lo;
-    char *acc = malloc((size_t)per * esz), *tmp = malloc((size_t)per * esz);
-    fold_cma_t f = { a, n, word, (const char *)mine + dt->true_lb, tmp, 0, 0, esz, dt->true_lb,
-                     MPI_SUCCESS };
+    int keep = order.how != CSHM_RANK && a->p > 2 && fold_assoc_matters(op, dt);
+    char *acc = malloc((size_t)per * esz), *tmp = malloc((size_t)per * esz * (keep ? a->p : 1));
+    fold_cma_t f = { a, n, word, (const char *)mine + dt->true_lb, tmp, keep, 0, 0, esz,
+                     dt->true_lb, MPI_SUCCESS };
     if (!acc || !tmp) {
         /* cannot fold: still take part, so that nobody waits for ever */
         f.err = cr_error(MPI_ERR_NO_MEM, "out of memory for a %zu-byte reduction chunk",
@@ -494,7 +714,7 @@ int cshm_fold_cma(coll_shm_t *a, uint64_t n, int word, const void *mine, const c
     for (MPI_Aint x = lo; x < hi && acc && tmp; x += per) {
         f.x = x;
         f.k = hi - x < per ? hi - x : per;
-        cshm_fold(op, cma_operand, &f, a->p, acc - dt->true_lb, f.k, dt);
+        cshm_fold_order(op, cma_operand, &f, a->p, acc - dt->true_lb, f.k, dt, order);
         int e = out(ctx, x, f.k, acc);
         if (e && !f.err) f.err = e;
     }

@@ -255,8 +255,14 @@ static inline MPI_Aint cshm_rs_block(const coll_args_t *a, int p, int me, MPI_Ai
     }
     return total;
 }
+/* A fold's association (CSHM_*: see cshm_fold_order below). */
+enum { CSHM_RANK, CSHM_RECDBL, CSHM_BINOMIAL, CSHM_HALVING };
+typedef struct {
+    int how;
+    int root;                   /* CSHM_BINOMIAL */
+} cshm_order_t;
 /* Single-copy reduction: fold elements [lo, hi) of every rank's operand of
- * call n in rank order.  Rank i's operand is a contiguous dt vector at the
+ * call n in the association `order` (cshm_fold_order).  Rank i's operand is a contiguous dt vector at the
  * address it published in w[word] of its control line (waited for: posted);
  * this rank's is at `mine` (a buffer pointer).  The work goes in chunks of
  * COURIER_COLL_CMA_CHUNK_BYTES, each handed to out(ctx, x, k, acc): elements
@@ -265,15 +271,44 @@ static inline MPI_Aint cshm_rs_block(const coll_args_t *a, int p, int me, MPI_Ai
 typedef int (*cshm_chunk_fn)(void *ctx, MPI_Aint x, MPI_Aint k, const void *acc);
 int cshm_fold_cma(coll_shm_t *a, uint64_t n, int word, const void *mine, const cr_op_t *op,
                   const cr_datatype_t *dt, MPI_Aint lo, MPI_Aint hi, cshm_chunk_fn out,
-                  void *ctx);
+                  void *ctx, cshm_order_t order);
 
 /* ---- what the algorithms share ------------------------------------------------------ */
 /* Fold the p operands op(i) (i = 0 .. p-1, each count elements of dt in dt's
- * layout) into acc in rank order: acc = op(0) op op(1) op ... op op(p-1).
- * acc may be one of them only if it is op(p-1). */
+ * layout) into acc in rank order: acc = op(0) op op(1) op ... op op(p-1),
+ * associated from the right.  acc may be one of them only if it is op(p-1). */
 typedef const void *(*cshm_operand_fn)(void *ctx, int i);
 void cshm_fold(const cr_op_t *op, cshm_operand_fn operand, void *ctx, int p, void *acc,
                MPI_Aint count, const cr_datatype_t *dt);
+
+/* The association of a fold (docs/collectives.md, "Reduction order"): the
+ * one MPICH's default algorithm for the call gives, so that floating-point
+ * results are MPICH's bits.  With q the largest power of two <= p and
+ * r = p - q, the *units* are (0 op 1), (2 op 3), ..., (2r-2 op 2r-1) and then
+ * the single operands 2r .. p-1 (q units); tree(x_0 .. x_n-1) =
+ * tree(x_0 .. x_m-1) op tree(x_m .. x_n-1), m the largest power of two < n.
+ *   CSHM_RANK      right to left in rank order (cshm_fold);
+ *   CSHM_RECDBL    tree(units): recursive doubling, and reduce-scatter +
+ *                  allgather / gather by recursive halving from distance 1;
+ *   CSHM_BINOMIAL  tree(root, root+1, ..., root-1 mod p): a binomial tree
+ *                  rooted at `root`;
+ *   CSHM_HALVING   tree(units in bit-reversed order): recursive halving from
+ *                  distance q/2 (MPICH's reduce_scatter(_block)).
+ * Operands stay in rank order within each op of RECDBL and HALVING, and of
+ * BINOMIAL when root is 0, so non-commutative ops keep their meaning
+ * (the enum and cshm_order_t are above, with cshm_fold_cma). */
+/* cshm_fold in the association `order`.  Where the op's result cannot depend
+ * on the association (a predefined op other than MPI_SUM and MPI_PROD, or
+ * those two on integers) it is cshm_fold, the cheapest. */
+void cshm_fold_order(const cr_op_t *op, cshm_operand_fn operand, void *ctx, int p, void *acc,
+                     MPI_Aint count, const cr_datatype_t *dt, cshm_order_t order);
+/* The associations of MPICH's default algorithms: Allreduce; Reduce of
+ * count elements of dt to root (COURIER_COLL_REDUCE_SHORT_BYTES);
+ * Reduce_scatter(_block). */
+cshm_order_t cshm_order_allreduce(void);
+cshm_order_t cshm_order_reduce(const cr_op_t *op, MPI_Aint count, const cr_datatype_t *dt,
+                               int root, int p);
+cshm_order_t cshm_order_reduce_scatter(const cr_op_t *op);
 /* Pack count elements of dt at buf into dst (bytes: dt->size * count), and back. */
 static inline void cshm_pack(const void *buf, MPI_Aint count, const cr_datatype_t *dt, void *dst)
 {
