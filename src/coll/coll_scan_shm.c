@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* Scan and Exscan through the node's shared memory (coll_shm.h): every rank
- * copies its operand, in the datatype's layout, into its slot and posts; rank
- * r folds the operands of ranks 0 .. r (Exscan: 0 .. r-1) in rank order into
- * recvbuf, waiting only for those.  Exscan leaves rank 0's recvbuf alone.
+ * copies its operand, in the datatype's layout, into its line, cell or slot
+ * (as reduce does) and posts; rank r folds the operands of ranks 0 .. r
+ * (Exscan: 0 .. r-1) in rank order into recvbuf, waiting only for those, so
+ * in a loop the lower ranks run ahead of the higher ones (up to a ring's
+ * length; that is why scan does not meet like the other all-rank
+ * collectives when ranks outnumber cores).  Exscan leaves rank 0's recvbuf
+ * alone.
  * Vectors up to a slot.  alpha-beta: alpha_line + r n (beta_copy + gamma) at
  * rank r (the last rank does the most). */
 #include "coll/coll_shm.h"
@@ -20,7 +24,9 @@ static int scan_shm(coll_kind_t coll, cr_comm_t *c, const coll_args_t *a)
     uint64_t n = cshm_begin(sh);
     int me = c->rank, upto = coll == COLL_SCAN ? me + 1 : me;
     const void *src = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
-    cshm_claim(sh, n);
+    /* rank r waits for ranks 0 .. r only, so lower ranks run ahead (as far
+     * as the line, cell or slot rings let them), meeting or not */
+    cshm_claim_data(sh, n, cshm_operand_bytes(a->count, a->dt));
     coll_copy(src, cshm_operand(sh, me, n, a->count, a->dt), a->count, a->dt);
     cshm_post(sh, n, CSHM_POSTED);
     if (upto > 0) {
