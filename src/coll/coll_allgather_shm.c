@@ -30,7 +30,7 @@ int coll_allgather_shm(cr_comm_t *c, const coll_args_t *a)
         cshm_pack(a->sbuf, a->scount, a->sdt, dst);
         cshm_unpack(dst, mine, a->rcount, a->rdt);
     }
-    cshm_post(sh, n, CSHM_POSTED);
+    cshm_post_all(sh, n);
     for (int k = 1; k < p; k++) {
         int r = (me + k) % p;
         cshm_wait(sh, r, n, CSHM_POSTED);

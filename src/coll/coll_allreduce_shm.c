@@ -17,6 +17,28 @@ int coll_allreduce_shm_fits(const cr_comm_t *c, const coll_args_t *a)
     return cshm_fits_layout(a->count, a->dt);
 }
 
+/* Ranks that meet (oversubscribed): the last to arrive folds every operand
+ * (all posted by then: no waiting) into its recvbuf in the same association
+ * as below (cshm_fold_order: the bits do not depend on whether ranks meet), puts the result where
+ * its operand was and releases the others, who copy it out.  Each rank waits
+ * once, and only one folds (p - 1 reductions in all instead of p (p - 1)). */
+static void allreduce_meet(coll_shm_t *sh, uint64_t n, const coll_args_t *a, void *opnd)
+{
+    cshm_mark(sh, n, CSHM_POSTED);
+    uint64_t gen;
+    if (cshm_arrive(sh, &gen)) {
+        cshm_slots_t o = { sh, n, a->count, a->dt, CSHM_POSTED, NULL, 0 };
+        cshm_fold_order(a->op, cshm_slot_operand, &o, sh->p, a->rbuf, a->count, a->dt,
+                        cshm_order_allreduce());
+        coll_copy(a->rbuf, opnd, a->count, a->dt);
+        cshm_release(sh, gen);
+    } else {
+        int last = cshm_await(sh, gen);
+        coll_copy(cshm_operand(sh, last, n, a->count, a->dt), a->rbuf, a->count, a->dt);
+    }
+    if (sh->safe < n - 1) sh->safe = n - 1;
+}
+
 int coll_allreduce_shm(cr_comm_t *c, const coll_args_t *a)
 {
     coll_shm_t *sh = coll_shm_area(c);
@@ -25,7 +47,13 @@ int coll_allreduce_shm(cr_comm_t *c, const coll_args_t *a)
     int me = c->rank;
     const void *src = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
     cshm_claim(sh, n);
-    coll_copy(src, cshm_operand(sh, me, n, a->count, a->dt), a->count, a->dt);
+    void *opnd = cshm_operand(sh, me, n, a->count, a->dt);
+    coll_copy(src, opnd, a->count, a->dt);
+    if (sh->meet) {
+        allreduce_meet(sh, n, a, opnd);
+        cshm_post(sh, n, CSHM_FIN);
+        return MPI_SUCCESS;
+    }
     cshm_post(sh, n, CSHM_POSTED);
     cshm_slots_t o = { sh, n, a->count, a->dt, CSHM_POSTED, NULL, 0 };
     cshm_fold_order(a->op, cshm_slot_operand, &o, c->size, a->rbuf, a->count, a->dt,

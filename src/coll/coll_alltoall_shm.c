@@ -29,7 +29,7 @@ int coll_alltoall_shm(cr_comm_t *c, const coll_args_t *a)
         cshm_unpack(dst + (size_t)me * bytes, coll_elem(a->rbuf, (MPI_Aint)me * a->rcount, a->rdt),
                     a->rcount, a->rdt);
     }
-    cshm_post(sh, n, CSHM_POSTED);
+    cshm_post_all(sh, n);
     for (int k = 1; k < p; k++) {
         int r = (me + k) % p;
         cshm_wait(sh, r, n, CSHM_POSTED);

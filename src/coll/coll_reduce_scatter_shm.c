@@ -25,7 +25,7 @@ int coll_reduce_scatter_shm(cr_comm_t *c, const coll_args_t *a)
     const void *src = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
     cshm_claim(sh, n);
     coll_copy(src, cshm_operand(sh, me, n, total, a->dt), total, a->dt);
-    cshm_post(sh, n, CSHM_POSTED);
+    cshm_post_all(sh, n);
     if (mine > 0) {
         cshm_slots_t o = { sh, n, total, a->dt, CSHM_POSTED, NULL, first };
         cshm_fold_order(a->op, cshm_slot_operand, &o, p, a->rbuf, mine, a->dt,

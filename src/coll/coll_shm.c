@@ -19,7 +19,8 @@
 #define CSHM_MAGIC 0x43534843u   /* "CHSC" */
 #define CSHM_PAGE 4096
 
-/* Layout: [header line][sleepers line][info: p lines][ctl: p x nline lines]
+/* Layout: [header line][sleepers line][arrivals line][release line]
+ * [waitfor: p words, whole lines][info: p lines][ctl: p x nline lines]
  * [pad to a page][slots: p x NBUF x slot_bytes][cells: p x ncell x cell_bytes]. */
 typedef struct {
     uint32_t magic, p;
@@ -170,9 +171,13 @@ static void set_layout(coll_shm_t *a, char *base, size_t slot, uint64_t nline, s
     a->cell_bytes = cell;
     a->ncell = ncell;
     a->sleepers = (volatile uint32_t *)(base + CSHM_LINE);
-    a->info = (const volatile uint64_t *)(base + 2 * CSHM_LINE);
-    a->ctl = (cshm_ctl_t *)(base + (2 + p) * CSHM_LINE);
-    size_t head = (2 + p + p * (size_t)nline) * CSHM_LINE;
+    a->arrivals = (volatile uint64_t *)(base + 2 * CSHM_LINE);
+    a->release = (volatile uint64_t *)(base + 3 * CSHM_LINE);
+    a->waitfor = (volatile uint32_t *)(base + 4 * CSHM_LINE);
+    size_t front = 4 + (p * sizeof(uint32_t) + CSHM_LINE - 1) / CSHM_LINE;
+    a->info = (const volatile uint64_t *)(base + front * CSHM_LINE);
+    a->ctl = (cshm_ctl_t *)(base + (front + p) * CSHM_LINE);
+    size_t head = (front + p + p * (size_t)nline) * CSHM_LINE;
     head = (head + CSHM_PAGE - 1) / CSHM_PAGE * CSHM_PAGE;
     a->slots = base + head;
     a->cells = a->slots + p * CSHM_NBUF * slot;
@@ -186,8 +191,10 @@ static int make_area(cr_comm_t *c, coll_shm_t *a)
     /* rank 0: create; tell everyone whether it worked, the name's parts and
      * the number of control lines and the cells' size */
     int nline = (int)ring_setting(ut_settings.coll_shm_lines, 1u << 16);
-    int hello[6] = { 0, (int)getpid(), ++serial, nline, (int)cell_setting(),
-                     (int)ring_setting(ut_settings.coll_shm_cells, (uint64_t)nline) };
+    int meet = ut_settings.coll_shm_meet >= 0 ? (int)ut_settings.coll_shm_meet
+                                              : cr_proc.oversubscribed;
+    int hello[7] = { 0, (int)getpid(), ++serial, nline, (int)cell_setting(),
+                     (int)ring_setting(ut_settings.coll_shm_cells, (uint64_t)nline), meet };
     coll_shm_t probe = *a;
     set_layout(&probe, NULL, slot, (uint64_t)hello[3], (size_t)hello[4], (uint64_t)hello[5]);
     size_t bytes = probe.bytes;
@@ -198,7 +205,7 @@ static int make_area(cr_comm_t *c, coll_shm_t *a)
         base = area_create(name, bytes);
         hello[0] = base != NULL;
     }
-    int e = coll_shm_small_coll(c, hello, 6, 0);
+    int e = coll_shm_small_coll(c, hello, 7, 0);
     if (e) return e;
     if (!hello[0]) return MPI_SUCCESS;
     area_name(name, sizeof name, hello[1], hello[2]);
@@ -207,6 +214,16 @@ static int make_area(cr_comm_t *c, coll_shm_t *a)
     if (a->me != 0) base = area_open(name, bytes);
     if (base) {
         set_layout(a, base, slot, (uint64_t)hello[3], (size_t)hello[4], (uint64_t)hello[5]);
+        a->meet = hello[6];
+        /* oversubscribed: the rank waited for is most likely descheduled, so
+         * yielding to it through the other ranks of its core costs a context
+         * switch each; sleep at once and let it wake us */
+        long us = ut_settings.coll_shm_sleep_us;
+        a->sleep_ns = cr_proc.oversubscribed && us >= 0 ? (uint64_t)us * 1000u + 1u : 0;
+        long spin = ut_settings.coll_shm_spin;
+        a->spin_skip = cr_proc.oversubscribed && spin >= 0 && (unsigned long)spin < cr_wait_spin_limit
+                           ? cr_wait_spin_limit - (unsigned)spin
+                           : 0;
         volatile uint64_t *mine = (volatile uint64_t *)a->info + a->me * 8;
         mine[INFO_PID] = (uint64_t)getpid();
         mine[INFO_PROBE] = (uint64_t)(uintptr_t)&cshm_probe_word;
@@ -273,9 +290,22 @@ static int wait_poll(void *arg)
 
 static cr_poller_t wait_poller = { .name = "coll_shm", .poll = wait_poll };
 
+/* What a wait on word w waits for (coll_shm_t.waitfor): a rank's line, or
+ * a meeting's release. */
+static uint32_t wait_tag(const coll_shm_t *a, volatile uint64_t *w)
+{
+    const char *x = (const char *)(uintptr_t)w, *lo = (const char *)a->ctl;
+    size_t lines = (size_t)a->p * a->nline;
+    if (x >= lo && x < lo + lines * CSHM_LINE)
+        return (uint32_t)((size_t)(x - lo) / CSHM_LINE / a->nline) + 1;
+    return CSHM_WF_RELEASE;
+}
+
 void cshm_wait_slow(coll_shm_t *a, volatile uint64_t *w, uint64_t target)
 {
     cr_wait_t wt = CR_WAIT_INIT;
+    wt.sleep_ns = a->sleep_ns;
+    wt.polls = a->spin_skip;   /* a shorter spin phase (only the first) */
     int slow = 0;
     for (;;) {
         if (__atomic_load_n(w, __ATOMIC_ACQUIRE) >= target) break;
@@ -286,6 +316,7 @@ void cshm_wait_slow(coll_shm_t *a, volatile uint64_t *w, uint64_t target)
         if (!slow && wt.polls + 1 >= cr_wait_spin_limit) {
             /* from now on posters wake us; look again after saying so */
             slow = 1;
+            __atomic_store_n(&a->waitfor[a->me], wait_tag(a, w), __ATOMIC_RELAXED);
             __atomic_add_fetch(a->sleepers, 1, __ATOMIC_SEQ_CST);
             waiting.w = w;
             waiting.target = target;
@@ -297,14 +328,52 @@ void cshm_wait_slow(coll_shm_t *a, volatile uint64_t *w, uint64_t target)
     if (slow) {
         waiting.w = NULL;
         if (--nwaiting == 0) cr_progress_unregister(&wait_poller);
+        __atomic_store_n(&a->waitfor[a->me], CSHM_WF_NONE, __ATOMIC_RELAXED);
         __atomic_sub_fetch(a->sleepers, 1, __ATOMIC_RELEASE);
     }
+    cr_wait_end(&wt);
 }
 
-void cshm_wake(coll_shm_t *a)
+/* The waiter wrote its tag before it counted itself among the sleepers and
+ * before its doorbell's membarrier, so a poster that reads a stale tag (or
+ * none) is one whose post the waiter's last look before sleeping sees. */
+void cshm_wake(coll_shm_t *a, uint32_t tag)
 {
     for (int r = 0; r < a->p; r++)
-        if (r != a->me) shm_wake(a->bell[r]);
+        if (r != a->me && __atomic_load_n(&a->waitfor[r], __ATOMIC_RELAXED) == tag)
+            shm_wake(a->bell[r]);
+}
+
+int cshm_arrive(coll_shm_t *a, uint64_t *gen)
+{
+    uint64_t p = (uint64_t)a->p;
+    uint64_t t = __atomic_fetch_add(a->arrivals, 1, __ATOMIC_ACQ_REL);
+    *gen = t / p + 1;   /* meetings completed once this one is */
+    return t % p == p - 1;
+}
+
+void cshm_release(coll_shm_t *a, uint64_t gen)
+{
+    a->release[1] = (uint64_t)a->me;
+    __atomic_store_n(&a->release[0], gen, __ATOMIC_RELEASE);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);   /* the store before the load (cshm_post) */
+    if (CR_UNLIKELY(*a->sleepers != 0)) cshm_wake(a, CSHM_WF_RELEASE);
+}
+
+int cshm_await(coll_shm_t *a, uint64_t gen)
+{
+    if (__atomic_load_n(&a->release[0], __ATOMIC_ACQUIRE) < gen)
+        cshm_wait_slow(a, &a->release[0], gen);
+    /* the next release comes after every rank arrived again, so after this read */
+    return (int)a->release[1];
+}
+
+void cshm_meet(coll_shm_t *a, uint64_t n)
+{
+    uint64_t gen;
+    if (cshm_arrive(a, &gen)) cshm_release(a, gen);
+    else cshm_await(a, gen);
+    if (a->safe < n - 1) a->safe = n - 1;
 }
 
 void cshm_wait_all(coll_shm_t *a, uint64_t n, int phase)

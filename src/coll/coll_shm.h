@@ -25,8 +25,17 @@
  * peers copy from.  A rank publishes with one release store of its step
  * (cshm_post) and waits for a peer's step with the progress engine's waiting
  * policy (cshm_wait): spin, then yield on every idle poll, then sleep on the
- * doorbell, woken by whoever posts (so oversubscribed ranks give up their
- * core).  Every call ends with CSHM_FIN posted: the rank no longer reads
+ * doorbell, woken by the rank it waits for when that one posts (a waiter
+ * past its spin phase writes whom it waits for in the area's waitfor words,
+ * so a post wakes only its own waiters).  With more ranks than cores the
+ * waiter spins COURIER_COLL_SHM_SPIN polls and yields COURIER_COLL_SHM_SLEEP_US
+ * (0) before it sleeps: the rank it waits for is most likely descheduled, and
+ * yielding to it through the other ranks of its core costs a context switch
+ * each.  There, too, the all-rank collectives (barrier, allreduce,
+ * allgather, alltoall, reduce_scatter) meet at one arrival counter
+ * (cshm_meet, COURIER_COLL_SHM_MEET): the last rank to arrive releases and
+ * wakes the others, so each waits once per call.  Every call ends with
+ * CSHM_FIN posted: the rank no longer reads
  * anything of that call (and a rank's line for call m shows whether it
  * finished m: cshm_claim_slow relies on every call posting FIN).  Before a rank writes its slot for call n it makes
  * sure that every rank finished call n - CSHM_NBUF, the slot's last user
@@ -78,6 +87,16 @@ typedef struct coll_shm {
     char *base;                 /* the mapping */
     size_t bytes;
     volatile uint32_t *sleepers;   /* ranks waiting past their spin phase */
+    volatile uint32_t *waitfor;    /* per rank, while it waits past its spin
+                                    * phase: whom for (CSHM_WF_*, r + 1: rank r's
+                                    * line), so a poster wakes only its waiters */
+    volatile uint64_t *arrivals;   /* meetings: arrivals so far (cshm_meet) */
+    volatile uint64_t *release;    /* meetings: [0] meetings completed, [1] the
+                                    * rank that arrived last at the latest */
+    int meet;                   /* the all-rank collectives meet at the counter
+                                 * (rank 0's choice: COURIER_COLL_SHM_MEET) */
+    uint64_t sleep_ns;          /* a waiter's yield phase (cr_wait_t.sleep_ns) */
+    unsigned spin_skip;         /* polls of the spin phase a waiter skips */
     const volatile uint64_t *info; /* per rank, one line: pid, probe address */
     cshm_ctl_t *ctl;            /* p x nline control lines */
     char *slots;                /* p x CSHM_NBUF slots */
@@ -150,8 +169,12 @@ static inline void cshm_claim_depth(coll_shm_t *a, uint64_t n, uint64_t depth)
 {
     if (CR_UNLIKELY(n > depth && a->safe < n - depth)) cshm_claim_slow(a, n, depth);
 }
-/* Wake the ranks that may sleep on this area (only when one waits past its spin). */
-void cshm_wake(coll_shm_t *a);
+/* What a rank waiting past its spin phase waits for (coll_shm_t.waitfor):
+ * nothing, a meeting's release, or (r + 1) rank r's line. */
+enum { CSHM_WF_NONE = 0, CSHM_WF_RELEASE = 0xffffffffu };
+/* Wake the ranks that wait past their spin phase for `tag` (only called when
+ * one does). */
+void cshm_wake(coll_shm_t *a, uint32_t tag);
 /* Publish this rank's progress in call n (release: what it wrote before is
  * visible to whoever sees the step). */
 static inline void cshm_post(coll_shm_t *a, uint64_t n, int phase)
@@ -160,7 +183,40 @@ static inline void cshm_post(coll_shm_t *a, uint64_t n, int phase)
     /* the sleepers count is read after the store: a sleeper's membarrier orders
      * the two (src/transport/shm/shm.h, doorbells); the compiler must not swap them */
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    if (CR_UNLIKELY(*a->sleepers != 0)) cshm_wake(a);
+    if (CR_UNLIKELY(*a->sleepers != 0)) cshm_wake(a, (uint32_t)a->me + 1);
+}
+/* Publish this rank's progress in call n where nobody waits for it (every
+ * rank of a meeting learns it from the meeting): no wake-up. */
+static inline void cshm_mark(coll_shm_t *a, uint64_t n, int phase)
+{
+    __atomic_store_n(&cshm_ctl(a, a->me, n)->step, cshm_step(n, phase), __ATOMIC_RELEASE);
+}
+/* A meeting of every rank in call n (areas with meet set): this rank arrives
+ * at the counter; the last to arrive stores the release and wakes the
+ * sleepers, the others wait for it (one wait, on one word, so each sleeps at
+ * most once, where waiting for every rank's line in turn could wake a rank
+ * p - 1 times).  Everything every rank wrote before arriving is visible to
+ * every rank after it; records that every rank finished call n - 1. */
+void cshm_meet(coll_shm_t *a, uint64_t n);
+/* cshm_meet in parts, for a last arrival that works before it releases:
+ * arrive (1 when this rank is the last; *gen: the meeting's number), then
+ * the last releases and the others await the release, which returns the
+ * rank that released. */
+int cshm_arrive(coll_shm_t *a, uint64_t *gen);
+void cshm_release(coll_shm_t *a, uint64_t gen);
+int cshm_await(coll_shm_t *a, uint64_t gen);
+/* Post CSHM_POSTED in call n; on an area whose ranks meet, also wait until
+ * every rank posted (then the waits for their posts that follow cost a load
+ * each).  The all-rank algorithms (allgather, alltoall, reduce_scatter)
+ * publish their data with it. */
+static inline void cshm_post_all(coll_shm_t *a, uint64_t n)
+{
+    if (a->meet) {
+        cshm_mark(a, n, CSHM_POSTED);
+        cshm_meet(a, n);
+    } else {
+        cshm_post(a, n, CSHM_POSTED);
+    }
 }
 /* Before writing this rank's data of `bytes` for call n (cshm_data). */
 static inline void cshm_claim_data(coll_shm_t *a, uint64_t n, size_t bytes)

@@ -508,8 +508,12 @@ typedef struct {
     unsigned polls;          /* idle polls since the last event */
     int yielding;            /* past the spin phase */
     uint64_t idle_since_ns;  /* when the yield phase began */
+    uint64_t sleep_ns;       /* how long the yield phase lasts before a sleep;
+                                0: COURIER_WAIT_SLEEP_US (a loop that knows its
+                                peer is descheduled sets it shorter; the phase
+                                always has one yield) */
 } cr_wait_t;
-#define CR_WAIT_INIT { 0, 0, 0 }
+#define CR_WAIT_INIT { 0, 0, 0, 0 }
 extern unsigned cr_wait_spin_limit;     /* polls before yielding (set at init) */
 /* The slow part of cr_wait_idle: yield or sleep.  Returns the events a
  * last poll before sleeping found (0 when it yielded or slept). */

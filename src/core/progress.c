@@ -221,7 +221,8 @@ static int wait_sleep(cr_wait_t *w, uint64_t now, const int *quit, long max_us)
         if (cr_wait_publish) cr_wait_publish(1);
         return -1;
     }
-    if (now - w->idle_since_ns < (uint64_t)ut_settings.wait_sleep_us * 1000u ||
+    uint64_t yield_ns = w->sleep_ns ? w->sleep_ns : (uint64_t)ut_settings.wait_sleep_us * 1000u;
+    if (now - w->idle_since_ns < yield_ns ||
         !cr_progress_can_sleep() || bells_prepare() != 0)
         return -1;
     int events = cr_progress();

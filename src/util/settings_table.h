@@ -159,3 +159,7 @@ CR_SETTING(io_read_ahead,      SIZE, 16777216, 0, 1073741824, "Reads of a file n
 /* the association of floating-point reductions (src/coll/coll_shm.c, issue 18) */
 CR_SETTING(coll_reduce_short_bytes, SIZE, 2048, 0, 1073741824, "MPI_Reduce vectors of up to this many bytes combine floating-point sums on one node as MPICH's binomial tree rooted at the root, longer ones as its reduce-scatter + gather (recursive doubling's association), so that the bits are MPICH's (also read from MPIR_CVAR_REDUCE_SHORT_MSG_SIZE)")
 CR_SETTING_ALIAS(coll_reduce_short_bytes, "MPIR_CVAR_REDUCE_SHORT_MSG_SIZE")
+/* shared-memory collectives when ranks outnumber cores (src/coll/coll_shm.c, issue 16, coll5) */
+CR_SETTING(coll_shm_sleep_us,  INT,  0, -1, 60000000, "Microseconds a rank waiting in a shared-memory collective yields the core before it sleeps until a peer wakes it, when ranks outnumber cores (-1: COURIER_WAIT_SLEEP_US, as when they do not)")
+CR_SETTING(coll_shm_spin,      INT,  0, -1, 1000000000, "Idle polls a rank waiting in a shared-memory collective spins before it yields, when ranks outnumber cores (-1: COURIER_SPIN_COUNT_OVERSUBSCRIBED, as other waits)")
+CR_SETTING(coll_shm_meet,      INT,  -1, -1, 1,    "Shared-memory barrier, allreduce, allgather, alltoall and reduce_scatter meet at one arrival counter whose last arrival wakes the others, rather than each rank waiting for every other's line: 1 on, 0 off, -1 when ranks outnumber cores (rank 0's choice holds for a communicator)")
