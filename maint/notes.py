@@ -28,6 +28,8 @@ RAISE_WITH    procedures without a communicator, window, file or session
               argument whose errors go to a particular handler: the call.
 ARRAY_LENGTH  (procedure, array of handles) -> C expression of its length, so the
               binding can check every element and pass an array of objects.
+OUTPUT_LENGTH (base name, output array) -> the parameter counting its elements,
+              where the standard's description says "*".
 NOT_IN_ABI    procedures of the standard that MPICH 4.0.2's header does not
               declare (MPI 4.1 / 5.0, or handle conversions MPICH makes macros);
               Courier neither declares nor exports them yet.  (MPI 4.1's
@@ -184,6 +186,22 @@ ARRAY_LENGTH = {
     ("MPI_Neighbor_alltoallw_init", "recvtypes"): "cr_chk_indegree(cr_c)",
     ("MPI_Type_create_struct", "array_of_types"): "count",
     ("MPI_Type_struct", "array_of_types"): "count",
+}
+
+# Lengths of output arrays that the standard's description leaves as "*":
+# (base name, array) -> the parameter that counts its elements, so that the
+# binding checks the array for NULL when it has elements (MPI_STATUSES_IGNORE
+# is not NULL).
+OUTPUT_LENGTH = {
+    ("Waitall", "array_of_statuses"): "count",
+    ("Testall", "array_of_statuses"): "count",
+    ("Waitsome", "array_of_statuses"): "incount",
+    ("Waitsome", "array_of_indices"): "incount",
+    ("Testsome", "array_of_statuses"): "incount",
+    ("Testsome", "array_of_indices"): "incount",
+    ("Request_get_status_all", "array_of_statuses"): "count",
+    ("Request_get_status_some", "array_of_statuses"): "incount",
+    ("Request_get_status_some", "array_of_indices"): "incount",
 }
 
 PARAM_NOTES = {

@@ -187,6 +187,7 @@ static inline int cr_chk_request(MPI_Request h, const char *arg, cr_request_t **
 int cr_chk_requests_fail(MPI_Request h, int i, const char *arg) __attribute__((noinline));
 static inline int cr_chk_requests(int n, const MPI_Request reqs[], const char *arg)
 {
+    if (CR_UNLIKELY(reqs == NULL) && n > 0) return cr_chk_ptr_fail(arg);
     for (int i = 0; i < n; i++)
         if (CR_UNLIKELY(reqs[i] != MPI_REQUEST_NULL && cr_request_ptr(reqs[i]) == NULL))
             return cr_chk_requests_fail(reqs[i], i, arg);
