@@ -381,6 +381,17 @@ def checks(p, b):
     for bname, g in bufs.items():
         if g[2] in b.obj and g[2] in by and by[g[2]].scalar:
             b.chk('cr_chk_buffer(%s, %s, %s, "%s")' % (bname, g[1], b.obj[g[2]], bname), g[0])
+    base = family_base(p.name)
+    for bname in notes.NO_IN_PLACE.get(base, ()):
+        b.chk('cr_chk_not_in_place(%s, "%s")' % (bname, bname))
+    if base in notes.NOALIAS:
+        where, data, recv, n = notes.NOALIAS[base]
+        other = recv if recv in by else "this process's block of " + \
+            next(x for x in ("recvbuf", "sendbuf") if x != data)
+        recv = re.sub(r"\$(\w+)", lambda m: b.obj[m.group(1)], recv)
+        guard = {"all": "!cr_c->remote", "root": "!cr_c->remote && cr_c->rank == root",
+                 "local": None}[where]
+        b.chk('cr_chk_alias(%s, %s, %s, "%s", "%s")' % (data, recv, n, data, other), guard)
     for a in p.params:
         if not a.scalar or a.dir != "in" or note(a) == "nocheck":
             continue
