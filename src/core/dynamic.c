@@ -426,7 +426,7 @@ static int dyn_bridge(cr_comm_t *lc, int root, int fd, int root_err, const char 
     *out = NULL;
     int row[ROW_INTS] = { 0 };
     tr_iface_t *net = cr_net_up();
-    row[ROW_CTX] = (int)cr_proc.next_ctx;
+    row[ROW_CTX] = cr_ctx_offer(0);
     row[ROW_JOB] = cr_proc.job_id;      /* ROW_BASE: in the settling rounds */
     row[ROW_RANK] = cr_proc.world_rank;
     if (net) {

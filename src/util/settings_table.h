@@ -149,3 +149,5 @@ CR_SETTING(coll_shm_lines,     INT,  1024, 4, 65536, "Control lines per rank in 
 CR_SETTING(coll_shm_cells,     INT,  64, 4, 65536, "Cells per rank in a communicator's shared collective segment (rounded up to a power of two, at most coll_shm_lines): how far small rooted collectives whose data fit a cell (coll_shm_cell_bytes) run ahead")
 CR_SETTING(coll_shm_cell_bytes, SIZE, 1024, 0, 65536, "Data bytes of each cell of a communicator's shared collective segment (rounded up to 64; 0: none): data of small rooted collectives up to this size go through the ring of cells, not the 4 slots")
 CR_SETTING(coll_allreduce_oversub_tree_max_bytes, SIZE, 131072, 0, 1073741824, "Largest MPI_Allreduce vector, in bytes, that takes reduce + broadcast (binomial trees) rather than single copy on one node when ranks outnumber cores (0: never)")
+/* conformance: erroneous programs get errors (issue 11, src/core/comm.c, src/core/dynamic.c) */
+CR_SETTING(max_comms,          INT,  16384, 16, 16777216, "Communicators a process may hold at once (handles not yet freed); creating one more is MPI_ERR_OTHER on every process of the call, as when MPICH runs out of context ids")
