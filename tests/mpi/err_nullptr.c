@@ -8,9 +8,10 @@
  * MPI_STATUSES_IGNORE, MPI_ERRCODES_IGNORE, and NULL for an array of no
  * elements.  Afterwards the library still works (an allreduce, checked).
  *
- * With the argument "fatal" one NULL output (MPI_Type_extent's) goes to
- * MPI_ERRORS_ARE_FATAL: err.list checks that the job ends with a message
- * naming the call, the class and the argument.  Any number of ranks. */
+ * With ERR_NULLPTR_FATAL=1 in the environment one NULL output
+ * (MPI_Type_extent's) goes to MPI_ERRORS_ARE_FATAL: err.list checks that the
+ * job ends with a message naming the call, the class and the argument.  Any
+ * number of ranks. */
 #include "mpitest.h"
 
 /* rc must be MPI_ERR_ARG and its string must hold "<arg>=NULL". */
@@ -44,7 +45,8 @@ int main(int argc, char **argv)
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (argc > 1 && !strcmp(argv[1], "fatal")) {
+    const char *fatal = getenv("ERR_NULLPTR_FATAL");
+    if (fatal && !strcmp(fatal, "1")) {
         MPI_Type_extent(MPI_INT, NULL);     /* ends the job */
         printf("FAIL err_nullptr: MPI_Type_extent(MPI_INT, NULL) returned\n");
         MPI_Finalize();
