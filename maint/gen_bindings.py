@@ -45,6 +45,10 @@ path): every `src/<layer>/api.h` (or api_<area>.h) holds prototypes
   another name outside families: deprecated names (MPI_Attr_get ->
   core_comm_get_attr with comm_keyval = keyval, MPI_Type_hvector ->
   core_type_create_hvector), MPI_Init -> core_init_thread.
+- Outputs.  Every pointer the procedure writes through gets a NULL check
+  (MPI_ERR_ARG), an array of a length the description names only when it has
+  elements (must_point says which are left out: data buffers, spawn's
+  error codes, argc/argv, arrays of unknown length).
 - Errors go to the handler of the procedure's first communicator, window,
   file or session argument, or notes.RAISE_WITH's for procedures that have
   none (MPI_File_open raises on MPI_FILE_NULL's handler).
@@ -81,7 +85,6 @@ HANDLES = {
     "MPI_File": ("cr_file_t", "cr_chk_file", "MPI_FILE_NULL"),
     "MPI_Session": ("cr_session_t", "cr_chk_session", "MPI_SESSION_NULL"),
 }
-HANDLE_PTRS = {h + "*" for h in HANDLES} | {"MPI_Message*"}
 RAISE = {"MPI_Comm": "cr_raise_comm", "MPI_Win": "cr_raise_win", "MPI_File": "cr_raise_file",
          "MPI_Session": "cr_raise_session"}
 NULLS_ON_SUCCESS = re.compile(r"MPI_\w+_(free|close|finalize|disconnect)$")
@@ -111,6 +114,7 @@ class Param:
         self.dir = meta.get("param_direction", "in")
         self.desc = meta.get("desc", "")
         self.root_only = meta.get("root_only", False)
+        self.length = meta.get("length")      # of an array: a parameter, a constant, "*" (unknown)
         self.scalar = not self.dims and not self.ctype.endswith("*")
         self.base = self.ctype.replace("const ", "")     # the type without const
 
@@ -169,6 +173,15 @@ def legacy_definitions(root):
 LEGACY_DEFINED = legacy_definitions(ROOT)
 
 
+def family_base(name):
+    """MPI_Iallgather_c, MPI_Allgather_init -> Allgather (maint/notes.py's keys)."""
+    b = re.sub(r"_(c|x)$", "", stem(name))
+    b = re.sub(r"_init$", "", b)
+    if len(b) > 1 and b[0] == "I" and b[1].islower():
+        b = b[1].upper() + b[2:]
+    return b
+
+
 def stem(name):
     """MPI_Comm_rank -> Comm_rank; MPIX_Delete_error_class -> Delete_error_class."""
     return name.split("_", 1)[1]
@@ -209,6 +222,14 @@ class Proc:
         texts = [] if plist.strip() in ("", "void") else [t for t in plist.split(", ")]
         self.varargs = "..." in texts
         self.params = [Param(t, meta.get(t.split()[-1].split("[")[0])) for t in texts if t != "..."]
+        for a in self.params:
+            a.proc = self.name
+        if parseset is None and self.params:
+            # the removed MPI-1 procedures (notes.LEGACY) have no description:
+            # their result is the last argument, a pointer they write
+            last = self.params[-1]
+            if last.ctype.endswith("*") and "const" not in last.ctype:
+                last.dir = "out"
         self.entry, self.how, self.fixed = resolve(self.name)
         self.legacy = None
         if self.entry is None and self.name in notes.IMPLEMENTED and \
@@ -360,6 +381,17 @@ def checks(p, b):
     for bname, g in bufs.items():
         if g[2] in b.obj and g[2] in by and by[g[2]].scalar:
             b.chk('cr_chk_buffer(%s, %s, %s, "%s")' % (bname, g[1], b.obj[g[2]], bname), g[0])
+    base = family_base(p.name)
+    for bname in notes.NO_IN_PLACE.get(base, ()):
+        b.chk('cr_chk_not_in_place(%s, "%s")' % (bname, bname))
+    if base in notes.NOALIAS:
+        where, data, recv, n = notes.NOALIAS[base]
+        other = recv if recv in by else "this process's block of " + \
+            next(x for x in ("recvbuf", "sendbuf") if x != data)
+        recv = re.sub(r"\$(\w+)", lambda m: b.obj[m.group(1)], recv)
+        guard = {"all": "!cr_c->remote", "root": "!cr_c->remote && cr_c->rank == root",
+                 "local": None}[where]
+        b.chk('cr_chk_alias(%s, %s, %s, "%s", "%s")' % (data, recv, n, data, other), guard)
     for a in p.params:
         if not a.scalar or a.dir != "in" or note(a) == "nocheck":
             continue
@@ -379,11 +411,12 @@ def checks(p, b):
         if a.dims and a.kind == "REQUEST" and a.base == "MPI_Request" \
                 and length and note(a) != "nocheck":
             b.chk('cr_chk_requests(%s, %s, "%s")' % (length.name, a.name, a.name))
+    # outputs: pointers to one object, arrays of a known length
     for a in p.params:
-        if a.dims or not a.ctype.endswith("*") or note(a) == "nocheck":
+        if not (a.dims or a.ctype.endswith("*")) or a.dir == "in" or note(a) == "nocheck":
             continue
         h = a.ctype[:-1]
-        if a.dir == "inout" and h in HANDLES:
+        if not a.dims and a.dir == "inout" and h in HANDLES:
             # MPI_X_free and friends: the handle must name a live object
             obj, fn, null = HANDLES[h]
             var = "cr_o_" + a.name
@@ -392,12 +425,48 @@ def checks(p, b):
             b.chk('cr_chk_ptr(%s, "%s")' % (a.name, a.name))
             extra = "0, " if h == "MPI_Datatype" else ""
             b.chk('%s(*%s, "%s", %s&%s)' % (fn, a.name, a.name, extra, var))
-        elif a.ctype == "MPI_Request*" and a.dir == "inout":
+        elif not a.dims and a.ctype == "MPI_Request*" and a.dir == "inout":
             b.chk('cr_chk_request_ptr(%s, "%s")' % (a.name, a.name))
-        elif (a.dir == "out" and "void" not in a.ctype and "char" not in a.ctype
-              and a.kind not in ("STATUS", "F90_STATUS", "F08_STATUS")) or \
-                (a.dir == "inout" and a.ctype in HANDLE_PTRS):
-            b.chk('cr_chk_ptr(%s, "%s")' % (a.name, a.name))
+        else:
+            must = must_point(a, by)
+            if must is not None:
+                b.chk('cr_chk_ptr(%s, "%s")' % (a.name, a.name), must or None)
+
+
+# Where an output may be NULL although it is a pointer: the data buffers
+# (their checks go by count and datatype, and MPI_BOTTOM is NULL),
+# MPI_ERRCODES_IGNORE (NULL in the MPICH ABI), MPI_Init's argc and argv, and
+# the weights of MPI_Dist_graph_neighbors (programs pass NULL for an
+# unweighted graph).  MPI_STATUS(ES)_IGNORE, MPI_UNWEIGHTED and
+# MPI_WEIGHTS_EMPTY are other addresses, so a NULL check lets them through.
+# Arrays of requests: cr_chk_requests checks them.
+NULL_OUTPUT_NAMES = {"array_of_errcodes", "argc", "argv", "sourceweights", "destweights"}
+
+
+def must_point(a, by):
+    """When output (or in-out) pointer a must not be NULL (by: the procedure's
+    parameters by name): "" always, a C condition (its array has elements),
+    or None where NULL can be valid or the length is unknown to the
+    standard's description ("*")."""
+    if a.kind == "BUFFER" or (a.kind == "REQUEST" and a.dims) or a.name in NULL_OUTPUT_NAMES:
+        return None
+    n = a.length if isinstance(a.length, str) else None
+    if n in ("*", "", None):
+        n = notes.OUTPUT_LENGTH.get((family_base(a.proc), a.name), n)
+    if a.kind == "STRING" and n is None:
+        # a string as long as an in-out length says (MPI_Info_get_string's
+        # buflen): NULL is fine when that is 0, the call then only measures
+        lens = [x for x in by.values() if x.dir == "inout" and not x.scalar and not x.dims
+                and "LENGTH" in (x.kind or "")]
+        if lens:
+            return "%s != NULL && *%s > 0" % (lens[0].name, lens[0].name)
+    if not a.dims and n is None:
+        return ""                                   # one object: int *flag, MPI_Comm *newcomm
+    if n and re.match(r"MPI_MAX_\w+$", n):
+        return ""                                   # char name[MPI_MAX_OBJECT_NAME]
+    if n in by and by[n].scalar and by[n].dir == "in":
+        return "%s > 0" % n                         # int ranks2[n]: NULL only when empty
+    return None
 
 
 # ---- arguments of the core call -------------------------------------------------------

@@ -28,6 +28,13 @@ RAISE_WITH    procedures without a communicator, window, file or session
               argument whose errors go to a particular handler: the call.
 ARRAY_LENGTH  (procedure, array of handles) -> C expression of its length, so the
               binding can check every element and pass an array of objects.
+NOALIAS       collectives whose send data must not lie where they receive (MPI_IN_PLACE
+              says that): base name -> (where, data, receiving address, elements);
+              checked with cr_chk_alias (MPI_ERR_BUFFER) on intracommunicators.
+NO_IN_PLACE   procedure base name -> buffers that must not be MPI_IN_PLACE
+              (MPI_ERR_BUFFER).
+OUTPUT_LENGTH (base name, output array) -> the parameter counting its elements,
+              where the standard's description says "*".
 NOT_IN_ABI    procedures of the standard that MPICH 4.0.2's header does not
               declare (MPI 4.1 / 5.0, or handle conversions MPICH makes macros);
               Courier neither declares nor exports them yet.  (MPI 4.1's
@@ -185,6 +192,61 @@ ARRAY_LENGTH = {
     ("MPI_Type_create_struct", "array_of_types"): "count",
     ("MPI_Type_struct", "array_of_types"): "count",
 }
+
+# The send buffer of an intracommunicator collective must not be its receive
+# buffer, or this process's block of it (MPI_IN_PLACE says so), as MPICH
+# checks (its errors/coll/noalias tests): base name (no I prefix, _init or _c)
+# -> (where, data, receiving address, elements).  where: "all" or "root" (the
+# receive buffer of Reduce and Gather, the send buffer of Scatter only matter
+# there); data: the argument that must not alias; receiving address: a C
+# expression, cr_chk_block(buf, index, $datatype) for block `index` of a
+# buffer ($x: the object of argument x); elements: a C expression, nothing is checked when it is 0 (the
+# v-forms: only when both sides use the same counts and types arrays, since
+# their displacements may keep the two apart).  Reduce_local has no
+# communicator: "local".
+NOALIAS = {
+    "Allreduce": ("all", "sendbuf", "recvbuf", "count"),
+    "Reduce": ("root", "sendbuf", "recvbuf", "count"),
+    "Reduce_scatter_block": ("all", "sendbuf", "recvbuf", "recvcount"),
+    "Reduce_scatter": ("all", "sendbuf", "recvbuf", "recvcounts != NULL"),
+    "Scan": ("all", "sendbuf", "recvbuf", "count"),
+    "Exscan": ("all", "sendbuf", "recvbuf", "count"),
+    "Alltoall": ("all", "sendbuf", "recvbuf", "sendcount"),
+    "Alltoallv": ("all", "sendbuf", "recvbuf", "sendcounts == recvcounts && sendtype == recvtype"),
+    "Alltoallw": ("all", "sendbuf", "recvbuf", "sendcounts == recvcounts && sendtypes == recvtypes"),
+    "Allgather": ("all", "sendbuf", "cr_chk_block(recvbuf, (MPI_Aint)cr_c->rank * recvcount, $recvtype)",
+                  "sendcount"),
+    "Allgatherv": ("all", "sendbuf", "cr_chk_block(recvbuf, displs ? displs[cr_c->rank] : 0, $recvtype)",
+                   "sendcount"),
+    "Gather": ("root", "sendbuf", "cr_chk_block(recvbuf, (MPI_Aint)cr_c->rank * recvcount, $recvtype)",
+               "sendcount"),
+    "Gatherv": ("root", "sendbuf", "cr_chk_block(recvbuf, displs ? displs[cr_c->rank] : 0, $recvtype)",
+                "sendcount"),
+    "Scatter": ("root", "recvbuf", "cr_chk_block(sendbuf, (MPI_Aint)cr_c->rank * sendcount, $sendtype)",
+                "recvcount"),
+    "Scatterv": ("root", "recvbuf", "cr_chk_block(sendbuf, displs ? displs[cr_c->rank] : 0, $sendtype)",
+                 "recvcount"),
+    "Reduce_local": ("local", "inbuf", "inoutbuf", "count"),
+}
+
+# Lengths of output arrays that the standard's description leaves as "*":
+# (base name, array) -> the parameter that counts its elements, so that the
+# binding checks the array for NULL when it has elements (MPI_STATUSES_IGNORE
+# is not NULL).
+OUTPUT_LENGTH = {
+    ("Waitall", "array_of_statuses"): "count",
+    ("Testall", "array_of_statuses"): "count",
+    ("Waitsome", "array_of_statuses"): "incount",
+    ("Waitsome", "array_of_indices"): "incount",
+    ("Testsome", "array_of_statuses"): "incount",
+    ("Testsome", "array_of_indices"): "incount",
+    ("Request_get_status_all", "array_of_statuses"): "count",
+    ("Request_get_status_some", "array_of_statuses"): "incount",
+    ("Request_get_status_some", "array_of_indices"): "incount",
+}
+
+# Buffers that must not be MPI_IN_PLACE (MPI_ERR_BUFFER), by base name.
+NO_IN_PLACE = {"Reduce_local": ("inbuf", "inoutbuf")}
 
 PARAM_NOTES = {
     ("MPI_File_set_errhandler", "file"): "nullable",

@@ -32,6 +32,7 @@ int __attribute__((visibility("default"))) PMPI_Allgather(const void* sendbuf, i
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_o_sendtype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_o_recvtype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, cr_chk_block(recvbuf, (MPI_Aint)cr_c->rank * recvcount, cr_o_recvtype), sendcount, "sendbuf", "this process's block of recvbuf")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
     cr_lib_lock();
@@ -61,6 +62,7 @@ int __attribute__((visibility("default"))) PMPI_Allgather_c(const void* sendbuf,
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_o_sendtype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_o_recvtype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, cr_chk_block(recvbuf, (MPI_Aint)cr_c->rank * recvcount, cr_o_recvtype), sendcount, "sendbuf", "this process's block of recvbuf")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
     cr_lib_lock();
@@ -91,6 +93,7 @@ int __attribute__((visibility("default"))) PMPI_Allgather_init(const void* sendb
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_o_sendtype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_o_recvtype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, cr_chk_block(recvbuf, (MPI_Aint)cr_c->rank * recvcount, cr_o_recvtype), sendcount, "sendbuf", "this process's block of recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
@@ -123,6 +126,7 @@ int __attribute__((visibility("default"))) PMPI_Allgather_init_c(const void* sen
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_o_sendtype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_o_recvtype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, cr_chk_block(recvbuf, (MPI_Aint)cr_c->rank * recvcount, cr_o_recvtype), sendcount, "sendbuf", "this process's block of recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
@@ -152,6 +156,7 @@ int __attribute__((visibility("default"))) PMPI_Allgatherv(const void* sendbuf, 
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_o_sendtype)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_o_sendtype, "sendbuf")))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, cr_chk_block(recvbuf, displs ? displs[cr_c->rank] : 0, cr_o_recvtype), sendcount, "sendbuf", "this process's block of recvbuf")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
     cr_lib_lock();
@@ -179,6 +184,7 @@ int __attribute__((visibility("default"))) PMPI_Allgatherv_c(const void* sendbuf
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_o_sendtype)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_o_sendtype, "sendbuf")))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, cr_chk_block(recvbuf, displs ? displs[cr_c->rank] : 0, cr_o_recvtype), sendcount, "sendbuf", "this process's block of recvbuf")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
     cr_lib_lock();
@@ -207,6 +213,7 @@ int __attribute__((visibility("default"))) PMPI_Allgatherv_init(const void* send
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_o_sendtype)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_o_sendtype, "sendbuf")))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, cr_chk_block(recvbuf, displs ? displs[cr_c->rank] : 0, cr_o_recvtype), sendcount, "sendbuf", "this process's block of recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
@@ -237,6 +244,7 @@ int __attribute__((visibility("default"))) PMPI_Allgatherv_init_c(const void* se
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_o_sendtype)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_o_sendtype, "sendbuf")))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, cr_chk_block(recvbuf, displs ? displs[cr_c->rank] : 0, cr_o_recvtype), sendcount, "sendbuf", "this process's block of recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
@@ -266,6 +274,7 @@ int __attribute__((visibility("default"))) PMPI_Allreduce(const void* sendbuf, v
     if (((sendbuf != MPI_IN_PLACE) || (recvbuf != MPI_IN_PLACE)) && CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, count, cr_o_datatype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, count, cr_o_datatype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (!cr_o_datatype) cr_o_datatype = cr_datatype_ptr(datatype);
     cr_lib_lock();
@@ -293,6 +302,7 @@ int __attribute__((visibility("default"))) PMPI_Allreduce_c(const void* sendbuf,
     if (((sendbuf != MPI_IN_PLACE) || (recvbuf != MPI_IN_PLACE)) && CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, count, cr_o_datatype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, count, cr_o_datatype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (!cr_o_datatype) cr_o_datatype = cr_datatype_ptr(datatype);
     cr_lib_lock();
@@ -321,6 +331,7 @@ int __attribute__((visibility("default"))) PMPI_Allreduce_init(const void* sendb
     if (((sendbuf != MPI_IN_PLACE) || (recvbuf != MPI_IN_PLACE)) && CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, count, cr_o_datatype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, count, cr_o_datatype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
@@ -351,6 +362,7 @@ int __attribute__((visibility("default"))) PMPI_Allreduce_init_c(const void* sen
     if (((sendbuf != MPI_IN_PLACE) || (recvbuf != MPI_IN_PLACE)) && CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, count, cr_o_datatype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, count, cr_o_datatype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
@@ -382,6 +394,7 @@ int __attribute__((visibility("default"))) PMPI_Alltoall(const void* sendbuf, in
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_o_sendtype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_o_recvtype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, sendcount, "sendbuf", "recvbuf")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
     cr_lib_lock();
@@ -411,6 +424,7 @@ int __attribute__((visibility("default"))) PMPI_Alltoall_c(const void* sendbuf, 
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_o_sendtype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_o_recvtype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, sendcount, "sendbuf", "recvbuf")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
     cr_lib_lock();
@@ -441,6 +455,7 @@ int __attribute__((visibility("default"))) PMPI_Alltoall_init(const void* sendbu
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_o_sendtype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_o_recvtype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, sendcount, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
@@ -473,6 +488,7 @@ int __attribute__((visibility("default"))) PMPI_Alltoall_init_c(const void* send
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_o_sendtype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_o_recvtype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, sendcount, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
@@ -500,6 +516,7 @@ int __attribute__((visibility("default"))) PMPI_Alltoallv(const void* sendbuf, c
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_o_sendtype)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, sendcounts == recvcounts && sendtype == recvtype, "sendbuf", "recvbuf")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
     cr_lib_lock();
@@ -525,6 +542,7 @@ int __attribute__((visibility("default"))) PMPI_Alltoallv_c(const void* sendbuf,
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_o_sendtype)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, sendcounts == recvcounts && sendtype == recvtype, "sendbuf", "recvbuf")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
     cr_lib_lock();
@@ -551,6 +569,7 @@ int __attribute__((visibility("default"))) PMPI_Alltoallv_init(const void* sendb
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_o_sendtype)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, sendcounts == recvcounts && sendtype == recvtype, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
@@ -579,6 +598,7 @@ int __attribute__((visibility("default"))) PMPI_Alltoallv_init_c(const void* sen
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_o_sendtype)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, sendcounts == recvcounts && sendtype == recvtype, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
@@ -606,6 +626,7 @@ int __attribute__((visibility("default"))) PMPI_Alltoallw(const void* sendbuf, c
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatypes(cr_chk_peer_size(cr_c), sendtypes, "sendtypes", 1, cr_a_sendtypes_stack, &cr_a_sendtypes)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatypes(cr_chk_peer_size(cr_c), recvtypes, "recvtypes", 1, cr_a_recvtypes_stack, &cr_a_recvtypes)))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, sendcounts == recvcounts && sendtypes == recvtypes, "sendbuf", "recvbuf")))) goto fail;
     cr_lib_lock();
     cr_err = core_alltoallw(sendbuf, CR_VEC(sendcounts), CR_VEC(sdispls), cr_a_sendtypes, recvbuf, CR_VEC(recvcounts), CR_VEC(rdispls), cr_a_recvtypes, cr_c, CR_BLOCKING, NULL, NULL);
     cr_lib_unlock();
@@ -634,6 +655,7 @@ int __attribute__((visibility("default"))) PMPI_Alltoallw_c(const void* sendbuf,
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatypes(cr_chk_peer_size(cr_c), sendtypes, "sendtypes", 1, cr_a_sendtypes_stack, &cr_a_sendtypes)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatypes(cr_chk_peer_size(cr_c), recvtypes, "recvtypes", 1, cr_a_recvtypes_stack, &cr_a_recvtypes)))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, sendcounts == recvcounts && sendtypes == recvtypes, "sendbuf", "recvbuf")))) goto fail;
     cr_lib_lock();
     cr_err = core_alltoallw(sendbuf, CR_VEC(sendcounts), CR_VEC(sdispls), cr_a_sendtypes, recvbuf, CR_VEC(recvcounts), CR_VEC(rdispls), cr_a_recvtypes, cr_c, CR_BLOCKING, NULL, NULL);
     cr_lib_unlock();
@@ -663,6 +685,7 @@ int __attribute__((visibility("default"))) PMPI_Alltoallw_init(const void* sendb
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatypes(cr_chk_peer_size(cr_c), sendtypes, "sendtypes", 1, cr_a_sendtypes_stack, &cr_a_sendtypes)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatypes(cr_chk_peer_size(cr_c), recvtypes, "recvtypes", 1, cr_a_recvtypes_stack, &cr_a_recvtypes)))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, sendcounts == recvcounts && sendtypes == recvtypes, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     cr_lib_lock();
@@ -694,6 +717,7 @@ int __attribute__((visibility("default"))) PMPI_Alltoallw_init_c(const void* sen
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatypes(cr_chk_peer_size(cr_c), sendtypes, "sendtypes", 1, cr_a_sendtypes_stack, &cr_a_sendtypes)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatypes(cr_chk_peer_size(cr_c), recvtypes, "recvtypes", 1, cr_a_recvtypes_stack, &cr_a_recvtypes)))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, sendcounts == recvcounts && sendtypes == recvtypes, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     cr_lib_lock();
@@ -865,6 +889,7 @@ int __attribute__((visibility("default"))) PMPI_Exscan(const void* sendbuf, void
     if (((sendbuf != MPI_IN_PLACE) || (recvbuf != MPI_IN_PLACE)) && CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, count, cr_o_datatype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, count, cr_o_datatype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (!cr_o_datatype) cr_o_datatype = cr_datatype_ptr(datatype);
     cr_lib_lock();
@@ -892,6 +917,7 @@ int __attribute__((visibility("default"))) PMPI_Exscan_c(const void* sendbuf, vo
     if (((sendbuf != MPI_IN_PLACE) || (recvbuf != MPI_IN_PLACE)) && CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, count, cr_o_datatype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, count, cr_o_datatype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (!cr_o_datatype) cr_o_datatype = cr_datatype_ptr(datatype);
     cr_lib_lock();
@@ -920,6 +946,7 @@ int __attribute__((visibility("default"))) PMPI_Exscan_init(const void* sendbuf,
     if (((sendbuf != MPI_IN_PLACE) || (recvbuf != MPI_IN_PLACE)) && CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, count, cr_o_datatype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, count, cr_o_datatype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
@@ -950,6 +977,7 @@ int __attribute__((visibility("default"))) PMPI_Exscan_init_c(const void* sendbu
     if (((sendbuf != MPI_IN_PLACE) || (recvbuf != MPI_IN_PLACE)) && CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, count, cr_o_datatype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, count, cr_o_datatype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
@@ -982,6 +1010,7 @@ int __attribute__((visibility("default"))) PMPI_Gather(const void* sendbuf, int 
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_o_sendtype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_o_recvtype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && cr_c->rank == root && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, cr_chk_block(recvbuf, (MPI_Aint)cr_c->rank * recvcount, cr_o_recvtype), sendcount, "sendbuf", "this process's block of recvbuf")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
     cr_lib_lock();
@@ -1012,6 +1041,7 @@ int __attribute__((visibility("default"))) PMPI_Gather_c(const void* sendbuf, MP
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_o_sendtype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_o_recvtype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && cr_c->rank == root && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, cr_chk_block(recvbuf, (MPI_Aint)cr_c->rank * recvcount, cr_o_recvtype), sendcount, "sendbuf", "this process's block of recvbuf")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
     cr_lib_lock();
@@ -1043,6 +1073,7 @@ int __attribute__((visibility("default"))) PMPI_Gather_init(const void* sendbuf,
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_o_sendtype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_o_recvtype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && cr_c->rank == root && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, cr_chk_block(recvbuf, (MPI_Aint)cr_c->rank * recvcount, cr_o_recvtype), sendcount, "sendbuf", "this process's block of recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
@@ -1076,6 +1107,7 @@ int __attribute__((visibility("default"))) PMPI_Gather_init_c(const void* sendbu
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_o_sendtype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_o_recvtype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && cr_c->rank == root && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, cr_chk_block(recvbuf, (MPI_Aint)cr_c->rank * recvcount, cr_o_recvtype), sendcount, "sendbuf", "this process's block of recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
@@ -1106,6 +1138,7 @@ int __attribute__((visibility("default"))) PMPI_Gatherv(const void* sendbuf, int
     if (sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_o_sendtype)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_o_sendtype, "sendbuf")))) goto fail;
+    if (!cr_c->remote && cr_c->rank == root && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, cr_chk_block(recvbuf, displs ? displs[cr_c->rank] : 0, cr_o_recvtype), sendcount, "sendbuf", "this process's block of recvbuf")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
     cr_lib_lock();
@@ -1134,6 +1167,7 @@ int __attribute__((visibility("default"))) PMPI_Gatherv_c(const void* sendbuf, M
     if (sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_o_sendtype)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_o_sendtype, "sendbuf")))) goto fail;
+    if (!cr_c->remote && cr_c->rank == root && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, cr_chk_block(recvbuf, displs ? displs[cr_c->rank] : 0, cr_o_recvtype), sendcount, "sendbuf", "this process's block of recvbuf")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
     cr_lib_lock();
@@ -1163,6 +1197,7 @@ int __attribute__((visibility("default"))) PMPI_Gatherv_init(const void* sendbuf
     if (sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_o_sendtype)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_o_sendtype, "sendbuf")))) goto fail;
+    if (!cr_c->remote && cr_c->rank == root && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, cr_chk_block(recvbuf, displs ? displs[cr_c->rank] : 0, cr_o_recvtype), sendcount, "sendbuf", "this process's block of recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
@@ -1194,6 +1229,7 @@ int __attribute__((visibility("default"))) PMPI_Gatherv_init_c(const void* sendb
     if (sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_o_sendtype)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_o_sendtype, "sendbuf")))) goto fail;
+    if (!cr_c->remote && cr_c->rank == root && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, cr_chk_block(recvbuf, displs ? displs[cr_c->rank] : 0, cr_o_recvtype), sendcount, "sendbuf", "this process's block of recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
@@ -1225,6 +1261,7 @@ int __attribute__((visibility("default"))) PMPI_Iallgather(const void* sendbuf, 
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_o_sendtype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_o_recvtype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, cr_chk_block(recvbuf, (MPI_Aint)cr_c->rank * recvcount, cr_o_recvtype), sendcount, "sendbuf", "this process's block of recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
@@ -1255,6 +1292,7 @@ int __attribute__((visibility("default"))) PMPI_Iallgather_c(const void* sendbuf
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_o_sendtype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_o_recvtype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, cr_chk_block(recvbuf, (MPI_Aint)cr_c->rank * recvcount, cr_o_recvtype), sendcount, "sendbuf", "this process's block of recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
@@ -1283,6 +1321,7 @@ int __attribute__((visibility("default"))) PMPI_Iallgatherv(const void* sendbuf,
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_o_sendtype)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_o_sendtype, "sendbuf")))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, cr_chk_block(recvbuf, displs ? displs[cr_c->rank] : 0, cr_o_recvtype), sendcount, "sendbuf", "this process's block of recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
@@ -1311,6 +1350,7 @@ int __attribute__((visibility("default"))) PMPI_Iallgatherv_c(const void* sendbu
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_o_sendtype)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_o_sendtype, "sendbuf")))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, cr_chk_block(recvbuf, displs ? displs[cr_c->rank] : 0, cr_o_recvtype), sendcount, "sendbuf", "this process's block of recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
@@ -1339,6 +1379,7 @@ int __attribute__((visibility("default"))) PMPI_Iallreduce(const void* sendbuf, 
     if (((sendbuf != MPI_IN_PLACE) || (recvbuf != MPI_IN_PLACE)) && CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, count, cr_o_datatype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, count, cr_o_datatype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_datatype) cr_o_datatype = cr_datatype_ptr(datatype);
@@ -1367,6 +1408,7 @@ int __attribute__((visibility("default"))) PMPI_Iallreduce_c(const void* sendbuf
     if (((sendbuf != MPI_IN_PLACE) || (recvbuf != MPI_IN_PLACE)) && CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, count, cr_o_datatype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, count, cr_o_datatype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_datatype) cr_o_datatype = cr_datatype_ptr(datatype);
@@ -1397,6 +1439,7 @@ int __attribute__((visibility("default"))) PMPI_Ialltoall(const void* sendbuf, i
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_o_sendtype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_o_recvtype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, sendcount, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
@@ -1427,6 +1470,7 @@ int __attribute__((visibility("default"))) PMPI_Ialltoall_c(const void* sendbuf,
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_o_sendtype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_o_recvtype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, sendcount, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
@@ -1453,6 +1497,7 @@ int __attribute__((visibility("default"))) PMPI_Ialltoallv(const void* sendbuf, 
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_o_sendtype)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, sendcounts == recvcounts && sendtype == recvtype, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
@@ -1479,6 +1524,7 @@ int __attribute__((visibility("default"))) PMPI_Ialltoallv_c(const void* sendbuf
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_o_sendtype)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, sendcounts == recvcounts && sendtype == recvtype, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
@@ -1505,6 +1551,7 @@ int __attribute__((visibility("default"))) PMPI_Ialltoallw(const void* sendbuf, 
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatypes(cr_chk_peer_size(cr_c), sendtypes, "sendtypes", 1, cr_a_sendtypes_stack, &cr_a_sendtypes)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatypes(cr_chk_peer_size(cr_c), recvtypes, "recvtypes", 1, cr_a_recvtypes_stack, &cr_a_recvtypes)))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, sendcounts == recvcounts && sendtypes == recvtypes, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     cr_lib_lock();
     cr_err = core_alltoallw(sendbuf, CR_VEC(sendcounts), CR_VEC(sdispls), cr_a_sendtypes, recvbuf, CR_VEC(recvcounts), CR_VEC(rdispls), cr_a_recvtypes, cr_c, CR_NONBLOCKING, NULL, request);
@@ -1534,6 +1581,7 @@ int __attribute__((visibility("default"))) PMPI_Ialltoallw_c(const void* sendbuf
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatypes(cr_chk_peer_size(cr_c), sendtypes, "sendtypes", 1, cr_a_sendtypes_stack, &cr_a_sendtypes)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatypes(cr_chk_peer_size(cr_c), recvtypes, "recvtypes", 1, cr_a_recvtypes_stack, &cr_a_recvtypes)))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, sendcounts == recvcounts && sendtypes == recvtypes, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     cr_lib_lock();
     cr_err = core_alltoallw(sendbuf, CR_VEC(sendcounts), CR_VEC(sdispls), cr_a_sendtypes, recvbuf, CR_VEC(recvcounts), CR_VEC(rdispls), cr_a_recvtypes, cr_c, CR_NONBLOCKING, NULL, request);
@@ -1633,6 +1681,7 @@ int __attribute__((visibility("default"))) PMPI_Iexscan(const void* sendbuf, voi
     if (((sendbuf != MPI_IN_PLACE) || (recvbuf != MPI_IN_PLACE)) && CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, count, cr_o_datatype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, count, cr_o_datatype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_datatype) cr_o_datatype = cr_datatype_ptr(datatype);
@@ -1661,6 +1710,7 @@ int __attribute__((visibility("default"))) PMPI_Iexscan_c(const void* sendbuf, v
     if (((sendbuf != MPI_IN_PLACE) || (recvbuf != MPI_IN_PLACE)) && CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, count, cr_o_datatype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, count, cr_o_datatype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_datatype) cr_o_datatype = cr_datatype_ptr(datatype);
@@ -1692,6 +1742,7 @@ int __attribute__((visibility("default"))) PMPI_Igather(const void* sendbuf, int
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_o_sendtype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_o_recvtype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && cr_c->rank == root && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, cr_chk_block(recvbuf, (MPI_Aint)cr_c->rank * recvcount, cr_o_recvtype), sendcount, "sendbuf", "this process's block of recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
@@ -1723,6 +1774,7 @@ int __attribute__((visibility("default"))) PMPI_Igather_c(const void* sendbuf, M
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_o_sendtype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_o_recvtype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && cr_c->rank == root && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, cr_chk_block(recvbuf, (MPI_Aint)cr_c->rank * recvcount, cr_o_recvtype), sendcount, "sendbuf", "this process's block of recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
@@ -1752,6 +1804,7 @@ int __attribute__((visibility("default"))) PMPI_Igatherv(const void* sendbuf, in
     if (sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_o_sendtype)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_o_sendtype, "sendbuf")))) goto fail;
+    if (!cr_c->remote && cr_c->rank == root && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, cr_chk_block(recvbuf, displs ? displs[cr_c->rank] : 0, cr_o_recvtype), sendcount, "sendbuf", "this process's block of recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
@@ -1781,6 +1834,7 @@ int __attribute__((visibility("default"))) PMPI_Igatherv_c(const void* sendbuf, 
     if (sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_o_sendtype)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_o_sendtype, "sendbuf")))) goto fail;
+    if (!cr_c->remote && cr_c->rank == root && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, cr_chk_block(recvbuf, displs ? displs[cr_c->rank] : 0, cr_o_recvtype), sendcount, "sendbuf", "this process's block of recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
@@ -2096,6 +2150,7 @@ int __attribute__((visibility("default"))) PMPI_Ireduce(const void* sendbuf, voi
     if (((sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0)) || (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root))) && CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, count, cr_o_datatype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, count, cr_o_datatype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && cr_c->rank == root && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_datatype) cr_o_datatype = cr_datatype_ptr(datatype);
@@ -2125,6 +2180,7 @@ int __attribute__((visibility("default"))) PMPI_Ireduce_c(const void* sendbuf, v
     if (((sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0)) || (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root))) && CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, count, cr_o_datatype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, count, cr_o_datatype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && cr_c->rank == root && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_datatype) cr_o_datatype = cr_datatype_ptr(datatype);
@@ -2150,6 +2206,7 @@ int __attribute__((visibility("default"))) PMPI_Ireduce_scatter(const void* send
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (((sendbuf != MPI_IN_PLACE) || (recvbuf != MPI_IN_PLACE)) && CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, recvcounts != NULL, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_datatype) cr_o_datatype = cr_datatype_ptr(datatype);
@@ -2177,6 +2234,7 @@ int __attribute__((visibility("default"))) PMPI_Ireduce_scatter_block(const void
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_count(recvcount, "recvcount")))) goto fail;
     if (((sendbuf != MPI_IN_PLACE) || (recvbuf != MPI_IN_PLACE)) && CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_o_datatype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, recvcount, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_datatype) cr_o_datatype = cr_datatype_ptr(datatype);
@@ -2204,6 +2262,7 @@ int __attribute__((visibility("default"))) PMPI_Ireduce_scatter_block_c(const vo
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_count(recvcount, "recvcount")))) goto fail;
     if (((sendbuf != MPI_IN_PLACE) || (recvbuf != MPI_IN_PLACE)) && CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_o_datatype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, recvcount, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_datatype) cr_o_datatype = cr_datatype_ptr(datatype);
@@ -2229,6 +2288,7 @@ int __attribute__((visibility("default"))) PMPI_Ireduce_scatter_c(const void* se
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (((sendbuf != MPI_IN_PLACE) || (recvbuf != MPI_IN_PLACE)) && CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, recvcounts != NULL, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_datatype) cr_o_datatype = cr_datatype_ptr(datatype);
@@ -2257,6 +2317,7 @@ int __attribute__((visibility("default"))) PMPI_Iscan(const void* sendbuf, void*
     if (((sendbuf != MPI_IN_PLACE) || (recvbuf != MPI_IN_PLACE)) && CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, count, cr_o_datatype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, count, cr_o_datatype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_datatype) cr_o_datatype = cr_datatype_ptr(datatype);
@@ -2285,6 +2346,7 @@ int __attribute__((visibility("default"))) PMPI_Iscan_c(const void* sendbuf, voi
     if (((sendbuf != MPI_IN_PLACE) || (recvbuf != MPI_IN_PLACE)) && CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, count, cr_o_datatype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, count, cr_o_datatype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_datatype) cr_o_datatype = cr_datatype_ptr(datatype);
@@ -2316,6 +2378,7 @@ int __attribute__((visibility("default"))) PMPI_Iscatter(const void* sendbuf, in
     if (recvbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_o_sendtype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_o_recvtype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && cr_c->rank == root && CR_UNLIKELY((cr_err = cr_chk_alias(recvbuf, cr_chk_block(sendbuf, (MPI_Aint)cr_c->rank * sendcount, cr_o_sendtype), recvcount, "recvbuf", "this process's block of sendbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
@@ -2347,6 +2410,7 @@ int __attribute__((visibility("default"))) PMPI_Iscatter_c(const void* sendbuf, 
     if (recvbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_o_sendtype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_o_recvtype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && cr_c->rank == root && CR_UNLIKELY((cr_err = cr_chk_alias(recvbuf, cr_chk_block(sendbuf, (MPI_Aint)cr_c->rank * sendcount, cr_o_sendtype), recvcount, "recvbuf", "this process's block of sendbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
@@ -2376,6 +2440,7 @@ int __attribute__((visibility("default"))) PMPI_Iscatterv(const void* sendbuf, c
     if (sendbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_o_sendtype)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_o_recvtype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && cr_c->rank == root && CR_UNLIKELY((cr_err = cr_chk_alias(recvbuf, cr_chk_block(sendbuf, displs ? displs[cr_c->rank] : 0, cr_o_sendtype), recvcount, "recvbuf", "this process's block of sendbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
@@ -2405,6 +2470,7 @@ int __attribute__((visibility("default"))) PMPI_Iscatterv_c(const void* sendbuf,
     if (sendbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_o_sendtype)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_o_recvtype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && cr_c->rank == root && CR_UNLIKELY((cr_err = cr_chk_alias(recvbuf, cr_chk_block(sendbuf, displs ? displs[cr_c->rank] : 0, cr_o_sendtype), recvcount, "recvbuf", "this process's block of sendbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
@@ -3095,6 +3161,7 @@ int __attribute__((visibility("default"))) PMPI_Reduce(const void* sendbuf, void
     if (((sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0)) || (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root))) && CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, count, cr_o_datatype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, count, cr_o_datatype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && cr_c->rank == root && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (!cr_o_datatype) cr_o_datatype = cr_datatype_ptr(datatype);
     cr_lib_lock();
@@ -3123,6 +3190,7 @@ int __attribute__((visibility("default"))) PMPI_Reduce_c(const void* sendbuf, vo
     if (((sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0)) || (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root))) && CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, count, cr_o_datatype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, count, cr_o_datatype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && cr_c->rank == root && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (!cr_o_datatype) cr_o_datatype = cr_datatype_ptr(datatype);
     cr_lib_lock();
@@ -3152,6 +3220,7 @@ int __attribute__((visibility("default"))) PMPI_Reduce_init(const void* sendbuf,
     if (((sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0)) || (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root))) && CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, count, cr_o_datatype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, count, cr_o_datatype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && cr_c->rank == root && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
@@ -3183,6 +3252,7 @@ int __attribute__((visibility("default"))) PMPI_Reduce_init_c(const void* sendbu
     if (((sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0)) || (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root))) && CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, count, cr_o_datatype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, count, cr_o_datatype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && cr_c->rank == root && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
@@ -3210,6 +3280,9 @@ int __attribute__((visibility("default"))) PMPI_Reduce_local(const void* inbuf, 
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(inbuf, count, cr_o_datatype, "inbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(inoutbuf, count, cr_o_datatype, "inoutbuf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_not_in_place(inbuf, "inbuf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_not_in_place(inoutbuf, "inoutbuf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_alias(inbuf, inoutbuf, count, "inbuf", "inoutbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     cr_lib_lock();
     cr_err = core_reduce_local(inbuf, inoutbuf, count, cr_o_datatype, cr_o_op);
@@ -3234,6 +3307,9 @@ int __attribute__((visibility("default"))) PMPI_Reduce_local_c(const void* inbuf
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(inbuf, count, cr_o_datatype, "inbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(inoutbuf, count, cr_o_datatype, "inoutbuf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_not_in_place(inbuf, "inbuf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_not_in_place(inoutbuf, "inoutbuf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_alias(inbuf, inoutbuf, count, "inbuf", "inoutbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     cr_lib_lock();
     cr_err = core_reduce_local(inbuf, inoutbuf, count, cr_o_datatype, cr_o_op);
@@ -3257,6 +3333,7 @@ int __attribute__((visibility("default"))) PMPI_Reduce_scatter(const void* sendb
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (((sendbuf != MPI_IN_PLACE) || (recvbuf != MPI_IN_PLACE)) && CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, recvcounts != NULL, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (!cr_o_datatype) cr_o_datatype = cr_datatype_ptr(datatype);
     cr_lib_lock();
@@ -3283,6 +3360,7 @@ int __attribute__((visibility("default"))) PMPI_Reduce_scatter_block(const void*
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_count(recvcount, "recvcount")))) goto fail;
     if (((sendbuf != MPI_IN_PLACE) || (recvbuf != MPI_IN_PLACE)) && CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_o_datatype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, recvcount, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (!cr_o_datatype) cr_o_datatype = cr_datatype_ptr(datatype);
     cr_lib_lock();
@@ -3309,6 +3387,7 @@ int __attribute__((visibility("default"))) PMPI_Reduce_scatter_block_c(const voi
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_count(recvcount, "recvcount")))) goto fail;
     if (((sendbuf != MPI_IN_PLACE) || (recvbuf != MPI_IN_PLACE)) && CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_o_datatype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, recvcount, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (!cr_o_datatype) cr_o_datatype = cr_datatype_ptr(datatype);
     cr_lib_lock();
@@ -3336,6 +3415,7 @@ int __attribute__((visibility("default"))) PMPI_Reduce_scatter_block_init(const 
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_count(recvcount, "recvcount")))) goto fail;
     if (((sendbuf != MPI_IN_PLACE) || (recvbuf != MPI_IN_PLACE)) && CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_o_datatype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, recvcount, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
@@ -3365,6 +3445,7 @@ int __attribute__((visibility("default"))) PMPI_Reduce_scatter_block_init_c(cons
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_count(recvcount, "recvcount")))) goto fail;
     if (((sendbuf != MPI_IN_PLACE) || (recvbuf != MPI_IN_PLACE)) && CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_o_datatype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, recvcount, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
@@ -3391,6 +3472,7 @@ int __attribute__((visibility("default"))) PMPI_Reduce_scatter_c(const void* sen
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (((sendbuf != MPI_IN_PLACE) || (recvbuf != MPI_IN_PLACE)) && CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, recvcounts != NULL, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (!cr_o_datatype) cr_o_datatype = cr_datatype_ptr(datatype);
     cr_lib_lock();
@@ -3416,6 +3498,7 @@ int __attribute__((visibility("default"))) PMPI_Reduce_scatter_init(const void* 
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (((sendbuf != MPI_IN_PLACE) || (recvbuf != MPI_IN_PLACE)) && CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, recvcounts != NULL, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
@@ -3443,6 +3526,7 @@ int __attribute__((visibility("default"))) PMPI_Reduce_scatter_init_c(const void
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (((sendbuf != MPI_IN_PLACE) || (recvbuf != MPI_IN_PLACE)) && CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, recvcounts != NULL, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
@@ -3472,6 +3556,7 @@ int __attribute__((visibility("default"))) PMPI_Scan(const void* sendbuf, void* 
     if (((sendbuf != MPI_IN_PLACE) || (recvbuf != MPI_IN_PLACE)) && CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, count, cr_o_datatype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, count, cr_o_datatype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (!cr_o_datatype) cr_o_datatype = cr_datatype_ptr(datatype);
     cr_lib_lock();
@@ -3499,6 +3584,7 @@ int __attribute__((visibility("default"))) PMPI_Scan_c(const void* sendbuf, void
     if (((sendbuf != MPI_IN_PLACE) || (recvbuf != MPI_IN_PLACE)) && CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, count, cr_o_datatype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, count, cr_o_datatype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (!cr_o_datatype) cr_o_datatype = cr_datatype_ptr(datatype);
     cr_lib_lock();
@@ -3527,6 +3613,7 @@ int __attribute__((visibility("default"))) PMPI_Scan_init(const void* sendbuf, v
     if (((sendbuf != MPI_IN_PLACE) || (recvbuf != MPI_IN_PLACE)) && CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, count, cr_o_datatype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, count, cr_o_datatype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
@@ -3557,6 +3644,7 @@ int __attribute__((visibility("default"))) PMPI_Scan_init_c(const void* sendbuf,
     if (((sendbuf != MPI_IN_PLACE) || (recvbuf != MPI_IN_PLACE)) && CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, count, cr_o_datatype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, count, cr_o_datatype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
@@ -3589,6 +3677,7 @@ int __attribute__((visibility("default"))) PMPI_Scatter(const void* sendbuf, int
     if (recvbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_o_sendtype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_o_recvtype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && cr_c->rank == root && CR_UNLIKELY((cr_err = cr_chk_alias(recvbuf, cr_chk_block(sendbuf, (MPI_Aint)cr_c->rank * sendcount, cr_o_sendtype), recvcount, "recvbuf", "this process's block of sendbuf")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
     cr_lib_lock();
@@ -3619,6 +3708,7 @@ int __attribute__((visibility("default"))) PMPI_Scatter_c(const void* sendbuf, M
     if (recvbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_o_sendtype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_o_recvtype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && cr_c->rank == root && CR_UNLIKELY((cr_err = cr_chk_alias(recvbuf, cr_chk_block(sendbuf, (MPI_Aint)cr_c->rank * sendcount, cr_o_sendtype), recvcount, "recvbuf", "this process's block of sendbuf")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
     cr_lib_lock();
@@ -3650,6 +3740,7 @@ int __attribute__((visibility("default"))) PMPI_Scatter_init(const void* sendbuf
     if (recvbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_o_sendtype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_o_recvtype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && cr_c->rank == root && CR_UNLIKELY((cr_err = cr_chk_alias(recvbuf, cr_chk_block(sendbuf, (MPI_Aint)cr_c->rank * sendcount, cr_o_sendtype), recvcount, "recvbuf", "this process's block of sendbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
@@ -3683,6 +3774,7 @@ int __attribute__((visibility("default"))) PMPI_Scatter_init_c(const void* sendb
     if (recvbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (sendbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_buffer(sendbuf, sendcount, cr_o_sendtype, "sendbuf")))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_o_recvtype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && cr_c->rank == root && CR_UNLIKELY((cr_err = cr_chk_alias(recvbuf, cr_chk_block(sendbuf, (MPI_Aint)cr_c->rank * sendcount, cr_o_sendtype), recvcount, "recvbuf", "this process's block of sendbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
@@ -3713,6 +3805,7 @@ int __attribute__((visibility("default"))) PMPI_Scatterv(const void* sendbuf, co
     if (sendbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_o_sendtype)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_o_recvtype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && cr_c->rank == root && CR_UNLIKELY((cr_err = cr_chk_alias(recvbuf, cr_chk_block(sendbuf, displs ? displs[cr_c->rank] : 0, cr_o_sendtype), recvcount, "recvbuf", "this process's block of sendbuf")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
     cr_lib_lock();
@@ -3741,6 +3834,7 @@ int __attribute__((visibility("default"))) PMPI_Scatterv_c(const void* sendbuf, 
     if (sendbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_o_sendtype)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_contributes(cr_c, root, 0) && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_o_recvtype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && cr_c->rank == root && CR_UNLIKELY((cr_err = cr_chk_alias(recvbuf, cr_chk_block(sendbuf, displs ? displs[cr_c->rank] : 0, cr_o_sendtype), recvcount, "recvbuf", "this process's block of sendbuf")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
     cr_lib_lock();
@@ -3770,6 +3864,7 @@ int __attribute__((visibility("default"))) PMPI_Scatterv_init(const void* sendbu
     if (sendbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_o_sendtype)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_o_recvtype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && cr_c->rank == root && CR_UNLIKELY((cr_err = cr_chk_alias(recvbuf, cr_chk_block(sendbuf, displs ? displs[cr_c->rank] : 0, cr_o_sendtype), recvcount, "recvbuf", "this process's block of sendbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
@@ -3801,6 +3896,7 @@ int __attribute__((visibility("default"))) PMPI_Scatterv_init_c(const void* send
     if (sendbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_datatype(sendtype, "sendtype", 1, &cr_o_sendtype)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_datatype(recvtype, "recvtype", 1, &cr_o_recvtype)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && cr_chk_is_root(cr_c, root) && CR_UNLIKELY((cr_err = cr_chk_buffer(recvbuf, recvcount, cr_o_recvtype, "recvbuf")))) goto fail;
+    if (!cr_c->remote && cr_c->rank == root && CR_UNLIKELY((cr_err = cr_chk_alias(recvbuf, cr_chk_block(sendbuf, displs ? displs[cr_c->rank] : 0, cr_o_sendtype), recvcount, "recvbuf", "this process's block of sendbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);

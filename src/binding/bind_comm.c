@@ -77,6 +77,7 @@ int __attribute__((visibility("default"))) PMPI_Cart_coords(MPI_Comm comm, int r
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (maxdims > 0 && CR_UNLIKELY((cr_err = cr_chk_ptr(coords, "coords")))) goto fail;
     cr_lib_lock();
     cr_err = core_cart_coords(cr_c, rank, maxdims, coords);
     cr_lib_unlock();
@@ -116,6 +117,9 @@ int __attribute__((visibility("default"))) PMPI_Cart_get(MPI_Comm comm, int maxd
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (maxdims > 0 && CR_UNLIKELY((cr_err = cr_chk_ptr(dims, "dims")))) goto fail;
+    if (maxdims > 0 && CR_UNLIKELY((cr_err = cr_chk_ptr(periods, "periods")))) goto fail;
+    if (maxdims > 0 && CR_UNLIKELY((cr_err = cr_chk_ptr(coords, "coords")))) goto fail;
     cr_lib_lock();
     cr_err = core_cart_get(cr_c, maxdims, dims, periods, coords);
     cr_lib_unlock();
@@ -482,6 +486,7 @@ int __attribute__((visibility("default"))) PMPI_Comm_detach_buffer(MPI_Comm comm
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(buffer_addr, "buffer_addr")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(size, "size")))) goto fail;
     cr_lib_lock();
     cr_err = core_comm_detach_buffer(cr_c, buffer_addr, &cr_t_size);
@@ -505,6 +510,7 @@ int __attribute__((visibility("default"))) PMPI_Comm_detach_buffer_c(MPI_Comm co
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(buffer_addr, "buffer_addr")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(size, "size")))) goto fail;
     cr_lib_lock();
     cr_err = core_comm_detach_buffer(cr_c, buffer_addr, size);
@@ -627,6 +633,7 @@ int __attribute__((visibility("default"))) PMPI_Comm_free_keyval(int* comm_keyva
         cr_err = cr_chk_init_error(cr_fname);
         goto fail;
     }
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(comm_keyval, "comm_keyval")))) goto fail;
     cr_lib_lock();
     cr_err = core_comm_free_keyval(comm_keyval, cr_fname);
     cr_lib_unlock();
@@ -646,6 +653,7 @@ int __attribute__((visibility("default"))) PMPI_Comm_get_attr(MPI_Comm comm, int
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(attribute_val, "attribute_val")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
     cr_lib_lock();
     cr_err = core_comm_get_attr(cr_c, comm_keyval, attribute_val, flag, cr_fname);
@@ -706,6 +714,7 @@ int __attribute__((visibility("default"))) PMPI_Comm_get_name(MPI_Comm comm, cha
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(comm_name, "comm_name")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(resultlen, "resultlen")))) goto fail;
     cr_lib_lock();
     cr_err = core_comm_get_name(cr_c, comm_name, resultlen);
@@ -1110,6 +1119,7 @@ int __attribute__((visibility("default"))) PMPI_Dims_create(int nnodes, int ndim
         cr_err = cr_chk_init_error(cr_fname);
         goto fail;
     }
+    if (ndims > 0 && CR_UNLIKELY((cr_err = cr_chk_ptr(dims, "dims")))) goto fail;
     cr_lib_lock();
     cr_err = core_dims_create(nnodes, ndims, dims);
     cr_lib_unlock();
@@ -1176,6 +1186,8 @@ int __attribute__((visibility("default"))) PMPI_Dist_graph_neighbors(MPI_Comm co
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(maxindegree, "maxindegree")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(maxoutdegree, "maxoutdegree")))) goto fail;
+    if (maxindegree > 0 && CR_UNLIKELY((cr_err = cr_chk_ptr(sources, "sources")))) goto fail;
+    if (maxoutdegree > 0 && CR_UNLIKELY((cr_err = cr_chk_ptr(destinations, "destinations")))) goto fail;
     cr_lib_lock();
     cr_err = core_dist_graph_neighbors(cr_c, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights);
     cr_lib_unlock();
@@ -1215,6 +1227,7 @@ int __attribute__((visibility("default"))) PMPI_Errhandler_create(MPI_Handler_fu
         cr_err = cr_chk_init_error(cr_fname);
         goto fail;
     }
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(errhandler, "errhandler")))) goto fail;
     cr_lib_lock();
     cr_err = core_comm_create_errhandler(function, errhandler);
     cr_lib_unlock();
@@ -1253,6 +1266,7 @@ int __attribute__((visibility("default"))) PMPI_Errhandler_get(MPI_Comm comm, MP
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_o_comm)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(errhandler, "errhandler")))) goto fail;
     cr_lib_lock();
     cr_err = core_comm_get_errhandler(cr_o_comm, errhandler);
     cr_lib_unlock();
@@ -1301,6 +1315,7 @@ int __attribute__((visibility("default"))) PMPI_Error_string(int errorcode, char
 {
     static const char cr_fname[] = "MPI_Error_string";
     int cr_err;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(string, "string")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(resultlen, "resultlen")))) goto fail;
     cr_lib_lock();
     cr_err = core_error_string(errorcode, string, resultlen);
@@ -1341,6 +1356,8 @@ int __attribute__((visibility("default"))) PMPI_Graph_get(MPI_Comm comm, int max
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (maxindex > 0 && CR_UNLIKELY((cr_err = cr_chk_ptr(index, "index")))) goto fail;
+    if (maxedges > 0 && CR_UNLIKELY((cr_err = cr_chk_ptr(edges, "edges")))) goto fail;
     cr_lib_lock();
     cr_err = core_graph_get(cr_c, maxindex, maxedges, index, edges);
     cr_lib_unlock();
@@ -1380,6 +1397,7 @@ int __attribute__((visibility("default"))) PMPI_Graph_neighbors(MPI_Comm comm, i
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (maxneighbors > 0 && CR_UNLIKELY((cr_err = cr_chk_ptr(neighbors, "neighbors")))) goto fail;
     cr_lib_lock();
     cr_err = core_graph_neighbors(cr_c, rank, maxneighbors, neighbors);
     cr_lib_unlock();
@@ -1671,6 +1689,7 @@ int __attribute__((visibility("default"))) PMPI_Group_translate_ranks(MPI_Group 
     }
     if (CR_UNLIKELY((cr_err = cr_chk_group(group1, "group1", &cr_o_group1)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_group(group2, "group2", &cr_o_group2)))) goto fail;
+    if (n > 0 && CR_UNLIKELY((cr_err = cr_chk_ptr(ranks2, "ranks2")))) goto fail;
     cr_lib_lock();
     cr_err = core_group_translate_ranks(cr_o_group1, n, ranks1, cr_o_group2, ranks2);
     cr_lib_unlock();
@@ -1900,6 +1919,7 @@ int __attribute__((visibility("default"))) PMPI_Session_detach_buffer(MPI_Sessio
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_session(session, "session", &cr_o_session)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(buffer_addr, "buffer_addr")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(size, "size")))) goto fail;
     cr_lib_lock();
     cr_err = core_session_detach_buffer(cr_o_session, buffer_addr, &cr_t_size);
@@ -1923,6 +1943,7 @@ int __attribute__((visibility("default"))) PMPI_Session_detach_buffer_c(MPI_Sess
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_session(session, "session", &cr_o_session)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(buffer_addr, "buffer_addr")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(size, "size")))) goto fail;
     cr_lib_lock();
     cr_err = core_session_detach_buffer(cr_o_session, buffer_addr, size);
@@ -2011,6 +2032,8 @@ int __attribute__((visibility("default"))) PMPI_Session_get_nth_pset(MPI_Session
     cr_info_t *cr_o_info = NULL;
     if (CR_UNLIKELY((cr_err = cr_chk_session(session, "session", &cr_o_session)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(pset_len, "pset_len")))) goto fail;
+    if (pset_len != NULL && *pset_len > 0 && CR_UNLIKELY((cr_err = cr_chk_ptr(pset_name, "pset_name")))) goto fail;
     cr_lib_lock();
     cr_err = core_session_get_nth_pset(cr_o_session, cr_o_info, n, pset_len, pset_name);
     cr_lib_unlock();

@@ -22,6 +22,7 @@ int __attribute__((visibility("default"))) PMPI_Address(void* location, MPI_Aint
         cr_err = cr_chk_init_error(cr_fname);
         goto fail;
     }
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(address, "address")))) goto fail;
     cr_lib_lock();
     cr_err = core_get_address(location, address);
     cr_lib_unlock();
@@ -128,6 +129,7 @@ int __attribute__((visibility("default"))) PMPI_Pack(const void* inbuf, int inco
     if (CR_UNLIKELY((cr_err = cr_chk_count(incount, "incount")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(inbuf, incount, cr_o_datatype, "inbuf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(position, "position")))) goto fail;
     cr_t_position = *position;
     cr_lib_lock();
     cr_err = core_pack(inbuf, incount, cr_o_datatype, outbuf, outsize, &cr_t_position, cr_c);
@@ -155,6 +157,7 @@ int __attribute__((visibility("default"))) PMPI_Pack_c(const void* inbuf, MPI_Co
     if (CR_UNLIKELY((cr_err = cr_chk_count(incount, "incount")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(inbuf, incount, cr_o_datatype, "inbuf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(position, "position")))) goto fail;
     cr_lib_lock();
     cr_err = core_pack(inbuf, incount, cr_o_datatype, outbuf, outsize, position, cr_c);
     cr_lib_unlock();
@@ -176,6 +179,7 @@ int __attribute__((visibility("default"))) PMPI_Pack_external(const char datarep
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(inbuf, incount, cr_o_datatype, "inbuf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(position, "position")))) goto fail;
     cr_t_position = *position;
     cr_lib_lock();
     cr_err = core_pack_external(datarep, inbuf, incount, cr_o_datatype, outbuf, outsize, &cr_t_position);
@@ -200,6 +204,7 @@ int __attribute__((visibility("default"))) PMPI_Pack_external_c(const char datar
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(inbuf, incount, cr_o_datatype, "inbuf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(position, "position")))) goto fail;
     cr_lib_lock();
     cr_err = core_pack_external(datarep, inbuf, incount, cr_o_datatype, outbuf, outsize, position);
     cr_lib_unlock();
@@ -828,6 +833,7 @@ int __attribute__((visibility("default"))) PMPI_Type_extent(MPI_Datatype datatyp
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(extent, "extent")))) goto fail;
     cr_lib_lock();
     cr_err = core_type_extent(cr_o_datatype, extent);
     cr_lib_unlock();
@@ -868,6 +874,7 @@ int __attribute__((visibility("default"))) PMPI_Type_free_keyval(int* type_keyva
         cr_err = cr_chk_init_error(cr_fname);
         goto fail;
     }
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(type_keyval, "type_keyval")))) goto fail;
     cr_lib_lock();
     cr_err = core_type_free_keyval(type_keyval);
     cr_lib_unlock();
@@ -887,6 +894,7 @@ int __attribute__((visibility("default"))) PMPI_Type_get_attr(MPI_Datatype datat
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(attribute_val, "attribute_val")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
     cr_lib_lock();
     cr_err = core_type_get_attr(cr_o_datatype, type_keyval, attribute_val, flag);
@@ -907,6 +915,9 @@ int __attribute__((visibility("default"))) PMPI_Type_get_contents(MPI_Datatype d
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
+    if (max_integers > 0 && CR_UNLIKELY((cr_err = cr_chk_ptr(array_of_integers, "array_of_integers")))) goto fail;
+    if (max_addresses > 0 && CR_UNLIKELY((cr_err = cr_chk_ptr(array_of_addresses, "array_of_addresses")))) goto fail;
+    if (max_datatypes > 0 && CR_UNLIKELY((cr_err = cr_chk_ptr(array_of_datatypes, "array_of_datatypes")))) goto fail;
     cr_lib_lock();
     cr_err = core_type_get_contents(cr_o_datatype, max_integers, max_addresses, 0, max_datatypes, array_of_integers, array_of_addresses, NULL, array_of_datatypes);
     cr_lib_unlock();
@@ -926,6 +937,10 @@ int __attribute__((visibility("default"))) PMPI_Type_get_contents_c(MPI_Datatype
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
+    if (max_integers > 0 && CR_UNLIKELY((cr_err = cr_chk_ptr(array_of_integers, "array_of_integers")))) goto fail;
+    if (max_addresses > 0 && CR_UNLIKELY((cr_err = cr_chk_ptr(array_of_addresses, "array_of_addresses")))) goto fail;
+    if (max_large_counts > 0 && CR_UNLIKELY((cr_err = cr_chk_ptr(array_of_large_counts, "array_of_large_counts")))) goto fail;
+    if (max_datatypes > 0 && CR_UNLIKELY((cr_err = cr_chk_ptr(array_of_datatypes, "array_of_datatypes")))) goto fail;
     cr_lib_lock();
     cr_err = core_type_get_contents(cr_o_datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes);
     cr_lib_unlock();
@@ -1069,6 +1084,7 @@ int __attribute__((visibility("default"))) PMPI_Type_get_name(MPI_Datatype datat
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(type_name, "type_name")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(resultlen, "resultlen")))) goto fail;
     cr_lib_lock();
     cr_err = core_type_get_name(cr_o_datatype, type_name, resultlen);
@@ -1180,6 +1196,7 @@ int __attribute__((visibility("default"))) PMPI_Type_hindexed(int count, int* ar
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(oldtype, "oldtype", 0, &cr_o_oldtype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(newtype, "newtype")))) goto fail;
     cr_lib_lock();
     cr_err = core_type_create_hindexed(count, CR_VEC(array_of_blocklengths), CR_VEC(array_of_displacements), cr_o_oldtype, newtype, 0);
     cr_lib_unlock();
@@ -1199,6 +1216,7 @@ int __attribute__((visibility("default"))) PMPI_Type_hvector(int count, int bloc
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(oldtype, "oldtype", 0, &cr_o_oldtype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(newtype, "newtype")))) goto fail;
     cr_lib_lock();
     cr_err = core_type_create_hvector(count, blocklength, stride, cr_o_oldtype, newtype, 0);
     cr_lib_unlock();
@@ -1260,6 +1278,7 @@ int __attribute__((visibility("default"))) PMPI_Type_lb(MPI_Datatype datatype, M
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(displacement, "displacement")))) goto fail;
     cr_lib_lock();
     cr_err = core_type_lb(cr_o_datatype, displacement);
     cr_lib_unlock();
@@ -1399,6 +1418,7 @@ int __attribute__((visibility("default"))) PMPI_Type_struct(int count, int* arra
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatypes(count, array_of_types, "array_of_types", 0, cr_a_array_of_types_stack, &cr_a_array_of_types)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(newtype, "newtype")))) goto fail;
     cr_lib_lock();
     cr_err = core_type_create_struct(count, CR_VEC(array_of_blocklengths), CR_VEC(array_of_displacements), cr_a_array_of_types, newtype, 0);
     cr_lib_unlock();
@@ -1421,6 +1441,7 @@ int __attribute__((visibility("default"))) PMPI_Type_ub(MPI_Datatype datatype, M
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(displacement, "displacement")))) goto fail;
     cr_lib_lock();
     cr_err = core_type_ub(cr_o_datatype, displacement);
     cr_lib_unlock();
@@ -1488,6 +1509,7 @@ int __attribute__((visibility("default"))) PMPI_Unpack(const void* inbuf, int in
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(outbuf, outcount, cr_o_datatype, "outbuf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(position, "position")))) goto fail;
     cr_t_position = *position;
     cr_lib_lock();
     cr_err = core_unpack(inbuf, insize, &cr_t_position, outbuf, outcount, cr_o_datatype, cr_c);
@@ -1514,6 +1536,7 @@ int __attribute__((visibility("default"))) PMPI_Unpack_c(const void* inbuf, MPI_
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(outbuf, outcount, cr_o_datatype, "outbuf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(position, "position")))) goto fail;
     cr_lib_lock();
     cr_err = core_unpack(inbuf, insize, position, outbuf, outcount, cr_o_datatype, cr_c);
     cr_lib_unlock();
@@ -1535,6 +1558,7 @@ int __attribute__((visibility("default"))) PMPI_Unpack_external(const char datar
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(outbuf, outcount, cr_o_datatype, "outbuf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(position, "position")))) goto fail;
     cr_t_position = *position;
     cr_lib_lock();
     cr_err = core_unpack_external(datarep, inbuf, insize, &cr_t_position, outbuf, outcount, cr_o_datatype);
@@ -1559,6 +1583,7 @@ int __attribute__((visibility("default"))) PMPI_Unpack_external_c(const char dat
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(outbuf, outcount, cr_o_datatype, "outbuf")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(position, "position")))) goto fail;
     cr_lib_lock();
     cr_err = core_unpack_external(datarep, inbuf, insize, position, outbuf, outcount, cr_o_datatype);
     cr_lib_unlock();

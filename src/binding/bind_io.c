@@ -346,6 +346,7 @@ int __attribute__((visibility("default"))) PMPI_File_get_view(MPI_File fh, MPI_O
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(disp, "disp")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(etype, "etype")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(filetype, "filetype")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(datarep, "datarep")))) goto fail;
     cr_lib_lock();
     cr_err = core_file_get_view(cr_o_fh, disp, etype, filetype, datarep);
     cr_lib_unlock();
@@ -869,6 +870,7 @@ int __attribute__((visibility("default"))) PMPI_File_read(MPI_File fh, void* buf
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, status, CR_IO_READ | CR_IO_INDIV, CR_BLOCKING, NULL, cr_fname);
     cr_lib_unlock();
@@ -891,6 +893,7 @@ int __attribute__((visibility("default"))) PMPI_File_read_all(MPI_File fh, void*
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, status, CR_IO_READ | CR_IO_INDIV | CR_IO_COLL, CR_BLOCKING, NULL, cr_fname);
     cr_lib_unlock();
@@ -957,6 +960,7 @@ int __attribute__((visibility("default"))) PMPI_File_read_all_c(MPI_File fh, voi
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, status, CR_IO_READ | CR_IO_INDIV | CR_IO_COLL, CR_BLOCKING, NULL, cr_fname);
     cr_lib_unlock();
@@ -976,6 +980,7 @@ int __attribute__((visibility("default"))) PMPI_File_read_all_end(MPI_File fh, v
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_file_split_end(cr_o_fh, buf, status, CR_IO_READ | CR_IO_INDIV | CR_IO_COLL, cr_fname);
     cr_lib_unlock();
@@ -998,6 +1003,7 @@ int __attribute__((visibility("default"))) PMPI_File_read_at(MPI_File fh, MPI_Of
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_file_access(cr_o_fh, offset, buf, count, cr_o_datatype, status, CR_IO_READ | CR_IO_AT, CR_BLOCKING, NULL, cr_fname);
     cr_lib_unlock();
@@ -1020,6 +1026,7 @@ int __attribute__((visibility("default"))) PMPI_File_read_at_all(MPI_File fh, MP
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_file_access(cr_o_fh, offset, buf, count, cr_o_datatype, status, CR_IO_READ | CR_IO_AT | CR_IO_COLL, CR_BLOCKING, NULL, cr_fname);
     cr_lib_unlock();
@@ -1086,6 +1093,7 @@ int __attribute__((visibility("default"))) PMPI_File_read_at_all_c(MPI_File fh, 
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_file_access(cr_o_fh, offset, buf, count, cr_o_datatype, status, CR_IO_READ | CR_IO_AT | CR_IO_COLL, CR_BLOCKING, NULL, cr_fname);
     cr_lib_unlock();
@@ -1105,6 +1113,7 @@ int __attribute__((visibility("default"))) PMPI_File_read_at_all_end(MPI_File fh
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_file_split_end(cr_o_fh, buf, status, CR_IO_READ | CR_IO_AT | CR_IO_COLL, cr_fname);
     cr_lib_unlock();
@@ -1127,6 +1136,7 @@ int __attribute__((visibility("default"))) PMPI_File_read_at_c(MPI_File fh, MPI_
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_file_access(cr_o_fh, offset, buf, count, cr_o_datatype, status, CR_IO_READ | CR_IO_AT, CR_BLOCKING, NULL, cr_fname);
     cr_lib_unlock();
@@ -1149,6 +1159,7 @@ int __attribute__((visibility("default"))) PMPI_File_read_c(MPI_File fh, void* b
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, status, CR_IO_READ | CR_IO_INDIV, CR_BLOCKING, NULL, cr_fname);
     cr_lib_unlock();
@@ -1171,6 +1182,7 @@ int __attribute__((visibility("default"))) PMPI_File_read_ordered(MPI_File fh, v
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, status, CR_IO_READ | CR_IO_SHARED | CR_IO_ORDERED, CR_BLOCKING, NULL, cr_fname);
     cr_lib_unlock();
@@ -1237,6 +1249,7 @@ int __attribute__((visibility("default"))) PMPI_File_read_ordered_c(MPI_File fh,
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, status, CR_IO_READ | CR_IO_SHARED | CR_IO_ORDERED, CR_BLOCKING, NULL, cr_fname);
     cr_lib_unlock();
@@ -1256,6 +1269,7 @@ int __attribute__((visibility("default"))) PMPI_File_read_ordered_end(MPI_File f
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_file_split_end(cr_o_fh, buf, status, CR_IO_READ | CR_IO_SHARED | CR_IO_ORDERED, cr_fname);
     cr_lib_unlock();
@@ -1278,6 +1292,7 @@ int __attribute__((visibility("default"))) PMPI_File_read_shared(MPI_File fh, vo
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, status, CR_IO_READ | CR_IO_SHARED, CR_BLOCKING, NULL, cr_fname);
     cr_lib_unlock();
@@ -1300,6 +1315,7 @@ int __attribute__((visibility("default"))) PMPI_File_read_shared_c(MPI_File fh, 
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, status, CR_IO_READ | CR_IO_SHARED, CR_BLOCKING, NULL, cr_fname);
     cr_lib_unlock();
@@ -1484,6 +1500,7 @@ int __attribute__((visibility("default"))) PMPI_File_write(MPI_File fh, const vo
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, status, CR_IO_WRITE | CR_IO_INDIV, CR_BLOCKING, NULL, cr_fname);
     cr_lib_unlock();
@@ -1506,6 +1523,7 @@ int __attribute__((visibility("default"))) PMPI_File_write_all(MPI_File fh, cons
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, status, CR_IO_WRITE | CR_IO_INDIV | CR_IO_COLL, CR_BLOCKING, NULL, cr_fname);
     cr_lib_unlock();
@@ -1572,6 +1590,7 @@ int __attribute__((visibility("default"))) PMPI_File_write_all_c(MPI_File fh, co
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, status, CR_IO_WRITE | CR_IO_INDIV | CR_IO_COLL, CR_BLOCKING, NULL, cr_fname);
     cr_lib_unlock();
@@ -1591,6 +1610,7 @@ int __attribute__((visibility("default"))) PMPI_File_write_all_end(MPI_File fh, 
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_file_split_end(cr_o_fh, buf, status, CR_IO_WRITE | CR_IO_INDIV | CR_IO_COLL, cr_fname);
     cr_lib_unlock();
@@ -1613,6 +1633,7 @@ int __attribute__((visibility("default"))) PMPI_File_write_at(MPI_File fh, MPI_O
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_file_access(cr_o_fh, offset, buf, count, cr_o_datatype, status, CR_IO_WRITE | CR_IO_AT, CR_BLOCKING, NULL, cr_fname);
     cr_lib_unlock();
@@ -1635,6 +1656,7 @@ int __attribute__((visibility("default"))) PMPI_File_write_at_all(MPI_File fh, M
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_file_access(cr_o_fh, offset, buf, count, cr_o_datatype, status, CR_IO_WRITE | CR_IO_AT | CR_IO_COLL, CR_BLOCKING, NULL, cr_fname);
     cr_lib_unlock();
@@ -1701,6 +1723,7 @@ int __attribute__((visibility("default"))) PMPI_File_write_at_all_c(MPI_File fh,
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_file_access(cr_o_fh, offset, buf, count, cr_o_datatype, status, CR_IO_WRITE | CR_IO_AT | CR_IO_COLL, CR_BLOCKING, NULL, cr_fname);
     cr_lib_unlock();
@@ -1720,6 +1743,7 @@ int __attribute__((visibility("default"))) PMPI_File_write_at_all_end(MPI_File f
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_file_split_end(cr_o_fh, buf, status, CR_IO_WRITE | CR_IO_AT | CR_IO_COLL, cr_fname);
     cr_lib_unlock();
@@ -1742,6 +1766,7 @@ int __attribute__((visibility("default"))) PMPI_File_write_at_c(MPI_File fh, MPI
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_file_access(cr_o_fh, offset, buf, count, cr_o_datatype, status, CR_IO_WRITE | CR_IO_AT, CR_BLOCKING, NULL, cr_fname);
     cr_lib_unlock();
@@ -1764,6 +1789,7 @@ int __attribute__((visibility("default"))) PMPI_File_write_c(MPI_File fh, const 
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, status, CR_IO_WRITE | CR_IO_INDIV, CR_BLOCKING, NULL, cr_fname);
     cr_lib_unlock();
@@ -1786,6 +1812,7 @@ int __attribute__((visibility("default"))) PMPI_File_write_ordered(MPI_File fh, 
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, status, CR_IO_WRITE | CR_IO_SHARED | CR_IO_ORDERED, CR_BLOCKING, NULL, cr_fname);
     cr_lib_unlock();
@@ -1852,6 +1879,7 @@ int __attribute__((visibility("default"))) PMPI_File_write_ordered_c(MPI_File fh
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, status, CR_IO_WRITE | CR_IO_SHARED | CR_IO_ORDERED, CR_BLOCKING, NULL, cr_fname);
     cr_lib_unlock();
@@ -1871,6 +1899,7 @@ int __attribute__((visibility("default"))) PMPI_File_write_ordered_end(MPI_File 
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_file_split_end(cr_o_fh, buf, status, CR_IO_WRITE | CR_IO_SHARED | CR_IO_ORDERED, cr_fname);
     cr_lib_unlock();
@@ -1893,6 +1922,7 @@ int __attribute__((visibility("default"))) PMPI_File_write_shared(MPI_File fh, c
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, status, CR_IO_WRITE | CR_IO_SHARED, CR_BLOCKING, NULL, cr_fname);
     cr_lib_unlock();
@@ -1915,6 +1945,7 @@ int __attribute__((visibility("default"))) PMPI_File_write_shared_c(MPI_File fh,
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_file(fh, "fh", &cr_o_fh)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_file_access(cr_o_fh, 0, buf, count, cr_o_datatype, status, CR_IO_WRITE | CR_IO_SHARED, CR_BLOCKING, NULL, cr_fname);
     cr_lib_unlock();

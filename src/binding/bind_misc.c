@@ -100,6 +100,7 @@ int __attribute__((visibility("default"))) PMPI_Alloc_mem(MPI_Aint size, MPI_Inf
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(baseptr, "baseptr")))) goto fail;
     cr_lib_lock();
     cr_err = core_alloc_mem(size, cr_o_info, baseptr);
     cr_lib_unlock();
@@ -138,6 +139,7 @@ int __attribute__((visibility("default"))) PMPI_Attr_get(MPI_Comm comm, int keyv
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(attribute_val, "attribute_val")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
     cr_lib_lock();
     cr_err = core_comm_get_attr(cr_c, keyval, attribute_val, flag, cr_fname);
@@ -254,6 +256,7 @@ int __attribute__((visibility("default"))) PMPI_Get_library_version(char* versio
 {
     static const char cr_fname[] = "MPI_Get_library_version";
     int cr_err;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(version, "version")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(resultlen, "resultlen")))) goto fail;
     cr_lib_lock();
     cr_err = core_get_library_version(version, resultlen);
@@ -272,6 +275,7 @@ int __attribute__((visibility("default"))) PMPI_Get_processor_name(char* name, i
         cr_err = cr_chk_init_error(cr_fname);
         goto fail;
     }
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(name, "name")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(resultlen, "resultlen")))) goto fail;
     cr_lib_lock();
     cr_err = core_get_processor_name(name, resultlen);
@@ -359,6 +363,7 @@ int __attribute__((visibility("default"))) PMPI_Improbe(int source, int tag, MPI
     if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 1, "tag")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(message, "message")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_mprobe(source, tag, cr_c, flag, message, status, CR_NONBLOCKING);
     cr_lib_unlock();
@@ -498,6 +503,7 @@ int __attribute__((visibility("default"))) PMPI_Info_get(MPI_Info info, const ch
     int cr_err;
     cr_info_t *cr_o_info = NULL;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    if (valuelen > 0 && CR_UNLIKELY((cr_err = cr_chk_ptr(value, "value")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
     cr_lib_lock();
     cr_err = core_info_get(cr_o_info, key, valuelen, value, flag);
@@ -530,6 +536,7 @@ int __attribute__((visibility("default"))) PMPI_Info_get_nthkey(MPI_Info info, i
     int cr_err;
     cr_info_t *cr_o_info = NULL;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(key, "key")))) goto fail;
     cr_lib_lock();
     cr_err = core_info_get_nthkey(cr_o_info, n, key);
     cr_lib_unlock();
@@ -545,6 +552,8 @@ int __attribute__((visibility("default"))) PMPI_Info_get_string(MPI_Info info, c
     int cr_err;
     cr_info_t *cr_o_info = NULL;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(buflen, "buflen")))) goto fail;
+    if (buflen != NULL && *buflen > 0 && CR_UNLIKELY((cr_err = cr_chk_ptr(value, "value")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
     cr_lib_lock();
     cr_err = core_info_get_string(cr_o_info, key, buflen, value, flag);
@@ -763,6 +772,7 @@ int __attribute__((visibility("default"))) PMPI_Keyval_free(int* keyval)
         cr_err = cr_chk_init_error(cr_fname);
         goto fail;
     }
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(keyval, "keyval")))) goto fail;
     cr_lib_lock();
     cr_err = core_comm_free_keyval(keyval, cr_fname);
     cr_lib_unlock();
@@ -782,6 +792,7 @@ int __attribute__((visibility("default"))) PMPI_Lookup_name(const char* service_
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(port_name, "port_name")))) goto fail;
     cr_lib_lock();
     cr_err = core_lookup_name(service_name, cr_o_info, port_name);
     cr_lib_unlock();
@@ -801,6 +812,7 @@ int __attribute__((visibility("default"))) PMPI_Open_port(MPI_Info info, char* p
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(port_name, "port_name")))) goto fail;
     cr_lib_lock();
     cr_err = core_open_port(cr_o_info, port_name);
     cr_lib_unlock();

@@ -151,6 +151,7 @@ int __attribute__((visibility("default"))) PMPI_Buffer_detach(void* buffer_addr,
         cr_err = cr_chk_init_error(cr_fname);
         goto fail;
     }
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(buffer_addr, "buffer_addr")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(size, "size")))) goto fail;
     cr_lib_lock();
     cr_err = core_buffer_detach(buffer_addr, &cr_t_size);
@@ -172,6 +173,7 @@ int __attribute__((visibility("default"))) PMPI_Buffer_detach_c(void* buffer_add
         cr_err = cr_chk_init_error(cr_fname);
         goto fail;
     }
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(buffer_addr, "buffer_addr")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(size, "size")))) goto fail;
     cr_lib_lock();
     cr_err = core_buffer_detach(buffer_addr, size);
@@ -328,6 +330,7 @@ int __attribute__((visibility("default"))) PMPI_Iprobe(int source, int tag, MPI_
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, source, CR_RANK_PROC_NULL | CR_RANK_ANY_SOURCE, "source")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 1, "tag")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_probe(source, tag, cr_c, flag, status, CR_NONBLOCKING);
     cr_lib_unlock();
@@ -570,6 +573,7 @@ int __attribute__((visibility("default"))) PMPI_Mprobe(int source, int tag, MPI_
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, source, CR_RANK_PROC_NULL | CR_RANK_ANY_SOURCE, "source")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 1, "tag")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(message, "message")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_mprobe(source, tag, cr_c, NULL, message, status, CR_BLOCKING);
     cr_lib_unlock();
@@ -592,6 +596,7 @@ int __attribute__((visibility("default"))) PMPI_Mrecv(void* buf, int count, MPI_
     if (CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(datatype, count, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(message, "message")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_mrecv(buf, count, cr_o_datatype, message, status, CR_BLOCKING, NULL);
     cr_lib_unlock();
@@ -614,6 +619,7 @@ int __attribute__((visibility("default"))) PMPI_Mrecv_c(void* buf, MPI_Count cou
     if (CR_UNLIKELY((cr_err = cr_chk_datatype_or_empty(datatype, count, "datatype", 1, &cr_o_datatype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(message, "message")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_mrecv(buf, count, cr_o_datatype, message, status, CR_BLOCKING, NULL);
     cr_lib_unlock();
@@ -740,6 +746,7 @@ int __attribute__((visibility("default"))) PMPI_Probe(int source, int tag, MPI_C
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, source, CR_RANK_PROC_NULL | CR_RANK_ANY_SOURCE, "source")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 1, "tag")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_probe(source, tag, cr_c, NULL, status, CR_BLOCKING);
     cr_lib_unlock();
@@ -793,6 +800,7 @@ int __attribute__((visibility("default"))) PMPI_Recv(void* buf, int count, MPI_D
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, source, CR_RANK_PROC_NULL | CR_RANK_ANY_SOURCE, "source")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 1, "tag")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_err = core_recv(buf, count, cr_o_datatype, source, tag, cr_c, status, CR_BLOCKING, NULL);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
@@ -816,6 +824,7 @@ int __attribute__((visibility("default"))) PMPI_Recv_c(void* buf, MPI_Count coun
     if (CR_UNLIKELY((cr_err = cr_chk_buffer(buf, count, cr_o_datatype, "buf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, source, CR_RANK_PROC_NULL | CR_RANK_ANY_SOURCE, "source")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(tag, 1, "tag")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_err = core_recv(buf, count, cr_o_datatype, source, tag, cr_c, status, CR_BLOCKING, NULL);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
@@ -902,6 +911,7 @@ int __attribute__((visibility("default"))) PMPI_Request_get_status(MPI_Request r
     }
     if (CR_UNLIKELY((cr_err = cr_chk_request(request, "request", &cr_o_request)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_request_get_status(cr_o_request, flag, status);
     cr_lib_unlock();
@@ -922,6 +932,7 @@ int __attribute__((visibility("default"))) PMPI_Request_get_status_all(int count
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_requests(count, array_of_requests, "array_of_requests")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
+    if (count > 0 && CR_UNLIKELY((cr_err = cr_chk_ptr(array_of_statuses, "array_of_statuses")))) goto fail;
     cr_lib_lock();
     cr_err = core_request_get_status_all(count, array_of_requests, flag, array_of_statuses);
     cr_lib_unlock();
@@ -943,6 +954,7 @@ int __attribute__((visibility("default"))) PMPI_Request_get_status_any(int count
     if (CR_UNLIKELY((cr_err = cr_chk_requests(count, array_of_requests, "array_of_requests")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(index, "index")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_request_get_status_any(count, array_of_requests, index, flag, status);
     cr_lib_unlock();
@@ -963,6 +975,8 @@ int __attribute__((visibility("default"))) PMPI_Request_get_status_some(int inco
     if (CR_UNLIKELY((cr_err = cr_chk_count(incount, "incount")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_requests(incount, array_of_requests, "array_of_requests")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(outcount, "outcount")))) goto fail;
+    if (incount > 0 && CR_UNLIKELY((cr_err = cr_chk_ptr(array_of_indices, "array_of_indices")))) goto fail;
+    if (incount > 0 && CR_UNLIKELY((cr_err = cr_chk_ptr(array_of_statuses, "array_of_statuses")))) goto fail;
     cr_lib_lock();
     cr_err = core_request_get_status_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     cr_lib_unlock();
@@ -1182,6 +1196,7 @@ int __attribute__((visibility("default"))) PMPI_Sendrecv(const void* sendbuf, in
     if (CR_UNLIKELY((cr_err = cr_chk_tag(sendtag, 0, "sendtag")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, source, CR_RANK_PROC_NULL | CR_RANK_ANY_SOURCE, "source")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(recvtag, 1, "recvtag")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
     cr_lib_lock();
@@ -1215,6 +1230,7 @@ int __attribute__((visibility("default"))) PMPI_Sendrecv_c(const void* sendbuf, 
     if (CR_UNLIKELY((cr_err = cr_chk_tag(sendtag, 0, "sendtag")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, source, CR_RANK_PROC_NULL | CR_RANK_ANY_SOURCE, "source")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(recvtag, 1, "recvtag")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
     cr_lib_lock();
@@ -1244,6 +1260,7 @@ int __attribute__((visibility("default"))) PMPI_Sendrecv_replace(void* buf, int 
     if (CR_UNLIKELY((cr_err = cr_chk_tag(sendtag, 0, "sendtag")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, source, CR_RANK_PROC_NULL | CR_RANK_ANY_SOURCE, "source")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(recvtag, 1, "recvtag")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_sendrecv_replace(buf, count, cr_o_datatype, dest, sendtag, source, recvtag, cr_c, status, CR_BLOCKING, NULL);
     cr_lib_unlock();
@@ -1271,6 +1288,7 @@ int __attribute__((visibility("default"))) PMPI_Sendrecv_replace_c(void* buf, MP
     if (CR_UNLIKELY((cr_err = cr_chk_tag(sendtag, 0, "sendtag")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_rank(cr_c, source, CR_RANK_PROC_NULL | CR_RANK_ANY_SOURCE, "source")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_tag(recvtag, 1, "recvtag")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_sendrecv_replace(buf, count, cr_o_datatype, dest, sendtag, source, recvtag, cr_c, status, CR_BLOCKING, NULL);
     cr_lib_unlock();
@@ -1417,10 +1435,12 @@ int __attribute__((visibility("default"))) PMPI_Status_c2f(const MPI_Status* c_s
 {
     static const char cr_fname[] = "MPI_Status_c2f";
     int cr_err;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(f_status, "f_status")))) goto fail;
     cr_lib_lock();
     cr_err = core_status_c2f(c_status, f_status);
     cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -1429,10 +1449,12 @@ int __attribute__((visibility("default"))) PMPI_Status_c2f08(const MPI_Status* c
 {
     static const char cr_fname[] = "MPI_Status_c2f08";
     int cr_err;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(f08_status, "f08_status")))) goto fail;
     cr_lib_lock();
     cr_err = core_status_c2f08(c_status, f08_status);
     cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -1441,10 +1463,12 @@ int __attribute__((visibility("default"))) PMPI_Status_f082c(const MPI_F08_statu
 {
     static const char cr_fname[] = "MPI_Status_f082c";
     int cr_err;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(c_status, "c_status")))) goto fail;
     cr_lib_lock();
     cr_err = core_status_f082c(f08_status, c_status);
     cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -1453,10 +1477,12 @@ int __attribute__((visibility("default"))) PMPI_Status_f082f(const MPI_F08_statu
 {
     static const char cr_fname[] = "MPI_Status_f082f";
     int cr_err;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(f_status, "f_status")))) goto fail;
     cr_lib_lock();
     cr_err = core_status_f082f(f08_status, f_status);
     cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -1465,10 +1491,12 @@ int __attribute__((visibility("default"))) PMPI_Status_f2c(const MPI_Fint* f_sta
 {
     static const char cr_fname[] = "MPI_Status_f2c";
     int cr_err;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(c_status, "c_status")))) goto fail;
     cr_lib_lock();
     cr_err = core_status_f2c(f_status, c_status);
     cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -1477,10 +1505,12 @@ int __attribute__((visibility("default"))) PMPI_Status_f2f08(const MPI_Fint* f_s
 {
     static const char cr_fname[] = "MPI_Status_f2f08";
     int cr_err;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(f08_status, "f08_status")))) goto fail;
     cr_lib_lock();
     cr_err = core_status_f2f08(f_status, f08_status);
     cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
@@ -1547,6 +1577,7 @@ int __attribute__((visibility("default"))) PMPI_Status_set_cancelled(MPI_Status*
         cr_err = cr_chk_init_error(cr_fname);
         goto fail;
     }
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_status_set_cancelled(status, flag);
     cr_lib_unlock();
@@ -1566,6 +1597,7 @@ int __attribute__((visibility("default"))) PMPI_Status_set_elements(MPI_Status* 
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_status_set_elements(status, cr_o_datatype, count);
     cr_lib_unlock();
@@ -1585,6 +1617,7 @@ int __attribute__((visibility("default"))) PMPI_Status_set_elements_c(MPI_Status
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_status_set_elements(status, cr_o_datatype, count);
     cr_lib_unlock();
@@ -1604,6 +1637,7 @@ int __attribute__((visibility("default"))) PMPI_Status_set_elements_x(MPI_Status
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 0, &cr_o_datatype)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_status_set_elements(status, cr_o_datatype, count);
     cr_lib_unlock();
@@ -1621,6 +1655,7 @@ int __attribute__((visibility("default"))) PMPI_Status_set_error(MPI_Status* sta
         cr_err = cr_chk_init_error(cr_fname);
         goto fail;
     }
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_status_set_error(status, err);
     cr_lib_unlock();
@@ -1638,6 +1673,7 @@ int __attribute__((visibility("default"))) PMPI_Status_set_source(MPI_Status* st
         cr_err = cr_chk_init_error(cr_fname);
         goto fail;
     }
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_status_set_source(status, source);
     cr_lib_unlock();
@@ -1655,6 +1691,7 @@ int __attribute__((visibility("default"))) PMPI_Status_set_tag(MPI_Status* statu
         cr_err = cr_chk_init_error(cr_fname);
         goto fail;
     }
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_lib_lock();
     cr_err = core_status_set_tag(status, tag);
     cr_lib_unlock();
@@ -1676,6 +1713,7 @@ int __attribute__((visibility("default"))) PMPI_Test(MPI_Request* request, int* 
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_request(*request, "request", &cr_o_request)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_err = core_test(request, flag, status);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
@@ -1712,6 +1750,7 @@ int __attribute__((visibility("default"))) PMPI_Testall(int count, MPI_Request a
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_requests(count, array_of_requests, "array_of_requests")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
+    if (count > 0 && CR_UNLIKELY((cr_err = cr_chk_ptr(array_of_statuses, "array_of_statuses")))) goto fail;
     cr_err = core_testall(count, array_of_requests, flag, array_of_statuses);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
@@ -1731,6 +1770,7 @@ int __attribute__((visibility("default"))) PMPI_Testany(int count, MPI_Request a
     if (CR_UNLIKELY((cr_err = cr_chk_requests(count, array_of_requests, "array_of_requests")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(index, "index")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_err = core_testany(count, array_of_requests, index, flag, status);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
@@ -1749,6 +1789,8 @@ int __attribute__((visibility("default"))) PMPI_Testsome(int incount, MPI_Reques
     if (CR_UNLIKELY((cr_err = cr_chk_count(incount, "incount")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_requests(incount, array_of_requests, "array_of_requests")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(outcount, "outcount")))) goto fail;
+    if (incount > 0 && CR_UNLIKELY((cr_err = cr_chk_ptr(array_of_indices, "array_of_indices")))) goto fail;
+    if (incount > 0 && CR_UNLIKELY((cr_err = cr_chk_ptr(array_of_statuses, "array_of_statuses")))) goto fail;
     cr_err = core_testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
@@ -1767,6 +1809,7 @@ int __attribute__((visibility("default"))) PMPI_Wait(MPI_Request* request, MPI_S
     }
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(request, "request")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_request(*request, "request", &cr_o_request)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_err = core_wait(request, status);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
@@ -1784,6 +1827,7 @@ int __attribute__((visibility("default"))) PMPI_Waitall(int count, MPI_Request a
     }
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_requests(count, array_of_requests, "array_of_requests")))) goto fail;
+    if (count > 0 && CR_UNLIKELY((cr_err = cr_chk_ptr(array_of_statuses, "array_of_statuses")))) goto fail;
     cr_err = core_waitall(count, array_of_requests, array_of_statuses);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
@@ -1802,6 +1846,7 @@ int __attribute__((visibility("default"))) PMPI_Waitany(int count, MPI_Request a
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_requests(count, array_of_requests, "array_of_requests")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(index, "index")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(status, "status")))) goto fail;
     cr_err = core_waitany(count, array_of_requests, index, status);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
@@ -1820,6 +1865,8 @@ int __attribute__((visibility("default"))) PMPI_Waitsome(int incount, MPI_Reques
     if (CR_UNLIKELY((cr_err = cr_chk_count(incount, "incount")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_requests(incount, array_of_requests, "array_of_requests")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(outcount, "outcount")))) goto fail;
+    if (incount > 0 && CR_UNLIKELY((cr_err = cr_chk_ptr(array_of_indices, "array_of_indices")))) goto fail;
+    if (incount > 0 && CR_UNLIKELY((cr_err = cr_chk_ptr(array_of_statuses, "array_of_statuses")))) goto fail;
     cr_err = core_waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:

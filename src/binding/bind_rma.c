@@ -506,6 +506,7 @@ int __attribute__((visibility("default"))) PMPI_Win_allocate(MPI_Aint size, int 
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(baseptr, "baseptr")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(win, "win")))) goto fail;
     cr_lib_lock();
     cr_err = core_win_allocate(size, disp_unit, cr_o_info, cr_c, baseptr, win);
@@ -528,6 +529,7 @@ int __attribute__((visibility("default"))) PMPI_Win_allocate_c(MPI_Aint size, MP
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(baseptr, "baseptr")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(win, "win")))) goto fail;
     cr_lib_lock();
     cr_err = core_win_allocate(size, disp_unit, cr_o_info, cr_c, baseptr, win);
@@ -550,6 +552,7 @@ int __attribute__((visibility("default"))) PMPI_Win_allocate_shared(MPI_Aint siz
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(baseptr, "baseptr")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(win, "win")))) goto fail;
     cr_lib_lock();
     cr_err = core_win_allocate_shared(size, disp_unit, cr_o_info, cr_c, baseptr, win);
@@ -572,6 +575,7 @@ int __attribute__((visibility("default"))) PMPI_Win_allocate_shared_c(MPI_Aint s
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(baseptr, "baseptr")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(win, "win")))) goto fail;
     cr_lib_lock();
     cr_err = core_win_allocate_shared(size, disp_unit, cr_o_info, cr_c, baseptr, win);
@@ -905,6 +909,7 @@ int __attribute__((visibility("default"))) PMPI_Win_free_keyval(int* win_keyval)
         cr_err = cr_chk_init_error(cr_fname);
         goto fail;
     }
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(win_keyval, "win_keyval")))) goto fail;
     cr_lib_lock();
     cr_err = core_win_free_keyval(win_keyval);
     cr_lib_unlock();
@@ -924,6 +929,7 @@ int __attribute__((visibility("default"))) PMPI_Win_get_attr(MPI_Win win, int wi
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(attribute_val, "attribute_val")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(flag, "flag")))) goto fail;
     cr_lib_lock();
     cr_err = core_win_get_attr(cr_o_win, win_keyval, attribute_val, flag);
@@ -1004,6 +1010,7 @@ int __attribute__((visibility("default"))) PMPI_Win_get_name(MPI_Win win, char* 
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(win_name, "win_name")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(resultlen, "resultlen")))) goto fail;
     cr_lib_lock();
     cr_err = core_win_get_name(cr_o_win, win_name, resultlen);
@@ -1166,6 +1173,7 @@ int __attribute__((visibility("default"))) PMPI_Win_shared_query(MPI_Win win, in
     if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(size, "size")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(disp_unit, "disp_unit")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(baseptr, "baseptr")))) goto fail;
     cr_lib_lock();
     cr_err = core_win_shared_query(cr_o_win, rank, size, &cr_t_disp_unit, baseptr);
     cr_lib_unlock();
@@ -1190,6 +1198,7 @@ int __attribute__((visibility("default"))) PMPI_Win_shared_query_c(MPI_Win win, 
     if (CR_UNLIKELY((cr_err = cr_chk_win(win, "win", &cr_o_win)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(size, "size")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(disp_unit, "disp_unit")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(baseptr, "baseptr")))) goto fail;
     cr_lib_lock();
     cr_err = core_win_shared_query(cr_o_win, rank, size, disp_unit, baseptr);
     cr_lib_unlock();

@@ -38,8 +38,9 @@ int core_open_port(cr_info_t *info, char *port_name);
 int core_close_port(const char *port_name);
 /* Collective over comm; port_name, info are significant at root only.
  * accept waits for one connect on the port (COURIER_DYN_ACCEPT_TIMEOUT_MS:
- * MPI_ERR_PORT after it), connect reaches an accept (MPI_ERR_PORT when nobody
- * listens on the port within COURIER_DYN_CONNECT_TIMEOUT_MS). */
+ * MPI_ERR_PORT after it), connect reaches an accept (MPI_ERR_PORT when no
+ * accept on the port answers within the info key "timeout", in seconds, or
+ * else COURIER_DYN_CONNECT_TIMEOUT_MS). */
 int core_comm_accept(const char *port_name, cr_info_t *info, int root, cr_comm_t *comm,
                      MPI_Comm *newcomm);
 int core_comm_connect(const char *port_name, cr_info_t *info, int root, cr_comm_t *comm,

@@ -82,6 +82,17 @@ int cr_chk_ptr_fail(const char *arg)
     return cr_error(MPI_ERR_ARG, "%s=NULL: null pointer", arg);
 }
 
+int cr_chk_alias_fail(const void *p, const char *arg, const char *other)
+{
+    return cr_error(MPI_ERR_BUFFER, "%s=%p is also %s: the buffers of a collective must not "
+                    "overlap (MPI_IN_PLACE sends from the receive buffer)", arg, p, other);
+}
+
+int cr_chk_in_place_fail(const char *arg)
+{
+    return cr_error(MPI_ERR_BUFFER, "%s=MPI_IN_PLACE: not allowed for this argument", arg);
+}
+
 int cr_chk_datatypes(int n, const MPI_Datatype h[], const char *arg, int need_commit,
                      cr_datatype_t **stack, cr_datatype_t ***out)
 {

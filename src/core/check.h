@@ -38,6 +38,8 @@ int cr_chk_tag_fail(int tag, const char *arg) __attribute__((noinline));
 int cr_chk_handle_fail(int cls, int h, const char *what, const char *arg) __attribute__((noinline));
 int cr_chk_ptr_fail(const char *arg) __attribute__((noinline));
 int cr_chk_file_fail(MPI_File h, const char *arg) __attribute__((noinline));
+int cr_chk_alias_fail(const void *p, const char *arg, const char *other) __attribute__((noinline));
+int cr_chk_in_place_fail(const char *arg) __attribute__((noinline));
 
 /* A live communicator; *out receives its object. */
 static inline __attribute__((always_inline)) int cr_chk_comm(MPI_Comm h, const char *arg,
@@ -96,6 +98,32 @@ static inline int cr_chk_buffer(const void *buf, MPI_Count n, const cr_datatype_
     if (CR_UNLIKELY(buf == NULL) && n > 0 && dt != NULL && dt->builtin)
         return cr_chk_buffer_fail(n, arg);
     return 0;
+}
+
+/* The address of block `index` of a buffer of datatype dt (the receive
+ * address a collective's send data must not be, cr_chk_alias). */
+static inline const void *cr_chk_block(const void *buf, MPI_Aint index, const cr_datatype_t *dt)
+{
+    return dt ? (const char *)buf + index * dt->extent : buf;
+}
+
+/* A collective's send data must not lie where it receives (`other` says
+ * where that is: "recvbuf", "this process's block of recvbuf"): MPI_IN_PLACE
+ * says so.  MPI_ERR_BUFFER when data == recv and n (the elements, or a
+ * condition under which the two may overlap) is not 0; NULL (MPI_BOTTOM:
+ * addresses in the datatypes) is not compared. */
+static inline int cr_chk_alias(const void *data, const void *recv, MPI_Count n, const char *arg,
+                               const char *other)
+{
+    if (CR_UNLIKELY(data == recv) && n != 0 && data != MPI_IN_PLACE && data != NULL)
+        return cr_chk_alias_fail(data, arg, other);
+    return 0;
+}
+
+/* A buffer that may not be MPI_IN_PLACE (MPI_Reduce_local's). */
+static inline int cr_chk_not_in_place(const void *buf, const char *arg)
+{
+    return CR_UNLIKELY(buf == MPI_IN_PLACE) ? cr_chk_in_place_fail(arg) : 0;
 }
 
 /* Size of the group a rank argument of communicator c points into (the remote
@@ -187,6 +215,7 @@ static inline int cr_chk_request(MPI_Request h, const char *arg, cr_request_t **
 int cr_chk_requests_fail(MPI_Request h, int i, const char *arg) __attribute__((noinline));
 static inline int cr_chk_requests(int n, const MPI_Request reqs[], const char *arg)
 {
+    if (CR_UNLIKELY(reqs == NULL) && n > 0) return cr_chk_ptr_fail(arg);
     for (int i = 0; i < n; i++)
         if (CR_UNLIKELY(reqs[i] != MPI_REQUEST_NULL && cr_request_ptr(reqs[i]) == NULL))
             return cr_chk_requests_fail(reqs[i], i, arg);

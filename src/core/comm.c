@@ -12,6 +12,7 @@
 #include "core/attr.h"
 #include "core/api_comm.h"
 #include "util/log.h"
+#include "util/settings.h"
 #include "core/threads.h"
 
 #include <stdio.h>
@@ -115,9 +116,42 @@ int cr_barrier_internal(cr_comm_t *c)
  * the group) and for intercommunicators (the maximum over both groups). */
 int cr_ctx_agreeing;
 
+/* Communicators whose handle this process holds (from cr_comm_make until
+ * the handle is freed): the limit COURIER_MAX_COMMS counts them.  Internal ones
+ * (an intercommunicator's local_comm, the node layers of the hierarchical
+ * collectives) are not counted: they belong to a counted one, or to the
+ * collectives, which must not fail for want of an id. */
+static long comm_live;
+
+/* The ids travel as ints: stop well below INT32_MAX, which means exhausted
+ * (a settling round after a clash reserves a few ids more). */
+#define CTX_ID_LIMIT ((uint32_t)INT32_MAX - 64u * CR_CTX_STRIDE)
+
+int cr_ctx_offer(int made)
+{
+    if (comm_live - made >= ut_settings.max_comms || cr_proc.next_ctx >= CTX_ID_LIMIT)
+        return (int)CR_CTX_EXHAUSTED;
+    return (int)cr_proc.next_ctx;
+}
+
+int cr_ctx_exhausted_error(void)
+{
+    if (cr_proc.next_ctx >= CTX_ID_LIMIT)
+        return cr_error(MPI_ERR_OTHER, "too many communicators: this process has used up its "
+                        "context ids (%u communicators made since MPI_Init)",
+                        (unsigned)(cr_proc.next_ctx / CR_CTX_STRIDE));
+    if (comm_live >= ut_settings.max_comms)
+        return cr_error(MPI_ERR_OTHER, "too many communicators: this process holds %ld, "
+                        "COURIER_MAX_COMMS=%ld (MPI_Comm_free some, or raise the setting)",
+                        comm_live, ut_settings.max_comms);
+    return cr_error(MPI_ERR_OTHER, "too many communicators: another member holds "
+                    "COURIER_MAX_COMMS=%ld (MPI_Comm_free some there, or raise the setting)",
+                    ut_settings.max_comms);
+}
+
 static int members_ctx_max(const members_t *m, uint32_t *ctx)
 {
-    int mine = (int)cr_proc.next_ctx;
+    int mine = cr_ctx_offer(0);
     int *all = malloc((size_t)m->size * sizeof(int));
     if (!all) return cr_error(MPI_ERR_NO_MEM, "no memory to agree on a context id");
     cr_ctx_agreeing++;
@@ -182,6 +216,7 @@ int cr_ctx_take(uint32_t ctx, int n)
 
 int cr_ctx_settle(cr_ctx_round_fn round, void *arg, int n, uint32_t *ctx)
 {
+    if (*ctx >= CR_CTX_EXHAUSTED) return cr_ctx_exhausted_error();
     if (!cr_threaded) {
         cr_ctx_reserve(*ctx, n);
         return MPI_SUCCESS;
@@ -191,6 +226,7 @@ int cr_ctx_settle(cr_ctx_round_fn round, void *arg, int n, uint32_t *ctx)
 
 int cr_ctx_settle_rounds(cr_ctx_round_fn round, void *arg, int n, uint32_t *ctx)
 {
+    if (*ctx >= CR_CTX_EXHAUSTED) return cr_ctx_exhausted_error();
     for (int r = 0;; r++) {
         int ok = cr_ctx_take(*ctx, n);
         /* after a clash, step a little further on each rank, so that the
@@ -273,6 +309,7 @@ int cr_comm_make(cr_group_t *g, cr_group_t *remote, uint32_t ctx, cr_errhandler_
     c->ctx = ctx;
     c->errh = errh;
     cr_errhandler_retain(errh);
+    comm_live++;
     *out = c;
     ut_log(UT_LOG_EVENTS, "comm", "new %scommunicator 0x%08x: rank %d of %d (remote group %d), "
            "context %u", remote ? "inter" : "", (unsigned)c->handle, c->rank, c->size,
@@ -309,11 +346,20 @@ void cr_comm_retain(cr_comm_t *c)
     if (c && !comm_predefined(c)) c->refcount++;
 }
 
+/* The handle stops naming c (the communicator leaves comm_live's count). */
+static void comm_drop_handle(cr_comm_t *c)
+{
+    if (c->handle == MPI_COMM_NULL) return;
+    cr_objtab_remove(&cr_comm_tab, CR_H_INDEX(c->handle));
+    c->handle = MPI_COMM_NULL;
+    comm_live--;
+}
+
 /* The last release frees everything the communicator owns. */
 void cr_comm_release(cr_comm_t *c)
 {
     if (!c || comm_predefined(c) || --c->refcount > 0) return;
-    if (c->handle != MPI_COMM_NULL) cr_objtab_remove(&cr_comm_tab, CR_H_INDEX(c->handle));
+    comm_drop_handle(c);
     cr_group_release(c->group);
     cr_group_release(c->remote);
     cr_errhandler_release(c->errh);
@@ -326,10 +372,7 @@ void cr_comm_release(cr_comm_t *c)
 
 void cr_comm_free_handle(cr_comm_t *c)
 {
-    if (c->handle != MPI_COMM_NULL) {
-        cr_objtab_remove(&cr_comm_tab, CR_H_INDEX(c->handle));
-        c->handle = MPI_COMM_NULL;
-    }
+    comm_drop_handle(c);
     cr_comm_release(c);
 }
 
@@ -483,7 +526,7 @@ int cr_comm_split(cr_comm_t *c, int color, int key, cr_comm_t **out)
         return cr_error(MPI_ERR_ARG, "color=%d: must be non-negative or MPI_UNDEFINED", color);
     if (c->remote) return cr_inter_split(c, color, key, out);
     /* one round: (color, key, next free context id) of every rank */
-    int in[3] = { color, key, (int)cr_proc.next_ctx };
+    int in[3] = { color, key, cr_ctx_offer(0) };
     int *all = malloc((size_t)c->size * 3 * sizeof(int));
     if (!all) return cr_error(MPI_ERR_NO_MEM, "no memory for MPI_Comm_split");
     cr_ctx_agreeing++;

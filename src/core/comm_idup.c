@@ -182,7 +182,7 @@ static void after_step(idup_t *d)
     d->step = ST_GATHER;
     ut_log(UT_LOG_EVENTS, "comm", "MPI_Comm_idup of 0x%08x: id %u was taken, round %d",
            (unsigned)d->parent->handle, (unsigned)d->n->ctx, d->round + 1);
-    d->value = (int)cr_proc.next_ctx;
+    d->value = cr_ctx_offer(1);
 }
 
 /* Move d on as far as its messages allow; 1 when it is complete.  Not
@@ -206,6 +206,10 @@ static int advance(idup_t *d)
         }
         if (d->step == ST_OKS) {
             if (cr_ctx_agreeing) break;      /* a blocking agreement first */
+            if ((uint32_t)d->value >= CR_CTX_EXHAUSTED) {   /* R is every member's */
+                d->err = cr_ctx_exhausted_error();
+                continue;
+            }
             check_and_reserve(d);
         }
         int err = step_start(d);
@@ -333,7 +337,7 @@ static int comm_idup(cr_comm_t *comm, const cr_info_t *info, MPI_Comm *newcomm,
     d->seq = comm->idup_seq++;
     d->nids = comm->remote ? 2 : 1;
     d->step = ST_GATHER;
-    d->value = (int)cr_proc.next_ctx;
+    d->value = cr_ctx_offer(1);       /* n is made already */
     r->comm = comm;
     r->status.MPI_SOURCE = MPI_ANY_SOURCE;
     r->status.MPI_TAG = MPI_ANY_TAG;

@@ -88,6 +88,18 @@ int cr_comm_allgather_ints(cr_comm_t *c, const int *in, int n, int *out, int tag
 int cr_comm_bcast_ints(cr_comm_t *c, int root, int *buf, int n, int tag);
 /* A barrier over c on its collective context (internal tag); progress while waiting. */
 int cr_barrier_internal(cr_comm_t *c);
+/* What this process contributes to an agreement on a context id: its next
+ * free id, or CR_CTX_EXHAUSTED when it may not take part in one more
+ * communicator: it holds COURIER_MAX_COMMS communicators already (`made`
+ * of them belong to this agreement: MPI_Comm_idup makes its object first),
+ * or its ids have run out (they travel as ints).  Every agreement takes the
+ * maximum of the contributions, so every member sees CR_CTX_EXHAUSTED
+ * together and the settling (cr_ctx_settle, cr_ctx_settle_rounds) fails on
+ * all of them with cr_ctx_exhausted_error: no member waits for another. */
+#define CR_CTX_EXHAUSTED ((uint32_t)INT32_MAX)
+int cr_ctx_offer(int made);
+/* The MPI_ERR_OTHER of an agreement that reached CR_CTX_EXHAUSTED. */
+int cr_ctx_exhausted_error(void);
 /* The maximum of every member's next free context id (collective over c);
  * does not reserve anything (see cr_ctx_reserve). */
 int cr_ctx_max(cr_comm_t *c, int tag, uint32_t *ctx);

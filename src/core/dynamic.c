@@ -228,9 +228,9 @@ static int port_parse(const char *name, char *host, size_t hlen, unsigned *tcp, 
     return 0;
 }
 
-/* Connect to the port (retrying while nobody listens yet) and present its
- * nonce.  The socket, or -1 with the reason in why. */
-static int port_dial(const char *name, char *why, size_t wlen)
+/* Connect to the port (retrying while nobody listens yet, until deadline)
+ * and present its nonce.  The socket, or -1 with the reason in why. */
+static int port_dial(const char *name, long long deadline, char *why, size_t wlen)
 {
     char host[256], nonce[NONCE_HEX + 1], service[16];
     unsigned tcp;
@@ -241,7 +241,6 @@ static int port_dial(const char *name, char *why, size_t wlen)
     snprintf(service, sizeof service, "%u", tcp);
     /* our own host: the loopback address, whatever the name resolves to */
     const char *target = strcmp(host, cr_proc.hostname) ? host : "127.0.0.1";
-    long long deadline = now_ms() + ut_settings.dyn_connect_timeout_ms;
     for (;;) {
         struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *ai = NULL;
         int gai = getaddrinfo(target, service, &hints, &ai);
@@ -329,16 +328,24 @@ typedef struct {
 } hs_hdr_t;
 
 /* The root's part: swap headers and tables with the other root over fd.
- * Returns 0 (*rtab malloc'd, *rn rows) or an MPI error class
- * with the reason in why. */
-static int root_swap(int fd, const int *ltab, int ln, int lok, int **rtab, int *rn, char *why,
-                     size_t wlen)
+ * answer_by: the deadline of the other root's header (MPI_Comm_connect: the
+ * port's owner has taken the connection only when it answers; a connection
+ * that the port's listen queue holds while nobody accepts gets no answer),
+ * -1 for the accept timeout.  Returns 0 (*rtab malloc'd, *rn rows) or an MPI
+ * error class with the reason in why. */
+static int root_swap(int fd, const int *ltab, int ln, int lok, long long answer_by, int **rtab,
+                     int *rn, char *why, size_t wlen)
 {
     long long deadline = ut_settings.dyn_accept_timeout_ms > 0
                              ? now_ms() + ut_settings.dyn_accept_timeout_ms : -1;
     hs_hdr_t mine = { HS_MAGIC, ln, lok, HS_VERSION }, theirs;
-    if (sock_swap(fd, &mine, sizeof mine, &theirs, sizeof theirs, deadline, why, wlen) < 0)
+    if (sock_swap(fd, &mine, sizeof mine, &theirs, sizeof theirs,
+                  answer_by >= 0 ? answer_by : deadline, why, wlen) < 0) {
+        if (answer_by >= 0 && now_ms() >= answer_by)
+            snprintf(why, wlen, "nobody accepted the connection in time (info key \"timeout\", "
+                     "COURIER_DYN_CONNECT_TIMEOUT_MS)");
         return MPI_ERR_PORT;
+    }
     if (theirs.magic != HS_MAGIC || theirs.version != HS_VERSION || theirs.n < 1) {
         snprintf(why, wlen, "the other side is not a Courier process (bad handshake)");
         return MPI_ERR_PORT;
@@ -418,15 +425,15 @@ static int dyn_round(void *arg, const int in[2], int out[2])
 
 /* Build the intercommunicator between lc's group and the group whose root is
  * at the other end of fd (used at lc's root only; -1 there when the root
- * failed before, with the reason in root_why and class root_err).
- * Collective over lc. */
+ * failed before, with the reason in root_why and class root_err); answer_by
+ * as root_swap's.  Collective over lc. */
 static int dyn_bridge(cr_comm_t *lc, int root, int fd, int root_err, const char *root_why,
-                      const char *fname, cr_comm_t **out)
+                      long long answer_by, const char *fname, cr_comm_t **out)
 {
     *out = NULL;
     int row[ROW_INTS] = { 0 };
     tr_iface_t *net = cr_net_up();
-    row[ROW_CTX] = (int)cr_proc.next_ctx;
+    row[ROW_CTX] = cr_ctx_offer(0);
     row[ROW_JOB] = cr_proc.job_id;      /* ROW_BASE: in the settling rounds */
     row[ROW_RANK] = cr_proc.world_rank;
     if (net) {
@@ -450,7 +457,8 @@ static int dyn_bridge(cr_comm_t *lc, int root, int fd, int root_err, const char 
             hdr[0] = root_err;
             snprintf(why, sizeof why, "%s", root_why);
         } else {
-            hdr[0] = root_swap(fd, ltab, lc->size, lok, &rtab, &hdr[1], why, sizeof why);
+            hdr[0] = root_swap(fd, ltab, lc->size, lok, answer_by, &rtab, &hdr[1], why,
+                               sizeof why);
         }
     }
     if (!err) err = cr_comm_bcast_ints(lc, root, hdr, 2, CR_TAG_INTER);
@@ -520,10 +528,10 @@ static int dyn_bridge(cr_comm_t *lc, int root, int fd, int root_err, const char 
 /* dyn_bridge for a socket of our own (closed after it), the new
  * intercommunicator's handle into *out. */
 static int bridge_own(cr_comm_t *lc, int root, int fd, int root_err, const char *root_why,
-                      const char *fname, MPI_Comm *out)
+                      long long answer_by, const char *fname, MPI_Comm *out)
 {
     cr_comm_t *c;
-    int err = dyn_bridge(lc, root, fd, root_err, root_why, fname, &c);
+    int err = dyn_bridge(lc, root, fd, root_err, root_why, answer_by, fname, &c);
     if (fd >= 0) close(fd);
     if (!err) *out = c->handle;
     return err;
@@ -607,20 +615,31 @@ int core_comm_accept(const char *port_name, cr_info_t *info, int root, cr_comm_t
             rerr = MPI_ERR_PORT;
         }
     }
-    return bridge_own(comm, root, fd, rerr, why, "MPI_Comm_accept", newcomm);
+    return bridge_own(comm, root, fd, rerr, why, -1, "MPI_Comm_accept", newcomm);
+}
+
+/* How long MPI_Comm_connect waits for an accept, in ms: the info key
+ * "timeout" (seconds, as MPICH reads it) at the root, else the setting. */
+static long long connect_timeout_ms(const cr_info_t *info)
+{
+    const char *v = info ? cr_info_get(info, "timeout") : NULL;
+    char *end;
+    long long s = v ? strtoll(v, &end, 10) : 0;
+    if (v && end != v && *end == '\0' && s > 0 && s <= INT32_MAX / 1000) return s * 1000;
+    return ut_settings.dyn_connect_timeout_ms;
 }
 
 int core_comm_connect(const char *port_name, cr_info_t *info, int root, cr_comm_t *comm,
                       MPI_Comm *newcomm)
 {
-    (void)info;
     *newcomm = MPI_COMM_NULL;
     int err = check_root("MPI_Comm_connect", root, comm);
     if (err) return err;
     int fd = -1;
     char why[512] = "";
-    if (comm->rank == root) fd = port_dial(port_name, why, sizeof why);
-    return bridge_own(comm, root, fd, MPI_ERR_PORT, why, "MPI_Comm_connect", newcomm);
+    long long deadline = now_ms() + connect_timeout_ms(info);
+    if (comm->rank == root) fd = port_dial(port_name, deadline, why, sizeof why);
+    return bridge_own(comm, root, fd, MPI_ERR_PORT, why, deadline, "MPI_Comm_connect", newcomm);
 }
 
 int core_comm_join(int fd, MPI_Comm *intercomm)
@@ -629,7 +648,7 @@ int core_comm_join(int fd, MPI_Comm *intercomm)
     int ok = fd >= 0 && fcntl(fd, F_GETFD) >= 0;
     cr_comm_t *c;
     int err = dyn_bridge(&cr_comm_self, 0, ok ? fd : -1, MPI_ERR_ARG,
-                         "fd is not an open file descriptor", "MPI_Comm_join", &c);
+                         "fd is not an open file descriptor", -1, "MPI_Comm_join", &c);
     if (!err) *intercomm = c->handle;
     return err;
 }
@@ -685,9 +704,10 @@ int cr_dyn_child_init(void)
     unsetenv("COURIER_PARENT_PORT");
     int fd = -1;
     char why[512] = "";
-    if (cr_comm_world.rank == 0) fd = port_dial(copy, why, sizeof why);
+    if (cr_comm_world.rank == 0)
+        fd = port_dial(copy, now_ms() + ut_settings.dyn_connect_timeout_ms, why, sizeof why);
     free(copy);
-    int err = dyn_bridge(&cr_comm_world, 0, fd, MPI_ERR_SPAWN, why,
+    int err = dyn_bridge(&cr_comm_world, 0, fd, MPI_ERR_SPAWN, why, -1,
                          "MPI_Init (connecting to the parents)", &parent);
     if (fd >= 0) close(fd);
     if (!err) snprintf(parent->name, sizeof parent->name, "MPI_COMM_PARENT");
@@ -834,7 +854,7 @@ static int spawn_common(const char *fname, int count, char **commands, char ***a
     if (err) return err;
     int fd = -1, rerr = 0;
     if (comm->rank == root && (fd = port_take(port, 1, why, sizeof why)) < 0) rerr = MPI_ERR_SPAWN;
-    err = bridge_own(comm, root, fd, rerr, why, fname, intercomm);
+    err = bridge_own(comm, root, fd, rerr, why, -1, fname, intercomm);
     if (port) port_close(port);
     if (errcodes)
         for (int i = 0; i < st[1]; i++) errcodes[i] = err ? MPI_ERR_SPAWN : MPI_SUCCESS;

@@ -158,7 +158,7 @@ int cr_inter_from(cr_comm_t *lc, int local_leader, cr_comm_t *bridge, int remote
 {
     /* processes name themselves by job and world rank, which every process
      * turns into its own peer number (the jobs may differ: dynamic.c) */
-    int mine[3] = { cr_proc.job_id, cr_proc.world_rank, (int)cr_proc.next_ctx };
+    int mine[3] = { cr_proc.job_id, cr_proc.world_rank, cr_ctx_offer(0) };
     int *l, *r, rsize;
     *out = NULL;
     int err = exchange(lc, local_leader, bridge, remote_leader, tag, mine, 3, &l, &r, &rsize);
@@ -209,7 +209,7 @@ int core_intercomm_merge(cr_comm_t *intercomm, int high, MPI_Comm *newintracomm)
     *newintracomm = MPI_COMM_NULL;
     if (!c->remote)
         return cr_error(MPI_ERR_COMM, "MPI_Intercomm_merge: intercomm is an intracommunicator");
-    int mine[4] = { high ? 1 : 0, (int)cr_proc.next_ctx, cr_proc.job_id, cr_proc.world_rank };
+    int mine[4] = { high ? 1 : 0, cr_ctx_offer(0), cr_proc.job_id, cr_proc.world_rank };
     int *l, *r, rsize;
     int err = exchange(c->local_comm, 0, c, 0, CR_TAG_INTER, mine, 4, &l, &r, &rsize);
     if (err) return err;
@@ -242,7 +242,7 @@ int core_intercomm_merge(cr_comm_t *intercomm, int high, MPI_Comm *newintracomm)
 
 int cr_inter_dup(cr_comm_t *c, cr_comm_t **out)
 {
-    int mine = (int)cr_proc.next_ctx;
+    int mine = cr_ctx_offer(0);
     int *l, *r, rsize;
     *out = NULL;
     int err = exchange(c->local_comm, 0, c, 0, CR_TAG_INTER, &mine, 1, &l, &r, &rsize);
@@ -261,7 +261,7 @@ int cr_inter_dup(cr_comm_t *c, cr_comm_t **out)
  * empty (MPI 4.0, 7.4.2 on MPI_COMM_SPLIT). */
 int cr_inter_split(cr_comm_t *c, int color, int key, cr_comm_t **out)
 {
-    int mine[3] = { color, key, (int)cr_proc.next_ctx };
+    int mine[3] = { color, key, cr_ctx_offer(0) };
     int *l, *r, rsize;
     *out = NULL;
     int err = exchange(c->local_comm, 0, c, 0, CR_TAG_INTER, mine, 3, &l, &r, &rsize);

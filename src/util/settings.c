@@ -14,7 +14,9 @@
 ut_settings_t ut_settings = {
 #define CR_SETTING(field, type, def, min, max, doc) .field = (def),
 #define CR_SETTING_ALIAS(field, name)
+#define CR_SETTING_ALIAS_UNIT(field, name, unit)
 #include "util/settings_table.h"
+#undef CR_SETTING_ALIAS_UNIT
 #undef CR_SETTING_ALIAS
 #undef CR_SETTING
 };
@@ -23,27 +25,35 @@ const ut_setting_desc_t ut_setting_descs[] = {
 #define CR_SETTING(field, type, def, min, max, doc) \
     { #field, UT_SET_##type, (def), (min), (max), doc, offsetof(ut_settings_t, field) },
 #define CR_SETTING_ALIAS(field, name)
+#define CR_SETTING_ALIAS_UNIT(field, name, unit)
 #include "util/settings_table.h"
+#undef CR_SETTING_ALIAS_UNIT
 #undef CR_SETTING_ALIAS
 #undef CR_SETTING
 };
 
-/* Other MPIs' names for settings: (field, variable) pairs from the table. */
-static const struct {
+/* Other MPIs' names for settings: (field, variable, unit) from the table; a
+ * value given under the other name counts in units of `unit` of the
+ * setting's own (MPICH's timeouts in seconds for a setting in ms: 1000). */
+typedef struct {
     const char *field, *env;
-} setting_aliases[] = {
+    long unit;
+} setting_alias_t;
+static const setting_alias_t setting_aliases[] = {
 #define CR_SETTING(field, type, def, min, max, doc)
-#define CR_SETTING_ALIAS(field, name) { #field, name },
+#define CR_SETTING_ALIAS(field, name) { #field, name, 1 },
+#define CR_SETTING_ALIAS_UNIT(field, name, unit) { #field, name, (unit) },
 #include "util/settings_table.h"
+#undef CR_SETTING_ALIAS_UNIT
 #undef CR_SETTING_ALIAS
 #undef CR_SETTING
-    { NULL, NULL }
+    { NULL, NULL, 1 }
 };
 
-static const char *alias_of(const char *field)
+static const setting_alias_t *alias_of(const char *field)
 {
     for (int i = 0; setting_aliases[i].field; i++)
-        if (!strcmp(setting_aliases[i].field, field)) return setting_aliases[i].env;
+        if (!strcmp(setting_aliases[i].field, field)) return &setting_aliases[i];
     return NULL;
 }
 const int ut_setting_count = sizeof(ut_setting_descs) / sizeof(ut_setting_descs[0]);
@@ -122,12 +132,18 @@ const char *ut_settings_error(void)
 
 /* Setting d's value in the environment: COURIER_<NAME>, or when that is unset
  * or empty, another MPI's name for it (CR_SETTING_ALIAS).  env receives the
- * variable's name; NULL when neither is set. */
-static const char *env_value(const ut_setting_desc_t *d, char *env, size_t len)
+ * variable's name and *unit what its value counts in (1 but for
+ * CR_SETTING_ALIAS_UNIT); NULL when neither is set. */
+static const char *env_value(const ut_setting_desc_t *d, char *env, size_t len, long *unit)
 {
     ut_setting_env(d, env, len);
-    const char *s = getenv(env), *alias = alias_of(d->name);
-    if ((!s || !*s) && alias && (s = getenv(alias)) != NULL) snprintf(env, len, "%s", alias);
+    const char *s = getenv(env);
+    const setting_alias_t *alias = alias_of(d->name);
+    *unit = 1;
+    if ((!s || !*s) && alias && (s = getenv(alias->env)) != NULL) {
+        snprintf(env, len, "%s", alias->env);
+        *unit = alias->unit;
+    }
     return s;
 }
 
@@ -135,7 +151,8 @@ static const char *env_value(const ut_setting_desc_t *d, char *env, size_t len)
 static int in_env(const ut_setting_desc_t *d)
 {
     char env[96];
-    const char *s = env_value(d, env, sizeof env);
+    long unit;
+    const char *s = env_value(d, env, sizeof env, &unit);
     return s && *s;
 }
 
@@ -203,10 +220,15 @@ int ut_settings_load(void)
         const ut_setting_desc_t *d = &ut_setting_descs[i];
         if (pinned[i]) continue;
         char env[96];
-        const char *s = env_value(d, env, sizeof env);
+        long unit;
+        const char *s = env_value(d, env, sizeof env, &unit);
         long v = d->def;
         if (s && *s) {
             int bad = parse_value(d, s, &v) != 0;
+            if (!bad && unit != 1 && d->type != UT_SET_STRING) {
+                if (v > LONG_MAX / unit || v < LONG_MIN / unit) bad = 1;
+                else v *= unit;
+            }
             if (bad || (d->type != UT_SET_STRING && (v < d->min || v > d->max))) {
                 if (rc == 0)
                     snprintf(load_error, sizeof load_error, "%s=\"%s\": %s; the range of %s "

@@ -10,7 +10,9 @@ typedef enum { UT_SET_INT, UT_SET_SIZE, UT_SET_BOOL, UT_SET_STRING } ut_setting_
 typedef struct {
 #define CR_SETTING(field, type, def, min, max, doc) long field;
 #define CR_SETTING_ALIAS(field, name)
+#define CR_SETTING_ALIAS_UNIT(field, name, unit)
 #include "util/settings_table.h"
+#undef CR_SETTING_ALIAS_UNIT
 #undef CR_SETTING_ALIAS
 #undef CR_SETTING
 } ut_settings_t;

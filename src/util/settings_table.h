@@ -12,7 +12,9 @@
  * default a STRING row may have) for unset, else the environment's string;
  * its range is not checked (give 0, 0).
  * CR_SETTING_ALIAS(field, "NAME") makes the environment variable NAME (another
- * MPI's name for the same thing) set field when COURIER_<FIELD> is not set.
+ * MPI's name for the same thing) set field when COURIER_<FIELD> is not set;
+ * CR_SETTING_ALIAS_UNIT(field, "NAME", unit) the same for a NAME whose value
+ * counts in units of `unit` of field's (seconds for a field in ms: 1000).
  * No other file may hold a tunable number.
  */
 CR_SETTING(eager_limit,        SIZE, 8192, 0, 16777216,   "Largest message, in bytes, sent eagerly through the shared-memory cells; larger ones use rendezvous")
@@ -104,7 +106,7 @@ CR_SETTING(rma_ofi_atomics,    BOOL, 1, 0, 1,      "On windows that span nodes (
 CR_SETTING(rma_lock_backoff_us, INT, 1000, 1, 1000000, "Longest wait, in microseconds, between two tries of a window lock taken by network atomics (the wait doubles from 1 us after each failed try)")
 /* dynamic processes (src/core/dynamic.c, docs/dynamic.md) */
 CR_SETTING(dyn_accept_timeout_ms, INT, 0, 0, 2147483647, "Longest wait of MPI_Comm_accept, of a spawning parent, and of both roots for each other's group, in ms; 0: no limit while the launcher is there")
-CR_SETTING(dyn_connect_timeout_ms, INT, 10000, 1, 2147483647, "Longest wait of MPI_Comm_connect for the port to take the connection, in ms (MPI_ERR_PORT after it)")
+CR_SETTING(dyn_connect_timeout_ms, INT, 60000, 1, 2147483647, "Longest wait of MPI_Comm_connect for an MPI_Comm_accept on the port, in ms (MPI_ERR_PORT after it; the info key timeout, in seconds, overrides it; also read from MPIR_CVAR_CH4_COMM_CONNECT_TIMEOUT, in seconds)")
 CR_SETTING(dyn_poll_ms,        INT,  100, 1, 10000, "While waiting for a connection, how often, in ms, the root checks that the launcher is still there")
 CR_SETTING(dyn_port_backlog,   INT,  16, 1, 4096,  "Connections an open port queues before MPI_Comm_accept takes them (listen backlog)")
 CR_SETTING(universe_size,      INT,  0, 0, 1000000, "MPI_UNIVERSE_SIZE (mpiexec's -usize wins; read by mpiexec, and by the ranks when the launcher states none, e.g. under Hydra or srun); 0: the slots of -hosts or -f, else not set, as under Hydra")
@@ -163,3 +165,6 @@ CR_SETTING_ALIAS(coll_reduce_short_bytes, "MPIR_CVAR_REDUCE_SHORT_MSG_SIZE")
 CR_SETTING(coll_shm_sleep_us,  INT,  0, -1, 60000000, "Microseconds a rank waiting in a shared-memory collective yields the core before it sleeps until a peer wakes it, when ranks outnumber cores (-1: COURIER_WAIT_SLEEP_US, as when they do not)")
 CR_SETTING(coll_shm_spin,      INT,  0, -1, 1000000000, "Idle polls a rank waiting in a shared-memory collective spins before it yields, when ranks outnumber cores (-1: COURIER_SPIN_COUNT_OVERSUBSCRIBED, as other waits)")
 CR_SETTING(coll_shm_meet,      INT,  -1, -1, 1,    "Shared-memory barrier, allreduce, allgather, alltoall and reduce_scatter meet at one arrival counter whose last arrival wakes the others, rather than each rank waiting for every other's line: 1 on, 0 off, -1 when ranks outnumber cores (rank 0's choice holds for a communicator)")
+/* conformance: erroneous programs get errors (issue 11, src/core/comm.c, src/core/dynamic.c) */
+CR_SETTING(max_comms,          INT,  16384, 16, 16777216, "Communicators a process may hold at once (handles not yet freed); creating one more is MPI_ERR_OTHER on every process of the call, as when MPICH runs out of context ids")
+CR_SETTING_ALIAS_UNIT(dyn_connect_timeout_ms, "MPIR_CVAR_CH4_COMM_CONNECT_TIMEOUT", 1000)
