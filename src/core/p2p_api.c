@@ -225,17 +225,15 @@ static int chan_finish(cr_chan_t *ch, int err, cr_request_t *r, MPI_Status *stat
     return err;
 }
 
-/* The channel to take the channel path on, locked; NULL for channel 0 of a
- * job across nodes (its network endpoint is also used under the library
- * lock alone, by one-sided communication; the other channels' endpoints
- * serve their channel only). */
+/* The channel to take the channel path on, locked.  Every channel's network
+ * endpoint is called under its lock only, channel 0's too: one-sided
+ * communication and dynamic processes reach it through its locked view
+ * (cr_chan_net_shared). */
 static cr_chan_t *chan_take(cr_comm_t *comm, int tag, int src)
 {
     cr_chan_t *ch = cr_chan_of(comm, CR_CTX_PT2PT, tag, src);
     cr_chan_lock_slow(ch);
-    if (CR_LIKELY(!ch->net || ch != &cr_chan0)) return ch;
-    cr_chan_unlock_slow(ch);
-    return NULL;
+    return ch;
 }
 
 static __attribute__((noinline)) int send_chan(cr_chan_t *ch, const void *buf, MPI_Count count,
@@ -269,10 +267,9 @@ static __attribute__((noinline, cold)) int send_general_locked(
     const void *buf, MPI_Count count, cr_datatype_t *datatype, int dest, int tag, cr_comm_t *comm,
     int mode, cr_how_t how, MPI_Request *request)
 {
-    cr_chan_t *ch;
-    if (chan_path(datatype, mode, how) && (ch = chan_take(comm, tag, comm->rank)))
-        return send_chan(ch, buf, count, datatype, dest, tag, comm, mode,
-                         how == CR_NONBLOCKING ? request : NULL);
+    if (chan_path(datatype, mode, how))
+        return send_chan(chan_take(comm, tag, comm->rank), buf, count, datatype, dest, tag, comm,
+                         mode, how == CR_NONBLOCKING ? request : NULL);
     cr_lib_lock_slow();
     int err = send_general(buf, count, datatype, dest, tag, comm, mode, how, request);
     cr_lib_unlock_slow();
@@ -283,10 +280,9 @@ static __attribute__((noinline, cold)) int recv_general_locked(
     void *buf, MPI_Count count, cr_datatype_t *datatype, int source, int tag, cr_comm_t *comm,
     MPI_Status *status, cr_how_t how, MPI_Request *request)
 {
-    cr_chan_t *ch;
-    if (chan_path(datatype, 0, how) && (ch = chan_take(comm, tag, source)))
-        return recv_chan(ch, buf, count, datatype, source, tag, comm, status,
-                         how == CR_NONBLOCKING ? request : NULL);
+    if (chan_path(datatype, 0, how))
+        return recv_chan(chan_take(comm, tag, source), buf, count, datatype, source, tag, comm,
+                         status, how == CR_NONBLOCKING ? request : NULL);
     cr_lib_lock_slow();
     int err = recv_general(buf, count, datatype, source, tag, comm, status, how, request);
     cr_lib_unlock_slow();

@@ -417,7 +417,7 @@ tr_iface_t *cr_chan_net_peer(cr_chan_t *ch, int peer, uint64_t *addr)
     tr_iface_t *tr = v && v->kind == CR_VC_NET ? v->tr : NULL;
     if (tr) *addr = v->addr;
     cr_chan_unlock(ch);
-    return tr;
+    return tr && tr == ch->net ? cr_chan_net_shared(ch) : tr;
 }
 
 static void busy_add(cr_chan_t *ch, cr_vc_t *v)
@@ -1345,19 +1345,19 @@ int cr_chan_bind_peer(cr_chan_t *ch, int peer, tr_iface_t *tr, const void *addr,
                       int32_t id)
 {
     uint64_t handle;
-    if (tr_add_peer(tr, addr, len, id, &handle) != TR_OK) return -1;
+    /* the interface is the channel's: called under its lock */
     cr_chan_lock(ch);
-    vc_bind(ch, &ch->vc[peer], tr, handle);
+    int ok = tr_add_peer(tr, addr, len, id, &handle) == TR_OK;
+    if (ok) vc_bind(ch, &ch->vc[peer], tr, handle);
     cr_chan_unlock(ch);
-    return 0;
+    return ok ? 0 : -1;
 }
 
 int cr_chan_add_peer(cr_chan_t *ch, tr_iface_t *tr, const void *addr, size_t len, int32_t id)
 {
     uint64_t handle;
-    if (tr_add_peer(tr, addr, len, id, &handle) != TR_OK) return -1;
     cr_chan_lock(ch);
-    int peer = chan_reserve_peers(ch, 1);
+    int peer = tr_add_peer(tr, addr, len, id, &handle) == TR_OK ? chan_reserve_peers(ch, 1) : -1;
     if (peer >= 0) vc_bind(ch, &ch->vc[peer], tr, handle);
     cr_chan_unlock(ch);
     return peer;
