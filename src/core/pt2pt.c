@@ -1076,17 +1076,26 @@ void cr_cancel_send(cr_request_t *s)
 {
     if (s->kind != CR_REQ_SEND || s->cancelled || s->vpeer < 0) return;
     cr_chan_t *ch = s->chan ? s->chan : &cr_chan0;   /* the MPI_Isend fast path: channel 0 */
+    /* the request's state, the peer's out queue and the transport are the
+     * channel's: other threads may be completing its sends meanwhile */
+    cr_chan_lock(ch);
     uint64_t id = s->child ? msg_id_of(s->child, s->wire_gen) : cr_msg_id(s);
     cr_cancel_t c = { .reply = cr_msg_id(s) };
     s->cancelled = 1;
     s->pending++;                       /* the answer */
     __atomic_store_n(&s->complete, 0, __ATOMIC_RELAXED);
     ctrl_send(ch, s->vpeer, CR_AM_CANCEL, id, &c, sizeof c);
+    int self = ch->vc[s->vpeer].kind == CR_VC_SELF;
+    cr_chan_unlock(ch);
     /* A send to this very process is decided here and now: a program may ask
      * MPI_Request_get_status right after MPI_Cancel and, seeing it not
      * cancelled, receive the message itself (mpi4py's testProbeCancel). */
-    if (ch->vc[s->vpeer].kind == CR_VC_SELF)
-        for (int i = 0; i < 1000 && s->cancelled != 2; i++) cr_progress();
+    for (int i = 0, decided = !self; i < 1000 && !decided; i++) {
+        cr_progress();
+        cr_chan_lock(ch);
+        decided = s->cancelled == 2;
+        cr_chan_unlock(ch);
+    }
 }
 
 /* COURIER_DEBUG=3: one line per packet that arrives (src/util/log.h). */
