@@ -629,6 +629,14 @@ static void let_go(cr_chan_t *ch)
     else cr_lib_unlock();
 }
 
+/* cr_progress_events as the waiting policy of a call under the library lock
+ * reads it (ch NULL); a call under a channel's lock does not use it, and may
+ * not read it: the library lock guards it. */
+static inline unsigned long events_before(const cr_chan_t *ch)
+{
+    return ch ? 0 : cr_progress_events;
+}
+
 /* One poll: of the channel held, or of everything. */
 static int poll_in(cr_chan_t *ch)
 {
@@ -694,7 +702,7 @@ int core_testall(int count, MPI_Request array_of_requests[], int *flag,
 {
     cr_chan_t *ch = chan_of_all(count, array_of_requests);
     hold(ch);
-    unsigned long before = cr_progress_events;
+    unsigned long before = events_before(ch);
     *flag = all_complete(ch, count, array_of_requests);
     if (!ch) cr_wait_test(before, *flag);
     int any_err = 0;
@@ -737,7 +745,7 @@ int core_waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Sta
     cr_wait_t w = CR_WAIT_INIT;
     hold(ch);
     for (;;) {
-        unsigned long before = cr_progress_events;
+        unsigned long before = events_before(ch);
         int flag, err = testany_once(ch, count, array_of_requests, index, &flag, status);
         if (err || flag) {
             if (!ch) cr_wait_end(&w);
@@ -754,7 +762,7 @@ int core_testany(int count, MPI_Request array_of_requests[], int *index, int *fl
 {
     cr_chan_t *ch = chan_of_all(count, array_of_requests);
     hold(ch);
-    unsigned long before = cr_progress_events;
+    unsigned long before = events_before(ch);
     int err = testany_once(ch, count, array_of_requests, index, flag, status);
     if (!ch) cr_wait_test(before, err || *flag);
     let_go(ch);
@@ -788,7 +796,7 @@ int core_waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
     cr_wait_t w = CR_WAIT_INIT;
     hold(ch);
     for (;;) {
-        unsigned long before = cr_progress_events;
+        unsigned long before = events_before(ch);
         int err = testsome_once(ch, incount, array_of_requests, outcount, array_of_indices,
                                 array_of_statuses);
         if (err || *outcount != 0) {
@@ -806,7 +814,7 @@ int core_testsome(int incount, MPI_Request array_of_requests[], int *outcount,
 {
     cr_chan_t *ch = chan_of_all(incount, array_of_requests);
     hold(ch);
-    unsigned long before = cr_progress_events;
+    unsigned long before = events_before(ch);
     int err = testsome_once(ch, incount, array_of_requests, outcount, array_of_indices,
                             array_of_statuses);
     if (!ch) cr_wait_test(before, err || *outcount != 0);

@@ -91,8 +91,11 @@ static void piece_done(tr_comp_t *c, tr_status_t st)
     net_batch_t *b = ((net_piece_t *)(void *)c)->b;
     if (st != TR_OK && b->st == TR_OK) b->st = st;
     __atomic_fetch_sub(&b->t->net_pending, 1, __ATOMIC_RELEASE);
-    /* a get's batch belongs to its waiting caller */
-    if (__atomic_sub_fetch(&b->left, 1, __ATOMIC_ACQ_REL) == 0 && b->write) batch_end(b);
+    /* a get's batch belongs to its waiting caller, who may free it as soon as
+     * left reaches 0 (in another thread: completions run on the channel
+     * path too), so write is read before */
+    int write = b->write;
+    if (__atomic_sub_fetch(&b->left, 1, __ATOMIC_ACQ_REL) == 0 && write) batch_end(b);
 }
 
 /* Wait until every piece of a batch its caller keeps (a get, an
