@@ -189,7 +189,8 @@ static int unguided_kind(cr_comm_t *c, int *err)
 /* ---- the node layer of hierarchical collectives ------------------------------ */
 /* One exchange of (node color, rank, next free context id) gives every rank
  * the nodes of all and one agreed context id for both new communicators (the
- * node communicators of different nodes share one: they are disjoint). */
+ * node communicators of different nodes share one: they are disjoint),
+ * settled as every communicator's id is (with threads, rounds more). */
 int cr_comm_node_split(cr_comm_t *c, int *node_of, int *nnodes, cr_comm_t **node,
                        cr_comm_t **leaders)
 {
@@ -201,6 +202,14 @@ int cr_comm_node_split(cr_comm_t *c, int *node_of, int *nnodes, cr_comm_t **node
     cr_ctx_agreeing++;
     int err = cr_comm_allgather_ints(c, in, 3, all, CR_TAG_CTX);
     cr_ctx_agreeing--;
+    uint32_t ctx = 0;
+    for (int r = 0; !err && r < p; r++)
+        if ((uint32_t)all[3 * r + 2] > ctx) ctx = (uint32_t)all[3 * r + 2];
+    /* both ids are taken as every communicator's are (comm.c): with threads,
+     * another thread of this process may be making a communicator, or the
+     * node layer of another one, from the same next free id at the same time
+     * (docs/threads.md, "Making communicators from several threads") */
+    if (!err) err = cr_ctx_settle_intra(c, CR_TAG_CTX, 2, &ctx);
     /* colors are world ranks, of the process's own world (another job's, for
      * processes that connected): size the color -> node table by the largest */
     int colors = 0;
@@ -208,11 +217,9 @@ int cr_comm_node_split(cr_comm_t *c, int *node_of, int *nnodes, cr_comm_t **node
         if (all[3 * r] >= colors) colors = all[3 * r] + 1;
     if (!err && !(index = malloc((size_t)colors * sizeof(int))))
         err = cr_error(MPI_ERR_NO_MEM, "no memory for the node layer of a communicator");
-    uint32_t ctx = 0;
     for (int w = 0; !err && w < colors; w++) index[w] = -1;
     for (int r = 0; !err && r < p; r++) {
         int color = all[3 * r];
-        if ((uint32_t)all[3 * r + 2] > ctx) ctx = (uint32_t)all[3 * r + 2];
         if (index[color] < 0) index[color] = n++;
         node_of[r] = index[color];
     }
@@ -222,7 +229,6 @@ int cr_comm_node_split(cr_comm_t *c, int *node_of, int *nnodes, cr_comm_t **node
         return err;
     }
     *nnodes = n;
-    cr_ctx_reserve(ctx, 2);
     int leader = 1;
     cr_group_t *g = cr_group_split(c->group, all, 3, in[0]);
     /* the leaders: a node's first rank in c gets color 0, the others 1 */

@@ -57,6 +57,19 @@ enum { ROW_CTX, ROW_BASE, ROW_OK, ROW_JOB, ROW_RANK, ROW_ALEN, ROW_ADDR,
        ROW_INTS = ROW_ADDR + TR_ADDR_MAX / 4 };
 _Static_assert(TR_ADDR_MAX % 4 == 0, "addresses are carried in ints");
 
+/* This process's network address into its row (ROW_OK, ROW_ALEN, ROW_ADDR)
+ * when net, the network interface cr_net_up gave (channel 0's), is there.
+ * Threads on channel 0's channel path use the same endpoint: it is asked
+ * through the channel's locked view. */
+static void row_address(tr_iface_t *net, int *row)
+{
+    size_t alen = 0;
+    if (net && tr_my_address(cr_chan_net_shared(&cr_chan0), &row[ROW_ADDR], &alen) == TR_OK) {
+        row[ROW_OK] = 1;
+        row[ROW_ALEN] = (int)alen;
+    }
+}
+
 /* ---- ports -------------------------------------------------------------------------- */
 typedef struct dyn_port {
     struct dyn_port *next;
@@ -436,13 +449,7 @@ static int dyn_bridge(cr_comm_t *lc, int root, int fd, int root_err, const char 
     row[ROW_CTX] = cr_ctx_offer(0);
     row[ROW_JOB] = cr_proc.job_id;      /* ROW_BASE: in the settling rounds */
     row[ROW_RANK] = cr_proc.world_rank;
-    if (net) {
-        size_t alen = 0;
-        if (tr_my_address(net, &row[ROW_ADDR], &alen) == TR_OK) {
-            row[ROW_OK] = 1;
-            row[ROW_ALEN] = (int)alen;
-        }
-    }
+    row_address(net, row);
     int *ltab = malloc((size_t)lc->size * ROW_INTS * sizeof(int)), *rtab = NULL;
     if (!ltab) return cr_error(MPI_ERR_NO_MEM, "%s: out of memory", fname);
     cr_ctx_agreeing++;
@@ -546,14 +553,10 @@ void cr_dyn_row(int *row)
 {
     memset(row, 0, ROW_INTS * sizeof(int));
     tr_iface_t *net = cr_net_up();
-    size_t alen = 0;
     row[ROW_BASE] = cr_chan0.nvc;
     row[ROW_JOB] = cr_proc.job_id;
     row[ROW_RANK] = cr_proc.world_rank;
-    if (net && tr_my_address(net, &row[ROW_ADDR], &alen) == TR_OK) {
-        row[ROW_OK] = 1;
-        row[ROW_ALEN] = (int)alen;
-    }
+    row_address(net, row);
 }
 
 /* Remote process j of another job becomes peer base + (the number of other-job

@@ -225,17 +225,15 @@ static int chan_finish(cr_chan_t *ch, int err, cr_request_t *r, MPI_Status *stat
     return err;
 }
 
-/* The channel to take the channel path on, locked; NULL for channel 0 of a
- * job across nodes (its network endpoint is also used under the library
- * lock alone, by one-sided communication; the other channels' endpoints
- * serve their channel only). */
+/* The channel to take the channel path on, locked.  Every channel's network
+ * endpoint is called under its lock only, channel 0's too: one-sided
+ * communication and dynamic processes reach it through its locked view
+ * (cr_chan_net_shared). */
 static cr_chan_t *chan_take(cr_comm_t *comm, int tag, int src)
 {
     cr_chan_t *ch = cr_chan_of(comm, CR_CTX_PT2PT, tag, src);
     cr_chan_lock_slow(ch);
-    if (CR_LIKELY(!ch->net || ch != &cr_chan0)) return ch;
-    cr_chan_unlock_slow(ch);
-    return NULL;
+    return ch;
 }
 
 static __attribute__((noinline)) int send_chan(cr_chan_t *ch, const void *buf, MPI_Count count,
@@ -269,10 +267,9 @@ static __attribute__((noinline, cold)) int send_general_locked(
     const void *buf, MPI_Count count, cr_datatype_t *datatype, int dest, int tag, cr_comm_t *comm,
     int mode, cr_how_t how, MPI_Request *request)
 {
-    cr_chan_t *ch;
-    if (chan_path(datatype, mode, how) && (ch = chan_take(comm, tag, comm->rank)))
-        return send_chan(ch, buf, count, datatype, dest, tag, comm, mode,
-                         how == CR_NONBLOCKING ? request : NULL);
+    if (chan_path(datatype, mode, how))
+        return send_chan(chan_take(comm, tag, comm->rank), buf, count, datatype, dest, tag, comm,
+                         mode, how == CR_NONBLOCKING ? request : NULL);
     cr_lib_lock_slow();
     int err = send_general(buf, count, datatype, dest, tag, comm, mode, how, request);
     cr_lib_unlock_slow();
@@ -283,10 +280,9 @@ static __attribute__((noinline, cold)) int recv_general_locked(
     void *buf, MPI_Count count, cr_datatype_t *datatype, int source, int tag, cr_comm_t *comm,
     MPI_Status *status, cr_how_t how, MPI_Request *request)
 {
-    cr_chan_t *ch;
-    if (chan_path(datatype, 0, how) && (ch = chan_take(comm, tag, source)))
-        return recv_chan(ch, buf, count, datatype, source, tag, comm, status,
-                         how == CR_NONBLOCKING ? request : NULL);
+    if (chan_path(datatype, 0, how))
+        return recv_chan(chan_take(comm, tag, source), buf, count, datatype, source, tag, comm,
+                         status, how == CR_NONBLOCKING ? request : NULL);
     cr_lib_lock_slow();
     int err = recv_general(buf, count, datatype, source, tag, comm, status, how, request);
     cr_lib_unlock_slow();
@@ -633,6 +629,14 @@ static void let_go(cr_chan_t *ch)
     else cr_lib_unlock();
 }
 
+/* cr_progress_events as the waiting policy of a call under the library lock
+ * reads it (ch NULL); a call under a channel's lock does not use it, and may
+ * not read it: the library lock guards it. */
+static inline unsigned long events_before(const cr_chan_t *ch)
+{
+    return ch ? 0 : cr_progress_events;
+}
+
 /* One poll: of the channel held, or of everything. */
 static int poll_in(cr_chan_t *ch)
 {
@@ -698,7 +702,7 @@ int core_testall(int count, MPI_Request array_of_requests[], int *flag,
 {
     cr_chan_t *ch = chan_of_all(count, array_of_requests);
     hold(ch);
-    unsigned long before = cr_progress_events;
+    unsigned long before = events_before(ch);
     *flag = all_complete(ch, count, array_of_requests);
     if (!ch) cr_wait_test(before, *flag);
     int any_err = 0;
@@ -741,7 +745,7 @@ int core_waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Sta
     cr_wait_t w = CR_WAIT_INIT;
     hold(ch);
     for (;;) {
-        unsigned long before = cr_progress_events;
+        unsigned long before = events_before(ch);
         int flag, err = testany_once(ch, count, array_of_requests, index, &flag, status);
         if (err || flag) {
             if (!ch) cr_wait_end(&w);
@@ -758,7 +762,7 @@ int core_testany(int count, MPI_Request array_of_requests[], int *index, int *fl
 {
     cr_chan_t *ch = chan_of_all(count, array_of_requests);
     hold(ch);
-    unsigned long before = cr_progress_events;
+    unsigned long before = events_before(ch);
     int err = testany_once(ch, count, array_of_requests, index, flag, status);
     if (!ch) cr_wait_test(before, err || *flag);
     let_go(ch);
@@ -792,7 +796,7 @@ int core_waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
     cr_wait_t w = CR_WAIT_INIT;
     hold(ch);
     for (;;) {
-        unsigned long before = cr_progress_events;
+        unsigned long before = events_before(ch);
         int err = testsome_once(ch, incount, array_of_requests, outcount, array_of_indices,
                                 array_of_statuses);
         if (err || *outcount != 0) {
@@ -810,7 +814,7 @@ int core_testsome(int incount, MPI_Request array_of_requests[], int *outcount,
 {
     cr_chan_t *ch = chan_of_all(incount, array_of_requests);
     hold(ch);
-    unsigned long before = cr_progress_events;
+    unsigned long before = events_before(ch);
     int err = testsome_once(ch, incount, array_of_requests, outcount, array_of_indices,
                             array_of_statuses);
     if (!ch) cr_wait_test(before, err || *outcount != 0);

@@ -417,7 +417,7 @@ tr_iface_t *cr_chan_net_peer(cr_chan_t *ch, int peer, uint64_t *addr)
     tr_iface_t *tr = v && v->kind == CR_VC_NET ? v->tr : NULL;
     if (tr) *addr = v->addr;
     cr_chan_unlock(ch);
-    return tr;
+    return tr && tr == ch->net ? cr_chan_net_shared(ch) : tr;
 }
 
 static void busy_add(cr_chan_t *ch, cr_vc_t *v)
@@ -1076,17 +1076,26 @@ void cr_cancel_send(cr_request_t *s)
 {
     if (s->kind != CR_REQ_SEND || s->cancelled || s->vpeer < 0) return;
     cr_chan_t *ch = s->chan ? s->chan : &cr_chan0;   /* the MPI_Isend fast path: channel 0 */
+    /* the request's state, the peer's out queue and the transport are the
+     * channel's: other threads may be completing its sends meanwhile */
+    cr_chan_lock(ch);
     uint64_t id = s->child ? msg_id_of(s->child, s->wire_gen) : cr_msg_id(s);
     cr_cancel_t c = { .reply = cr_msg_id(s) };
     s->cancelled = 1;
     s->pending++;                       /* the answer */
     __atomic_store_n(&s->complete, 0, __ATOMIC_RELAXED);
     ctrl_send(ch, s->vpeer, CR_AM_CANCEL, id, &c, sizeof c);
+    int self = ch->vc[s->vpeer].kind == CR_VC_SELF;
+    cr_chan_unlock(ch);
     /* A send to this very process is decided here and now: a program may ask
      * MPI_Request_get_status right after MPI_Cancel and, seeing it not
      * cancelled, receive the message itself (mpi4py's testProbeCancel). */
-    if (ch->vc[s->vpeer].kind == CR_VC_SELF)
-        for (int i = 0; i < 1000 && s->cancelled != 2; i++) cr_progress();
+    for (int i = 0, decided = !self; i < 1000 && !decided; i++) {
+        cr_progress();
+        cr_chan_lock(ch);
+        decided = s->cancelled == 2;
+        cr_chan_unlock(ch);
+    }
 }
 
 /* COURIER_DEBUG=3: one line per packet that arrives (src/util/log.h). */
@@ -1345,19 +1354,19 @@ int cr_chan_bind_peer(cr_chan_t *ch, int peer, tr_iface_t *tr, const void *addr,
                       int32_t id)
 {
     uint64_t handle;
-    if (tr_add_peer(tr, addr, len, id, &handle) != TR_OK) return -1;
+    /* the interface is the channel's: called under its lock */
     cr_chan_lock(ch);
-    vc_bind(ch, &ch->vc[peer], tr, handle);
+    int ok = tr_add_peer(tr, addr, len, id, &handle) == TR_OK;
+    if (ok) vc_bind(ch, &ch->vc[peer], tr, handle);
     cr_chan_unlock(ch);
-    return 0;
+    return ok ? 0 : -1;
 }
 
 int cr_chan_add_peer(cr_chan_t *ch, tr_iface_t *tr, const void *addr, size_t len, int32_t id)
 {
     uint64_t handle;
-    if (tr_add_peer(tr, addr, len, id, &handle) != TR_OK) return -1;
     cr_chan_lock(ch);
-    int peer = chan_reserve_peers(ch, 1);
+    int peer = tr_add_peer(tr, addr, len, id, &handle) == TR_OK ? chan_reserve_peers(ch, 1) : -1;
     if (peer >= 0) vc_bind(ch, &ch->vc[peer], tr, handle);
     cr_chan_unlock(ch);
     return peer;

@@ -218,10 +218,21 @@ int cr_chan_init(cr_chan_t *ch, int me, int npeers, tr_iface_t **trs, int ntr, t
                  tr_iface_t *shm);
 void cr_chan_fini(cr_chan_t *ch);
 /* The network interface through which the channel reaches peer (connecting
- * it on first use) and the transport's address of it in *addr; NULL when the
- * peer is reached otherwise (itself, shared memory) or not at all.  One-sided
- * communication uses it for the network transport's get/put. */
+ * it on first use), as cr_chan_net_shared gives it, and the transport's
+ * address of it in *addr; NULL when the peer is reached otherwise (itself,
+ * shared memory) or not at all.  One-sided communication uses it for the
+ * network transport's get/put and atomics. */
 tr_iface_t *cr_chan_net_peer(cr_chan_t *ch, int peer, uint64_t *addr);
+/* The channel's network interface (NULL: none) for callers outside the
+ * channel that use it beside the channel's own traffic (one-sided
+ * communication, dynamic processes' addresses): with the channel locks on, a
+ * view of it whose every call takes the channel's lock around the
+ * transport's (src/core/chan_net.c), else the interface itself.  Call it, and
+ * the view, with the library lock held and not the channel's.  Completion
+ * callbacks of operations started through it run from the channel's polls,
+ * under the channel's lock, possibly in a thread that does not hold the
+ * library lock. */
+tr_iface_t *cr_chan_net_shared(cr_chan_t *ch);
 /* Add a transport started after the channel (the network transport, started
  * on first use by dynamic processes): it joins the list tried on connect and
  * the channel becomes its AM handler.  0, or -1 when the list is full. */

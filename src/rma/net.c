@@ -36,7 +36,11 @@
  * network atomics, with back-off.  The decision is collective at window
  * creation, so every origin uses the same mechanism on every word.  No
  * target is connected at creation: a rank only checks that it can reach
- * every rank, and connects to a target at its first operation on it. */
+ * every rank, and connects to a target at its first operation on it.
+ * The endpoint is channel 0's, which threads on the channel path use at the
+ * same time: it is reached through the channel's locked view
+ * (cr_chan_net_shared, core/pt2pt.h), and completions may run in such a
+ * thread, without the library lock. */
 #include "rma/rma.h"
 #include "core/comm_priv.h"
 #include "core/pt2pt.h"
@@ -87,8 +91,11 @@ static void piece_done(tr_comp_t *c, tr_status_t st)
     net_batch_t *b = ((net_piece_t *)(void *)c)->b;
     if (st != TR_OK && b->st == TR_OK) b->st = st;
     __atomic_fetch_sub(&b->t->net_pending, 1, __ATOMIC_RELEASE);
-    /* a get's batch belongs to its waiting caller */
-    if (__atomic_sub_fetch(&b->left, 1, __ATOMIC_ACQ_REL) == 0 && b->write) batch_end(b);
+    /* a get's batch belongs to its waiting caller, who may free it as soon as
+     * left reaches 0 (in another thread: completions run on the channel
+     * path too), so write is read before */
+    int write = b->write;
+    if (__atomic_sub_fetch(&b->left, 1, __ATOMIC_ACQ_REL) == 0 && write) batch_end(b);
 }
 
 /* Wait until every piece of a batch its caller keeps (a get, an
@@ -187,7 +194,8 @@ static int nextra;
 
 static tr_iface_t *net_reach(int world, uint64_t *addr)
 {
-    tr_iface_t *net = cr_chan0.net, *tr = cr_chan_net_peer(&cr_chan0, world, addr);
+    tr_iface_t *net = cr_chan_net_shared(&cr_chan0);
+    tr_iface_t *tr = cr_chan_net_peer(&cr_chan0, world, addr);
     if (tr) return tr;
     if (!net || world >= cr_proc.world_size) return NULL;   /* another job's: not published */
     for (int i = 0; i < nextra; i++)
@@ -325,7 +333,7 @@ static int atomic_ready(cr_win_t *w, tr_iface_t *net, uint32_t *types)
 
 int rma_net_init(cr_win_t *w, void *mem, size_t bytes)
 {
-    tr_iface_t *net = cr_chan0.net;
+    tr_iface_t *net = cr_chan_net_shared(&cr_chan0);
     if (!ut_settings.rma_ofi_native || !net || !(net->caps.flags & TR_CAP_ONESIDED))
         return MPI_SUCCESS;
     if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
@@ -381,8 +389,8 @@ int rma_net_init(cr_win_t *w, void *mem, size_t bytes)
 
 void rma_net_fini(cr_win_t *w)
 {
-    if (w->net_keyed) tr_mem_release(cr_chan0.net, &w->net_key);
-    if (w->net_ckeyed) tr_mem_release(cr_chan0.net, &w->net_ckey);
+    if (w->net_keyed) tr_mem_release(cr_chan_net_shared(&cr_chan0), &w->net_key);
+    if (w->net_ckeyed) tr_mem_release(cr_chan_net_shared(&cr_chan0), &w->net_ckey);
     w->net_keyed = w->net_ckeyed = 0;
     for (int i = 0; w->dyn_regs && i < w->dyn_max; i++) rma_net_dyn_detach(w, i);
     free(w->dyn_regs);
@@ -398,7 +406,7 @@ void rma_net_dyn_attach(cr_win_t *w, int slot, void *base, size_t size)
 {
     rma_dkey_t *d = w->dyn_regs ? &w->dyn_regs[slot] : NULL;
     if (!d || !size) return;
-    if (tr_mem_key(cr_chan0.net, base, size, &d->key) != TR_OK) return;
+    if (tr_mem_key(cr_chan_net_shared(&cr_chan0), base, size, &d->key) != TR_OK) return;
     d->base = (uint64_t)(uintptr_t)base;
     d->size = size;
 }
@@ -407,7 +415,7 @@ void rma_net_dyn_detach(cr_win_t *w, int slot)
 {
     rma_dkey_t *d = w->dyn_regs ? &w->dyn_regs[slot] : NULL;
     if (!d || !d->size) return;
-    tr_mem_release(cr_chan0.net, &d->key);
+    tr_mem_release(cr_chan_net_shared(&cr_chan0), &d->key);
     d->size = 0;
 }
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-// sources: src/core/pt2pt.c src/core/adapt.c src/core/progress.c src/core/threads.c src/core/request.c src/core/objtab.c src/transport/transport.c src/transport/self/self.c src/transport/shm/shm.c src/util/settings.c src/util/log.c
+// sources: src/core/pt2pt.c src/core/chan_net.c src/core/adapt.c src/core/progress.c src/core/threads.c src/core/request.c src/core/objtab.c src/transport/transport.c src/transport/self/self.c src/transport/shm/shm.c src/util/settings.c src/util/log.c
 // timeout: 60
 /* Unit test of the core's matching queues and protocol state machines
  * (src/core/pt2pt.c) through a loopback test transport: two channels in this
