@@ -36,7 +36,7 @@ enum { TAG_REQ = 1, TAG_REPLY = 2 };
 enum { AM_PUT = 1, AM_GET, AM_ACC, AM_LOCK, AM_UNLOCK, AM_FLUSH, AM_POST, AM_COMPLETE, AM_STOP,
        AM_KEY };
 enum { ACC_CAS = 1, ACC_OLD = 2 };
-enum { MAX_RUNS = 64 };    /* runs in one request */
+enum { MAX_RUNS = 64 };    /* runs (am_run_t) in one request, one more at most (for_pieces) */
 
 typedef struct {
     uint32_t kind;         /* AM_* */
@@ -47,8 +47,11 @@ typedef struct {
     int32_t pad;
     uint64_t bytes;        /* data bytes (ACC with ACC_CAS: twice that follow, in then compare) */
 } am_msg_t;
+/* count runs of len bytes, the first at off, each stride bytes after the
+ * one before (a strided target datatype of many single elements is a few of
+ * these, not one per element) */
 typedef struct {
-    int64_t off, len;
+    int64_t off, len, stride, count;
 } am_run_t;
 typedef struct {
     int32_t err;           /* MPI_SUCCESS or an error class the target met */
@@ -95,7 +98,7 @@ static size_t chunk_bytes(void)
 
 static size_t msg_cap(void)
 {
-    return sizeof(am_msg_t) + MAX_RUNS * sizeof(am_run_t) + 2 * chunk_bytes();
+    return sizeof(am_msg_t) + (MAX_RUNS + 1) * sizeof(am_run_t) + 2 * chunk_bytes();
 }
 
 static cr_datatype_t *bytes_dt(void)
@@ -157,30 +160,39 @@ static void reply(struct rma_am_win *a, int origin, int err, const void *data, s
 static int runs_check(cr_win_t *w, const am_run_t *r, int n)
 {
     for (int i = 0; i < n; i++) {
-        uint64_t a = (uint64_t)r[i].off, e = a + (uint64_t)r[i].len;
+        if (r[i].len < 0 || r[i].count < 1) return MPI_ERR_RMA_RANGE;
+        int64_t last = r[i].off + (r[i].count - 1) * r[i].stride;
         if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC) {
-            if (r[i].off < 0 || r[i].len < 0 || e > (uint64_t)w->wsize) return MPI_ERR_RMA_RANGE;
+            int64_t lo = r[i].off < last ? r[i].off : last, hi = (r[i].off > last ? r[i].off : last);
+            if (lo < 0 || (uint64_t)hi + (uint64_t)r[i].len > (uint64_t)w->wsize)
+                return MPI_ERR_RMA_RANGE;
             continue;
         }
-        if (!rma_dyn_covers(rma_dyn(w, w->my_local), w->me->ndyn, a, e)) return MPI_ERR_RMA_RANGE;
+        for (int64_t k = 0; k < r[i].count; k++) {
+            uint64_t a = (uint64_t)(r[i].off + k * r[i].stride), e = a + (uint64_t)r[i].len;
+            if (!rma_dyn_covers(rma_dyn(w, w->my_local), w->me->ndyn, a, e))
+                return MPI_ERR_RMA_RANGE;
+        }
     }
     return MPI_SUCCESS;
 }
 
-static char *run_addr(cr_win_t *w, const am_run_t *r)
+/* Where the k-th run of r is. */
+static char *run_addr(cr_win_t *w, const am_run_t *r, int64_t k)
 {
-    return w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? (char *)(uintptr_t)r->off
-                                               : (char *)w->base + r->off;
+    int64_t off = r->off + k * r->stride;
+    return w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? (char *)(uintptr_t)off : (char *)w->base + off;
 }
 
 /* Gather the runs' bytes into s (write 0) or scatter s into them (write 1). */
 static void runs_copy(cr_win_t *w, const am_run_t *r, int n, char *s, int write)
 {
-    for (int i = 0; i < n; i++) {
-        if (write) memcpy(run_addr(w, &r[i]), s, (size_t)r[i].len);
-        else memcpy(s, run_addr(w, &r[i]), (size_t)r[i].len);
-        s += r[i].len;
-    }
+    for (int i = 0; i < n; i++)
+        for (int64_t k = 0; k < r[i].count; k++) {
+            if (write) memcpy(run_addr(w, &r[i], k), s, (size_t)r[i].len);
+            else memcpy(s, run_addr(w, &r[i], k), (size_t)r[i].len);
+            s += r[i].len;
+        }
 }
 
 static void on_acc(struct rma_am_win *a, int origin, const am_msg_t *m, const am_run_t *r,
@@ -192,7 +204,21 @@ static void on_acc(struct rma_am_win *a, int origin, const am_msg_t *m, const am
     if (!cur || ((m->arg & ACC_OLD) && !old))
         cr_abort_job(1, "courier: out of memory in a one-sided accumulate");
     int err = runs_check(w, r, m->nruns);
-    if (!err) {
+    if (!err && rma_net_atomic_type(w, (cr_basic_t)m->basic)) {
+        /* a type the network's atomics do on this window: other origins
+         * update these elements by them, not under the accumulate lock, so
+         * every element is updated as they do it (rma_acc_atomic_elems) */
+        size_t es = cr_basic_size((cr_basic_t)m->basic), s = 0;
+        const char *in = m->op == MPI_NO_OP && !(m->arg & ACC_CAS) ? NULL : data;
+        const char *cmp = (m->arg & ACC_CAS) ? data + n : NULL;
+        for (int i = 0; i < m->nruns; i++)
+            for (int64_t k = 0; k < r[i].count; k++) {
+                rma_acc_atomic_elems(run_addr(w, &r[i], k), (size_t)r[i].len / es,
+                                     (cr_basic_t)m->basic, cr_op_ptr(m->op), in ? in + s : NULL,
+                                     cmp ? cmp + s : NULL, old ? old + s : NULL);
+                s += (size_t)r[i].len;
+            }
+    } else if (!err) {
         rma_acc_lock(w->me);
         runs_copy(w, r, m->nruns, cur, 0);
         if (old) memcpy(old, cur, n);
@@ -397,7 +423,10 @@ static int wait_reply(cr_win_t *w, int target, void *out, size_t n)
 
 /* The runs of (tcount, tdt) at byte displacement at, in type-map order. */
 typedef struct {
-    am_run_t *r;
+    int64_t off, len;
+} flat_run_t;
+typedef struct {
+    flat_run_t *r;
     size_t n, cap;
     MPI_Aint at;
     int nomem;
@@ -408,7 +437,7 @@ static void runlist_add(void *arg, MPI_Aint off, size_t len)
     runlist_t *l = arg;
     if (l->n == l->cap) {
         size_t c = l->cap ? 2 * l->cap : 16;
-        am_run_t *r = realloc(l->r, c * sizeof *r);
+        flat_run_t *r = realloc(l->r, c * sizeof *r);
         if (!r) {
             l->nomem = 1;
             return;
@@ -416,14 +445,28 @@ static void runlist_add(void *arg, MPI_Aint off, size_t len)
         l->r = r;
         l->cap = c;
     }
-    l->r[l->n].off = (int64_t)(l->at + off);
-    l->r[l->n].len = (int64_t)len;
-    l->n++;
+    l->r[l->n++] = (flat_run_t){ (int64_t)(l->at + off), (int64_t)len };
+}
+
+/* Add the run [off, off + len) to the last of a request's runs when it
+ * continues it (adjacent to a single run, or the next of equal runs at a
+ * constant stride): 1 when it did. */
+static int run_extend(am_run_t *last, int64_t off, int64_t len)
+{
+    if (last->count == 1 && last->off + last->len == off) {
+        last->len += len;
+        return 1;
+    }
+    if (len != last->len) return 0;
+    if (last->count == 1) last->stride = off - last->off;
+    else if (off != last->off + last->count * last->stride) return 0;
+    last->count++;
+    return 1;
 }
 
 /* One request per piece: for each piece of at most chunk bytes (a multiple
- * of elem) and MAX_RUNS runs, call fn with the piece's runs and its place
- * in the packed stream. */
+ * of elem) and MAX_RUNS runs (strided runs of one length count as one),
+ * call fn with the piece's runs and its place in the packed stream. */
 typedef int (*piece_fn)(cr_win_t *w, int target, void *arg, const am_run_t *r, int nr,
                         size_t soff, size_t n);
 
@@ -438,15 +481,22 @@ static int for_pieces(cr_win_t *w, int target, MPI_Aint at, MPI_Aint tcount, cr_
     }
     size_t chunk = chunk_bytes() / elem * elem;
     if (chunk == 0) chunk = elem;
-    am_run_t piece[MAX_RUNS];
+    am_run_t piece[MAX_RUNS + 1];
     size_t ri = 0, rdone = 0, soff = 0;   /* run index, bytes of it sent, stream offset */
     int err = MPI_SUCCESS;
     while (ri < l.n && !err) {
-        /* how much MAX_RUNS slices of at most chunk bytes cover from here */
+        /* how much MAX_RUNS runs of at most chunk bytes cover from here */
         size_t n = 0, k = ri, kd = rdone;
-        for (int nr = 0; k < l.n && nr < MAX_RUNS && n < chunk; nr++, k++, kd = 0) {
-            size_t left = (size_t)l.r[k].len - kd;
-            n += left < chunk - n ? left : chunk - n;
+        am_run_t last = { 0, 0, 0, 0 };
+        for (int nr = 0; k < l.n && n < chunk; k++, kd = 0) {
+            size_t left = (size_t)l.r[k].len - kd, take = left < chunk - n ? left : chunk - n;
+            int64_t off = l.r[k].off + (int64_t)kd;
+            if (!nr || !run_extend(&last, off, (int64_t)take)) {
+                if (nr == MAX_RUNS) break;
+                last = (am_run_t){ off, (int64_t)take, 0, 1 };
+                nr++;
+            }
+            n += take;
         }
         /* whole elements only (the runs of one element are few: a pair has two) */
         n -= n % elem;
@@ -455,11 +505,14 @@ static int for_pieces(cr_win_t *w, int target, MPI_Aint at, MPI_Aint tcount, cr_
                            "pieces of memory", MAX_RUNS);
             break;
         }
+        /* the same runs again (the last may be shorter now, and take one
+         * more than it did) */
         int nr = 0;
-        for (size_t want = n; want; nr++) {
+        for (size_t want = n; want;) {
             size_t left = (size_t)l.r[ri].len - rdone, take = left < want ? left : want;
-            piece[nr].off = l.r[ri].off + (int64_t)rdone;
-            piece[nr].len = (int64_t)take;
+            int64_t off = l.r[ri].off + (int64_t)rdone;
+            if (!nr || !run_extend(&piece[nr - 1], off, (int64_t)take))
+                piece[nr++] = (am_run_t){ off, (int64_t)take, 0, 1 };
             want -= take;
             rdone += take;
             if (rdone == (size_t)l.r[ri].len) ri++, rdone = 0;

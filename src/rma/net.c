@@ -181,6 +181,17 @@ int rma_net_drain(cr_win_t *w, int rank)
                     tr_status_str((tr_status_t)st));
 }
 
+int rma_net_fragmented(MPI_Aint tcount, const cr_datatype_t *tdt, int atomic)
+{
+    tr_iface_t *net = cr_chan0.net;
+    if (tcount <= 0 || tdt->contig || !net || (atomic && !(net->caps.flags & TR_CAP_ATOMIC_CPU)))
+        return 0;
+    int runs = 0;
+    rma_dt_runs(tcount, tdt, count_run, &runs);
+    size_t segs = atomic && net->caps.atomic_segs ? net->caps.atomic_segs : 1;
+    return ((size_t)runs + segs - 1) / segs > (size_t)ut_settings.rma_net_max_calls;
+}
+
 /* ---- reaching every rank through the network ---------------------------------------- */
 /* Ranks on this node and this process itself are reached by shared memory
  * and the self transport; for atomics they get a network address of their

@@ -101,6 +101,46 @@ void rma_acc_local(char *t, MPI_Aint tcount, cr_datatype_t *tdt, const cr_op_t *
     if (tmp != stack) free(tmp);
 }
 
+/* One element, of es bytes (1, 2, 4 or 8), updated by a compare-and-swap
+ * loop of the CPU: the libfabric providers that execute atomics in software
+ * (tcp;ofi_rxm, sockets) update each element with the same instructions, so
+ * the two never lose each other's updates. */
+#define ACC_CAS_LOOP(T)                                                                        \
+    do {                                                                                       \
+        T *w_ = (T *)(void *)p, c_ = __atomic_load_n(w_, __ATOMIC_SEQ_CST), n_;                 \
+        for (;;) {                                                                             \
+            memcpy(cur, &c_, sizeof c_);                                                       \
+            memcpy(nxt, cur, es);                                                              \
+            int write_ = cmp ? memcmp(cur, cmp, es) == 0 : !noop;                              \
+            if (!write_) break;                                                                \
+            if (cmp) memcpy(nxt, in, es);                                                      \
+            else cr_op_apply_packed(op, b, in, nxt, es);                                       \
+            memcpy(&n_, nxt, sizeof n_);                                                       \
+            if (__atomic_compare_exchange_n(w_, &c_, n_, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) \
+                break;                                                                         \
+        }                                                                                      \
+    } while (0)
+
+void rma_acc_atomic_elems(char *p, size_t n, cr_basic_t b, const cr_op_t *op, const char *in,
+                          const char *cmp, char *old)
+{
+    size_t es = cr_basic_size(b);
+    int noop = !cmp && op->handle == MPI_NO_OP;
+    for (size_t i = 0; i < n; i++, p += es) {
+        char cur[8], nxt[8];
+        switch (es) {
+        case 1: ACC_CAS_LOOP(uint8_t); break;
+        case 2: ACC_CAS_LOOP(uint16_t); break;
+        case 4: ACC_CAS_LOOP(uint32_t); break;
+        default: ACC_CAS_LOOP(uint64_t); break;
+        }
+        if (old) memcpy(old + i * es, cur, es);
+        if (in) in += es;
+        if (cmp) cmp += es;
+    }
+}
+#undef ACC_CAS_LOOP
+
 /* ---- cross-memory copies (RMA_CMA) ---------------------------------------------------- */
 /* The runs of the target datatype go SHM_CMA_PIECES to one cross-memory
  * copy (a strided access of single elements is not a system call each). */
@@ -276,6 +316,17 @@ static int dyn_region(cr_win_t *w, int rank, MPI_Aint at, MPI_Aint tcount, cr_da
     return rma_net_dyn_find(w, rank, (uint64_t)(at + lo), (uint64_t)(at + hi), d);
 }
 
+/* Whether an operation to a target on another node goes by active messages
+ * although the network could do it itself (rma_net_fragmented): one message
+ * per COURIER_RMA_AM_CHUNK_BYTES then carries the packed data and the runs
+ * (am.c). */
+static int net_fragmented(cr_win_t *w, rma_target_t *t, MPI_Aint tcount, const cr_datatype_t *tdt,
+                          int atomic)
+{
+    if (t->path != RMA_AM || !w->am || tdt->contig || (!atomic && !t->net && !t->dnet)) return 0;
+    return rma_net_fragmented(tcount, tdt, atomic);
+}
+
 /* ---- put / get ----------------------------------------------------------------------- */
 int core_put(const void *origin_addr, MPI_Count origin_count, cr_datatype_t *origin_datatype,
              int target_rank, MPI_Aint target_disp, MPI_Count target_count,
@@ -300,13 +351,15 @@ int core_put(const void *origin_addr, MPI_Count origin_count, cr_datatype_t *ori
             const void *p = packed_of(origin_addr, origin_count, origin_datatype, bytes, &tmp);
             if (!p && bytes) return cr_error(MPI_ERR_NO_MEM, "no memory to pack %zu bytes", bytes);
             const rma_dkey_t *d = NULL;
+            int frag = net_fragmented(win, t, target_count, target_datatype, 0);
             if (t->path == RMA_CMA)
                 err = cma_move(t, at, target_count, target_datatype, (void *)p, 1);
-            else if (t->net)
+            else if (t->net && !frag)
                 err = rma_net_move(win, target_rank, at, target_count, target_datatype, (void *)p,
                                    bytes, 1, NULL);
-            else if ((err = dyn_region(win, target_rank, at, target_count, target_datatype, &d)) ||
-                     d) {
+            else if (!frag &&
+                     ((err = dyn_region(win, target_rank, at, target_count, target_datatype, &d)) ||
+                      d)) {
                 if (!err)
                     err = rma_net_move(win, target_rank, at - (MPI_Aint)d->base, target_count,
                                        target_datatype, (void *)p, bytes, 1, &d->key);
@@ -343,12 +396,14 @@ int core_get(void *origin_addr, MPI_Count origin_count, cr_datatype_t *origin_da
     char *stream = contig ? (char *)origin_addr + origin_datatype->true_lb : malloc(bytes ? bytes : 1);
     if (!stream && bytes) return cr_error(MPI_ERR_NO_MEM, "no memory for %zu bytes", bytes);
     const rma_dkey_t *d = NULL;
+    int frag = net_fragmented(win, t, target_count, target_datatype, 0);
     if (t->path == RMA_CMA) {
         err = cma_move(t, at, target_count, target_datatype, stream, 0);
-    } else if (t->net) {
+    } else if (t->net && !frag) {
         err = rma_net_move(win, target_rank, at, target_count, target_datatype, stream, bytes, 0,
                            NULL);
-    } else if ((err = dyn_region(win, target_rank, at, target_count, target_datatype, &d)) || d) {
+    } else if (!frag &&
+               ((err = dyn_region(win, target_rank, at, target_count, target_datatype, &d)) || d)) {
         if (!err)
             err = rma_net_move(win, target_rank, at - (MPI_Aint)d->base, target_count,
                                target_datatype, stream, bytes, 0, &d->key);
@@ -372,7 +427,8 @@ static int acc_run(cr_win_t *win, rma_target_t *t, int rank, MPI_Aint at, MPI_Ai
                    void *old)
 {
     size_t bytes = (size_t)tcount * (size_t)tdt->size;
-    if (win->natomic && rma_net_atomic_type(win, tdt->basic)) {
+    int natomic = win->natomic && rma_net_atomic_type(win, tdt->basic);
+    if (natomic && !net_fragmented(win, t, tcount, tdt, 1)) {
         /* every origin, this one too, by the network's atomics (net.c) */
         MPI_Aint off = t->path == RMA_DIRECT ? at - (MPI_Aint)(uintptr_t)t->base : at;
         return rma_net_acc(win, rank, off, tcount, tdt, op, in, cmp, old);
@@ -388,6 +444,9 @@ static int acc_run(cr_win_t *win, rma_target_t *t, int rank, MPI_Aint at, MPI_Ai
         int err = rma_am_acc(win, rank, cmp ? buf : in, cmp ? 2 * bytes : bytes, old, at,
                              tcount, tdt, op, cmp != NULL, old ? &done : NULL);
         if (!err && old) rma_wait_flag(&done);
+        /* done at the target before this origin's next network atomic on
+         * the same elements can overtake it (accumulate ordering) */
+        if (!err && natomic && !old) err = rma_am_flush(win, rank);
         free(buf);
         return err;
     }

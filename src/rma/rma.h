@@ -205,6 +205,16 @@ void rma_dt_runs(MPI_Aint count, const cr_datatype_t *dt,
  * MPI_NO_OP included).  Caller holds the accumulate lock. */
 void rma_acc_local(char *t, MPI_Aint tcount, cr_datatype_t *tdt, const cr_op_t *op,
                    const void *in, void *old);
+/* Apply an accumulate-class operation to the n consecutive elements of basic
+ * type b (of 1, 2, 4 or 8 bytes) at p, each by the CPU's compare-and-swap,
+ * as the software atomics of libfabric's providers do: op with the packed
+ * operands in (NULL for MPI_NO_OP), or compare-and-swap with the packed
+ * compare values cmp (op ignored); the old values to old (may be NULL).
+ * Atomic per element with the network's atomics on the same memory, without
+ * the accumulate lock (the target's side of a fragmented accumulate on a
+ * type the network's atomics do, am.c). */
+void rma_acc_atomic_elems(char *p, size_t n, cr_basic_t b, const cr_op_t *op, const char *in,
+                          const char *cmp, char *old);
 
 /* ---- net.c ------------------------------------------------------------------ */
 /* Puts and gets over the network transport's own RMA for AM targets whose
@@ -224,6 +234,14 @@ int rma_net_move(cr_win_t *w, int rank, MPI_Aint at, MPI_Aint tcount, cr_datatyp
 /* Wait until every put and get to rank is complete at the target; reports a
  * put that failed since the last drain.  Nothing to do for non-net targets. */
 int rma_net_drain(cr_win_t *w, int rank);
+/* 1 when an operation on (tcount, tdt) to a target on another node is better
+ * sent by active messages than done by the network itself: it would take
+ * more than COURIER_RMA_NET_MAX_CALLS network calls (a read or a write per
+ * contiguous run of the target datatype; for an accumulate, atomic 1, a
+ * vector atomic per caps.atomic_segs runs).  Accumulates only where the
+ * network's atomics are the CPU's (TR_CAP_ATOMIC_CPU), with which the
+ * target's element-wise compare-and-swap (rma_acc_atomic_elems) is atomic. */
+int rma_net_fragmented(MPI_Aint tcount, const cr_datatype_t *tdt, int atomic);
 /* Network atomics.  rma_net_init also decides, collectively, w->natomic
  * (where COURIER_RMA_OFI_ATOMICS=1, the network has atomics, and every rank
  * could register its control block and can reach every rank, itself

@@ -65,6 +65,10 @@ enum {
                                  peer's memory (visible to the peer), not only sent. */
     TR_CAP_ATOMIC = 1u << 5,  /* atomic() works on mem_key memory for the (op, type) pairs
                                  atomic_max() names (one-sided accumulates and locks) */
+    TR_CAP_ATOMIC_CPU = 1u << 6, /* atomic() is done in the peer's process with the CPU's
+                                 atomic instructions on each element (software atomics), so
+                                 the peer's own compare-and-swap on that memory is atomic
+                                 with it */
 };
 typedef struct {
     size_t max_short;   /* largest payload am_short() takes (at least 64 bytes) */

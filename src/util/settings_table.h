@@ -168,3 +168,5 @@ CR_SETTING(coll_shm_meet,      INT,  -1, -1, 1,    "Shared-memory barrier, allre
 /* conformance: erroneous programs get errors (issue 11, src/core/comm.c, src/core/dynamic.c) */
 CR_SETTING(max_comms,          INT,  16384, 16, 16777216, "Communicators a process may hold at once (handles not yet freed); creating one more is MPI_ERR_OTHER on every process of the call, as when MPICH runs out of context ids")
 CR_SETTING_ALIAS_UNIT(dyn_connect_timeout_ms, "MPIR_CVAR_CH4_COMM_CONNECT_TIMEOUT", 1000)
+/* fragmented one-sided operations over the network (src/rma, issue 13) */
+CR_SETTING(rma_net_max_calls,  INT,  16, 0, 1000000000, "Most network calls (fi_write/fi_read: one per contiguous run of the target datatype; fi_atomic: one per few runs) one RMA operation to a target on another node may take; one that would take more goes by active messages instead, packed at the origin and unpacked by the target, accumulates applied there atomically per element")

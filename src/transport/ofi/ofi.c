@@ -838,8 +838,13 @@ static ofi_ep_t *ep_open(int index)
     size_t eager = (size_t)ut_settings.eager_limit;
     e->iface.caps.eager_max = eager < rx_bytes ? eager : rx_bytes;
     e->iface.caps.atomic_segs = have_atomic ? aseg_max : 0;
+    /* rxm, rxd and sockets execute atomics in the target's process with
+     * libfabric's util_atomic.c, which uses the compiler's atomic builtins */
+    int cpu_atomics = strstr(prov_name, "ofi_rxm") || strstr(prov_name, "ofi_rxd") ||
+                      strcmp(prov_name, "sockets") == 0;
     e->iface.caps.flags = TR_CAP_ORDERED | (have_rma ? TR_CAP_GET | TR_CAP_ONESIDED : 0) |
                           (have_atomic ? TR_CAP_ATOMIC : 0) |
+                          (have_atomic && cpu_atomics ? TR_CAP_ATOMIC_CPU : 0) |
                           (ut_settings.ofi_wait ? TR_CAP_SLEEP : 0);
     e->iface.priv = e;
     return e;
