@@ -144,6 +144,23 @@ static inline void mt_each_window(MPI_Aint bytes, int disp,
     }
 }
 
+/* The set-up of the multi-threaded tests: MPI_Init_thread asking for
+ * MPI_THREAD_MULTIPLE (checked that it is provided), this process's rank and
+ * the size of MPI_COMM_WORLD, and the thread count from argv[1]: dflt when
+ * it is missing or outside [lo, hi]. */
+static inline int mt_init_multiple(int *argc, char ***argv, int *rank, int *size,
+                                   int lo, int hi, int dflt)
+{
+    int provided = -1;
+    MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+    mt_rank();
+    CHECK_INT(provided, MPI_THREAD_MULTIPLE);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, size);
+    int n = *argc > 1 ? atoi((*argv)[1]) : dflt;
+    return n < lo || n > hi ? dflt : n;
+}
+
 /* Print the PASS line (rank 0) after agreeing on the result of every rank;
  * returns the exit status for main().  Call before MPI_Finalize. */
 static inline int mt_finish(const char *name)

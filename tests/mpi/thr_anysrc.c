@@ -88,14 +88,7 @@ static void *receiver(void *arg)
 
 int main(int argc, char **argv)
 {
-    int provided = -1;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    mt_rank();
-    CHECK_INT(provided, MPI_THREAD_MULTIPLE);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    nthreads = argc > 1 ? atoi(argv[1]) : 2;
-    if (nthreads < 1 || nthreads > MAXT) nthreads = 2;
+    nthreads = mt_init_multiple(&argc, &argv, &rank, &size, 1, MAXT, 2);
     CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
     seen = calloc((size_t)size * MAXT * M, 1);
     pthread_t th[2 * MAXT];

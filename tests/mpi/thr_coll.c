@@ -87,13 +87,7 @@ static void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    CHECK_INT(provided, MPI_THREAD_MULTIPLE);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    nthreads = argc > 1 ? atoi(argv[1]) : 3;
-    if (nthreads < 1 || nthreads > MAXT) nthreads = 3;
+    nthreads = mt_init_multiple(&argc, &argv, &rank, &size, 1, MAXT, 3);
     for (int t = 0; t < nthreads; t++) CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &base[t]));
     pthread_t th[MAXT];
     for (int t = 0; t < nthreads; t++)

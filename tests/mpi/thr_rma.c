@@ -64,13 +64,7 @@ static void one_sided(MPI_Win win)
 
 int main(int argc, char **argv)
 {
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    CHECK_INT(provided, MPI_THREAD_MULTIPLE);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    nthreads = argc > 1 ? atoi(argv[1]) : 3;
-    if (nthreads < 1 || nthreads > MAXT) nthreads = 3;
+    nthreads = mt_init_multiple(&argc, &argv, &rank, &size, 1, MAXT, 3);
     left = (rank + size - 1) % size;
     right = (rank + 1) % size;
     long *mem;

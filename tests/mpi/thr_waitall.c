@@ -182,13 +182,7 @@ static void hold_op(void *in, void *inout, int *len, MPI_Datatype *dt)
 
 int main(int argc, char **argv)
 {
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    CHECK_INT(provided, MPI_THREAD_MULTIPLE);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    nthreads = argc > 1 ? atoi(argv[1]) : 3;
-    if (nthreads < 2 || nthreads > MAXT) nthreads = 3;
+    nthreads = mt_init_multiple(&argc, &argv, &rank, &size, 2, MAXT, 3);
     hold = argc > 2 && !strcmp(argv[2], "hold");
     left = (rank + size - 1) % size;
     right = (rank + 1) % size;
