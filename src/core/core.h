@@ -310,7 +310,8 @@ void cr_dt_unpack(const void *in, size_t bytes, void *buf, MPI_Aint count, const
  * clipped at the stream's end, between the user buffer and out / in (which
  * holds exactly those bytes).  Any split of the stream into segments gives the
  * same bytes as one cr_dt_pack.  Return the number of bytes moved.  Cost: a
- * seek proportional to the depth of the type's loop tree, then the copy. */
+ * seek of one division and one binary search over a node's kids per level of
+ * the type's loop tree (docs/datatypes.md), then the copy. */
 size_t cr_dt_pack_seg(const void *buf, MPI_Aint count, const cr_datatype_t *dt, size_t offset,
                       void *out, size_t max_bytes);
 size_t cr_dt_unpack_seg(void *buf, MPI_Aint count, const cr_datatype_t *dt, size_t offset,
