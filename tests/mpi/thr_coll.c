@@ -29,7 +29,7 @@ static void round_on(MPI_Comm c, int t, int i, int *buf, int *all)
           "thread %d round %d: allreduce gave %ld", t, i, sum);
 
     /* bcast from a root that moves with the round */
-    int root = i % size, n = 1 + (i % 3) * (BCAST_MAX / 2);
+    int root = i % size, n = 1 + (i % 3) * ((BCAST_MAX - 1) / 2);   /* 1 .. BCAST_MAX */
     long seed = (long)t * 1000 + i * 10 + root;
     if (rank == root) mt_fill(buf, (size_t)n * sizeof(int), seed);
     else memset(buf, 0xee, (size_t)n * sizeof(int));
