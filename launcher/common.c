@@ -55,6 +55,24 @@ void la_warn(const char *fmt, ...)
     va_end(ap);
 }
 
+int la_tracing;
+
+void la_trace(const char *fmt, ...)
+{
+    if (!la_tracing) return;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    struct tm tm;
+    localtime_r(&ts.tv_sec, &tm);
+    char f[512];
+    snprintf(f, sizeof f, "trace %02d:%02d:%02d.%03ld: %s", tm.tm_hour, tm.tm_min, tm.tm_sec,
+             ts.tv_nsec / 1000000, fmt);
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg(f, ap);
+    va_end(ap);
+}
+
 void *la_malloc(size_t n)
 {
     void *p = malloc(n ? n : 1);

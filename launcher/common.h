@@ -17,6 +17,12 @@ void la_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3),
 /* Print "<prog>: <message>" on stderr. */
 void la_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* With la_tracing set (COURIER_LAUNCH_TRACE): print "<prog>: trace
+ * HH:MM:SS.mmm: <message>" on stderr, the wall clock in milliseconds, so that
+ * the lines of mpiexec and of proxies on other hosts can be merged. */
+extern int la_tracing;
+void la_trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Allocation that never returns NULL (dies with a message instead). */
 void *la_malloc(size_t n);
 void *la_calloc(size_t n, size_t size);

@@ -47,6 +47,7 @@
 
 #include "auth.h"
 #include "common.h"
+#include "kvs.h"
 #include "names.h"
 #include "place.h"
 #include "ranks.h"
@@ -66,10 +67,6 @@
 
 extern char **environ;
 
-/* PMI limits we announce (get_maxes). */
-#define KVSNAME_MAX 256
-#define KEYLEN_MAX 256
-#define VALLEN_MAX 4096
 /* Output buffering per stream: a line longer than this is passed on in pieces. */
 #define OUT_CHUNK 65536
 /* A partial line waits this long for its end before it is passed on. */
@@ -112,6 +109,8 @@ typedef struct {
     la_started_t l;      /* its launcher process when we started it (pid -1 otherwise) */
     int pid;             /* the proxy's pid on its host */
     int hello;           /* sent HELLO */
+    int job_early;       /* its job went on its launcher's stdin: its ranks start before it connects */
+    la_buf_t job_in;     /* what is left to write of it there */
 } proxy_t;
 
 typedef struct {
@@ -119,13 +118,6 @@ typedef struct {
     uint8_t nonce[LA_NONCE_BYTES];
     long long deadline;
 } pending_t;
-
-typedef struct kv {
-    struct kv *next;
-    char *key, *val;
-} kv_t;
-
-#define KVS_BUCKETS 4096
 
 /* Jobs that ranks spawned (MPI_Comm_spawn): each is an mpiexec of its own,
  * started by this one, which waits for them and fails when one fails after
@@ -196,13 +188,15 @@ static struct {
     int port;
     char *addrs;
     char *proxy_path;
+    char *ssh_control_dir;   /* COURIER_SSH_PERSIST_S: ssh's control sockets */
     uint8_t secret[LA_SECRET_BYTES];
     char secret_hex[2 * LA_SECRET_BYTES + 1];
     long long launch_deadline;
 
     /* PMI */
     char kvsname[96];
-    kv_t *kvs[KVS_BUCKETS];
+    la_kvs_t kvs;
+    int pmi_quiet;       /* the request being served was answered by its proxy */
     int nbarrier;
 
     /* teardown */
@@ -858,39 +852,10 @@ static void rank_exited(int r, int st)
 
 /* ---- PMI server ---------------------------------------------------------------- */
 
-static unsigned kvs_hash(const char *s)
-{
-    unsigned h = 2166136261u;
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
-    return h % KVS_BUCKETS;
-}
-
-static void kvs_put(const char *key, const char *val)
-{
-    unsigned h = kvs_hash(key);
-    for (kv_t *kv = job.kvs[h]; kv; kv = kv->next)
-        if (!strcmp(kv->key, key)) {
-            free(kv->val);
-            kv->val = la_strdup(val);
-            return;
-        }
-    kv_t *kv = la_malloc(sizeof *kv);
-    kv->key = la_strdup(key);
-    kv->val = la_strdup(val);
-    kv->next = job.kvs[h];
-    job.kvs[h] = kv;
-}
-
-static const char *kvs_get(const char *key)
-{
-    for (kv_t *kv = job.kvs[kvs_hash(key)]; kv; kv = kv->next)
-        if (!strcmp(kv->key, key)) return kv->val;
-    return NULL;
-}
-
 static void send_to_rank(int r, const char *buf, size_t n)
 {
     grank_t *g = &job.r[r];
+    if (job.pmi_quiet) return;
     if (job.host_local[g->host]) la_ranks_reply(&job.lr, g->li, buf, n);
     else px_send(&job.px[job.host_proxy[g->host]], LA_F_REPLY, 0, r, buf, n);
 }
@@ -898,7 +863,7 @@ static void send_to_rank(int r, const char *buf, size_t n)
 static void pmi_reply(int r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void pmi_reply(int r, const char *fmt, ...)
 {
-    char buf[VALLEN_MAX + KEYLEN_MAX + 256];
+    char buf[LA_PMI_VALLEN_MAX + LA_PMI_KEYLEN_MAX + 256];
     va_list ap;
     va_start(ap, fmt);
     int n = vsnprintf(buf, sizeof buf, fmt, ap);
@@ -907,39 +872,27 @@ static void pmi_reply(int r, const char *fmt, ...)
     send_to_rank(r, buf, (size_t)n);
 }
 
-/* Copy the value of key in a request (a token up to the next blank) into out.
- * Returns 0, or -1 when the key is absent or its value does not fit. */
-static int field(const char *line, const char *key, char *out, size_t outlen)
-{
-    size_t klen = strlen(key);
-    const char *p = line;
-    while (*p) {
-        while (*p == ' ' || *p == '\t') p++;
-        if (!strncmp(p, key, klen) && p[klen] == '=') {
-            const char *v = p + klen + 1;
-            size_t vlen = strcspn(v, " \t");
-            if (vlen >= outlen) return -1;
-            memcpy(out, v, vlen);
-            out[vlen] = '\0';
-            return 0;
-        }
-        p += strcspn(p, " \t");
-    }
-    return -1;
-}
-
 static void barrier_check(void)
 {
     int live = job.n - job.ndone;
     if (job.nbarrier < live || live == 0) return;
-    static const char out[] = "cmd=barrier_out rc=0\n";
+    static const char out[] = LA_PMI_BARRIER_REPLY;
     for (int r = 0; r < job.n; r++) {
         if (!job.r[r].in_barrier) continue;
         job.r[r].in_barrier = 0;
         if (job.host_local[job.r[r].host]) send_to_rank(r, out, sizeof out - 1);
     }
-    /* one reply per proxy for all its ranks */
-    for (int k = 0; k < job.npx; k++) px_send(&job.px[k], LA_F_REPLY, 0, -1, out, sizeof out - 1);
+    /* every key put since the last barrier, to every proxy (one message, so
+     * that its ranks' gets are answered on their host), then one reply per
+     * proxy for all its ranks */
+    la_buf_t fresh = { 0 };
+    int nfresh = la_kvs_fresh(&job.kvs, job.npx ? &fresh : NULL);
+    for (int k = 0; k < job.npx; k++) {
+        if (nfresh) px_send(&job.px[k], LA_F_KVS, 0, 0, fresh.p, fresh.len);
+        px_send(&job.px[k], LA_F_REPLY, 0, -1, out, sizeof out - 1);
+    }
+    la_buf_free(&fresh);
+    la_trace("barrier released (%d keys to %d proxies)", nfresh, job.npx);
     job.nbarrier = 0;
 }
 
@@ -1210,7 +1163,7 @@ static void name_request(int r, const char *line)
 {
     char op[4], *sv = NULL, *pv = NULL, **v1 = NULL, **v2 = NULL, why[600] = "", port[LA_NAME_MAX] = "";
     int rc = LA_NAME_FAILED;
-    if (field(line, "op", op, sizeof op) < 0 || strlen(op) != 1 || hex_list(line, "service", &v1, &sv) < 0 ||
+    if (la_pmi_field(line, "op", op, sizeof op) < 0 || strlen(op) != 1 || hex_list(line, "service", &v1, &sv) < 0 ||
         hex_list(line, "port", &v2, &pv) < 0 || strlen(sv) >= LA_NAME_MAX || strlen(pv) >= LA_NAME_MAX) {
         snprintf(why, sizeof why, "malformed name service request");
     } else {
@@ -1229,12 +1182,22 @@ static void name_request(int r, const char *line)
     free(pv);
 }
 
+/* MPI_UNIVERSE_SIZE: -usize, else COURIER_UNIVERSE_SIZE, else the slots of
+ * -hosts / -f; else unknown (0), as under Hydra (it is then not set). */
+static int universe_size(void)
+{
+    int u = job.usize > 0 ? job.usize : ut_settings.universe_size > 0 ? (int)ut_settings.universe_size
+            : job.hosts_given ? la_hosts_total_slots(&job.hl) : 0;
+    return u > 0 && u < job.n ? job.n : u;
+}
+
 static void pmi_handle(int r, char *line)
 {
     grank_t *g = &job.r[r];
-    char cmd[64], key[KEYLEN_MAX + 1], val[VALLEN_MAX + 1];
+    char cmd[64], key[LA_PMI_KEYLEN_MAX + 1], val[LA_PMI_VALLEN_MAX + 1];
     if (g->state == R_DONE && g->pmi_finalized) return;
-    if (field(line, "cmd", cmd, sizeof cmd) < 0) {
+    if (la_tracing) la_trace("rank %d: PMI %.40s%s", r, line, job.pmi_quiet ? " (answered by its proxy)" : "");
+    if (la_pmi_field(line, "cmd", cmd, sizeof cmd) < 0) {
         if (!strncmp(line, "mcmd=", 5))
             fprintf(stderr, "mpiexec: rank %d: PMI spawn (mcmd) is not supported\n", r);
         else
@@ -1243,47 +1206,43 @@ static void pmi_handle(int r, char *line)
     }
     if (!strcmp(cmd, "init")) {
         g->pmi_init = 1;
-        pmi_reply(r, "cmd=response_to_init rc=0 pmi_version=1 pmi_subversion=1 launcher=courier\n");
+        pmi_reply(r, LA_PMI_INIT_REPLY);
     } else if (!strcmp(cmd, "get_maxes")) {
-        pmi_reply(r, "cmd=maxes rc=0 kvsname_max=%d keylen_max=%d vallen_max=%d\n",
-                  KVSNAME_MAX, KEYLEN_MAX, VALLEN_MAX);
+        pmi_reply(r, LA_PMI_MAXES_REPLY);
     } else if (!strcmp(cmd, "get_appnum")) {
         pmi_reply(r, "cmd=appnum rc=0 appnum=%d\n", app_of(r));
     } else if (!strcmp(cmd, "get_my_kvsname")) {
         pmi_reply(r, "cmd=my_kvsname rc=0 kvsname=%s\n", job.kvsname);
     } else if (!strcmp(cmd, "get_universe_size")) {
-        /* -usize, else COURIER_UNIVERSE_SIZE, else the slots of -hosts / -f;
-         * else unknown, as under Hydra (MPI_UNIVERSE_SIZE is not set) */
-        int u = job.usize > 0 ? job.usize : ut_settings.universe_size > 0 ? (int)ut_settings.universe_size
-                : job.hosts_given ? la_hosts_total_slots(&job.hl) : 0;
-        if (u > 0) pmi_reply(r, "cmd=universe_size rc=0 size=%d\n", u < job.n ? job.n : u);
+        int u = universe_size();
+        if (u > 0) pmi_reply(r, "cmd=universe_size rc=0 size=%d\n", u);
         else pmi_reply(r, "cmd=universe_size rc=-1 msg=unknown\n");
     } else if (!strcmp(cmd, "spawn_courier")) {
         spawn_job(r, line);
     } else if (!strcmp(cmd, "spawn_ended")) {
         /* has the job of spawn id ended?  (its processes never connected when
          * the spawning root still waits for them) */
-        int k = field(line, "id", val, sizeof val) == 0 ? atoi(val) : -1;
+        int k = la_pmi_field(line, "id", val, sizeof val) == 0 ? atoi(val) : -1;
         pmi_reply(r, "cmd=spawn_ended_result rc=%d\n", k < 0 || k >= job.nsp ? -1 : job.sp[k].pid < 0);
     } else if (!strcmp(cmd, "name_courier")) {
         name_request(r, line);
     } else if (!strcmp(cmd, "put")) {
-        if (field(line, "key", key, sizeof key) < 0) {
+        if (la_pmi_field(line, "key", key, sizeof key) < 0) {
             pmi_reply(r, "cmd=put_result rc=-1 msg=missing_or_too_long_key\n");
             return;
         }
-        if (field(line, "value", val, sizeof val) < 0) {
+        if (la_pmi_field(line, "value", val, sizeof val) < 0) {
             if (strstr(line, " value=")) {
                 pmi_reply(r, "cmd=put_result rc=-1 msg=value_too_long\n");
                 return;
             }
             val[0] = '\0';
         }
-        kvs_put(key, val);
-        pmi_reply(r, "cmd=put_result rc=0 msg=success\n");
+        la_kvs_put(&job.kvs, key, val);
+        pmi_reply(r, LA_PMI_PUT_REPLY);
     } else if (!strcmp(cmd, "get")) {
         const char *v = NULL;
-        if (field(line, "key", key, sizeof key) == 0) v = kvs_get(key);
+        if (la_pmi_field(line, "key", key, sizeof key) == 0) v = la_kvs_get(&job.kvs, key);
         if (v) pmi_reply(r, "cmd=get_result rc=0 msg=success value=%s\n", v);
         else pmi_reply(r, "cmd=get_result rc=-1 msg=key_not_found\n");
     } else if (!strcmp(cmd, "barrier_in")) {
@@ -1294,10 +1253,10 @@ static void pmi_handle(int r, char *line)
         barrier_check();
     } else if (!strcmp(cmd, "finalize")) {
         g->pmi_finalized = 1;
-        pmi_reply(r, "cmd=finalize_ack rc=0\n");
+        pmi_reply(r, LA_PMI_FINALIZE_REPLY);
     } else if (!strcmp(cmd, "abort")) {
         int code = 1;
-        if (field(line, "exitcode", val, sizeof val) == 0) code = atoi(val);
+        if (la_pmi_field(line, "exitcode", val, sizeof val) == 0) code = atoi(val);
         const char *msg = strstr(line, " message=");
         msg = msg ? msg + 9 : "";
         job_fail(r, code, "called MPI_Abort(MPI_COMM_WORLD, %d)%s%.1000s", code, *msg ? ": " : "", msg);
@@ -1320,6 +1279,7 @@ static void lr_output(void *ctx, int li, int stream, const char *p, size_t len)
 
 static void lr_exited(void *ctx, int li, int st)
 {
+    la_trace("rank %d (here) exited", local_rank(li));
     rank_exited(local_rank(li), st);
     barrier_check();
 }
@@ -1421,6 +1381,7 @@ static void start_local_ranks(int stdin_r)
     }
     fflush(stderr);
     la_topo_free(topo);
+    la_trace("%d local rank%s started", rs->n, rs->n == 1 ? "" : "s");
 }
 
 /* ---- the watcher --------------------------------------------------------------------- */
@@ -1472,11 +1433,10 @@ static void start_watcher(void)
         do n = read(keep, &c, 1); while (n < 0 && errno == EINTR);
         if (n == 1) _exit(0);
         /* mpiexec is gone: end the job and clean up. */
-        pid_t pg = job.lr.pgid;
-        if (pg > 0) kill(-pg, SIGKILL);
+        la_ranks_signal(&job.lr, SIGKILL);
         la_shm_cleanup(job.kvsname);
-        for (int i = 0; i < 200 && pg > 0 && !local_ranks_gone(); i++) {
-            kill(-pg, SIGKILL);
+        for (int i = 0; i < 200 && !local_ranks_gone(); i++) {
+            la_ranks_signal(&job.lr, SIGKILL);
             struct timespec ts = { 0, 5 * 1000000 };
             nanosleep(&ts, NULL);
         }
@@ -1504,7 +1464,9 @@ static la_launch_t launch_params(void)
 {
     return (la_launch_t){
         .kind = job.launcher, .exec = job.launcher_exec, .proxy = job.proxy_path,
-        .port = job.port, .addrs = job.addrs, .verbose = job.verbose,
+        .port = job.port, .addrs = job.addrs, .verbose = job.verbose, .trace = la_tracing,
+        .job_stdin = job.launcher != LA_LAUNCH_SLURM, .persist_s = (int)ut_settings.ssh_persist_s,
+        .control_dir = job.ssh_control_dir, .fast_kex = (int)ut_settings.ssh_fast_kex,
     };
 }
 
@@ -1517,6 +1479,8 @@ static int direct_children(void)
     if (f < 1) f = 1;
     return f < job.npx ? f : job.npx;
 }
+
+static void job_on_stdin(int k);
 
 static void start_proxies(void)
 {
@@ -1540,6 +1504,10 @@ static void start_proxies(void)
     if (job.launcher == LA_LAUNCH_FORK && access(job.proxy_path, X_OK) < 0)
         la_die(1, "cannot run %s: %s", job.proxy_path, strerror(errno));
     job.launch_deadline = la_now_ms() + ut_settings.launch_timeout_ms;
+    if (job.launcher == LA_LAUNCH_SSH && ut_settings.ssh_persist_s > 0) {
+        job.ssh_control_dir = la_ssh_control_dir(err, sizeof err);
+        if (!job.ssh_control_dir) la_warn("warning: %s; COURIER_SSH_PERSIST_S is ignored", err);
+    }
 
     int nd = direct_children();
     const char **hosts = la_malloc(sizeof(char *) * (size_t)nd);
@@ -1551,8 +1519,13 @@ static void start_proxies(void)
     if (job.launcher == LA_LAUNCH_SLURM) {
         job.px[0].l = st[0];   /* the srun, for all of them */
     } else {
-        for (int k = 0; k < got; k++) job.px[k].l = st[k];
+        for (int k = 0; k < got; k++) {
+            job.px[k].l = st[k];
+            job_on_stdin(k);
+        }
     }
+    la_trace("started %d launcher%s (%s) for %d proxies", got, got == 1 ? "" : "s",
+             la_launcher_name(job.launcher), job.npx);
     free(st);
     free(hosts);
 }
@@ -1570,12 +1543,14 @@ static void add_children(la_buf_t *b, int k)
     }
 }
 
-static void send_job(int k)
+/* The job description of proxy k (proxy.c reads it). */
+static void job_payload(int k, la_buf_t *out)
 {
     proxy_t *p = &job.px[k];
     int h = p->host;
     la_buf_t b = { 0 };
     la_kv_add(&b, "kvsname", job.kvsname);
+    la_kv_addf(&b, "usize", "%d", universe_size());
     la_kv_addf(&b, "size", "%d", job.n);
     la_kv_add(&b, "host", job.hl.h[h].name);
     char ranks[64];
@@ -1612,11 +1587,51 @@ static void send_job(int k)
     if (job.launcher_exec) la_kv_add(&b, "launcher_exec", job.launcher_exec);
     la_kv_add(&b, "proxy", job.proxy_path);
     la_kv_addf(&b, "verbose", "%d", job.verbose);
+    la_kv_addf(&b, "fast_kex", "%d", (int)ut_settings.ssh_fast_kex);
     add_children(&b, k);
-    la_conn_send(&p->conn, LA_F_JOB, 0, 0, b.p, b.len);
+    la_frame_add(out, LA_F_JOB, 0, 0, b.p, b.len);
     la_buf_free(&b);
+}
+
+/* Proxy k has its job: its ranks run. */
+static void job_running(int k)
+{
+    proxy_t *p = &job.px[k];
     p->state = PX_RUNNING;
-    for (int j = 0; j < job.host_nranks[h]; j++) job.r[job.host_ranks[h][j]].state = R_RUNNING;
+    for (int j = 0; j < job.host_nranks[p->host]; j++) job.r[job.host_ranks[p->host][j]].state = R_RUNNING;
+}
+
+static void send_job(int k)
+{
+    proxy_t *p = &job.px[k];
+    job_payload(k, &p->conn.out);
+    la_conn_flush(&p->conn);
+    job_running(k);
+    la_trace("proxy %d (%s): job sent", k, host_name(p->host));
+}
+
+/* Write what the socket or pipe takes of proxy k's job on its launcher's stdin. */
+static void job_in_flush(int k)
+{
+    proxy_t *p = &job.px[k];
+    if (p->l.stdin_w < 0 || !la_buf_pending(&p->job_in)) return;
+    if (la_buf_flush(&p->job_in, p->l.stdin_w) < 0 || !la_buf_pending(&p->job_in)) {
+        la_buf_free(&p->job_in);   /* written, or the launcher is gone (its exit tells) */
+        la_trace("proxy %d (%s): job written to its launcher's stdin", k, host_name(p->host));
+    }
+}
+
+/* Proxy k's job right after the secret on its launcher's stdin (la_launch_t
+ * job_stdin), written as the pipe takes it, so that no launcher waits for
+ * another's ssh connection. */
+static void job_on_stdin(int k)
+{
+    proxy_t *p = &job.px[k];
+    if (p->l.stdin_w < 0) return;
+    la_set_nonblock(p->l.stdin_w);
+    job_payload(k, &p->job_in);
+    p->job_early = 1;
+    job_in_flush(k);
 }
 
 /* Lost proxy k (its connection closed or broke). */
@@ -1657,11 +1672,15 @@ static void proxy_hello(int k, const la_frame_t *f)
         }
     }
     p->hello = 1;
+    la_trace("proxy %d (%s): connected and said hello", k, host_name(p->host));
     if (job.failed) {
+        /* its ranks may have started from the job on stdin */
+        if (p->job_early) la_conn_send(&p->conn, LA_F_KILL, SIGKILL, 0, NULL, 0);
         la_conn_send(&p->conn, LA_F_BYE, 0, 0, NULL, 0);
         return;
     }
-    send_job(k);
+    if (p->job_early) job_running(k);
+    else send_job(k);
 }
 
 static void on_stdin_ack(void);
@@ -1690,13 +1709,16 @@ static void proxy_frame(int k, const la_frame_t *f)
         break;
     case LA_F_STARTED:
         if (frame_rank_ok(k, f)) job.r[f->rank].pid = frame_int(f);
+        la_trace("rank %d started on %s", f->rank, host_name(p->host));
         break;
     case LA_F_PMI:
         if (frame_rank_ok(k, f)) {
             char *line = la_malloc(f->len + 1);
             memcpy(line, f->p, f->len);
             line[f->len] = '\0';
+            job.pmi_quiet = f->arg == 1;   /* answered by the proxy: take note only */
             pmi_handle(f->rank, line);
+            job.pmi_quiet = 0;
             free(line);
         }
         break;
@@ -1704,6 +1726,7 @@ static void proxy_frame(int k, const la_frame_t *f)
         if (frame_rank_ok(k, f) && (f->arg == 1 || f->arg == 2)) stream_data(f->rank, f->arg, f->p, f->len);
         break;
     case LA_F_EXIT:
+        la_trace("rank %d on %s exited", f->rank, host_name(p->host));
         if (frame_rank_ok(k, f)) {
             rank_exited(f->rank, frame_int(f));
             barrier_check();
@@ -1801,10 +1824,16 @@ static void on_pending(void *obj, int i, int fd, short rev)
     }
     job.px[id].conn = p->conn;   /* keeps what arrived after the response */
     job.px[id].state = PX_CONNECTED;
+    la_trace("proxy %d (%s): authenticated from %s", id, host_name(job.px[id].host), who);
     job.pend[i] = job.pend[--job.npend];
 }
 
 static int *px_eof;   /* per proxy: its connection reached end of file */
+
+static void on_job_in(void *obj, int k, int fd, short rev)
+{
+    if (job.px[k].l.stdin_w == fd) job_in_flush(k);
+}
 
 static void on_proxy(void *obj, int k, int fd, short rev)
 {
@@ -1893,6 +1922,8 @@ static void launcher_exited(pid_t pid, int st)
         p->l.pid = -1;
         if (p->l.stdin_w >= 0) close(p->l.stdin_w);
         p->l.stdin_w = -1;
+        la_buf_free(&p->job_in);
+        la_trace("launcher of proxy %d (%s) ended (status 0x%x)", k, host_name(p->host), st);
         /* under srun one launcher serves every proxy */
         for (int j = 0; j < job.npx && !job.failed; j++) {
             proxy_t *q = &job.px[j];
@@ -1960,6 +1991,8 @@ static void poll_proxies(la_poll_t *P)
     for (int k = 0; k < job.npx; k++) {
         proxy_t *p = &job.px[k];
         waiting |= p->state == PX_WAIT;
+        if (la_buf_pending(&p->job_in) && p->l.stdin_w >= 0)
+            la_poll_add(P, p->l.stdin_w, POLLOUT, on_job_in, NULL, k);
         if ((p->state != PX_CONNECTED && p->state != PX_RUNNING) || px_eof[k]) continue;
         la_poll_add(P, p->conn.fd, POLLIN | (la_conn_want_write(&p->conn) ? POLLOUT : 0), on_proxy, NULL, k);
     }
@@ -2004,6 +2037,7 @@ static long long partial_lines(void)
  * (a little) for them and their launchers to end. */
 static void finish(la_poll_t *P)
 {
+    la_trace("every rank is done; ending");
     if (job.local_host >= 0) la_ranks_finish_output(&job.lr);
     for (int k = 0; k < job.npx; k++) px_send(&job.px[k], LA_F_BYE, 0, 0, NULL, 0);
     long long end = la_now_ms() + PROXY_EXIT_WAIT_MS;
@@ -2043,6 +2077,7 @@ static void finish(la_poll_t *P)
     }
     for (int r = 0; r < job.n; r++)
         for (int s = 0; s < 2; s++) stream_flush_partial(r, &job.r[r].out[s]);
+    la_trace("done");
 }
 
 int main(int argc, char **argv)
@@ -2050,6 +2085,8 @@ int main(int argc, char **argv)
     status_open();
     parse_args(argc, argv);
     ut_settings_load();
+    la_tracing = (int)ut_settings.launch_trace;
+    la_trace("mpiexec started");
     if (ut_settings.abort_timeout_ms < 0) ut_settings.abort_timeout_ms = 0;
     plan_job();
     char err[1024];

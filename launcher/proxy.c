@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* courier_proxy: mpiexec's hands on another host.
  *
- *   courier_proxy --id N --port P --addr A,B,... [--ssh-peer] [--verbose]
+ *   courier_proxy --id N --port P --addr A,B,... [--ssh-peer] [--job-stdin] [--verbose] [--trace]
  *   courier_proxy --slurm-base N ...        (under srun: id N + SLURM_PROCID)
  *
  * Started by mpiexec (or by another proxy) through ssh, rsh, fork or srun.
@@ -11,10 +11,18 @@
  * proves it knows the secret and checks that mpiexec does (wire.h), says
  * HELLO, and waits for the JOB frame: the program, its arguments and
  * environment, working directory, which ranks run here, how to bind them, and
- * which further proxies to start (the launch tree).  It starts those first,
- * then the ranks (ranks.c), and from then on relays: PMI requests up and
- * replies down, output up, stdin down (to rank 0), exit statuses up, signals
- * down.  It exits when mpiexec says BYE; when the connection to mpiexec
+ * which further proxies to start (the launch tree).  With --job-stdin the JOB
+ * frame follows the secret on stdin instead, and the proxy starts its ranks
+ * before it connects (their first PMI requests wait here meanwhile).  It
+ * starts the further proxies first, then the ranks (ranks.c), and from then on
+ * relays: PMI requests up and replies down, output up, stdin down (to rank
+ * 0), exit statuses up, signals down.  It answers on its own what needs no
+ * other host (init, maxes, appnum, kvsname, universe size, put, finalize: the
+ * request still goes up, marked answered, for mpiexec's bookkeeping; and a get
+ * of a key it has seen: its ranks' puts and the keys mpiexec sends with each
+ * barrier's release), so a rank waits for mpiexec only in barriers and in
+ * gets of keys put since the last barrier elsewhere.  It exits once its ranks
+ * have all ended (or when mpiexec says BYE); when the connection to mpiexec
  * breaks, or it is told to stop by a signal, it kills its ranks and exits. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,6 +39,7 @@
 
 #include "auth.h"
 #include "common.h"
+#include "kvs.h"
 #include "place.h"
 #include "ranks.h"
 #include "start.h"
@@ -52,6 +61,7 @@ static struct {
     char secret_hex[2 * LA_SECRET_BYTES + 1];
     char *addr_used;
     char *addrs;
+    char *cands;         /* mpiexec's addresses to try, best first */
     int port;
     int verbose;
     char host[256];
@@ -69,6 +79,10 @@ static struct {
     char *job_host;      /* our name in mpiexec's host list */
     int stopping;        /* told to end: start no more ranks */
     int bye;
+    la_kvs_t kvs;        /* the keys seen here (kvs.h) */
+    int *appnum;         /* per local rank */
+    int usize;           /* MPI_UNIVERSE_SIZE, 0: unknown */
+    int fast_kex;        /* our ssh launches: mpiexec's COURIER_SSH_FAST_KEX */
 
     /* the proxies we started (the launch tree) */
     la_started_t *kids;
@@ -115,11 +129,6 @@ static void read_secret(int from_env)
             line[len++] = c;
         }
         line[len] = '\0';
-        int dn = open("/dev/null", O_RDONLY);
-        if (dn >= 0 && dn != 0) {
-            dup2(dn, 0);
-            close(dn);
-        }
     }
     if (la_unhex(line, px.secret, sizeof px.secret) < 0) la_die(255, "malformed secret");
     la_hex(px.secret, sizeof px.secret, px.secret_hex);
@@ -130,10 +139,12 @@ static void read_secret(int from_env)
 static void start_children(const char *launcher, const char *lexec, const char *proxy, char **kids, int nk)
 {
     if (nk == 0) return;
-    la_launch_t l = { .exec = lexec, .proxy = proxy, .port = px.port, .verbose = px.verbose };
+    la_launch_t l = { .exec = lexec, .proxy = proxy, .port = px.port, .verbose = px.verbose, .trace = la_tracing,
+                      .fast_kex = px.fast_kex };
     if (la_launcher_parse(launcher, &l.kind) < 0) l.kind = LA_LAUNCH_SSH;
-    /* our way to mpiexec first: it works from here, likely from our children too */
-    char *addrs = la_asprintf("%s,%s", px.addr_used, px.addrs);
+    /* our way to mpiexec first: it works from here, likely from our children
+     * too (not known yet when the job came on stdin: then our candidates) */
+    char *addrs = px.addr_used ? la_asprintf("%s,%s", px.addr_used, px.addrs) : la_strdup(px.cands);
     l.addrs = addrs;
     px.kids = la_calloc((size_t)nk, sizeof *px.kids);
     px.kid_id = la_calloc((size_t)nk, sizeof(int));
@@ -181,9 +192,54 @@ static int kid_exited(pid_t pid, int st)
 
 /* ---- ranks (callbacks of ranks.c) ------------------------------------------------------- */
 
+/* Answer rank i's request here if no other host is needed: 0 mpiexec must
+ * answer it; 1 answered here, mpiexec takes note; 2 answered here, nothing
+ * goes up (a get of a key seen here). */
+static int pmi_here(int i, const char *line)
+{
+    char cmd[64], key[LA_PMI_KEYLEN_MAX + 1], val[LA_PMI_VALLEN_MAX + 1];
+    char buf[LA_PMI_KEYLEN_MAX + LA_PMI_VALLEN_MAX + 128];
+    const char *v;
+    int n, how = 1;
+    if (la_pmi_field(line, "cmd", cmd, sizeof cmd) < 0) return 0;
+    if (!strcmp(cmd, "init")) {
+        n = snprintf(buf, sizeof buf, "%s", LA_PMI_INIT_REPLY);
+    } else if (!strcmp(cmd, "get_maxes")) {
+        n = snprintf(buf, sizeof buf, "%s", LA_PMI_MAXES_REPLY);
+    } else if (!strcmp(cmd, "get_appnum")) {
+        n = snprintf(buf, sizeof buf, "cmd=appnum rc=0 appnum=%d\n", px.appnum ? px.appnum[i] : 0);
+    } else if (!strcmp(cmd, "get_my_kvsname")) {
+        n = snprintf(buf, sizeof buf, "cmd=my_kvsname rc=0 kvsname=%s\n", px.kvsname);
+    } else if (!strcmp(cmd, "get_universe_size")) {
+        n = px.usize > 0 ? snprintf(buf, sizeof buf, "cmd=universe_size rc=0 size=%d\n", px.usize)
+                         : snprintf(buf, sizeof buf, "cmd=universe_size rc=-1 msg=unknown\n");
+    } else if (!strcmp(cmd, "put")) {
+        /* what mpiexec would refuse, it answers itself */
+        if (la_pmi_field(line, "key", key, sizeof key) < 0 || la_pmi_field(line, "value", val, sizeof val) < 0)
+            return 0;
+        la_kvs_put(&px.kvs, key, val);
+        n = snprintf(buf, sizeof buf, "%s", LA_PMI_PUT_REPLY);
+    } else if (!strcmp(cmd, "get")) {
+        if (la_pmi_field(line, "key", key, sizeof key) < 0 || !(v = la_kvs_get(&px.kvs, key))) return 0;
+        n = snprintf(buf, sizeof buf, "cmd=get_result rc=0 msg=success value=%s\n", v);
+        how = 2;
+    } else if (!strcmp(cmd, "finalize")) {
+        n = snprintf(buf, sizeof buf, "%s", LA_PMI_FINALIZE_REPLY);
+    } else {
+        return 0;
+    }
+    if (n < 0 || (size_t)n >= sizeof buf) return 0;
+    la_ranks_reply(&px.rs, i, buf, (size_t)n);
+    return how;
+}
+
 static void on_rank_pmi(void *ctx, int i, char *line)
 {
-    la_conn_send(&px.conn, LA_F_PMI, 0, px.rs.r[i].rank, line, strlen(line));
+    int how = pmi_here(i, line);
+    if (la_tracing)
+        la_trace("rank %d: PMI %.40s%s", px.rs.r[i].rank, line,
+                 how == 2 ? " (answered here)" : how ? " (answered here, noted upstream)" : "");
+    if (how != 2) la_conn_send(&px.conn, LA_F_PMI, how, px.rs.r[i].rank, line, strlen(line));
 }
 
 static void on_rank_output(void *ctx, int i, int stream, const char *p, size_t len)
@@ -193,6 +249,7 @@ static void on_rank_output(void *ctx, int i, int stream, const char *p, size_t l
 
 static void on_rank_exited(void *ctx, int i, int st)
 {
+    la_trace("rank %d exited (status 0x%x)", px.rs.r[i].rank, st);
     char s[32];
     int n = snprintf(s, sizeof s, "%d", st);
     la_conn_send(&px.conn, LA_F_EXIT, 0, px.rs.r[i].rank, s, (size_t)n);
@@ -292,6 +349,7 @@ static void start_job(const la_frame_t *f)
     char err[1024];
     while (la_kv_next(&pos, end, &key, &val) == 1) {
         if (!strcmp(key, "kvsname")) px.kvsname = la_strdup(val);
+        else if (!strcmp(key, "usize")) px.usize = atoi(val);
         else if (!strcmp(key, "size")) size = atoi(val);
         else if (!strcmp(key, "host")) px.job_host = la_strdup(val);
         else if (!strcmp(key, "rank")) {
@@ -331,6 +389,7 @@ static void start_job(const la_frame_t *f)
         else if (!strcmp(key, "launcher_exec")) lexec = val;
         else if (!strcmp(key, "proxy")) proxy = val;
         else if (!strcmp(key, "verbose")) px.verbose = atoi(val);
+        else if (!strcmp(key, "fast_kex")) px.fast_kex = atoi(val);
         else if (!strcmp(key, "child")) {
             kids = la_realloc(kids, sizeof(char *) * (size_t)(nk + 1));
             kids[nk++] = la_strdup(val);
@@ -375,6 +434,8 @@ static void start_job(const la_frame_t *f)
     char *skip = la_calloc((size_t)rs->n + 1, 1);
     if (napps > 0 && nrank_app == rs->n) {
         assign_apps(rs, apps, napps, rank_app, skip);
+        px.appnum = rank_app;
+        rank_app = NULL;
     } else {
         char *path = NULL;
         int code = px.argc ? la_resolve_program(px.argv[0], la_env_get(rs->env, "PATH"), &path, err, sizeof err) : 127;
@@ -416,6 +477,7 @@ static void start_job(const la_frame_t *f)
         char s[32];
         int n = snprintf(s, sizeof s, "%d", (int)rs->r[i].pid);
         la_conn_send(&px.conn, LA_F_STARTED, 0, rs->r[i].rank, s, (size_t)n);
+        la_trace("rank %d started (pid %d)", rs->r[i].rank, (int)rs->r[i].pid);
         if (place.report) {
             char line[2048];
             la_binding_report(topo, &rs->r[i].bind, px.host, rs->r[i].pid, rs->r[i].rank, line, sizeof line);
@@ -440,6 +502,16 @@ static void handle_frame(const la_frame_t *f)
     case LA_F_JOB:
         if (!px.have_job) start_job(f);
         break;
+    case LA_F_KVS: {
+        const char *pos = f->p, *end = f->p + f->len, *key, *val;
+        int n = 0;
+        while (la_kv_next(&pos, end, &key, &val) == 1) {
+            la_kvs_put(&px.kvs, key, val);
+            n++;
+        }
+        la_trace("%d keys from the barrier", n);
+        break;
+    }
     case LA_F_REPLY:
         if (f->rank < 0) {
             for (i = 0; i < px.rs.n; i++) la_ranks_reply(&px.rs, i, f->p, f->len);
@@ -504,24 +576,47 @@ static void on_signal(void *obj, int idx, int fd, short rev)
     reap();
 }
 
+/* Ranks still running are killed (and reaped, a second at most). */
+static void kill_ranks(void)
+{
+    if (!px.have_job || px.rs.nalive == 0) return;
+    la_ranks_signal(&px.rs, SIGKILL);
+    for (int i = 0; i < 200 && px.rs.nalive > 0; i++) {
+        poll(NULL, 0, 5);
+        reap();
+    }
+}
+
 /* Everything ends here: the ranks and the proxies we started, then files. */
 static void __attribute__((noreturn)) bail_out(int code)
 {
-    if (px.have_job) {
-        la_ranks_signal(&px.rs, SIGKILL);
-        for (int i = 0; i < 200 && px.rs.nalive > 0; i++) {
-            poll(NULL, 0, 5);
-            reap();
-        }
-        if (px.kvsname) la_shm_cleanup(px.kvsname);
-    }
+    kill_ranks();
+    if (px.kvsname) la_shm_cleanup(px.kvsname);
     kids_signal(SIGTERM);
     exit(code);
 }
 
+static int kids_alive(void)
+{
+    int n = 0;
+    for (int k = 0; k < px.nkids; k++) n += px.kids[k].pid > 0;
+    return n;
+}
+
+static void send_hello(const char *host)
+{
+    la_buf_t hello = { 0 };
+    la_kv_add(&hello, "host", host);
+    const char *node = getenv("SLURMD_NODENAME");
+    la_kv_add(&hello, "node", node && *node ? node : host);
+    la_kv_addf(&hello, "pid", "%d", (int)getpid());
+    la_conn_send(&px.conn, LA_F_HELLO, 0, px.id, hello.p, hello.len);
+    la_buf_free(&hello);
+}
+
 int main(int argc, char **argv)
 {
-    int slurm = 0, ssh_peer = 0;
+    int slurm = 0, ssh_peer = 0, job_stdin = 0;
     char host[256];
     if (gethostname(host, sizeof host - 1) < 0) strcpy(host, "?");
     host[sizeof host - 1] = '\0';
@@ -541,6 +636,10 @@ int main(int argc, char **argv)
             ssh_peer = 1;
         } else if (!strcmp(a, "--verbose")) {
             px.verbose = 1;
+        } else if (!strcmp(a, "--trace")) {
+            la_tracing = 1;
+        } else if (!strcmp(a, "--job-stdin")) {
+            job_stdin = 1;
         } else {
             la_die(2, "unknown argument \"%s\" (courier_proxy is started by mpiexec)", a);
         }
@@ -550,7 +649,21 @@ int main(int argc, char **argv)
         const char *pid = getenv("SLURM_PROCID");
         px.id += pid ? atoi(pid) : 0;
     }
+    la_trace("started");
     read_secret(slurm);
+    la_frame_t jf = { 0 };
+    char *jstore = NULL;
+    if (job_stdin && (la_frame_read_fd(0, &jf, &jstore, LA_FRAME_MAX, la_now_ms() + ut_settings.launch_timeout_ms) < 0 ||
+                      jf.type != LA_F_JOB))
+        la_die(255, "no job description on stdin");
+    if (!slurm) {
+        /* nothing more is read from stdin */
+        int dn = open("/dev/null", O_RDONLY);
+        if (dn >= 0 && dn != 0) {
+            dup2(dn, 0);
+            close(dn);
+        }
+    }
     /* nothing of ours on stdout: it may be mpiexec's terminal */
     dup2(2, 1);
 
@@ -574,21 +687,37 @@ int main(int argc, char **argv)
         free(peer);
         cands = c;
     }
+    px.cands = cands;
+    if (job_stdin) {
+        /* the job is here: start the ranks (and further proxies) while we
+         * connect; HELLO and what they say wait in the queue */
+        la_trace("job from stdin (%zu bytes)", jf.len);
+        px.conn = (la_conn_t){ .fd = LA_CONN_LATER };
+        send_hello(host);
+        start_job(&jf);
+        free(jstore);
+    }
     char err[1024];
     long long deadline = la_now_ms() + ut_settings.launch_timeout_ms;
     int fd = la_connect_any(cands, px.port, deadline, &px.addr_used, err, sizeof err);
-    free(cands);
-    if (fd < 0) la_die(255, "cannot reach mpiexec: %s", err);
-    la_conn_init(&px.conn, fd);
-    if (la_auth_client(&px.conn, px.secret, px.id, deadline, err, sizeof err) < 0)
-        la_die(255, "%s (at %s:%d)", err, px.addr_used, px.port);
-    la_buf_t hello = { 0 };
-    la_kv_add(&hello, "host", host);
-    const char *node = getenv("SLURMD_NODENAME");
-    la_kv_add(&hello, "node", node && *node ? node : host);
-    la_kv_addf(&hello, "pid", "%d", (int)getpid());
-    la_conn_send(&px.conn, LA_F_HELLO, 0, px.id, hello.p, hello.len);
-    la_buf_free(&hello);
+    if (fd < 0) {
+        la_warn("cannot reach mpiexec: %s", err);
+        bail_out(255);
+    }
+    la_conn_t c;
+    la_conn_init(&c, fd);
+    if (la_auth_client(&c, px.secret, px.id, deadline, err, sizeof err) < 0) {
+        la_warn("%s (at %s:%d)", err, px.addr_used, px.port);
+        la_conn_close(&c);
+        bail_out(255);
+    }
+    la_trace("connected to mpiexec at %s", px.addr_used);
+    if (job_stdin) {
+        la_conn_attach(&px.conn, &c);
+    } else {
+        px.conn = c;
+        send_hello(host);
+    }
 
     la_poll_t P = { 0 };
     while (!px.bye) {
@@ -611,22 +740,26 @@ int main(int argc, char **argv)
         }
         if (conn_eof && !px.bye) bail_out(1);   /* mpiexec is gone */
         if (got_stop_signal) bail_out(128 + got_stop_signal);
+        /* every rank here has ended (and said so): nothing is left to do,
+         * and mpiexec need not tell us */
+        if (px.have_job && px.rs.nalive == 0 && !kids_alive()) break;
     }
-    /* BYE: pass on what is left, then go; our children get their own BYE */
+    la_trace("ending (%s)", px.bye ? "told to" : "every rank here has ended");
+    /* pass on what is left, then go; our children get their own BYE.  The
+     * connection closes last, so that its end tells mpiexec we are done. */
+    kill_ranks();   /* BYE with ranks still running: a job that failed */
     if (px.have_job) la_ranks_finish_output(&px.rs);
-    la_conn_flush_wait(&px.conn, CHILD_EXIT_WAIT_MS);
-    la_conn_close(&px.conn);
+    if (px.kvsname) la_shm_cleanup(px.kvsname);
     long long end = la_now_ms() + CHILD_EXIT_WAIT_MS;
     for (;;) {
-        int left = 0;
-        for (int k = 0; k < px.nkids; k++) left += px.kids[k].pid > 0;
-        if (!left || la_now_ms() >= end) break;
+        if (!kids_alive() || la_now_ms() >= end) break;
         struct pollfd pf = { .fd = px.sigfd, .events = POLLIN };
         poll(&pf, 1, (int)(end - la_now_ms()));
         on_signal(NULL, 0, px.sigfd, POLLIN);
     }
     kids_signal(SIGTERM);
-    if (px.kvsname) la_shm_cleanup(px.kvsname);
+    la_conn_flush_wait(&px.conn, CHILD_EXIT_WAIT_MS);
+    la_conn_close(&px.conn);
     la_poll_free(&P);
     return 0;
 }

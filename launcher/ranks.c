@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "ranks.h"
 #include "util/settings.h"
+#include "util/cpus.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +24,14 @@ void la_ranks_init(la_ranks_t *rs, int n, const int *ranks)
 {
     *rs = (la_ranks_t){ .n = n, .stdin_w = -1, .stdin_fd = -1, .devnull = -1,
                        .pmi_batch = (int)ut_settings.pmi_batch };
+    /* A session per rank gives each a session's share of its core beside other
+     * sessions' work (autogroup); but where this host's ranks outnumber its
+     * cores they share cores with each other, and a rank alone in its group
+     * yields to nobody (sched_yield stays inside the group), so they share
+     * one process group in mpiexec's session, as the library's waiting policy
+     * assumes. */
+    rs->own_session = ut_settings.rank_session >= 0 ? (int)ut_settings.rank_session
+                                                    : !ut_oversubscribed(n);
     rs->r = la_calloc((size_t)(n > 0 ? n : 1), sizeof *rs->r);
     sigemptyset(&rs->child_mask);
     for (int i = 0; i < n; i++) {
@@ -88,7 +97,8 @@ int la_resolve_program(const char *prog, const char *path, char **out, char *err
 /* ---- spawning ------------------------------------------------------------------ */
 
 struct child_args {
-    pid_t parent, pgid;
+    pid_t parent, pgid;       /* pgid unused with own_session */
+    int own_session;          /* COURIER_RANK_SESSION: setsid() instead of joining pgid */
     int pmi_fd, in_fd, out_fd, err_fd;
     const cpu_set_t *cpus;    /* NULL: not bound */
     char **envp;
@@ -105,7 +115,8 @@ static pid_t __attribute__((noinline)) spawn_child(la_ranks_t *rs, const struct 
     rs->spawn_errno = 0;
     pid_t pid = vfork();
     if (pid == 0) {
-        setpgid(0, a->pgid);
+        if (a->own_session) setsid();
+        else setpgid(0, a->pgid);
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != a->parent) _exit(127);
         fcntl(a->pmi_fd, F_SETFD, 0);
@@ -191,7 +202,7 @@ int la_ranks_spawn(la_ranks_t *rs, int i, char *err, size_t errlen)
     int nowned;
     char **envp = rank_env(rs, i, sv[1], owned, &nowned);
     struct child_args a = {
-        .parent = getpid(), .pgid = rs->pgid, .pmi_fd = sv[1], .in_fd = in_fd,
+        .parent = getpid(), .pgid = rs->pgid, .own_session = rs->own_session, .pmi_fd = sv[1], .in_fd = in_fd,
         .out_fd = po[1], .err_fd = pe[1], .cpus = rk->bind.bound ? &rk->bind.cpus : NULL, .envp = envp,
         .path = rk->path ? rk->path : rs->path, .argv = rk->argv ? rk->argv : rs->argv,
         .wdir = rk->wdir ? rk->wdir : rs->wdir,
@@ -212,11 +223,11 @@ int la_ranks_spawn(la_ranks_t *rs, int i, char *err, size_t errlen)
         close(pe[0]);
         if (pid > 0) {
             waitpid(pid, NULL, 0);
-            if (!rs->pgid) rs->pgid = pid;   /* the group lives on while others are in it */
+            if (!rs->pgid && !rs->own_session) rs->pgid = pid;   /* the group lives on while others are in it */
         }
         return e == EACCES || e == ENOEXEC || e == EISDIR ? 126 : 127;
     }
-    if (!rs->pgid) rs->pgid = pid;
+    if (!rs->pgid && !rs->own_session) rs->pgid = pid;
     rk->pid = pid;
     rk->alive = 1;
     rs->nalive++;
@@ -433,8 +444,13 @@ int la_ranks_reaped(la_ranks_t *rs, pid_t pid, int status)
 void la_ranks_signal(la_ranks_t *rs, int sig)
 {
     if (rs->pgid > 0) kill(-rs->pgid, sig);
-    for (int i = 0; i < rs->n; i++)
-        if (rs->r[i].alive) kill(rs->r[i].pid, sig);
+    for (int i = 0; i < rs->n; i++) {
+        if (!rs->r[i].alive) continue;
+        /* a rank in its own session leads its own process group, which holds
+         * whatever it started (a wrapper script's program, a tool's child) */
+        if (rs->own_session) kill(-rs->r[i].pid, sig);
+        kill(rs->r[i].pid, sig);
+    }
 }
 
 void la_ranks_close_output(la_ranks_t *rs, int stream)

@@ -76,8 +76,9 @@ typedef struct {
     int hold_output;          /* do not read the ranks' output now (backpressure) */
     la_ranks_ops_t ops;
     void *ctx;
+    int own_session;          /* each rank leads its own session (COURIER_RANK_SESSION) */
     /* state */
-    pid_t pgid;
+    pid_t pgid;               /* the ranks' process group (0 with own_session) */
     int nalive;
     int devnull;
     int stdin_w;              /* LA_STDIN_PIPE: write end, -1 when closed */

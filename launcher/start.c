@@ -19,12 +19,19 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 extern char **environ;
 
 /* Longest wait for one address while trying mpiexec's addresses in turn. */
 #define LA_CONNECT_TRY_MS 3000
+/* Key exchanges the ssh launcher asks for with COURIER_SSH_FAST_KEX: the
+ * classic ones that OpenSSH has had since 7.4, without sntrup761x25519 (the
+ * default since 9.0, whose key generation costs most of a connection's CPU). */
+#define LA_SSH_KEX "curve25519-sha256,ecdh-sha2-nistp256,ecdh-sha2-nistp384,ecdh-sha2-nistp521," \
+    "diffie-hellman-group-exchange-sha256,diffie-hellman-group16-sha512,diffie-hellman-group18-sha512," \
+    "diffie-hellman-group14-sha256"
 /* Pending connections the kernel keeps for mpiexec's listening socket. */
 #define LA_LISTEN_BACKLOG 512
 
@@ -63,6 +70,8 @@ static char **proxy_args(const la_launch_t *l, int id, int ssh_peer, int slurm, 
     a[k++] = la_strdup(l->addrs);
     if (ssh_peer) a[k++] = la_strdup("--ssh-peer");
     if (l->verbose) a[k++] = la_strdup("--verbose");
+    if (l->trace) a[k++] = la_strdup("--trace");
+    if (l->job_stdin && !slurm) a[k++] = la_strdup("--job-stdin");
     a[k] = NULL;
     *n = k;
     return a;
@@ -200,10 +209,24 @@ int la_launch_start(const la_launch_t *l, const char *const *hosts, int nhosts, 
             }
             free(q);
             free_words(pa);
-            argv = la_malloc(sizeof(char *) * 5);
+            argv = la_malloc(sizeof(char *) * 13);
             int k = 0;
             argv[k++] = la_strdup(l->exec ? l->exec : l->kind == LA_LAUNCH_SSH ? "ssh" : "rsh");
             if (l->kind == LA_LAUNCH_SSH) argv[k++] = la_strdup("-x");
+            if (l->kind == LA_LAUNCH_SSH && l->fast_kex) {
+                argv[k++] = la_strdup("-o");
+                argv[k++] = la_strdup("KexAlgorithms=" LA_SSH_KEX);
+            }
+            if (l->kind == LA_LAUNCH_SSH && l->persist_s > 0 && l->control_dir) {
+                /* the first job to a host leaves a master connection behind
+                 * (in its own session: ssh daemonizes it); later ones reuse it */
+                argv[k++] = la_strdup("-o");
+                argv[k++] = la_strdup("ControlMaster=auto");
+                argv[k++] = la_strdup("-o");
+                argv[k++] = la_asprintf("ControlPath=%s/%%C", l->control_dir);
+                argv[k++] = la_strdup("-o");
+                argv[k++] = la_asprintf("ControlPersist=%d", l->persist_s);
+            }
             argv[k++] = la_strdup(hosts[h]);
             argv[k++] = cmd;
             argv[k] = NULL;
@@ -220,6 +243,23 @@ int la_launch_start(const la_launch_t *l, const char *const *hosts, int nhosts, 
         started++;
     }
     return started;
+}
+
+char *la_ssh_control_dir(char *err, size_t errlen)
+{
+    const char *run = getenv("XDG_RUNTIME_DIR");
+    char *dir = run && *run == '/' ? la_asprintf("%s/courier-ssh", run)
+                                   : la_asprintf("/tmp/courier-ssh-%d", (int)getuid());
+    struct stat st;
+    if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+        snprintf(err, errlen, "cannot make %s for ssh's control sockets: %s", dir, strerror(errno));
+    } else if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 077)) {
+        snprintf(err, errlen, "%s (for ssh's control sockets) is not a directory of ours with mode 0700", dir);
+    } else {
+        return dir;
+    }
+    free(dir);
+    return NULL;
 }
 
 /* ---- addresses and connections ------------------------------------------------------ */

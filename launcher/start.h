@@ -4,7 +4,13 @@
  * mpiexec listens on a TCP port (all interfaces) and starts a proxy on each
  * remote host through a launcher:
  *   ssh, rsh   `ssh -x HOST 'PROXY --id N --port P --addr A,B,... --ssh-peer'`,
- *              the job's secret written to the session's stdin (never argv);
+ *              the job's secret written to the session's stdin (never argv),
+ *              and, with --job-stdin, the proxy's job right after it, so that
+ *              the proxy starts its ranks before it has connected back;
+ *              with COURIER_SSH_PERSIST_S, ssh keeps its connection to the
+ *              host for the next job (ControlMaster=auto, ControlPersist);
+ *              with COURIER_SSH_FAST_KEX (default), ssh is asked for the
+ *              classic key exchanges, not sntrup761x25519 (LA_SSH_KEX);
  *   fork       PROXY itself on this machine (for testing, as Hydra's fork);
  *   slurm      one `srun --nodelist=... --ntasks-per-node=1 PROXY --slurm ...`
  *              for all hosts, the secret in srun's environment (srun passes
@@ -32,6 +38,11 @@ typedef struct {
     int port;               /* mpiexec's port */
     const char *addrs;      /* mpiexec's addresses, comma-separated, best first */
     int verbose;            /* print each launch command on stderr */
+    int trace;              /* the proxies trace their steps (COURIER_LAUNCH_TRACE) */
+    int job_stdin;          /* the job description follows the secret on stdin (ssh, rsh, fork) */
+    int persist_s;          /* ssh: keep the connection this long for the next job (ControlPersist) */
+    const char *control_dir;/* ssh with persist_s: where the control sockets live */
+    int fast_kex;           /* ssh: classic key exchanges first (COURIER_SSH_FAST_KEX) */
 } la_launch_t;
 
 typedef struct {
@@ -48,6 +59,12 @@ typedef struct {
 int la_launch_start(const la_launch_t *l, const char *const *hosts, int nhosts, int first_id,
                     int ssh_peer, const char *secret_hex, const sigset_t *mask,
                     la_started_t *out, char *err, size_t errlen);
+
+/* The directory for ssh's control sockets (COURIER_SSH_PERSIST_S):
+ * $XDG_RUNTIME_DIR/courier-ssh, else /tmp/courier-ssh-<uid>, made with mode
+ * 0700 and checked to be ours.  Returns it (malloc'ed), or NULL with a message
+ * in err. */
+char *la_ssh_control_dir(char *err, size_t errlen);
 
 /* A listening TCP socket on every interface (IPv6 and IPv4 where possible,
  * an ephemeral port in *port).  Returns the descriptor, or -1 with errno. */

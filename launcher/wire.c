@@ -46,9 +46,8 @@ static uint32_t get32(const uint8_t *p)
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-void la_conn_send(la_conn_t *c, int type, int arg, int rank, const void *p, size_t len)
+void la_frame_add(la_buf_t *b, int type, int arg, int rank, const void *p, size_t len)
 {
-    if (c->fd < 0) return;
     uint8_t h[LA_FRAME_HDR];
     put32(h, (uint32_t)len);
     h[4] = (uint8_t)(type >> 8);
@@ -56,13 +55,74 @@ void la_conn_send(la_conn_t *c, int type, int arg, int rank, const void *p, size
     h[6] = (uint8_t)(arg >> 8);
     h[7] = (uint8_t)arg;
     put32(h + 8, (uint32_t)rank);
-    la_buf_add(&c->out, h, sizeof h);
-    if (len) la_buf_add(&c->out, p, len);
+    la_buf_add(b, h, sizeof h);
+    if (len) la_buf_add(b, p, len);
+}
+
+void la_conn_send(la_conn_t *c, int type, int arg, int rank, const void *p, size_t len)
+{
+    if (c->fd < 0 && c->fd != LA_CONN_LATER) return;
+    la_frame_add(&c->out, type, arg, rank, p, len);
     la_conn_flush(c);
+}
+
+void la_conn_attach(la_conn_t *c, la_conn_t *from)
+{
+    la_buf_t out = { 0 };
+    la_buf_add(&out, from->out.p + from->out.off, la_buf_pending(&from->out));
+    la_buf_add(&out, c->out.p + c->out.off, la_buf_pending(&c->out));
+    la_buf_free(&from->out);
+    la_buf_free(&c->out);
+    free(c->in);
+    *c = *from;
+    c->out = out;
+    *from = (la_conn_t){ .fd = -1 };
+    la_conn_flush(c);
+}
+
+/* Read exactly n bytes from fd before deadline: 0, or -1. */
+static int read_exact(int fd, void *p, size_t n, long long deadline)
+{
+    size_t got = 0;
+    while (got < n) {
+        long long left = deadline - la_now_ms();
+        struct pollfd pf = { .fd = fd, .events = POLLIN };
+        if (left <= 0) return -1;
+        int r = poll(&pf, 1, (int)left);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return -1;
+        ssize_t k = read(fd, (char *)p + got, n - got);
+        if (k < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+        if (k <= 0) return -1;
+        got += (size_t)k;
+    }
+    return 0;
+}
+
+int la_frame_read_fd(int fd, la_frame_t *f, char **store, size_t maxlen, long long deadline_ms)
+{
+    uint8_t h[LA_FRAME_HDR];
+    *store = NULL;
+    if (read_exact(fd, h, sizeof h, deadline_ms) < 0) return -1;
+    size_t len = get32(h);
+    if (len > maxlen) return -1;
+    char *b = la_malloc(len + 1);
+    if (read_exact(fd, b, len, deadline_ms) < 0) {
+        free(b);
+        return -1;
+    }
+    f->type = h[4] << 8 | h[5];
+    f->arg = h[6] << 8 | h[7];
+    f->rank = (int32_t)get32(h + 8);
+    f->p = b;
+    f->len = len;
+    *store = b;
+    return 1;
 }
 
 int la_conn_flush(la_conn_t *c)
 {
+    if (c->fd == LA_CONN_LATER) return 0;
     if (c->fd < 0) return -1;
     while (la_buf_pending(&c->out)) {
         ssize_t n = send(c->fd, c->out.p + c->out.off, la_buf_pending(&c->out), MSG_NOSIGNAL);

@@ -30,7 +30,8 @@ enum {
     LA_F_HELLO,         /* p->m  key/value: host, pid */
     LA_F_JOB,           /* m->p  key/value job description (proxy.c) */
     LA_F_STARTED,       /* p->m  rank; pid in decimal */
-    LA_F_PMI,           /* p->m  rank; one PMI request line without '\n' */
+    LA_F_PMI,           /* p->m  rank; one PMI request line without '\n'; arg 1: the
+                         *       proxy has answered it (mpiexec only takes note) */
     LA_F_REPLY,         /* m->p  rank (-1: every rank of the proxy); PMI reply bytes */
     LA_F_OUT,           /* p->m  rank; arg 1 stdout, 2 stderr; bytes (none: end of file) */
     LA_F_EXIT,          /* p->m  rank; wait status in decimal */
@@ -43,6 +44,7 @@ enum {
     LA_F_CLOSE_OUT,     /* m->p  arg = 1 or 2: mpiexec's stdout/stderr is gone */
     LA_F_CHILD_FAIL,    /* p->m  rank = proxy id it failed to start; message */
     LA_F_BYE,           /* m->p  the job is over: exit */
+    LA_F_KVS,           /* m->p  key/value: keys put since the last barrier (before its REPLY) */
 };
 
 #define LA_FRAME_HDR 12
@@ -57,8 +59,12 @@ typedef struct {
     size_t len;
 } la_frame_t;
 
+/* A connection's descriptor before it exists: frames are queued (a proxy
+ * that got its job on stdin starts its ranks while it connects). */
+#define LA_CONN_LATER (-2)
+
 typedef struct {
-    int fd;             /* -1 once closed */
+    int fd;             /* -1 once closed; LA_CONN_LATER: not yet open */
     la_buf_t out;
     char *in;
     size_t ioff, ilen, icap;   /* unparsed input is in[ioff, ilen) */
@@ -67,6 +73,15 @@ typedef struct {
 void la_conn_init(la_conn_t *c, int fd);
 /* Close the socket and free the buffers. */
 void la_conn_close(la_conn_t *c);
+/* c (LA_CONN_LATER, frames queued) takes over the socket of from, which has
+ * just finished the handshake: what from holds goes first, then c's queue. */
+void la_conn_attach(la_conn_t *c, la_conn_t *from);
+/* One frame, encoded, appended to b. */
+void la_frame_add(la_buf_t *b, int type, int arg, int rank, const void *p, size_t len);
+/* Read exactly one frame of at most maxlen bytes from descriptor fd (a pipe:
+ * nothing after it is consumed), waiting until deadline_ms.  Returns 1 with
+ * *f pointing into *store (malloc'ed; the caller frees it), or -1. */
+int la_frame_read_fd(int fd, la_frame_t *f, char **store, size_t maxlen, long long deadline_ms);
 /* Queue one frame and write what the socket takes now. */
 void la_conn_send(la_conn_t *c, int type, int arg, int rank, const void *p, size_t len);
 /* Write queued bytes without blocking: 0, or -1 when the connection broke. */

@@ -24,6 +24,7 @@
 #include "transport/shm/shm.h"
 #include "util/log.h"
 #include "util/settings.h"
+#include "util/cpus.h"
 
 #include <sched.h>
 #include <stdio.h>
@@ -50,14 +51,6 @@ static uint32_t hash_str(const char *s)
     uint32_t h = 2166136261u;
     for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
     return h;
-}
-
-static int count_cores(void)
-{
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
 }
 
 static void comm_builtin(cr_comm_t *c, MPI_Comm h, cr_group_t *g, uint32_t ctx, const char *name)
@@ -247,6 +240,9 @@ static void stop_transports(void)
 {
     net_tr = NULL;
     cr_pt2pt_fini();
+    ut_log(UT_LOG_EVENTS, "progress", "waiting policy: %lu yields, %lu sleeps (%lu cut short "
+           "by a last poll, %lu ran out)", cr_wait_stats.yields, cr_wait_stats.sleeps,
+           cr_wait_stats.sleep_aborts, cr_wait_stats.sleep_timeouts);
     cr_progress_fini();
     for (int c = nchannels - 1; c >= 0; c--) {
         for (int i = ntransports[c] - 1; i >= 0; i--) tr_finalize(transports[c][i]);
@@ -269,6 +265,9 @@ static void runtime_exit_hook(int status, void *arg)
     cr_barrier_tag(&cr_comm_world, CR_TAG_EXIT);
     cr_runtime_stop();
 }
+
+/* The level the call that started the runtime was given. */
+static int runtime_level = MPI_THREAD_SINGLE;
 
 int cr_runtime_start(int required)
 {
@@ -306,11 +305,10 @@ int cr_runtime_start(int required)
     char node[MPI_MAX_PROCESSOR_NAME + 64];
     if (find_local_ranks(node, sizeof node) != 0)
         return cr_error(MPI_ERR_OTHER, "cannot exchange host names through PMI");
-    cr_proc.oversubscribed = ut_settings.oversubscribed >= 0
-                                 ? (int)ut_settings.oversubscribed
-                                 : cr_proc.local_size > count_cores();
+    cr_proc.oversubscribed = ut_oversubscribed(cr_proc.local_size);
 
-    if (cr_thread_level_provided(required) == MPI_THREAD_MULTIPLE || ut_settings.async_progress)
+    runtime_level = cr_thread_level_provided(required);
+    if (runtime_level == MPI_THREAD_MULTIPLE || ut_settings.async_progress)
         cr_threads_enable();
     cr_thread_set_main();
 
@@ -353,6 +351,12 @@ void cr_runtime_stop(void)
 int cr_thread_level_provided(int required)
 {
     int level = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE : required;
+    /* a runtime started at MPI_THREAD_MULTIPLE is safe for threads whatever
+     * a later session or MPI_Init_thread asks: it gets MPI_THREAD_MULTIPLE,
+     * a stronger level than required, as the standard allows (a library's
+     * session without a thread_level inside a threaded program sees it) */
+    if (cr_proc.state == CR_STATE_INIT && runtime_level == MPI_THREAD_MULTIPLE)
+        level = MPI_THREAD_MULTIPLE;
     if (level > ut_settings.thread_level_max) level = (int)ut_settings.thread_level_max;
     /* a runtime started without the locks chose its fast paths and waiting
      * policy for one thread at a time (start_transports): it stays so */

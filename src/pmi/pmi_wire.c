@@ -27,6 +27,7 @@
  * message is printed here. */
 #define _GNU_SOURCE
 #include "pmi/pmi_impl.h"
+#include "util/field.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -205,33 +206,11 @@ static char *w_readline(void)
 
 /* ---- PMI-1 messages ---------------------------------------------------------- */
 
-/* The value of key in a PMI-1 line, copied into out (outlen bytes).  Returns
- * the full length of the value, or -1 when the key is absent. */
-static int w1_field(const char *line, const char *key, char *out, size_t outlen)
-{
-    size_t klen = strlen(key);
-    const char *p = line;
-    while (*p) {
-        while (*p == ' ' || *p == '\t') p++;
-        if (!strncmp(p, key, klen) && p[klen] == '=') {
-            const char *v = p + klen + 1;
-            size_t vlen = strcspn(v, " \t");
-            if (out && outlen) {
-                size_t c = vlen < outlen - 1 ? vlen : outlen - 1;
-                memcpy(out, v, c);
-                out[c] = '\0';
-            }
-            return (int)vlen;
-        }
-        p += strcspn(p, " \t");
-    }
-    return -1;
-}
-
+/* A key's value in a PMI-1 line: ut_line_field (util/field.h). */
 static int w1_field_int(const char *line, const char *key, int *out)
 {
     char buf[32];
-    if (w1_field(line, key, buf, sizeof buf) < 0) return -1;
+    if (ut_line_field(line, key, buf, sizeof buf) < 0) return -1;
     char *end;
     long v = strtol(buf, &end, 10);
     if (end == buf) return -1;
@@ -246,7 +225,7 @@ static char *w1_expect(const char *cmd, int *rc_out)
     char *line = w_readline();
     if (!line) return NULL;
     char got[64];
-    if (w1_field(line, "cmd", got, sizeof got) < 0 || strcmp(got, cmd)) {
+    if (ut_line_field(line, "cmd", got, sizeof got) < 0 || strcmp(got, cmd)) {
         crpmi_err("expected cmd=%s from the launcher, got \"%.200s\"", cmd, line);
         return NULL;
     }
@@ -256,7 +235,7 @@ static char *w1_expect(const char *cmd, int *rc_out)
         *rc_out = rc;
     } else if (rc != 0) {
         char msg[256] = "";
-        w1_field(line, "msg", msg, sizeof msg);
+        ut_line_field(line, "msg", msg, sizeof msg);
         crpmi_err("%s failed (rc=%d%s%s)", cmd, rc, *msg ? ", " : "", msg);
         return NULL;
     }
@@ -440,7 +419,7 @@ static int wire_get(int rank, const char *key, char *val, int len)
     char *line = w1_expect("get_result", &rc);
     if (!line) return -1;
     if (rc != 0) return 1;   /* not found: no message, callers may probe */
-    int vlen = w1_field(line, "value", val, (size_t)len);
+    int vlen = ut_line_field(line, "value", val, (size_t)len);
     if (vlen < 0) {
         crpmi_err("get_result for key %s without a value", key);
         return -1;
@@ -592,7 +571,7 @@ static int wire_spawn(const char *args, size_t alen, const char *env, size_t ele
             rc = -1;
         } else if (rc != 0) {
             char hex[512];
-            int n = w1_field(line, "reason", hex, sizeof hex);
+            int n = ut_line_field(line, "reason", hex, sizeof hex);
             size_t k = 0;
             for (int i = 0; i + 1 < n && k + 1 < wlen && hex[i + 1]; i += 2) {
                 unsigned v;
@@ -621,12 +600,12 @@ static int wire_name(int op, const char *service, char *port, size_t plen, char 
     snprintf(why, wlen, "the launcher did not answer");
     if (hs && hp && w_send("cmd=name_courier op=%c service=%s port=%s\n", op, hs, hp) == 0) {
         char *line = w1_expect("name_result", &rc);
-        int n = line ? w1_field(line, "value", NULL, 0) : -1;
+        int n = line ? ut_line_field(line, "value", NULL, 0) : -1;
         char *hex = n >= 0 ? malloc((size_t)n + 1) : NULL;
         if (!line || !hex || rc < 0 || rc > 2) {
             rc = 2;
         } else if (rc != 0 || op == 'l') {
-            w1_field(line, "value", hex, (size_t)n + 1);
+            ut_line_field(line, "value", hex, (size_t)n + 1);
             char *out = rc == 0 ? port : why;
             size_t olen = rc == 0 ? plen : wlen, k = 0;
             for (int i = 0; i + 1 < n && k + 1 < olen; i += 2) {
@@ -745,7 +724,7 @@ static int w1_setup(crpmi_info_t *in)
     if (rc == 0) w1_field_int(line, "size", &in->universe_size);
 
     if (w_send("cmd=get_my_kvsname\n") < 0 || !(line = w1_expect("my_kvsname", NULL))) return -1;
-    if (w1_field(line, "kvsname", in->kvsname, sizeof in->kvsname) < 0) {
+    if (ut_line_field(line, "kvsname", in->kvsname, sizeof in->kvsname) < 0) {
         crpmi_err("no kvsname in the launcher's reply");
         return -1;
     }
@@ -844,7 +823,7 @@ const crpmi_ops_t *crpmi_wire_init(crpmi_info_t *in, int version)
     int rc;
     if (!(line = w1_expect("response_to_init", &rc))) goto fail;
     char buf[256];
-    if (w1_field(line, "launcher", buf, sizeof buf) >= 0 && !strcmp(buf, "courier"))
+    if (ut_line_field(line, "launcher", buf, sizeof buf) >= 0 && !strcmp(buf, "courier"))
         w.courier = 1;
     int offered = 1;
     w1_field_int(line, "pmi_version", &offered);

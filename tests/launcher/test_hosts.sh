@@ -19,6 +19,24 @@ up() {
 SSH_OPTS=()
 ssh_opts() { SSH_OPTS=(-launcher ssh -launcher-exec "$CL_SSH"); }
 
+# crash_job HOSTS N VICTIM VHOST: $CRASH at N ranks over HOSTS; rank VICTIM
+# (on VHOST) kills itself with SIGKILL while the others wait for it: the job
+# must end within a second of the death, naming rank, host and signal.
+crash_job() {
+    run 60 "${SSH_OPTS[@]}" -hosts "$1" -n "$2" "$CRASH" "$3" 9 "$MARK"
+    local end; end=$(now_ms)
+    local died; died=$(awk '/^dying/ {print $4}' <<<"$OUT")
+    expect_rc 137
+    expect_err "^mpiexec: rank $3 \\(pid [0-9]+ on $4\\) was killed by signal 9 \\(Killed\\); terminating the job$"
+    if [ -n "$died" ]; then
+        MS=$((end - died - 100))   # the victim sleeps 100 ms before the kill
+        echo "measured: rank $3 of $2 killed on $4: the job ended $MS ms after the death"
+        expect_fast 1000
+    else
+        fail "the victim never got to die: $ERR"
+    fi
+}
+
 t_pmi() {
     up; ssh_opts
     # PMI across hosts at 2, 3 and 4 ranks: put, barrier, get of every other rank's value
@@ -173,18 +191,7 @@ t_mpi() {
     expect_rc 0; expect_out "^PASS net_traffic \(np=4\)"
     # a rank killed on cn2 while its neighbours on cn1 wait for it in MPI_Recv:
     # the job ends at once, naming the rank
-    run 60 "${SSH_OPTS[@]}" -hosts cn1,cn2 -n 3 "$CRASH" 1 9 "$MARK"
-    local end; end=$(now_ms)
-    local died; died=$(awk '/^dying/ {print $4}' <<<"$OUT")
-    expect_rc 137
-    expect_err "^mpiexec: rank 1 \(pid [0-9]+ on cn2\) was killed by signal 9 \(Killed\); terminating the job$"
-    if [ -n "$died" ]; then
-        MS=$((end - died - 100))   # the victim sleeps 100 ms before the kill
-        echo "measured: rank 1 of 3 killed on cn2: the job ended $MS ms after the death"
-        expect_fast 1000
-    else
-        fail "the victim never got to die: $ERR"
-    fi
+    crash_job cn1,cn2 3 1 cn2
     cluster_down
     expect_no_leftovers
 }
@@ -310,6 +317,63 @@ t_rcfiles() {
     run 60 "${SSH_OPTS[@]}" -hosts cn1,cn2,cn3 -n 3 "$PMI_TEST" kvs "$MARK"
     expect_rc 0; expect_out "^PASS size 3 kvs kvs_"
     expect_fast 30000
+    cluster_down
+    expect_no_leftovers
+}
+
+# Start-up over four hosts (issue 12): mpiexec on cn1 starts the proxies of
+# cn2..cn4 at once, each gets its job on ssh's stdin and starts its ranks
+# before it has connected back, answers its ranks' PMI requests that need no
+# other host (COURIER_LAUNCH_TRACE shows where each was answered), and ends
+# when its ranks have ended.  tests/launcher/mpi_where: every rank's rank,
+# size and host, an allgather of host names and a sum over the network.  Then
+# a rank killed on cn4 ends the job within a second, with the report; then
+# ssh's connections kept for the next job (COURIER_SSH_PERSIST_S).
+t_start4() {
+    cluster_up 4 || { echo "FAIL: cannot make the hosts"; exit 1; }
+    RUN_PREFIX=(on 1)
+    ssh_opts
+    : "${MPI_WHERE:?set MPI_WHERE}" "${CRASH:?set CRASH}"
+    local n r h map
+    for n in 3 4 8; do
+        run 60 "${SSH_OPTS[@]}" -hosts cn1,cn2,cn3,cn4 -n $n "$MPI_WHERE" "$MARK"
+        expect_rc 0
+        map=map
+        for r in $(seq 0 $((n - 1))); do
+            h=cn$((r % 4 + 1)) map="$map cn$((r % 4 + 1))"
+            grep -qx "rank $r size $n host $h" <<<"$OUT" || fail "rank $r of $n: no 'rank $r size $n host $h' in: $OUT"
+        done
+        [ "$(grep -c '^rank ' <<<"$OUT")" = "$n" ] && ok "$n ranks, each with its rank, size and host" ||
+            fail "expected $n rank lines: $OUT"
+        expect_out "^$map$"; expect_out "^sum OK$"
+        echo "measured: mpi_where np=$n over 4 hosts: $MS ms"
+    done
+    # blocks of two ranks a host, every proxy's work traced
+    export COURIER_LAUNCH_TRACE=1
+    run 60 "${SSH_OPTS[@]}" -hosts cn1:2,cn2:2,cn3:2,cn4:2 -n 8 "$MPI_WHERE" "$MARK"
+    unset COURIER_LAUNCH_TRACE
+    expect_rc 0; expect_out "^map cn1 cn1 cn2 cn2 cn3 cn3 cn4 cn4$"; expect_out "^sum OK$"
+    expect_out "^rank 7 size 8 host cn4$"
+    expect_err "^courier_proxy@cn4: trace .*: job from stdin"
+    expect_err "^courier_proxy@cn3: trace .*: rank [45]: PMI cmd=get .* \(answered here\)$"
+    expect_err "^mpiexec: trace .*: barrier released \([0-9]+ keys to 3 proxies\)"
+    grep -q "answered by its proxy" <<<"$ERR" && ok "mpiexec took note of requests its proxies answered" ||
+        fail "no request answered by a proxy: $ERR"
+    # a rank killed on cn4 while the others wait for it
+    crash_job cn1,cn2,cn3,cn4 4 3 cn4
+    expect_no_leftovers
+    # ssh's connections kept for the next job: the second job reuses them
+    export XDG_RUNTIME_DIR=$TMP/run COURIER_SSH_PERSIST_S=60
+    mkdir -m 700 "$TMP/run"
+    local k
+    for k in 1 2; do
+        run 60 "${SSH_OPTS[@]}" -hosts cn1,cn2,cn3,cn4 -n 4 "$MPI_WHERE" "$MARK"
+        expect_rc 0; expect_out "^map cn1 cn2 cn3 cn4$"; expect_out "^sum OK$"
+        echo "measured: mpi_where np=4 over 4 hosts, ssh connections kept (job $k): $MS ms"
+    done
+    [ "$(ls "$TMP/run/courier-ssh" 2>/dev/null | wc -l)" = 3 ] && ok "three ssh control sockets in $TMP/run/courier-ssh" ||
+        fail "control sockets: $(ls -la "$TMP/run/courier-ssh" 2>&1)"
+    unset XDG_RUNTIME_DIR COURIER_SSH_PERSIST_S
     cluster_down
     expect_no_leftovers
 }

@@ -3,7 +3,11 @@
  * against courier_launch, which brings hwloc):
  *   auth.c   SHA-256 and HMAC-SHA-256 against FIPS 180-4 / RFC 4231 vectors;
  *   wire.c   frames split across reads, the size limit, key/value payloads,
- *            the handshake with the right and with a wrong secret;
+ *            the handshake with the right and with a wrong secret, a job
+ *            frame read from a pipe, frames queued before a connection
+ *            exists and sent after what the handshake left;
+ *   kvs.c    the key-value space: replace, lookup, the keys put since the
+ *            last barrier (once each), PMI-1 request fields;
  *   place.c  host lists, host files, Slurm node lists, Hydra's spreading of
  *            ranks over hosts, -bind-to / -map-by parsing and defaults, and
  *            binding on synthetic hwloc topologies (two packages of four SMT
@@ -20,6 +24,7 @@
 #include <unistd.h>
 
 #include "auth.h"
+#include "kvs.h"
 #include "place.h"
 #include "wire.h"
 
@@ -139,6 +144,90 @@ static void test_frames(void)
     la_buf_free(&kv);
     la_conn_close(&a);
     la_conn_close(&b);
+}
+
+/* A proxy's job on its launcher's stdin, and frames queued before the
+ * connection to mpiexec exists (wire.h: la_frame_read_fd, LA_CONN_LATER,
+ * la_conn_attach). */
+static void test_early_job(void)
+{
+    int p[2];
+    CHECK(pipe(p) == 0, "pipe");
+    la_buf_t b = { 0 }, kv = { 0 };
+    la_kv_add(&kv, "kvsname", "kvs_1_0_x");
+    la_frame_add(&b, LA_F_JOB, 0, 0, kv.p, kv.len);
+    la_buf_add(&b, "after", 5);   /* not the frame's: must stay in the pipe */
+    CHECK(la_buf_flush(&b, p[1]) == 0 && la_buf_pending(&b) == 0, "pipe write");
+    la_frame_t f;
+    char *store = NULL;
+    CHECK(la_frame_read_fd(p[0], &f, &store, LA_FRAME_MAX, la_now_ms() + 1000) == 1 && f.type == LA_F_JOB &&
+          f.len == kv.len && !memcmp(f.p, kv.p, kv.len), "job frame from a pipe");
+    char rest[8] = "";
+    CHECK(read(p[0], rest, sizeof rest) == 5 && !memcmp(rest, "after", 5), "read past the frame");
+    free(store);
+    close(p[1]);
+    CHECK(la_frame_read_fd(p[0], &f, &store, LA_FRAME_MAX, la_now_ms() + 1000) == -1 && !store, "end of file");
+    close(p[0]);
+    la_buf_free(&b);
+    la_buf_free(&kv);
+
+    /* queued while LA_CONN_LATER; the handshake's leftovers (in both
+     * directions) go first once attached */
+    la_conn_t later = { .fd = LA_CONN_LATER }, hs, peer;
+    la_conn_send(&later, LA_F_HELLO, 0, 7, "h", 1);
+    la_conn_send(&later, LA_F_STARTED, 0, 3, "123", 3);
+    CHECK(la_conn_flush(&later) == 0 && la_conn_want_write(&later), "queued while not connected");
+    int sv[2];
+    socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+    la_conn_init(&hs, sv[0]);
+    la_conn_init(&peer, sv[1]);
+    la_frame_add(&hs.out, LA_F_RESPONSE, 0, 7, "r", 1);   /* as if not yet written */
+    la_conn_send(&peer, LA_F_JOB, 0, 0, "j", 1);          /* arrived with the handshake */
+    while (la_conn_fill(&hs) == 0) usleep(1000);
+    la_conn_attach(&later, &hs);
+    CHECK(hs.fd == -1 && later.fd == sv[0], "attached");
+    CHECK(la_conn_flush_wait(&later, 1000) == 0, "flush after attach");
+    int want[3] = { LA_F_RESPONSE, LA_F_HELLO, LA_F_STARTED }, got = 0;
+    while (got < 3) {
+        int r = la_conn_next(&peer, &f, LA_FRAME_MAX);
+        if (r == 1) {
+            CHECK(f.type == want[got], "frame %d: type %d", got, f.type);
+            got++;
+        } else if (r < 0 || la_conn_fill(&peer) < 0) {
+            break;
+        }
+    }
+    CHECK(got == 3, "got %d frames", got);
+    CHECK(la_conn_next(&later, &f, LA_FRAME_MAX) == 1 && f.type == LA_F_JOB, "input kept across attach");
+    la_conn_close(&later);
+    la_conn_close(&peer);
+}
+
+static void test_kvs(void)
+{
+    la_kvs_t s = { 0 };
+    CHECK(la_kvs_get(&s, "a") == NULL, "empty");
+    la_kvs_put(&s, "a", "1");
+    la_kvs_put(&s, "b", "2");
+    la_kvs_put(&s, "a", "3");
+    CHECK(la_kvs_get(&s, "a") && !strcmp(la_kvs_get(&s, "a"), "3"), "replaced");
+    la_buf_t b = { 0 };
+    CHECK(la_kvs_fresh(&s, &b) == 2, "two fresh keys (a once)");
+    const char *pos = b.p, *end = b.p + b.len, *k, *v;
+    int seen = 0;
+    while (la_kv_next(&pos, end, &k, &v) == 1)
+        seen |= (!strcmp(k, "a") && !strcmp(v, "3")) | (!strcmp(k, "b") && !strcmp(v, "2")) << 1;
+    CHECK(seen == 3, "fresh keys and values");
+    CHECK(la_kvs_fresh(&s, NULL) == 0, "nothing fresh after a barrier");
+    la_kvs_put(&s, "b", "4");
+    CHECK(la_kvs_fresh(&s, NULL) == 1, "a key put again is fresh again");
+    la_buf_free(&b);
+    la_kvs_free(&s);
+    char out[8];
+    CHECK(la_pmi_field("cmd=put kvsname=k key=x value=yz", "value", out, sizeof out) == 0 && !strcmp(out, "yz"), "field");
+    CHECK(la_pmi_field("cmd=put key=x", "value", out, sizeof out) < 0, "absent field");
+    CHECK(la_pmi_field("cmd=put value=123456789", "value", out, sizeof out) < 0, "field too long");
+    CHECK(la_pmi_field("cmd=put xvalue=1", "value", out, sizeof out) < 0, "a longer key is another key");
 }
 
 /* The handshake: a child plays the proxy with client_secret. */
@@ -461,6 +550,8 @@ int main(void)
     test_hmac();
     test_frames();
     test_handshake();
+    test_early_job();
+    test_kvs();
     test_hosts();
     test_options();
     test_binding();
