@@ -234,6 +234,8 @@ int coll_reduce_scatter_cma_fits(const cr_comm_t *c, const coll_args_t *a);
 int coll_scan_shm(cr_comm_t *c, const coll_args_t *a);
 int coll_exscan_shm(cr_comm_t *c, const coll_args_t *a);
 int coll_scan_shm_fits(const cr_comm_t *c, const coll_args_t *a);
+int coll_scan_cma(cr_comm_t *c, const coll_args_t *a);
+int coll_scan_cma_fits(const cr_comm_t *c, const coll_args_t *a);
 /* Hierarchical algorithms (coll_hier.c): a phase on each node plus one among
  * the nodes' leaders; reduce and allreduce for commutative ops only. */
 int coll_barrier_hier(cr_comm_t *c, const coll_args_t *a);

@@ -4,8 +4,9 @@
  * then every rank copies every other block straight from its owner's memory
  * into its recvbuf (starting after its own rank, so that the reads spread
  * over the owners), posts FIN, and waits until all are done, since its block
- * is read until then.  alpha-beta: 2 alpha_line + (p - 1) (alpha_cma +
- * m beta_cma) per rank, in parallel. */
+ * is read until then.  When ranks meet (coll_shm_t.meet) both waits are
+ * meetings, so each rank sleeps at most twice per call.  alpha-beta:
+ * 2 alpha_line + (p - 1) (alpha_cma + m beta_cma) per rank, in parallel. */
 #include "coll/coll_shm.h"
 
 int coll_allgather_cma(cr_comm_t *c, const coll_args_t *a)
@@ -21,7 +22,7 @@ int coll_allgather_cma(cr_comm_t *c, const coll_args_t *a)
                                     : cshm_view(&v, a->sbuf, a->scount, a->sdt);
     cshm_claim(sh, n);
     cshm_ctl(sh, me, n)->w[0] = e ? 0 : (uint64_t)(uintptr_t)v.p;
-    cshm_post(sh, n, CSHM_POSTED);
+    cshm_post_all(sh, n);
     if (!e && a->sbuf != MPI_IN_PLACE) cshm_unpack(v.p, mine, a->rcount, a->rdt);
     for (int k = 1; k < p; k++) {
         int r = (me + k) % p;
@@ -32,8 +33,7 @@ int coll_allgather_cma(cr_comm_t *c, const coll_args_t *a)
                     : cr_error(MPI_ERR_OTHER, "MPI_Allgather: rank %d could not publish its block", r);
         if (e2 && !e) e = e2;
     }
-    cshm_post(sh, n, CSHM_FIN);
-    cshm_wait_all(sh, n, CSHM_FIN);
+    cshm_fin_all(sh, n);
     cshm_view_free(&v);
     return e;
 }

@@ -5,8 +5,9 @@
  * in its slot, and posts; then every rank copies the block meant for it
  * straight from every other rank's memory into its recvbuf (starting after
  * its own rank, so that the reads spread over the owners), posts FIN, and
- * waits until all are done.  alpha-beta: 2 alpha_line + (p - 1) (alpha_cma +
- * m beta_cma) per rank, in parallel. */
+ * waits until all are done.  When ranks meet (coll_shm_t.meet) both waits
+ * are meetings, so each rank sleeps at most twice per call.  alpha-beta:
+ * 2 alpha_line + (p - 1) (alpha_cma + m beta_cma) per rank, in parallel. */
 #include <stdlib.h>
 #include "coll/coll_shm.h"
 
@@ -67,7 +68,7 @@ static int alltoall_cma(coll_kind_t coll, cr_comm_t *c, const coll_args_t *a)
     cshm_view_t v;
     int e = send_view(a, p, &v, off);
     cshm_ctl(sh, me, n)->w[0] = e ? 0 : (uint64_t)(uintptr_t)v.p;
-    cshm_post(sh, n, CSHM_POSTED);
+    cshm_post_all(sh, n);
     coll_side_t rd = coll_recv_side(a);
     for (int k = 0; k < p; k++) {
         int r = (me + k) % p;
@@ -95,8 +96,7 @@ static int alltoall_cma(coll_kind_t coll, cr_comm_t *c, const coll_args_t *a)
                     : cr_error(MPI_ERR_OTHER, "MPI_Alltoall: rank %d could not publish its buffer", r);
         if (e2 && !e) e = e2;
     }
-    cshm_post(sh, n, CSHM_FIN);
-    cshm_wait_all(sh, n, CSHM_FIN);
+    cshm_fin_all(sh, n);
     cshm_view_free(&v);
     return e;
 }

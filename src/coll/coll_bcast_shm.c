@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Bcast through the node's shared memory (coll_shm.h): the root packs the
- * message into its control line itself when it fits in CSHM_INLINE bytes,
- * else into its cell or its slot (cshm_data), and posts; every other rank waits for that post and
- * unpacks.  The root does not wait for the readers: it reuses a slot
+ * message into its control line itself when it fits in CSHM_INLINE - 8 bytes,
+ * else into its cell or its slot (cshm_data), writes its byte count into the
+ * line's last word and posts; every other rank waits for that post, checks
+ * the count against its own (cshm_bcast_length) and unpacks.  The root does
+ * not wait for the readers: it reuses a slot
  * CSHM_NBUF calls later and a line and cell nline calls later (COURIER_COLL_SHM_LINES),
  * after they all finished with it, so in a loop of small broadcasts it runs
  * up to nline calls ahead and the readers need not be scheduled in every
@@ -17,20 +19,43 @@ int coll_bcast_shm_fits(const cr_comm_t *c, const coll_args_t *a)
     return a->bytes <= coll_shm_slot_cap();
 }
 
+int cshm_bcast_length(uint64_t sent, const coll_args_t *a)
+{
+    sent &= ~CSHM_BCAST_CMA;
+    if (CR_LIKELY(sent == a->bytes)) return MPI_SUCCESS;
+    return cr_error(sent > a->bytes ? MPI_ERR_TRUNCATE : MPI_ERR_OTHER,
+                    "MPI_Bcast: the root sent %llu bytes, this process expects %zu (count=%lld): "
+                    "the processes' counts or datatypes (type signatures) differ",
+                    (unsigned long long)sent, a->bytes, (long long)a->count);
+}
+
+/* Where data of `bytes` go (cshm_data): inline only up to CSHM_INLINE - 8
+ * bytes, since the line's last word carries the byte count. */
+static size_t bcast_place(size_t bytes)
+{
+    return bytes <= CSHM_INLINE - 8 || bytes > CSHM_INLINE ? bytes : CSHM_INLINE + 1;
+}
+
 int coll_bcast_shm(cr_comm_t *c, const coll_args_t *a)
 {
     coll_shm_t *sh = coll_shm_area(c);
     if (!sh) return coll_fallback(COLL_BCAST, c, a);
     uint64_t n = cshm_begin(sh);
     int root = a->root;
+    size_t at = bcast_place(a->bytes);
     if (c->rank == root) {
-        cshm_claim_data(sh, n, a->bytes);
-        cshm_pack(a->rbuf, a->count, a->dt, cshm_data(sh, root, n, a->bytes));
+        cshm_claim_data(sh, n, at);
+        cshm_pack(a->rbuf, a->count, a->dt, cshm_data(sh, root, n, at));
+        cshm_ctl(sh, root, n)->w[CSHM_BCAST_BYTES] = a->bytes;
         cshm_post(sh, n, CSHM_FIN);
-    } else {
-        cshm_wait(sh, root, n, CSHM_FIN);
-        cshm_unpack(cshm_data(sh, root, n, a->bytes), a->rbuf, a->count, a->dt);
-        cshm_post(sh, n, CSHM_FIN);
+        return MPI_SUCCESS;
     }
-    return MPI_SUCCESS;
+    /* POSTED, not FIN: a root that took the cma algorithm (a longer message)
+     * posts only that before it waits for the readers */
+    cshm_wait(sh, root, n, CSHM_POSTED);
+    uint64_t sent = cshm_ctl(sh, root, n)->w[CSHM_BCAST_BYTES];
+    int e = cshm_bcast_length(sent, a);
+    if (!e) cshm_unpack(cshm_data(sh, root, n, at), a->rbuf, a->count, a->dt);
+    cshm_bcast_end(sh, root, n, sent);
+    return e;
 }

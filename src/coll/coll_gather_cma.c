@@ -3,7 +3,8 @@
  * recvbuf (of a packed landing buffer when the receive datatype is not
  * contiguous) and posts; every other rank writes its block straight into it
  * (cross-memory attach, process_vm_writev), all at once, and posts FIN; the
- * root waits for all, then unpacks a landing buffer.  alpha-beta:
+ * root waits for all (when ranks meet, on one count that the last writer
+ * completes: cshm_wait_done), then unpacks a landing buffer.  alpha-beta:
  * 2 alpha_line + alpha_cma + m beta_cma (the writers in parallel). */
 #include <stdlib.h>
 #include "coll/coll_shm.h"
@@ -25,7 +26,7 @@ int coll_gather_cma(cr_comm_t *c, const coll_args_t *a)
         if (!e && at) e = cshm_put(sh, root, at + (uint64_t)me * m, m, v.p);
         if (!e && !at) e = cr_error(MPI_ERR_OTHER, "MPI_Gather: the root has no landing buffer");
         if (v.tmp) cshm_view_free(&v);
-        cshm_post(sh, n, CSHM_FIN);
+        cshm_done(sh, root, n);
         return e;
     }
     char *land = NULL, *tmp = NULL;
@@ -38,12 +39,13 @@ int coll_gather_cma(cr_comm_t *c, const coll_args_t *a)
                                m * (size_t)p);
     }
     cshm_claim(sh, n);
+    cshm_done_open(sh, n);
     cshm_ctl(sh, me, n)->w[0] = (uint64_t)(uintptr_t)land;
     cshm_post(sh, n, CSHM_POSTED);
     if (a->sbuf != MPI_IN_PLACE)
         cshm_copy(a->sbuf, a->scount, a->sdt, coll_elem(a->rbuf, (MPI_Aint)me * a->rcount, a->rdt),
                   a->rcount, a->rdt);
-    cshm_wait_all(sh, n, CSHM_FIN);
+    cshm_wait_done(sh, n);
     /* the other ranks wrote their blocks with process_vm_writev, which
      * memcheck does not see (util/vg.h) */
     for (int r = 0; r < p; r++)

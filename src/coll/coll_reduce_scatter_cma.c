@@ -6,8 +6,9 @@
  * from the other ranks' buffers
  * a chunk at a time, into recvbuf (with MPI_IN_PLACE into a temporary that
  * goes to recvbuf once nobody reads this rank's vector any more).  Every rank
- * waits until all are done.  alpha-beta: 2 alpha_line + (p - 1) alpha_cma +
- * (n / p) ((p - 1) beta_cma + (p - 1) gamma). */
+ * waits until all are done.  When ranks meet (coll_shm_t.meet) both waits
+ * are meetings, so each rank sleeps at most twice per call.  alpha-beta:
+ * 2 alpha_line + (p - 1) alpha_cma + (n / p) ((p - 1) beta_cma + (p - 1) gamma). */
 #include <stdlib.h>
 #include "coll/coll_shm.h"
 
@@ -51,12 +52,11 @@ int coll_reduce_scatter_cma(cr_comm_t *c, const coll_args_t *a)
     }
     cshm_claim(sh, n);
     cshm_ctl(sh, me, n)->w[0] = cshm_addr(src, a->dt);
-    cshm_post(sh, n, CSHM_POSTED);
+    cshm_post_all(sh, n);
     block_out_t o = { tmp ? tmp : (char *)a->rbuf + a->dt->true_lb, first, esz };
     if (!e) e = cshm_fold_cma(sh, n, 0, src, a->op, a->dt, first, first + mine, to_block, &o,
                                 cshm_order_reduce_scatter(a->op));
-    cshm_post(sh, n, CSHM_FIN);
-    cshm_wait_all(sh, n, CSHM_FIN);
+    cshm_fin_all(sh, n);
     if (tmp) {
         if (!e) memcpy((char *)a->rbuf + a->dt->true_lb, tmp, (size_t)mine * esz);
         free(tmp);

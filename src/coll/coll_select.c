@@ -105,6 +105,7 @@ static const coll_alg_t coll_algs[] = {
     { COLL_REDUCE_SCATTER_BLOCK, 4, "shm", SHM, NULL, coll_reduce_scatter_shm, coll_reduce_scatter_shm_fits },
     { COLL_REDUCE_SCATTER_BLOCK, 5, "cma", CMA, NULL, coll_reduce_scatter_cma, coll_reduce_scatter_cma_fits },
     { COLL_SCAN, 2, "shm", SHM, NULL, coll_scan_shm, coll_scan_shm_fits },
+    { COLL_SCAN, 4, "cma", CMA, NULL, coll_scan_cma, coll_scan_cma_fits },
     { COLL_EXSCAN, 2, "shm", SHM, NULL, coll_exscan_shm, coll_scan_shm_fits },
 #undef SHM
 #undef CMA
@@ -161,11 +162,19 @@ static const coll_rule_t coll_rules[] = {
     { COLL_ALLTOALL, NULL, NULL, S(coll_alltoall_cma_min_bytes), NULL, 5 },
     { COLL_ALLTOALL, NULL, NULL, NULL, NULL, 4 },
     { COLL_ALLTOALLV, NULL, NULL, NULL, NULL, 3 },
+    /* oversubscribed: through the slots (in rounds when the blocks need them)
+     * wherever that fits, rather than p - 1 cross-memory copies of one block
+     * per rank (docs/collectives.md, coll6) */
+    { COLL_REDUCE_SCATTER, NULL, NULL, NULL, NULL, 4, OVERSUB },
     { COLL_REDUCE_SCATTER, NULL, NULL, S(coll_reduce_scatter_cma_min_bytes), NULL, 5 },
     { COLL_REDUCE_SCATTER, NULL, NULL, NULL, NULL, 4 },
+    { COLL_REDUCE_SCATTER_BLOCK, NULL, NULL, NULL, NULL, 4, OVERSUB },
     { COLL_REDUCE_SCATTER_BLOCK, NULL, NULL, S(coll_reduce_scatter_cma_min_bytes), NULL, 5 },
     { COLL_REDUCE_SCATTER_BLOCK, NULL, NULL, NULL, NULL, 4 },
     { COLL_SCAN, NULL, NULL, NULL, NULL, 2 },
+    /* oversubscribed, above a slot: a chain of single copies, each rank waiting
+     * once, rather than recursive doubling's log2 p waits (docs/collectives.md) */
+    { COLL_SCAN, NULL, NULL, NULL, NULL, 4, OVERSUB },
     { COLL_EXSCAN, NULL, NULL, NULL, NULL, 2 },
     /* Across nodes with several ranks on each node: hierarchical (never on one
      * node, where the rows above come first; coll_hier_usable says when). */

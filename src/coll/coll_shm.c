@@ -383,6 +383,42 @@ void cshm_wait_all(coll_shm_t *a, uint64_t n, int phase)
     if (a->safe < n - 1) a->safe = n - 1;
 }
 
+void cshm_fin_all(coll_shm_t *a, uint64_t n)
+{
+    if (a->meet) {
+        /* nobody waits for this line's FIN: the others are in the meeting */
+        cshm_mark(a, n, CSHM_FIN);
+        cshm_meet(a, n);
+    } else {
+        cshm_post(a, n, CSHM_FIN);
+        cshm_wait_all(a, n, CSHM_FIN);
+    }
+    if (a->safe < n) a->safe = n;
+}
+
+void cshm_done(coll_shm_t *a, int root, uint64_t n)
+{
+    /* FIN first: a root that saw the count complete knows every rank finished n */
+    cshm_post(a, n, CSHM_FIN);
+    if (!a->meet) return;
+    volatile uint64_t *w = &cshm_ctl(a, root, n)->w[CSHM_W_DONE];
+    if (__atomic_add_fetch(w, 1, __ATOMIC_SEQ_CST) != (uint64_t)a->p - 1) return;
+    /* the sleepers count is read after the addition (cshm_post) */
+    if (CR_UNLIKELY(*a->sleepers != 0)) cshm_wake(a, (uint32_t)root + 1);
+}
+
+void cshm_wait_done(coll_shm_t *a, uint64_t n)
+{
+    if (!a->meet) {
+        cshm_wait_all(a, n, CSHM_FIN);
+        return;
+    }
+    volatile uint64_t *w = &cshm_ctl(a, a->me, n)->w[CSHM_W_DONE];
+    uint64_t all = (uint64_t)a->p - 1;
+    if (__atomic_load_n(w, __ATOMIC_ACQUIRE) < all) cshm_wait_slow(a, w, all);
+    if (a->safe < n) a->safe = n;
+}
+
 /* Did rank r finish call m?  Its line for m holds the step of the last call
  * it posted there: m's own, or a later call's once r is nline calls further
  * (it finished m then), or an earlier call's (r is not at m yet).  Ranks
@@ -760,6 +796,14 @@ static const void *cma_operand(void *ctx, int i)
     int e = cshm_get(f->a, i, cshm_ctl(f->a, i, f->n)->w[f->word] + off, len, dst);
     if (e && !f->err) f->err = e;
     return dst - f->lb;
+}
+
+int cshm_folders(const coll_shm_t *a, MPI_Aint count, size_t esz)
+{
+    size_t min = (size_t)ut_settings.coll_cma_slice_min_bytes;
+    if (!a->meet || !min) return a->p;
+    size_t k = (size_t)count * esz / min;
+    return k < 1 ? 1 : k > (size_t)a->p ? a->p : (int)k;
 }
 
 int cshm_fold_cma(coll_shm_t *a, uint64_t n, int word, const void *mine, const cr_op_t *op,

@@ -34,7 +34,10 @@
  * each.  There, too, the all-rank collectives (barrier, allreduce,
  * allgather, alltoall, reduce_scatter) meet at one arrival counter
  * (cshm_meet, COURIER_COLL_SHM_MEET): the last rank to arrive releases and
- * wakes the others, so each waits once per call.  Every call ends with
+ * wakes the others, so each waits once per call; so do the single-copy
+ * algorithms' phases (cshm_post_all, cshm_fin_all), and the root of a rooted
+ * single copy waits on one count of its own line that the last reader
+ * completes (cshm_wait_done).  Every call ends with
  * CSHM_FIN posted: the rank no longer reads
  * anything of that call (and a rank's line for call m shows whether it
  * finished m: cshm_claim_slow relies on every call posting FIN).  Before a rank writes its slot for call n it makes
@@ -205,19 +208,48 @@ void cshm_meet(coll_shm_t *a, uint64_t n);
 int cshm_arrive(coll_shm_t *a, uint64_t *gen);
 void cshm_release(coll_shm_t *a, uint64_t gen);
 int cshm_await(coll_shm_t *a, uint64_t gen);
-/* Post CSHM_POSTED in call n; on an area whose ranks meet, also wait until
- * every rank posted (then the waits for their posts that follow cost a load
- * each).  The all-rank algorithms (allgather, alltoall, reduce_scatter)
- * publish their data with it. */
-static inline void cshm_post_all(coll_shm_t *a, uint64_t n)
+/* Post `phase` in call n; on an area whose ranks meet, also wait until
+ * every rank posted it (then the waits for their posts that follow cost a
+ * load each). */
+static inline void cshm_post_phase_all(coll_shm_t *a, uint64_t n, int phase)
 {
     if (a->meet) {
-        cshm_mark(a, n, CSHM_POSTED);
+        cshm_mark(a, n, phase);
         cshm_meet(a, n);
     } else {
-        cshm_post(a, n, CSHM_POSTED);
+        cshm_post(a, n, phase);
     }
 }
+/* cshm_post_phase_all of CSHM_POSTED: the all-rank algorithms (allgather,
+ * alltoall, reduce_scatter, and the single-copy ones) publish their data or
+ * their buffers' addresses with it. */
+static inline void cshm_post_all(coll_shm_t *a, uint64_t n)
+{
+    cshm_post_phase_all(a, n, CSHM_POSTED);
+}
+/* The end of an all-rank single-copy call n: this rank reads and writes
+ * nothing of the call any more, and its own buffers are read or written by
+ * the others until every rank is there.  Posts CSHM_FIN and waits for every
+ * rank's; on an area whose ranks meet, one meeting instead (each rank sleeps
+ * at most once, where waiting for every rank's line in turn could wake it
+ * p - 1 times).  Records that every rank finished call n. */
+void cshm_fin_all(coll_shm_t *a, uint64_t n);
+/* Rooted single copy (bcast, scatter, gather): the root's buffer is read or
+ * written by the others until each posts CSHM_FIN.  On an area whose ranks
+ * meet they also count themselves done in word CSHM_W_DONE of the root's
+ * line for the call (the root zeroes it before it posts: cshm_done_open), and
+ * the one that completes the count wakes the root, so the root sleeps at
+ * most once per call instead of once per rank it waits for. */
+enum { CSHM_W_DONE = 5 };   /* below CSHM_BCAST_BYTES: a cma bcast root's line holds both */
+static inline void cshm_done_open(coll_shm_t *a, uint64_t n)
+{
+    cshm_ctl(a, a->me, n)->w[CSHM_W_DONE] = 0;
+}
+/* A non-root rank is done with call n of root `root` (posts CSHM_FIN). */
+void cshm_done(coll_shm_t *a, int root, uint64_t n);
+/* The root waits until every other rank is done with call n; records that
+ * they all finished it. */
+void cshm_wait_done(coll_shm_t *a, uint64_t n);
 /* Before writing this rank's data of `bytes` for call n (cshm_data). */
 static inline void cshm_claim_data(coll_shm_t *a, uint64_t n, size_t bytes)
 {
@@ -238,6 +270,24 @@ static inline void cshm_wait(coll_shm_t *a, int r, uint64_t n, int phase)
 /* Wait until every other rank reached `phase` of call n; records that they
  * all finished call n - 1. */
 void cshm_wait_all(coll_shm_t *a, uint64_t n, int phase);
+/* Bcast (shm and cma alike): the root's byte count travels in this word of its
+ * control line, so each reader checks its own against it (its data then go
+ * inline only up to CSHM_INLINE - 8 bytes).  cshm_bcast_length: MPI_SUCCESS
+ * when they agree, else MPI_ERR_TRUNCATE (the root sent more) or
+ * MPI_ERR_OTHER (less), and the reader's buffer is left alone. */
+enum { CSHM_BCAST_BYTES = 6 };
+int cshm_bcast_length(uint64_t sent, const coll_args_t *a);
+/* A cma root (which waits for its readers) marks its byte count with this bit,
+ * so that a reader on either path that disagrees with it on the length, and
+ * may therefore have taken the other algorithm, still ends the call the way
+ * the root waits for (cshm_bcast_end): counted done for a cma root, FIN
+ * alone for an shm root, whose line's word CSHM_W_DONE is data. */
+#define CSHM_BCAST_CMA (1ull << 63)
+static inline void cshm_bcast_end(coll_shm_t *a, int root, uint64_t n, uint64_t sent)
+{
+    if (sent & CSHM_BCAST_CMA) cshm_done(a, root, n);
+    else cshm_post(a, n, CSHM_FIN);
+}
 
 /* ---- data in slots ------------------------------------------------------------- */
 /* Bytes from the first to the last byte of count elements of dt. */
@@ -292,6 +342,19 @@ static inline void cshm_slice(MPI_Aint count, int p, int r, MPI_Aint *lo, MPI_Ai
     MPI_Aint base = count / p, rem = count % p;
     *lo = (MPI_Aint)r * base + (r < rem ? r : rem);
     *hi = *lo + base + (r < rem ? 1 : 0);
+}
+/* How many ranks fold a single-copy reduction (Reduce, Allreduce) of count
+ * elements of esz bytes, rank i < k taking slice i of k (cshm_slice): every
+ * rank; or, on an area whose ranks meet (more ranks than cores, where folding
+ * in parallel gains nothing beyond the cores and every slice costs a
+ * cross-memory copy from every rank), as many as give slices of at least
+ * COURIER_COLL_CMA_SLICE_MIN_BYTES (at least one).  The same on every rank. */
+int cshm_folders(const coll_shm_t *a, MPI_Aint count, size_t esz);
+/* Rank r's slice of a reduction that k ranks fold (empty when r >= k). */
+static inline void cshm_fold_slice(MPI_Aint count, int k, int r, MPI_Aint *lo, MPI_Aint *hi)
+{
+    if (r < k) cshm_slice(count, k, r, lo, hi);
+    else *lo = *hi = 0;
 }
 /* Reduce_scatter(_block): this rank's block (first element, count) of the
  * whole vector, and the vector's length in elements. */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "coll/coll.h"
+#include "core/datatype.h"
 
 void coll_sched_init(coll_sched_t *s, cr_comm_t *comm, int tag)
 {
@@ -181,8 +182,11 @@ static void start_round(coll_sched_t *s)
         int e = MPI_SUCCESS;
         switch (st->kind) {
         case COLL_STEP_SEND:
-            e = cr_isend(st->src, st->count, st->dt, st->peer, st->tag ? st->tag : s->tag,
-                         s->comm, CR_CTX_COLL, CR_MODE_STD, &req);
+            /* after an error (a message of the wrong length, say) the sends go
+             * on, so that no peer waits forever, but empty: the receivers see
+             * a message shorter than they expect and fail too (round_done) */
+            e = cr_isend(st->src, s->err ? 0 : st->count, st->dt, st->peer,
+                         st->tag ? st->tag : s->tag, s->comm, CR_CTX_COLL, CR_MODE_STD, &req);
             break;
         case COLL_STEP_RECV:
             e = cr_irecv(st->dst, st->count, st->dt, st->peer, st->tag ? st->tag : s->tag,
@@ -216,6 +220,17 @@ int coll_sched_start(coll_sched_t *s)
     return MPI_SUCCESS;
 }
 
+/* A receive of a schedule got `got` bytes from `src` where it expects `want`:
+ * in a correct program the type signatures of the two sides match, so every
+ * message of a collective has exactly the length its receiver expects (one
+ * that is longer is MPI_ERR_TRUNCATE already, from point-to-point). */
+static int short_message(int src, MPI_Count got, size_t want)
+{
+    return cr_error(MPI_ERR_OTHER, "a collective's message from rank %d has %lld bytes where "
+                    "this process expects %zu: the processes' counts or datatypes (type "
+                    "signatures) differ", src, (long long)got, want);
+}
+
 /* Collect the finished requests of the round; 1 when all are done. */
 static int round_done(coll_sched_t *s, int block)
 {
@@ -223,7 +238,13 @@ static int round_done(coll_sched_t *s, int block)
         cr_request_t *r = s->reqs[i];
         if (!r) continue;
         if (!block && !__atomic_load_n(&r->complete, __ATOMIC_ACQUIRE)) return 0;
-        int e = cr_wait(r, MPI_STATUS_IGNORE);
+        int recv = r->kind == CR_REQ_RECV;
+        size_t want = r->bytes;
+        MPI_Status st;
+        int e = cr_wait(r, &st);
+        if (!e && recv && st.MPI_SOURCE != MPI_PROC_NULL &&
+            cr_status_bytes(&st) != (MPI_Count)want)
+            e = short_message(st.MPI_SOURCE, cr_status_bytes(&st), want);
         if (e && !s->err) s->err = e;
         s->reqs[i] = NULL;
     }
