@@ -17,7 +17,9 @@
  * packed data.  Operations larger than COURIER_RMA_AM_CHUNK_BYTES go in
  * pieces cut at element boundaries, so accumulates stay atomic per element.
  * The target applies accumulates itself under its accumulate lock (the same
- * word that origins on its node take).  Requests that return data (get,
+ * word that origins on its node take), or element by element with the CPU's
+ * atomics on the types that the other origins update so (network atomics,
+ * or this node's origins on catomic windows).  Requests that return data (get,
  * get-accumulate, fetch-and-op, compare-and-swap, the key of a dynamic
  * window's region) and those that need an answer (lock, unlock, flush) are
  * answered on the reply tag; the origin
@@ -204,8 +206,10 @@ static void on_acc(struct rma_am_win *a, int origin, const am_msg_t *m, const am
     if (!cur || ((m->arg & ACC_OLD) && !old))
         cr_abort_job(1, "courier: out of memory in a one-sided accumulate");
     int err = runs_check(w, r, m->nruns);
-    if (!err && rma_net_atomic_type(w, (cr_basic_t)m->basic)) {
-        /* a type the network's atomics do on this window: other origins
+    if (!err && (rma_net_atomic_type(w, (cr_basic_t)m->basic) ||
+                 (w->catomic && rma_cpu_type((cr_basic_t)m->basic)))) {
+        /* a type the network's atomics do on this window, or that this
+         * node's origins update by the CPU's atomics (catomic): other origins
          * update these elements by them, not under the accumulate lock, so
          * every element is updated as they do it (rma_acc_atomic_elems) */
         size_t es = cr_basic_size((cr_basic_t)m->basic), s = 0;
@@ -396,6 +400,7 @@ static int send_req(cr_win_t *w, int target, const am_msg_t *m, const am_run_t *
     int err = cr_send(buf, (MPI_Aint)len, bytes_dt(), target, TAG_REQ, w->comm, CR_CTX_PT2PT);
     free(buf);
     w->t[target].am_ops++;
+    w->stats.am_msgs++;
     return err;
 }
 
@@ -405,6 +410,7 @@ static int wait_reply(cr_win_t *w, int target, void *out, size_t n)
     char stack[256], *buf = sizeof(am_reply_t) + n <= sizeof stack ? stack
                                                                    : malloc(sizeof(am_reply_t) + n);
     if (!buf) return cr_error(MPI_ERR_NO_MEM, "no memory for a one-sided answer");
+    w->stats.waits++;
     MPI_Status st;
     int err = cr_recv(buf, (MPI_Aint)(sizeof(am_reply_t) + n), bytes_dt(), target, TAG_REPLY,
                       w->comm, CR_CTX_PT2PT, &st);

@@ -27,13 +27,17 @@
  * basic type, accumulate-class operations on that type go by fi_atomic /
  * fi_fetch_atomic / fi_compare_atomic (several runs of the target datatype
  * to one vector atomic, fi_atomicmsg with several target pieces, where the
- * provider takes them) from every origin of the window, those
- * on the target's node and the target itself included (through its own
- * endpoint), so that the provider's atomics are the only mechanism that
- * touches those elements; other types keep the accumulate lock and active
- * messages.  Passive-target lock words likewise, when 64-bit
+ * provider takes them) from every origin of the window on another node;
+ * those on the target's node and the target itself use the CPU's atomics
+ * where the provider's are the CPU's (w->catomic, ops.c), else these too
+ * (through their own endpoint), so that no origin touches those elements
+ * under the accumulate lock; other types keep the accumulate lock and
+ * active messages.  Passive-target lock words likewise, when 64-bit
  * compare-and-swap and fetch-and-add are there: every locker takes them by
- * network atomics, with back-off.  The decision is collective at window
+ * network atomics, with back-off (this node's words by the CPU's on clock
+ * windows).  A plain accumulate to another node is not waited for, as a put
+ * is not; lock_all and unlock_all have every rank's word atomic in flight
+ * at once.  The decision is collective at window
  * creation, so every origin uses the same mechanism on every word.  No
  * target is connected at creation: a rank only checks that it can reach
  * every rank, and connects to a target at its first operation on it.
@@ -81,15 +85,33 @@ typedef struct net_batch {
 
 static void batch_end(net_batch_t *b)
 {
-    if (b->st != TR_OK && !b->t->net_err) b->t->net_err = (int)b->st;
     free(b->staging);
     free(b);
+}
+
+/* A batch's status and its target's net_err are written by the pieces'
+ * completions, which may run in any thread that polls channel 0 (on the
+ * channel path without the library lock) while the origin starts more
+ * pieces or drains: so the first failure is kept with compare-and-swap and
+ * read with atomic loads. */
+static tr_status_t batch_st(net_batch_t *b)
+{
+    return __atomic_load_n(&b->st, __ATOMIC_RELAXED);
 }
 
 static void piece_done(tr_comp_t *c, tr_status_t st)
 {
     net_batch_t *b = ((net_piece_t *)(void *)c)->b;
-    if (st != TR_OK && b->st == TR_OK) b->st = st;
+    if (st != TR_OK) {
+        tr_status_t ok = TR_OK;
+        int none = 0;
+        __atomic_compare_exchange_n(&b->st, &ok, st, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+        /* a put's failure goes to its target before the pending count
+         * drops (release), so the drain that sees the count at 0 sees it */
+        if (b->write)
+            __atomic_compare_exchange_n(&b->t->net_err, &none, (int)st, 0, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED);
+    }
     __atomic_fetch_sub(&b->t->net_pending, 1, __ATOMIC_RELEASE);
     /* a get's batch belongs to its waiting caller, who may free it as soon as
      * left reaches 0 (in another thread: completions run on the channel
@@ -105,7 +127,7 @@ static int batch_wait(net_batch_t *b, int rank, const char *what)
 {
     cr_wait_t wt = CR_WAIT_INIT;
     while (__atomic_load_n(&b->left, __ATOMIC_ACQUIRE) > 0) cr_wait_poll(&wt);
-    tr_status_t st = b->st;
+    tr_status_t st = batch_st(b);
     const char *tr = b->t->ntr->ops->name;
     free(b);
     if (st == TR_OK) return MPI_SUCCESS;
@@ -127,7 +149,7 @@ static void start_run(void *arg, MPI_Aint off, size_t len)
     p->comp.cb = piece_done;
     p->b = b;
     size_t at = (size_t)(b->base + off);
-    tr_status_t st = b->st != TR_OK ? b->st
+    tr_status_t st = batch_st(b) != TR_OK ? batch_st(b)
                      : b->write ? tr_put(t->ntr, t->naddr, b->stream, len, &b->key, at, &p->comp)
                                 : tr_get(t->ntr, t->naddr, b->stream, len, &b->key, at, &p->comp);
     b->stream += len;
@@ -164,6 +186,7 @@ int rma_net_move(cr_win_t *w, int rank, MPI_Aint at, MPI_Aint tcount, cr_datatyp
         if (left == 0) batch_end(b);
         return MPI_SUCCESS;
     }
+    w->stats.waits++;
     return batch_wait(b, rank, "a read of");
 }
 
@@ -171,10 +194,10 @@ int rma_net_drain(cr_win_t *w, int rank)
 {
     rma_target_t *t = &w->t[rank];
     if (!t->net && !t->dnet) return MPI_SUCCESS;
+    if (__atomic_load_n(&t->net_pending, __ATOMIC_ACQUIRE) > 0) w->stats.waits++;
     cr_wait_t wt = CR_WAIT_INIT;
     while (__atomic_load_n(&t->net_pending, __ATOMIC_ACQUIRE) > 0) cr_wait_poll(&wt);
-    int st = t->net_err;
-    t->net_err = 0;
+    int st = __atomic_exchange_n(&t->net_err, 0, __ATOMIC_RELAXED);
     if (!st) return MPI_SUCCESS;
     return cr_error(MPI_ERR_OTHER, "a put to the window memory of rank %d on another node "
                     "failed (network transport %s: %s)", rank, t->ntr->ops->name,
@@ -513,7 +536,7 @@ static void acc_call(acc_walk_t *a)
         p->b = b;
         const char *in = a->in ? a->in + a->soff : NULL, *cmp = a->cmp ? a->cmp + a->soff : NULL;
         char *old = a->old ? a->old + a->soff : NULL;
-        tr_status_t st = b->st;
+        tr_status_t st = batch_st(b);
         cr_wait_t wt = CR_WAIT_INIT;
         while (st == TR_OK) {
             st = a->nseg == 1 ? tr_atomic(t->ntr, t->naddr, a->aop, a->at, in, cmp, old,
@@ -551,7 +574,7 @@ static void acc_run(void *arg, MPI_Aint off, size_t len)
 }
 
 int rma_net_acc(cr_win_t *w, int rank, MPI_Aint off, MPI_Aint tcount, cr_datatype_t *tdt,
-                const cr_op_t *op, const void *in, const void *cmp, void *old)
+                const cr_op_t *op, const void *in, const void *cmp, void *old, int defer)
 {
     rma_target_t *t = &w->t[rank];
     size_t bytes = (size_t)tcount * (size_t)tdt->size;
@@ -574,16 +597,48 @@ int rma_net_acc(cr_win_t *w, int rank, MPI_Aint off, MPI_Aint tcount, cr_datatyp
     if (a.maxseg < 1) a.maxseg = 1;
     rma_dt_runs(tcount, tdt, acc_run, &a);
     acc_call(&a);
+    /* to another node, where the caller allows it, not waited for (as a put
+     * is not): the operands are copied, the old values land in the caller's
+     * buffer, it completes at the next drain, and the next accumulate-class
+     * operation to the target drains first (ops.c) */
+    int later = defer && t->path == RMA_AM && t->net;
+    size_t sbytes = later ? (a.in ? bytes : 0) + (cmp ? bytes : 0) : 0;
+    char *staging = sbytes ? malloc(sbytes) : NULL;
     net_batch_t *b = malloc(sizeof *b + (size_t)a.pieces * sizeof(net_piece_t));
-    if (!b) return cr_error(MPI_ERR_NO_MEM, "no memory for a one-sided accumulate");
-    *b = (net_batch_t){ .t = t, .left = a.pieces + 1, .write = 0, .st = TR_OK, .base = off };
+    if (!b || (sbytes && !staging)) {
+        free(b);
+        free(staging);
+        return cr_error(MPI_ERR_NO_MEM, "no memory for a one-sided accumulate");
+    }
+    if (sbytes) {
+        char *sp = staging;
+        if (a.in) {
+            memcpy(sp, a.in, bytes);
+            a.in = sp;
+            sp += bytes;
+        }
+        if (cmp) {
+            memcpy(sp, cmp, bytes);
+            a.cmp = sp;
+        }
+    }
+    *b = (net_batch_t){ .t = t, .left = a.pieces + 1, .write = later, .st = TR_OK,
+                        .staging = staging, .base = off };
     __atomic_fetch_add(&t->net_pending, (uint64_t)a.pieces, __ATOMIC_RELAXED);
     a.b = b;
     a.dry = 0;
     a.soff = 0;
     rma_dt_runs(tcount, tdt, acc_run, &a);     /* starts exactly a.pieces calls */
     acc_call(&a);
-    __atomic_sub_fetch(&b->left, 1, __ATOMIC_ACQ_REL);
+    int left = __atomic_sub_fetch(&b->left, 1, __ATOMIC_ACQ_REL);
+    w->stats.acc_net++;
+    if (later) {
+        w->stats.acc_net_later++;
+        t->nacc_open = 1;
+        if (left == 0) batch_end(b);
+        return MPI_SUCCESS;
+    }
+    w->stats.waits++;
     return batch_wait(b, rank, "an atomic operation on");
 }
 
@@ -592,6 +647,7 @@ typedef struct {
     tr_comp_t comp;
     volatile int done;
     tr_status_t st;
+    uint64_t v, cmp, res;        /* operand, compare value, old value */
 } net_one_t;
 
 static void one_done(tr_comp_t *c, tr_status_t st)
@@ -601,31 +657,69 @@ static void one_done(tr_comp_t *c, tr_status_t st)
     __atomic_store_n(&o->done, 1, __ATOMIC_RELEASE);
 }
 
-/* One atomic on rank's lock word, waited for: op with operand v (compare
- * cmp for TR_AOP_CSWAP), the old value to *old (NULL: plain). */
-static int word_op(cr_win_t *w, int rank, tr_aop_t op, uint64_t v, uint64_t cmp, uint64_t *old)
+/* Start one atomic on rank's lock word: op with operand v (compare cmp for
+ * TR_AOP_CSWAP), fetching the old value into o->res when fetch is set; o
+ * says when it is done.  On clock windows the words of this node's ranks
+ * are the CPU's (done at once): the network's atomics on them are the
+ * CPU's too. */
+static int word_start(cr_win_t *w, int rank, tr_aop_t op, uint64_t v, uint64_t cmp, int fetch,
+                      net_one_t *o)
 {
     rma_target_t *t = &w->t[rank];
+    *o = (net_one_t){ { one_done }, 0, TR_OK, v, cmp, 0 };
+    if (w->clock && t->ctl) {
+        volatile uint64_t *word = &t->ctl->lock;
+        if (op == TR_AOP_CSWAP) {
+            uint64_t e = cmp;
+            __atomic_compare_exchange_n(word, &e, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+            o->res = e;
+        } else {
+            o->res = __atomic_fetch_add(word, v, __ATOMIC_SEQ_CST);
+        }
+        o->done = 1;
+        w->stats.word_cpu++;
+        return MPI_SUCCESS;
+    }
     int err = net_connect(w, rank);
     if (err) return err;
-    net_one_t o = { { one_done }, 0, TR_OK };
-    uint64_t res = 0;
+    w->stats.word_net++;
     size_t at = offsetof(rma_ctl_t, lock);
     tr_status_t st;
     cr_wait_t wt = CR_WAIT_INIT;
-    while ((st = tr_atomic(t->ntr, t->naddr, op, TR_AT_U64, &v, op == TR_AOP_CSWAP ? &cmp : NULL,
-                           old ? &res : NULL, 1, &t->ckey, at, &o.comp)) == TR_ERR_NO_RESOURCE)
+    while ((st = tr_atomic(t->ntr, t->naddr, op, TR_AT_U64, &o->v,
+                           op == TR_AOP_CSWAP ? &o->cmp : NULL, fetch ? &o->res : NULL, 1,
+                           &t->ckey, at, &o->comp)) == TR_ERR_NO_RESOURCE)
         cr_wait_poll(&wt);
-    if (st == TR_INPROGRESS) {
-        while (!__atomic_load_n(&o.done, __ATOMIC_ACQUIRE)) cr_wait_poll(&wt);
-        st = o.st;
+    if (st != TR_INPROGRESS) {
+        o->st = st;
+        o->done = 1;
     }
-    if (st != TR_OK)
-        return cr_error(MPI_ERR_OTHER, "an atomic operation on the lock of rank %d of the window "
-                        "failed (network transport %s: %s)", rank, t->ntr->ops->name,
-                        tr_status_str(st));
-    if (old) *old = res;
     return MPI_SUCCESS;
+}
+
+/* Wait for an atomic word_start started. */
+static int word_wait(cr_win_t *w, int rank, net_one_t *o)
+{
+    rma_target_t *t = &w->t[rank];
+    cr_wait_t wt = CR_WAIT_INIT;
+    while (!__atomic_load_n(&o->done, __ATOMIC_ACQUIRE)) cr_wait_poll(&wt);
+    cr_wait_end(&wt);
+    if (o->st == TR_OK) return MPI_SUCCESS;
+    return cr_error(MPI_ERR_OTHER, "an atomic operation on the lock of rank %d of the window "
+                    "failed (network transport %s: %s)", rank, t->ntr ? t->ntr->ops->name : "?",
+                    tr_status_str(o->st));
+}
+
+/* One atomic on rank's lock word, waited for (see word_start); the old
+ * value to *old (NULL: plain). */
+static int word_op(cr_win_t *w, int rank, tr_aop_t op, uint64_t v, uint64_t cmp, uint64_t *old)
+{
+    net_one_t o;
+    int err = word_start(w, rank, op, v, cmp, old != NULL, &o);
+    if (!err && !o.done) w->stats.waits++;
+    if (!err) err = word_wait(w, rank, &o);
+    if (!err && old) *old = o.res;
+    return err;
 }
 
 static double now_us(void)
@@ -661,9 +755,115 @@ int rma_net_lock(cr_win_t *w, int rank, int type)
     }
 }
 
+/* A release of a lock word in flight: not waited for (the caller completed
+ * its operations first); the window counts it until rma_net_quiesce. */
+typedef struct {
+    tr_comp_t comp;
+    cr_win_t *w;
+    uint64_t v;
+} net_release_t;
+
+static void release_done(tr_comp_t *c, tr_status_t st)
+{
+    net_release_t *u = (net_release_t *)(void *)c;
+    int none = 0;
+    if (st != TR_OK)
+        __atomic_compare_exchange_n(&u->w->word_err, &none, (int)st, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_RELAXED);
+    __atomic_fetch_sub(&u->w->word_pending, 1, __ATOMIC_RELEASE);
+    free(u);
+}
+
+/* Add v to rank's lock word without waiting for it: a lock released this
+ * way is free a moment after the call (an origin that tries it meanwhile
+ * backs off and tries again), and nobody's operations depend on it. */
+static int word_release(cr_win_t *w, int rank, uint64_t v)
+{
+    rma_target_t *t = &w->t[rank];
+    if (w->clock && t->ctl) {
+        __atomic_fetch_add(&t->ctl->lock, v, __ATOMIC_SEQ_CST);
+        w->stats.word_cpu++;
+        return MPI_SUCCESS;
+    }
+    int err = net_connect(w, rank);
+    if (err) return err;
+    net_release_t *u = malloc(sizeof *u);
+    if (!u) return word_op(w, rank, TR_AOP_SUM, v, 0, NULL);
+    *u = (net_release_t){ { release_done }, w, v };
+    w->stats.word_net++;
+    __atomic_fetch_add(&w->word_pending, 1, __ATOMIC_RELAXED);
+    tr_status_t st;
+    cr_wait_t wt = CR_WAIT_INIT;
+    while ((st = tr_atomic(t->ntr, t->naddr, TR_AOP_SUM, TR_AT_U64, &u->v, NULL, NULL, 1,
+                           &t->ckey, offsetof(rma_ctl_t, lock), &u->comp)) == TR_ERR_NO_RESOURCE)
+        cr_wait_poll(&wt);
+    if (st != TR_INPROGRESS) release_done(&u->comp, st);
+    return MPI_SUCCESS;
+}
+
+int rma_net_quiesce(cr_win_t *w)
+{
+    cr_wait_t wt = CR_WAIT_INIT;
+    if (__atomic_load_n(&w->word_pending, __ATOMIC_ACQUIRE) > 0) w->stats.waits++;
+    while (__atomic_load_n(&w->word_pending, __ATOMIC_ACQUIRE) > 0) cr_wait_poll(&wt);
+    cr_wait_end(&wt);
+    int st = __atomic_exchange_n(&w->word_err, 0, __ATOMIC_ACQ_REL);
+    if (!st) return MPI_SUCCESS;
+    return cr_error(MPI_ERR_OTHER, "releasing a window lock of a rank on another node failed "
+                    "(network transport %s: %s)", cr_chan0.net ? cr_chan0.net->ops->name : "?",
+                    tr_status_str((tr_status_t)st));
+}
+
 int rma_net_unlock(cr_win_t *w, int rank, int type)
 {
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    return word_op(w, rank, TR_AOP_SUM, type == RMA_EXCL ? (uint64_t)0 - RMA_LOCK_EXCL_BIT
-                                                         : (uint64_t)-1, 0, NULL);
+    return word_release(w, rank, type == RMA_EXCL ? (uint64_t)0 - RMA_LOCK_EXCL_BIT
+                                                  : (uint64_t)-1);
+}
+
+/* Count one wait for the atomics of a lock_all or unlock_all still in flight. */
+static void batch_waits(cr_win_t *w, const net_one_t *o, int n)
+{
+    for (int r = 0; r < n; r++)
+        if (!o[r].done) {
+            w->stats.waits++;
+            return;
+        }
+}
+
+int rma_net_lock_all(cr_win_t *w)
+{
+    net_one_t *o = malloc(sizeof *o * (size_t)w->size);
+    if (!o) return cr_error(MPI_ERR_NO_MEM, "no memory to lock a window");
+    /* one more shared holder on every rank at once */
+    int err = MPI_SUCCESS, started = 0;
+    for (; started < w->size && !err; started++)
+        err = word_start(w, started, TR_AOP_SUM, 1, 0, 1, &o[started]);
+    if (err) started--;
+    batch_waits(w, o, started);
+    for (int r = 0; r < started; r++) {
+        int e = word_wait(w, r, &o[r]);
+        if (e && !err) err = e;
+    }
+    /* where a writer held it: take the count back, and wait as MPI_Win_lock does */
+    for (int r = 0; r < started && !err; r++)
+        if (o[r].st == TR_OK && (o[r].res & RMA_LOCK_EXCL_BIT) &&
+            !(err = word_op(w, r, TR_AOP_SUM, (uint64_t)-1, 0, NULL)))
+            err = rma_net_lock(w, r, RMA_SHARED);
+    free(o);
+    return err;
+}
+
+int rma_net_unlock_all(cr_win_t *w)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    int err = MPI_SUCCESS;
+    for (int r = 0; r < w->size && !err; r++) err = word_release(w, r, (uint64_t)-1);
+    return err;
+}
+
+int rma_net_atomic_cpu(void)
+{
+    tr_iface_t *net = cr_chan0.net;
+    return net && (net->caps.flags & TR_CAP_ATOMIC_CPU);
 }

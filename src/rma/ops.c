@@ -5,7 +5,8 @@
  * moves the data along the target's path (rma.h): loads and stores on mapped
  * memory, single copies with the shared-memory transport, or active messages
  * (am.c).  Accumulate-class operations hold the target's accumulate lock,
- * except those that go by the network's atomics from every origin (net.c). */
+ * except those applied with the CPU's atomics (catomic windows) and those
+ * that go by the network's atomics (net.c). */
 #define _GNU_SOURCE
 #include "rma/rma.h"
 #include "rma/api.h"
@@ -121,10 +122,92 @@ void rma_acc_local(char *t, MPI_Aint tcount, cr_datatype_t *tdt, const cr_op_t *
         }                                                                                      \
     } while (0)
 
+/* The operations that have an instruction of their own (or a short loop
+ * with native arithmetic): the common accumulates take no function call
+ * per element. */
+enum { FAST_NONE, FAST_LOAD, FAST_STORE, FAST_SWAP, FAST_CAS, FAST_ADD, FAST_AND, FAST_OR,
+       FAST_XOR, FAST_FADD, FAST_DADD };
+
+static int fast_kind(cr_basic_t b, size_t es, const cr_op_t *op, const char *in,
+                     const char *cmp, const char *old)
+{
+    if (cmp) return FAST_CAS;
+    if (!in || op->handle == MPI_NO_OP) return FAST_LOAD;
+    if (op->handle == MPI_REPLACE) return old ? FAST_SWAP : FAST_STORE;
+    int flt = b == CR_B_FLOAT || b == CR_B_DOUBLE || b == CR_B_F_REAL || b == CR_B_F_DOUBLE ||
+              b == CR_B_F_REAL4 || b == CR_B_F_REAL8 || b == CR_B_FLOAT16 ||
+              b == CR_B_BFLOAT16 || b == CR_B_F_REAL2;
+    if (flt) {
+        if (op->handle != MPI_SUM) return FAST_NONE;
+        return es == 4 ? FAST_FADD : es == 8 ? FAST_DADD : FAST_NONE;
+    }
+    /* the op check let only integer types through to these */
+    if (op->handle == MPI_SUM && b != CR_B_BOOL && b < CR_B_F_LOGICAL1 && b != CR_B_F_LOGICAL)
+        return FAST_ADD;
+    if (op->handle == MPI_BAND) return FAST_AND;
+    if (op->handle == MPI_BOR) return FAST_OR;
+    if (op->handle == MPI_BXOR) return FAST_XOR;
+    return FAST_NONE;
+}
+
+#define ACC_FAST(T)                                                                            \
+    for (size_t i_ = 0; i_ < n; i_++) {                                                        \
+        T *q_ = (T *)(void *)(p + i_ * sizeof(T)), v_ = 0, r_ = 0;                             \
+        if (in && kind != FAST_LOAD) memcpy(&v_, in + i_ * sizeof(T), sizeof(T));              \
+        switch (kind) {                                                                        \
+        case FAST_LOAD: r_ = __atomic_load_n(q_, __ATOMIC_SEQ_CST); break;                     \
+        case FAST_STORE: __atomic_store_n(q_, v_, __ATOMIC_SEQ_CST); break;                    \
+        case FAST_SWAP: r_ = __atomic_exchange_n(q_, v_, __ATOMIC_SEQ_CST); break;             \
+        case FAST_CAS:                                                                         \
+            memcpy(&r_, cmp + i_ * sizeof(T), sizeof(T));                                      \
+            __atomic_compare_exchange_n(q_, &r_, v_, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);   \
+            break;                                                                             \
+        case FAST_ADD: r_ = __atomic_fetch_add(q_, v_, __ATOMIC_SEQ_CST); break;               \
+        case FAST_AND: r_ = __atomic_fetch_and(q_, v_, __ATOMIC_SEQ_CST); break;               \
+        case FAST_OR: r_ = __atomic_fetch_or(q_, v_, __ATOMIC_SEQ_CST); break;                 \
+        case FAST_XOR: r_ = __atomic_fetch_xor(q_, v_, __ATOMIC_SEQ_CST); break;               \
+        default: break;                                                                        \
+        }                                                                                      \
+        if (old) memcpy(old + i_ * sizeof(T), &r_, sizeof(T));                                 \
+    }
+
+/* Floating-point sums: a compare-and-swap loop on the bits, adding natively. */
+#define ACC_FLOAT_ADD(F, T)                                                                    \
+    for (size_t i_ = 0; i_ < n; i_++) {                                                        \
+        T *q_ = (T *)(void *)(p + i_ * sizeof(T)), c_ = __atomic_load_n(q_, __ATOMIC_SEQ_CST), n_; \
+        F v_, f_;                                                                              \
+        memcpy(&v_, in + i_ * sizeof(T), sizeof(T));                                           \
+        do {                                                                                   \
+            memcpy(&f_, &c_, sizeof(T));                                                       \
+            f_ += v_;                                                                          \
+            memcpy(&n_, &f_, sizeof(T));                                                       \
+        } while (!__atomic_compare_exchange_n(q_, &c_, n_, 0, __ATOMIC_SEQ_CST,                \
+                                              __ATOMIC_SEQ_CST));                              \
+        if (old) memcpy(old + i_ * sizeof(T), &c_, sizeof(T));                                 \
+    }
+
 void rma_acc_atomic_elems(char *p, size_t n, cr_basic_t b, const cr_op_t *op, const char *in,
                           const char *cmp, char *old)
 {
     size_t es = cr_basic_size(b);
+    int kind = fast_kind(b, es, op, in, cmp, old);
+    if (kind == FAST_FADD) {
+        ACC_FLOAT_ADD(float, uint32_t)
+        return;
+    }
+    if (kind == FAST_DADD) {
+        ACC_FLOAT_ADD(double, uint64_t)
+        return;
+    }
+    if (kind != FAST_NONE) {
+        switch (es) {
+        case 1: ACC_FAST(uint8_t) break;
+        case 2: ACC_FAST(uint16_t) break;
+        case 4: ACC_FAST(uint32_t) break;
+        default: ACC_FAST(uint64_t) break;
+        }
+        return;
+    }
     int noop = !cmp && op->handle == MPI_NO_OP;
     for (size_t i = 0; i < n; i++, p += es) {
         char cur[8], nxt[8];
@@ -140,6 +223,38 @@ void rma_acc_atomic_elems(char *p, size_t n, cr_basic_t b, const cr_op_t *op, co
     }
 }
 #undef ACC_CAS_LOOP
+#undef ACC_FAST
+#undef ACC_FLOAT_ADD
+
+/* An accumulate-class operation on a target's mapped memory by the CPU's
+ * atomics (w->catomic): element by element along the contiguous runs of the
+ * target datatype, whose bytes in order are the packed streams. */
+typedef struct {
+    char *t;
+    cr_basic_t b;
+    const cr_op_t *op;
+    const char *in, *cmp;
+    char *old;
+    size_t s;          /* stream offset of the next run */
+} cpu_acc_t;
+
+static void cpu_run(void *arg, MPI_Aint off, size_t len)
+{
+    cpu_acc_t *c = arg;
+    size_t es = cr_basic_size(c->b);
+    rma_acc_atomic_elems(c->t + off, len / es, c->b, c->op, c->in ? c->in + c->s : NULL,
+                         c->cmp ? c->cmp + c->s : NULL, c->old ? c->old + c->s : NULL);
+    c->s += len;
+}
+
+static void acc_cpu(char *t, MPI_Aint tcount, cr_datatype_t *tdt, const cr_op_t *op,
+                    const void *in, const void *cmp, void *old)
+{
+    int noop = !cmp && op->handle == MPI_NO_OP;
+    cpu_acc_t c = { t, tdt->basic, op, noop ? NULL : in, cmp, old, 0 };
+    if (tdt->contig) cpu_run(&c, tdt->true_lb, (size_t)tcount * (size_t)tdt->size);
+    else rma_dt_runs(tcount, tdt, cpu_run, &c);
+}
 
 /* ---- cross-memory copies (RMA_CMA) ---------------------------------------------------- */
 /* The runs of the target datatype go SHM_CMA_PIECES to one cross-memory
@@ -421,17 +536,36 @@ int core_get(void *origin_addr, MPI_Count origin_count, cr_datatype_t *origin_da
 /* ---- accumulates ----------------------------------------------------------------------- */
 /* The accumulate-class core: combine the packed stream in into the target's
  * (tcount, tdt) at `at` with op (or compare-and-swap with cmp), the old
- * values to old (packed, may be NULL). */
+ * values to old (packed, may be NULL).  defer: old is the caller's result
+ * buffer itself and may be filled as late as the next flush (a blocking
+ * form's; rma_net_acc). */
 static int acc_run(cr_win_t *win, rma_target_t *t, int rank, MPI_Aint at, MPI_Aint tcount,
                    cr_datatype_t *tdt, const cr_op_t *op, const void *in, const void *cmp,
-                   void *old)
+                   void *old, int defer)
 {
     size_t bytes = (size_t)tcount * (size_t)tdt->size;
+    if (t->path == RMA_DIRECT && ((win->catomic && rma_cpu_type(tdt->basic)) ||
+                                  (win->cself && rma_net_atomic_type(win, tdt->basic)))) {
+        /* every origin of this node, and the target's own handler, by the
+         * CPU's atomics; the network's (other nodes) are the CPU's too.
+         * cself: only this rank on its own memory, on the types every other
+         * origin updates by the network's atomics */
+        if (bytes) acc_cpu((char *)at, tcount, tdt, op, in, cmp, old);
+        win->stats.acc_cpu++;
+        return MPI_SUCCESS;
+    }
+    if (t->nacc_open) {
+        /* plain accumulates still in flight to this target complete first
+         * (accumulate ordering: this one may touch the same elements) */
+        t->nacc_open = 0;
+        int err = rma_net_drain(win, rank);
+        if (err) return err;
+    }
     int natomic = win->natomic && rma_net_atomic_type(win, tdt->basic);
     if (natomic && !net_fragmented(win, t, tcount, tdt, 1)) {
         /* every origin, this one too, by the network's atomics (net.c) */
         MPI_Aint off = t->path == RMA_DIRECT ? at - (MPI_Aint)(uintptr_t)t->base : at;
-        return rma_net_acc(win, rank, off, tcount, tdt, op, in, cmp, old);
+        return rma_net_acc(win, rank, off, tcount, tdt, op, in, cmp, old, defer);
     }
     if (t->path == RMA_AM) {
         volatile int done = 0;
@@ -502,7 +636,8 @@ int core_accumulate(const void *origin_addr, MPI_Count origin_count,
         void *tmp;
         const void *in = packed_of(origin_addr, origin_count, origin_datatype, bytes, &tmp);
         if (!in && bytes) return cr_error(MPI_ERR_NO_MEM, "no memory to pack %zu bytes", bytes);
-        err = acc_run(win, t, target_rank, at, target_count, target_datatype, op, in, NULL, NULL);
+        err = acc_run(win, t, target_rank, at, target_count, target_datatype, op, in, NULL, NULL,
+                      1);
         free(tmp);
         if (err) return err;
     }
@@ -546,7 +681,8 @@ int core_get_accumulate(const void *origin_addr, MPI_Count origin_count,
             if (!rcontig) free(old);
             return cr_error(MPI_ERR_NO_MEM, "no memory for %zu bytes", bytes);
         }
-        err = acc_run(win, t, target_rank, at, target_count, target_datatype, op, in, NULL, old);
+        err = acc_run(win, t, target_rank, at, target_count, target_datatype, op, in, NULL, old,
+                      rcontig && how != CR_NONBLOCKING);
         if (!err && !rcontig) cr_dt_unpack(old, bytes, result_addr, result_count, result_datatype);
         free(tmp);
         if (!rcontig) free(old);
@@ -568,14 +704,15 @@ int core_fetch_and_op(const void *origin_addr, void *result_addr, cr_datatype_t 
         (err = op_range(win, t, target_rank, target_disp, 1, datatype, &at)))
         return err;
     if (datatype->contig)
-        return acc_run(win, t, target_rank, at, 1, datatype, op, origin_addr, NULL, result_addr);
+        return acc_run(win, t, target_rank, at, 1, datatype, op, origin_addr, NULL, result_addr,
+                       1);
     /* pairs with padding (MPI_SHORT_INT): the operation works on packed values */
     char in[64], old[64];
     if ((size_t)datatype->size > sizeof in)
         return cr_error(MPI_ERR_TYPE, "MPI_Fetch_and_op: a %ld-byte element is too large",
                         (long)datatype->size);
     if (op->handle != MPI_NO_OP) cr_dt_pack(origin_addr, 1, datatype, in);
-    err = acc_run(win, t, target_rank, at, 1, datatype, op, in, NULL, old);
+    err = acc_run(win, t, target_rank, at, 1, datatype, op, in, NULL, old, 0);
     if (!err) cr_dt_unpack(old, (size_t)datatype->size, result_addr, 1, datatype);
     return err;
 }
@@ -597,5 +734,5 @@ int core_compare_and_swap(const void *origin_addr, const void *compare_addr, voi
                         datatype->name_builtin ? datatype->name_builtin : "(derived)");
     if ((err = op_range(win, t, target_rank, target_disp, 1, datatype, &at))) return err;
     return acc_run(win, t, target_rank, at, 1, datatype, NULL, origin_addr, compare_addr,
-                   result_addr);
+                   result_addr, 1);
 }

@@ -17,13 +17,19 @@
  * Every accumulate-class operation on a target holds that target's
  * accumulate lock (a word in the node segment, or taken by the target's own
  * handler), so accumulates are atomic per element across all origins and
- * paths.  Passive-target locks are words in the node segment too, so an
- * origin on the node never needs the target to call MPI.
- * Exception, on windows that span nodes where the network has atomics
- * (cr_win.natomic, cr_win.nlock; net.c): accumulates on the basic types the
- * provider's atomics cover, and the lock words, are operated on by network
- * atomics by every origin, those on the target's node and the target itself
- * included, so that one mechanism serves every origin of a word. */
+ * paths; except on elements of rma_cpu_type on catomic windows, which every
+ * origin of the target's node and the target's handler update with the
+ * CPU's atomic instructions instead.  Passive-target locks are words in the
+ * node segment too, so an origin on the node never needs the target to call
+ * MPI.
+ * On windows that span nodes where the network has atomics (cr_win.natomic,
+ * cr_win.nlock; net.c): accumulates on the basic types the provider's
+ * atomics cover, and the lock words, are operated on by network atomics from
+ * the other nodes, and by the origins on the target's node with the CPU's
+ * atomics where the provider's are the CPU's too (TR_CAP_ATOMIC_CPU:
+ * catomic, clock), else with the network's as well (through the network
+ * endpoint, the target itself included), so that every origin of a word
+ * uses mechanisms atomic with each other. */
 #ifndef COURIER_RMA_H
 #define COURIER_RMA_H
 #include "core/core.h"
@@ -98,7 +104,25 @@ typedef struct {
     int dnet;
     rma_dkey_t *dkeys;
     int ndkeys, dkeys_cap;
+    /* net targets: accumulates by network atomics were started and not
+     * waited for since the last drain (the next accumulate-class operation
+     * to it drains them first: accumulate ordering; flush_local too: their
+     * results land in the caller's buffers) */
+    int nacc_open;
 } rma_target_t;
+
+/* What one rank of a window did, printed at MPI_Win_free with
+ * COURIER_DEBUG=2 (win.c): where the time of one-sided operations across
+ * nodes goes (each wait is about one network round trip). */
+typedef struct {
+    unsigned long acc_cpu;         /* accumulate-class calls done by the CPU's atomics */
+    unsigned long acc_net;         /* ... by network atomics (calls, not pieces) */
+    unsigned long acc_net_later;   /* ... of those, not waited for in the call */
+    unsigned long word_net;        /* lock-word atomics over the network */
+    unsigned long word_cpu;        /* lock-word atomics by the CPU */
+    unsigned long am_msgs;         /* active-message requests sent */
+    unsigned long waits;           /* times this rank waited for the network (round trips) */
+} rma_stats_t;
 
 /* What the core knows of every window: struct cr_win begins with it. */
 struct cr_win {
@@ -126,7 +150,8 @@ struct cr_win {
     rma_ctl_t *me;                 /* my control block */
     int dyn_max;
     /* epochs */
-    int fence_open;                /* a fence opened an epoch (not MPI_MODE_NOSUCCEED) */
+    int fence_open;                /* a fence opened an epoch (not MPI_MODE_NOSUCCEED); a lock,
+                                    * lock_all or start ends it */
     int lock_all;                  /* MPI_Win_lock_all is in force */
     int nlocks;                    /* targets locked with MPI_Win_lock */
     int *start_ranks, nstart;      /* PSCW access group (window ranks); nstart -1: none */
@@ -148,6 +173,21 @@ struct cr_win {
     int net_ckeyed;
     rma_dkey_t *dyn_regs;          /* dynamic: this rank's attached regions, registered (by
                                       slot; NULL when the network does not reach them) */
+    /* CPU atomics on this node (decided at creation, the same at every rank
+     * of the node; see rma_cpu_type) */
+    int catomic;                   /* accumulates on rma_cpu_type elements of this node's
+                                      targets by the CPU's atomic instructions, from every
+                                      origin on the node and the targets' own handlers */
+    int clock;                     /* nlock windows: the lock words of this node's ranks
+                                      by the CPU's atomics (the network's are the CPU's) */
+    int cself;                     /* natomic windows without catomic (MPI_Win_create memory
+                                      that this node's other ranks reach by copies): this
+                                      rank's accumulate-class operations on its own memory, on
+                                      the types the network's atomics do, by the CPU's atomics
+                                      (the network's are the CPU's), not through the network */
+    rma_stats_t stats;
+    uint64_t word_pending;         /* nlock: lock-word releases in flight (net.c) */
+    int word_err;                  /* ... the first of them that failed (tr_status_t) */
 };
 
 /* Segment layout: the node's control blocks, then (allocate flavours) data. */
@@ -181,6 +221,22 @@ static inline int rma_dyn_covers(const rma_dyn_t *d, uint64_t n, uint64_t a, uin
     return a >= e;
 }
 
+/* Basic types whose elements accumulate-class operations may update with the
+ * CPU's atomic instructions (w->catomic): integers (C, fixed-size, Fortran,
+ * MPI_AINT/OFFSET/COUNT, byte, char, bool and logicals) of 1, 2, 4 or 8
+ * bytes, float and double (C and Fortran), the 2-byte floats; not long
+ * double, complex types or pairs, which keep the accumulate lock. */
+static inline int rma_cpu_type(cr_basic_t b)
+{
+    if (b == CR_B_NONE || b == CR_B_LDOUBLE || b == CR_B_PACKED || b >= CR_B_FLOAT_INT ||
+        (b >= CR_B_FCOMPLEX && b <= CR_B_LDCOMPLEX) || b == CR_B_F_COMPLEX ||
+        b == CR_B_F_DCOMPLEX || (b >= CR_B_F_COMPLEX8 && b <= CR_B_F_COMPLEX32) ||
+        b == CR_B_F_COMPLEX4 || b == CR_B_F_CHARACTER)
+        return 0;
+    size_t n = cr_basic_size(b);
+    return n == 1 || n == 2 || n == 4 || n == 8;
+}
+
 /* ---- win.c ---------------------------------------------------------------- */
 /* The window that AM traffic names by id, or NULL. */
 cr_win_t *rma_win_by_id(int id);
@@ -206,13 +262,16 @@ void rma_dt_runs(MPI_Aint count, const cr_datatype_t *dt,
 void rma_acc_local(char *t, MPI_Aint tcount, cr_datatype_t *tdt, const cr_op_t *op,
                    const void *in, void *old);
 /* Apply an accumulate-class operation to the n consecutive elements of basic
- * type b (of 1, 2, 4 or 8 bytes) at p, each by the CPU's compare-and-swap,
- * as the software atomics of libfabric's providers do: op with the packed
- * operands in (NULL for MPI_NO_OP), or compare-and-swap with the packed
- * compare values cmp (op ignored); the old values to old (may be NULL).
- * Atomic per element with the network's atomics on the same memory, without
- * the accumulate lock (the target's side of a fragmented accumulate on a
- * type the network's atomics do, am.c). */
+ * type b (of 1, 2, 4 or 8 bytes) at p, each by one of the CPU's atomic
+ * instructions (a load for MPI_NO_OP, a store or an exchange for
+ * MPI_REPLACE, fetch-and-add or -and/-or/-xor on integers, else a
+ * compare-and-swap loop), as the software atomics of libfabric's providers
+ * do: op with the packed operands in (NULL for MPI_NO_OP), or
+ * compare-and-swap with the packed compare values cmp (op ignored); the old
+ * values to old (may be NULL).  Atomic per element with the network's
+ * atomics on the same memory and with other CPUs doing the same, without the
+ * accumulate lock (origins on the target's node on catomic windows, and the
+ * target's side of an accumulate that came by message, am.c). */
 void rma_acc_atomic_elems(char *p, size_t n, cr_basic_t b, const cr_op_t *op, const char *in,
                           const char *cmp, char *old);
 
@@ -253,15 +312,36 @@ int rma_net_fragmented(MPI_Aint tcount, const cr_datatype_t *tdt, int atomic);
  * at byte offset `off` from its window base: op with the packed operands in
  * (NULL for MPI_NO_OP), or compare-and-swap when cmp is not NULL (op
  * ignored); the old values, packed, to old (may be NULL).  Complete at the
- * target when it returns; runs of the target datatype go several to one
- * vector atomic where the transport has them.  rma_net_lock / rma_net_unlock: take (with back-
- * off) or release the passive-target lock word of rank by network atomics
- * (nlock windows; the caller completed the operations before unlocking). */
+ * target when it returns; except, with defer (the caller's old is where the
+ * results go, and may be filled as late as the next flush), to a net target
+ * on another node: then in and cmp are copied and it completes at the next
+ * rma_net_drain (t->nacc_open says so; the next accumulate-class operation
+ * to the target, and flush_local, drain first); runs of the target datatype
+ * go several to one vector atomic where the transport has them.
+ * rma_net_lock / rma_net_unlock: take (with back-off) or release (not
+ * waited for, see rma_net_quiesce) the passive-target lock word of rank by
+ * network atomics (nlock windows; the caller completed the operations
+ * before unlocking). */
 int rma_net_atomic_type(cr_win_t *w, cr_basic_t b);
 int rma_net_acc(cr_win_t *w, int rank, MPI_Aint off, MPI_Aint tcount, cr_datatype_t *tdt,
-                const cr_op_t *op, const void *in, const void *cmp, void *old);
+                const cr_op_t *op, const void *in, const void *cmp, void *old, int defer);
 int rma_net_lock(cr_win_t *w, int rank, int type);
 int rma_net_unlock(cr_win_t *w, int rank, int type);
+/* MPI_Win_lock_all / unlock_all on nlock windows: the shared lock of every
+ * rank taken with the atomics to all of them in flight at once, one round
+ * trip rather than one per rank; released likewise (the caller completed
+ * the operations first).  The lock words of this node's ranks by the CPU on
+ * clock windows (as in rma_net_lock).  Releases (these and rma_net_unlock)
+ * are not waited for: rma_net_quiesce waits for them all and reports a
+ * failed one (MPI_Win_free calls it before its barrier). */
+int rma_net_lock_all(cr_win_t *w);
+int rma_net_unlock_all(cr_win_t *w);
+int rma_net_quiesce(cr_win_t *w);
+/* 1 when the network transport's atomics are done by the CPU's atomic
+ * instructions in the target's process (TR_CAP_ATOMIC_CPU), so that this
+ * node's origins may use the CPU's on the same words (w->catomic,
+ * w->clock). */
+int rma_net_atomic_cpu(void);
 /* Dynamic windows over the network.  rma_net_dyn_attach registers the region
  * attached in slot (when it fails, origins use active messages for it);
  * rma_net_dyn_detach releases it.  rma_net_dyn_lookup (target side): the

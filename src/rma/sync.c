@@ -139,6 +139,7 @@ int core_win_lock(int lock_type, int rank, int assert, cr_win_t *win)
         t->lock = (uint8_t)type;
     }
     win->nlocks++;
+    win->fence_open = 0;    /* a fence's epoch ends where another kind begins */
     return MPI_SUCCESS;
 }
 
@@ -164,13 +165,20 @@ int core_win_lock_all(int assert, cr_win_t *win)
     if (win->lock_all || win->nlocks)
         return cr_error(MPI_ERR_RMA_SYNC, "the window is locked already by this process (%s)",
                         win->lock_all ? "MPI_Win_lock_all" : "MPI_Win_lock");
+    /* by network atomics: every rank's lock word at once (one round trip) */
+    if (win->nlock && !(assert & MPI_MODE_NOCHECK)) {
+        int err = rma_net_lock_all(win);
+        if (err) return err;
+    }
     for (int r = 0; r < win->size; r++) {
-        int err = (assert & MPI_MODE_NOCHECK) ? MPI_SUCCESS : target_lock(win, r, RMA_SHARED);
+        int err = (assert & MPI_MODE_NOCHECK) || win->nlock ? MPI_SUCCESS
+                                                             : target_lock(win, r, RMA_SHARED);
         if (err) return err;
         win->t[r].lock = (uint8_t)(RMA_SHARED | RMA_LOCK_VIA_ALL |
                                    ((assert & MPI_MODE_NOCHECK) ? RMA_LOCK_NOCHECK : 0));
     }
     win->lock_all = 1;
+    win->fence_open = 0;
     return MPI_SUCCESS;
 }
 
@@ -180,6 +188,20 @@ int core_win_unlock_all(cr_win_t *win)
         return cr_error(MPI_ERR_RMA_SYNC, "the window is not locked with MPI_Win_lock_all by "
                         "this process");
     int err = MPI_SUCCESS;
+    if (win->nlock && !(win->t[0].lock & RMA_LOCK_NOCHECK)) {
+        /* the operations complete at every target (in flight together),
+         * then every lock word is released at once */
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        for (int r = 0; r < win->size; r++) {
+            rma_target_t *t = &win->t[r];
+            t->lock = RMA_UNLOCKED;
+            int e = t->path == RMA_AM ? rma_am_flush(win, r) : MPI_SUCCESS;
+            if (e && !err) err = e;
+        }
+        int e = rma_net_unlock_all(win);
+        win->lock_all = 0;
+        return err ? err : e;
+    }
     for (int r = 0; r < win->size; r++) {
         int e = target_unlock(win, r);
         if (e && !err) err = e;
@@ -217,7 +239,17 @@ int core_win_flush_all(cr_win_t *win)
 }
 
 /* Local completion: the origin buffers are free again, which every path
- * gives when its calls return (AM operations copy their data out). */
+ * gives when its calls return (AM operations copy their data out), and the
+ * result buffers are filled, which accumulates by network atomics that were
+ * not waited for (nacc_open) give only when they complete. */
+static int local_complete(cr_win_t *win, int rank)
+{
+    rma_target_t *t = &win->t[rank];
+    if (!t->nacc_open) return MPI_SUCCESS;
+    t->nacc_open = 0;
+    return rma_net_drain(win, rank);
+}
+
 int core_win_flush_local(int rank, cr_win_t *win)
 {
     if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
@@ -227,13 +259,17 @@ int core_win_flush_local(int rank, cr_win_t *win)
     if (!t->lock && !win->fence_open && !t->posted)
         return cr_error(MPI_ERR_RMA_SYNC, "rank %d of the window is not locked by this process: "
                         "flush needs a passive-target epoch", rank);
-    return MPI_SUCCESS;
+    return local_complete(win, rank);
 }
 
 int core_win_flush_local_all(cr_win_t *win)
 {
-    (void)win;
-    return MPI_SUCCESS;
+    int err = MPI_SUCCESS;
+    for (int r = 0; r < win->size && win->am_targets; r++) {
+        int e = local_complete(win, r);
+        if (e && !err) err = e;
+    }
+    return err;
 }
 
 int core_win_sync(cr_win_t *win)
@@ -326,6 +362,7 @@ int core_win_start(cr_group_t *group, int assert, cr_win_t *win)
     free(win->start_ranks);
     win->start_ranks = r;
     win->nstart = group->size;
+    win->fence_open = 0;
     return MPI_SUCCESS;
 }
 

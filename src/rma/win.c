@@ -162,11 +162,28 @@ static void debug_paths(cr_win_t *w)
     paths[n] = 0;
     fprintf(stderr, "[courier] rank %d: window 0x%08x (%s, %d ranks, %d on this node): paths to "
             "ranks %s (d direct load/store, c cross-memory copy, a active messages, n network "
-            "RMA for put and get, messages for the rest)%s%s\n",
+            "RMA for put and get, messages for the rest)%s%s%s%s\n",
             cr_proc.world_rank, (unsigned)w->head.handle, flavor_name(w->flavor), w->size,
             w->nlocal, paths,
-            w->natomic ? "; accumulates by network atomics from every origin" : "",
-            w->nlock ? "; locks by network atomics from every locker" : "");
+            w->natomic ? (w->catomic ? "; accumulates by network atomics from other nodes"
+                                     : "; accumulates by network atomics from every origin")
+                       : "",
+            w->catomic ? "; accumulates on this node's ranks by CPU atomics" : "",
+            w->nlock ? (w->clock ? "; locks by network atomics from other nodes"
+                                 : "; locks by network atomics from every locker")
+                     : "",
+            w->clock ? "; this node's lock words by CPU atomics" : "");
+}
+
+/* COURIER_DEBUG=2, at MPI_Win_free: what this rank did on the window. */
+static void debug_stats(cr_win_t *w)
+{
+    const rma_stats_t *s = &w->stats;
+    fprintf(stderr, "[courier] rank %d: window 0x%08x freed: accumulates %lu by CPU atomics, "
+            "%lu by network atomics (%lu not waited for in the call); lock-word atomics %lu "
+            "over the network, %lu by the CPU; %lu active messages; %lu waits for the network\n",
+            cr_proc.world_rank, (unsigned)w->head.handle, s->acc_cpu, s->acc_net,
+            s->acc_net_later, s->word_net, s->word_cpu, s->am_msgs, s->waits);
 }
 
 static void win_destroy(cr_win_t *w)
@@ -328,6 +345,17 @@ static int win_make(cr_comm_t *comm, int flavor, void *base, MPI_Aint size, MPI_
         win_destroy(w);
         return err;
     }
+    /* CPU atomics on this node's targets (the same choice at every rank of
+     * the node): their memory is mapped by every origin of the node (no
+     * cross-memory copies under the accumulate lock), and the network's
+     * atomics from other nodes, where in use, are the CPU's too */
+    int cpu_net = !w->natomic || rma_net_atomic_cpu();
+    w->catomic = ut_settings.rma_cpu_atomics && (holds_data || w->nlocal == 1) && cpu_net;
+    w->clock = ut_settings.rma_cpu_atomics && w->nlock && rma_net_atomic_cpu();
+    /* the target itself, on memory its neighbours reach only through the
+     * network's atomics (whose are the CPU's): no round trip through the
+     * provider's loopback for its own accumulates */
+    w->cself = ut_settings.rma_cpu_atomics && !w->catomic && w->natomic && rma_net_atomic_cpu();
     /* nobody uses the window (its lock words, its memory) before everyone has it */
     err = cr_barrier_internal(w->comm);
     if (err) {
@@ -461,12 +489,15 @@ int core_win_free(cr_win_t *win)
                         "(%s)", win->lock_all ? "MPI_Win_lock_all" : win->nlocks ? "MPI_Win_lock" :
                         win->nstart >= 0 ? "MPI_Win_start" : "MPI_Win_post");
     int err = core_win_flush_all(win);
+    /* this rank's lock releases have reached the other ranks' lock words */
+    if (!err && win->nlock) err = rma_net_quiesce(win);
     if (err) return err;
     err = cr_attr_delete_all(CR_K_WIN, win->head.handle, &win->attrs);
     if (err) return err;
     /* every rank's operations on this rank's memory are done */
     err = cr_barrier_internal(win->comm);
     if (err) return err;
+    if (ut_settings.debug >= 2) debug_stats(win);
     rma_am_fini(win);
     rma_net_fini(win);
     cr_errhandler_release(win->head.errh);

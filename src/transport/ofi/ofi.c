@@ -123,6 +123,10 @@ static struct fi_info *info;
 static tr_boot_t boot;
 static size_t rx_bytes, inject_max;
 static int have_rma, have_atomic, iov_ok, virt_addr, prov_keys;
+/* the provider moves data and completes operations on its own (sockets:
+ * FI_PROGRESS_AUTO): a process may sleep on the completion queue's wait
+ * object while its operations are in flight, as their completions ring it */
+static int auto_progress;
 static int published;            /* started by every process together, address in PMI */
 static ofi_ep_t **eps;           /* the endpoints, one per channel */
 static int neps, nclosed;
@@ -621,7 +625,10 @@ static void ofi_finalize(tr_iface_t *tr)
 }
 
 /* Sleeping (transport.h): only with nothing of ours in flight (a send or read
- * may need this process to drive it, which no arriving message signals), and
+ * may need this process to drive it, which no arriving message signals),
+ * unless the provider progresses by itself (auto_progress: sockets' own
+ * thread completes them and its completions make the descriptor readable;
+ * a waiting process that yields instead takes the core that thread needs), and
  * only when fi_trywait says that every completion and every byte that arrived
  * has been taken (else the caller polls again first).  Without a wait object
  * the sleep cannot be ended by a peer: it lasts at most
@@ -629,7 +636,7 @@ static void ofi_finalize(tr_iface_t *tr)
 static int ofi_sleep_prepare(tr_iface_t *tr)
 {
     ofi_ep_t *e = ep_of(tr);
-    if (e->outstanding || e->retry_head || e->flushes) return -1;
+    if ((e->outstanding && !auto_progress) || e->retry_head || e->flushes) return -1;
     if (e->wait_fd < 0) return 0;
     struct fid *fids[1] = { &e->cq->fid };
     return fi_trywait(e->fabric, fids, 1) == FI_SUCCESS ? 0 : -1;
@@ -881,6 +888,7 @@ static int open_all(int n)
     }
     snprintf(prov_name, sizeof prov_name, "%s", info->fabric_attr->prov_name);
     virt_addr = (info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) != 0;
+    auto_progress = info->domain_attr->data_progress == FI_PROGRESS_AUTO;
     prov_keys = (info->domain_attr->mr_mode & FI_MR_PROV_KEY) != 0;
     iov_ok = info->tx_attr->iov_limit >= 2;
     inject_max = info->tx_attr->inject_size;

@@ -29,7 +29,9 @@
  * - Sleeping (TR_CAP_SLEEP unless COURIER_OFI_WAIT=0): the completion queue
  *   has a wait object whose descriptor (sleep_fd) becomes readable when a
  *   peer's bytes arrive; sleep_prepare refuses while operations of this
- *   process are in flight or fi_trywait finds something unread.  A provider
+ *   process are in flight (unless the provider has automatic data progress,
+ *   as sockets has: its thread completes them and rings the descriptor) or
+ *   fi_trywait finds something unread.  A provider
  *   without such a descriptor gets sleeps capped at COURIER_WAIT_SLEEP_POLL_US.
  * - The provider is libfabric's choice among those that give FI_EP_RDM with
  *   send-after-send ordering, narrowed by FI_PROVIDER as libfabric reads it

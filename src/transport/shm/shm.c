@@ -44,7 +44,8 @@ typedef struct {
 typedef struct {
     volatile uint32_t sleeping;
     volatile uint32_t idle;
-    char pad[SHM_CELL - 2 * sizeof(uint32_t)];
+    volatile uint32_t answers;   /* a progress thread answers for the process (shm_publish_answers) */
+    char pad[SHM_CELL - 3 * sizeof(uint32_t)];
 } shm_bell_t;
 
 enum { BELL_FUTEX = 1, BELL_FD = 2 };
@@ -361,7 +362,13 @@ int shm_peer_idle(shm_ctx_t *c, int to)
 {
     const shm_bell_t *b = (const shm_bell_t *)(uintptr_t)c->peers[to].bell;
     int st = __atomic_load_n(&b->idle, __ATOMIC_RELAXED) ? SHM_PEER_YIELDS : 0;
+    if (__atomic_load_n(&b->answers, __ATOMIC_RELAXED)) st |= SHM_PEER_ANSWERS;
     return st | (__atomic_load_n(&b->sleeping, __ATOMIC_RELAXED) ? SHM_PEER_SLEEPS : 0);
+}
+
+void shm_publish_answers(void)
+{
+    if (my_bell) __atomic_store_n(&my_bell->answers, 1, __ATOMIC_RELAXED);
 }
 
 void shm_publish_idle(int idle)

@@ -99,9 +99,15 @@ void shm_pkt_done(shm_ctx_t *c, int from, const shm_hdr_t *h);
 /* What local index `to` has published about its waiting (one load of its
  * doorbell line): SHM_PEER_YIELDS while its waiting policy is past spinning
  * (it yields the core or sleeps), SHM_PEER_SLEEPS while it sleeps on its
- * doorbell; 0 while it spins or works. */
-enum { SHM_PEER_YIELDS = 1, SHM_PEER_SLEEPS = 2 };
+ * doorbell; 0 while it spins or works; SHM_PEER_ANSWERS besides when a
+ * progress thread of its own answers its messages (shm_publish_answers), so
+ * that its yielding or sleeping says nothing about when it answers. */
+enum { SHM_PEER_YIELDS = 1, SHM_PEER_SLEEPS = 2, SHM_PEER_ANSWERS = 4 };
 int shm_peer_idle(shm_ctx_t *c, int to);
+/* Publish, once, that a progress thread (COURIER_ASYNC_PROGRESS) answers
+ * this process's messages whatever its other threads do.  Nothing before
+ * shm_init or alone on the node. */
+void shm_publish_answers(void);
 /* Publish this process's waiting phase (1: yielding or sleeping, 0: spinning
  * or working) for shm_peer_idle; stores only when it changes, so the waiting
  * policy calls it on its transitions and the fast path never pays.  Nothing
