@@ -16,305 +16,458 @@
 #pragma weak MPI_T_category_changed = PMPI_T_category_changed
 int __attribute__((visibility("default"))) PMPI_T_category_changed(int* update_number)
 {
-    return core_t_category_changed(update_number);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_category_changed(update_number);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_category_get_categories = PMPI_T_category_get_categories
 int __attribute__((visibility("default"))) PMPI_T_category_get_categories(int cat_index, int len, int indices[])
 {
-    return core_t_category_get_categories(cat_index, len, indices);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_category_get_categories(cat_index, len, indices);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_category_get_cvars = PMPI_T_category_get_cvars
 int __attribute__((visibility("default"))) PMPI_T_category_get_cvars(int cat_index, int len, int indices[])
 {
-    return core_t_category_get_cvars(cat_index, len, indices);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_category_get_cvars(cat_index, len, indices);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_category_get_events = PMPI_T_category_get_events
 int __attribute__((visibility("default"))) PMPI_T_category_get_events(int cat_index, int len, int indices[])
 {
-    return core_t_category_get_events(cat_index, len, indices);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_category_get_events(cat_index, len, indices);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_category_get_index = PMPI_T_category_get_index
 int __attribute__((visibility("default"))) PMPI_T_category_get_index(const char* name, int* cat_index)
 {
-    return core_t_category_get_index(name, cat_index);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_category_get_index(name, cat_index);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_category_get_info = PMPI_T_category_get_info
 int __attribute__((visibility("default"))) PMPI_T_category_get_info(int cat_index, char* name, int* name_len, char* desc, int* desc_len, int* num_cvars, int* num_pvars, int* num_categories)
 {
-    return core_t_category_get_info(cat_index, name, name_len, desc, desc_len, num_cvars, num_pvars, num_categories);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_category_get_info(cat_index, name, name_len, desc, desc_len, num_cvars, num_pvars, num_categories);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_category_get_num = PMPI_T_category_get_num
 int __attribute__((visibility("default"))) PMPI_T_category_get_num(int* num_cat)
 {
-    return core_t_category_get_num(num_cat);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_category_get_num(num_cat);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_category_get_num_events = PMPI_T_category_get_num_events
 int __attribute__((visibility("default"))) PMPI_T_category_get_num_events(int cat_index, int* num_events)
 {
-    return core_t_category_get_num_events(cat_index, num_events);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_category_get_num_events(cat_index, num_events);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_category_get_pvars = PMPI_T_category_get_pvars
 int __attribute__((visibility("default"))) PMPI_T_category_get_pvars(int cat_index, int len, int indices[])
 {
-    return core_t_category_get_pvars(cat_index, len, indices);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_category_get_pvars(cat_index, len, indices);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_cvar_get_index = PMPI_T_cvar_get_index
 int __attribute__((visibility("default"))) PMPI_T_cvar_get_index(const char* name, int* cvar_index)
 {
-    return core_t_cvar_get_index(name, cvar_index);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_cvar_get_index(name, cvar_index);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_cvar_get_info = PMPI_T_cvar_get_info
 int __attribute__((visibility("default"))) PMPI_T_cvar_get_info(int cvar_index, char* name, int* name_len, int* verbosity, MPI_Datatype* datatype, MPI_T_enum* enumtype, char* desc, int* desc_len, int* bind, int* scope)
 {
-    return core_t_cvar_get_info(cvar_index, name, name_len, verbosity, datatype, enumtype, desc, desc_len, bind, scope);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_cvar_get_info(cvar_index, name, name_len, verbosity, datatype, enumtype, desc, desc_len, bind, scope);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_cvar_get_num = PMPI_T_cvar_get_num
 int __attribute__((visibility("default"))) PMPI_T_cvar_get_num(int* num_cvar)
 {
-    return core_t_cvar_get_num(num_cvar);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_cvar_get_num(num_cvar);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_cvar_handle_alloc = PMPI_T_cvar_handle_alloc
 int __attribute__((visibility("default"))) PMPI_T_cvar_handle_alloc(int cvar_index, void* obj_handle, MPI_T_cvar_handle* handle, int* count)
 {
-    return core_t_cvar_handle_alloc(cvar_index, obj_handle, handle, count);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_cvar_handle_alloc(cvar_index, obj_handle, handle, count);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_cvar_handle_free = PMPI_T_cvar_handle_free
 int __attribute__((visibility("default"))) PMPI_T_cvar_handle_free(MPI_T_cvar_handle* handle)
 {
-    return core_t_cvar_handle_free(handle);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_cvar_handle_free(handle);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_cvar_read = PMPI_T_cvar_read
 int __attribute__((visibility("default"))) PMPI_T_cvar_read(MPI_T_cvar_handle handle, void* buf)
 {
-    return core_t_cvar_read(handle, buf);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_cvar_read(handle, buf);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_cvar_write = PMPI_T_cvar_write
 int __attribute__((visibility("default"))) PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void* buf)
 {
-    return core_t_cvar_write(handle, buf);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_cvar_write(handle, buf);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_enum_get_info = PMPI_T_enum_get_info
 int __attribute__((visibility("default"))) PMPI_T_enum_get_info(MPI_T_enum enumtype, int* num, char* name, int* name_len)
 {
-    return core_t_enum_get_info(enumtype, num, name, name_len);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_enum_get_info(enumtype, num, name, name_len);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_enum_get_item = PMPI_T_enum_get_item
 int __attribute__((visibility("default"))) PMPI_T_enum_get_item(MPI_T_enum enumtype, int index, int* value, char* name, int* name_len)
 {
-    return core_t_enum_get_item(enumtype, index, value, name, name_len);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_enum_get_item(enumtype, index, value, name, name_len);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_event_callback_get_info = PMPI_T_event_callback_get_info
 int __attribute__((visibility("default"))) PMPI_T_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info* info_used)
 {
-    return core_t_event_callback_get_info(event_registration, cb_safety, info_used);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_event_callback_get_info(event_registration, cb_safety, info_used);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_event_callback_set_info = PMPI_T_event_callback_set_info
 int __attribute__((visibility("default"))) PMPI_T_event_callback_set_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info)
 {
-    return core_t_event_callback_set_info(event_registration, cb_safety, info);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_event_callback_set_info(event_registration, cb_safety, info);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_event_copy = PMPI_T_event_copy
 int __attribute__((visibility("default"))) PMPI_T_event_copy(MPI_T_event_instance event_instance, void* buffer)
 {
-    return core_t_event_copy(event_instance, buffer);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_event_copy(event_instance, buffer);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_event_get_index = PMPI_T_event_get_index
 int __attribute__((visibility("default"))) PMPI_T_event_get_index(const char* name, int* event_index)
 {
-    return core_t_event_get_index(name, event_index);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_event_get_index(name, event_index);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_event_get_info = PMPI_T_event_get_info
 int __attribute__((visibility("default"))) PMPI_T_event_get_info(int event_index, char* name, int* name_len, int* verbosity, MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[], int* num_elements, MPI_T_enum* enumtype, MPI_Info* info, char* desc, int* desc_len, int* bind)
 {
-    return core_t_event_get_info(event_index, name, name_len, verbosity, array_of_datatypes, array_of_displacements, num_elements, enumtype, info, desc, desc_len, bind);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_event_get_info(event_index, name, name_len, verbosity, array_of_datatypes, array_of_displacements, num_elements, enumtype, info, desc, desc_len, bind);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_event_get_num = PMPI_T_event_get_num
 int __attribute__((visibility("default"))) PMPI_T_event_get_num(int* num_events)
 {
-    return core_t_event_get_num(num_events);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_event_get_num(num_events);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_event_get_source = PMPI_T_event_get_source
 int __attribute__((visibility("default"))) PMPI_T_event_get_source(MPI_T_event_instance event_instance, int* source_index)
 {
-    return core_t_event_get_source(event_instance, source_index);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_event_get_source(event_instance, source_index);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_event_get_timestamp = PMPI_T_event_get_timestamp
 int __attribute__((visibility("default"))) PMPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count* event_timestamp)
 {
-    return core_t_event_get_timestamp(event_instance, event_timestamp);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_event_get_timestamp(event_instance, event_timestamp);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_event_handle_alloc = PMPI_T_event_handle_alloc
 int __attribute__((visibility("default"))) PMPI_T_event_handle_alloc(int event_index, void* obj_handle, MPI_Info info, MPI_T_event_registration* event_registration)
 {
-    return core_t_event_handle_alloc(event_index, obj_handle, info, event_registration);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_event_handle_alloc(event_index, obj_handle, info, event_registration);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_event_handle_free = PMPI_T_event_handle_free
 int __attribute__((visibility("default"))) PMPI_T_event_handle_free(MPI_T_event_registration event_registration, void* user_data, MPI_T_event_free_cb_function free_cb_function)
 {
-    return core_t_event_handle_free(event_registration, user_data, free_cb_function);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_event_handle_free(event_registration, user_data, free_cb_function);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_event_handle_get_info = PMPI_T_event_handle_get_info
 int __attribute__((visibility("default"))) PMPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info* info_used)
 {
-    return core_t_event_handle_get_info(event_registration, info_used);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_event_handle_get_info(event_registration, info_used);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_event_handle_set_info = PMPI_T_event_handle_set_info
 int __attribute__((visibility("default"))) PMPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info)
 {
-    return core_t_event_handle_set_info(event_registration, info);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_event_handle_set_info(event_registration, info);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_event_read = PMPI_T_event_read
 int __attribute__((visibility("default"))) PMPI_T_event_read(MPI_T_event_instance event_instance, int element_index, void* buffer)
 {
-    return core_t_event_read(event_instance, element_index, buffer);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_event_read(event_instance, element_index, buffer);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_event_register_callback = PMPI_T_event_register_callback
 int __attribute__((visibility("default"))) PMPI_T_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info, void* user_data, MPI_T_event_cb_function event_cb_function)
 {
-    return core_t_event_register_callback(event_registration, cb_safety, info, user_data, event_cb_function);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_event_register_callback(event_registration, cb_safety, info, user_data, event_cb_function);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_event_set_dropped_handler = PMPI_T_event_set_dropped_handler
 int __attribute__((visibility("default"))) PMPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration, MPI_T_event_dropped_cb_function dropped_cb_function)
 {
-    return core_t_event_set_dropped_handler(event_registration, dropped_cb_function);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_event_set_dropped_handler(event_registration, dropped_cb_function);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_finalize = PMPI_T_finalize
 int __attribute__((visibility("default"))) PMPI_T_finalize(void)
 {
-    return core_t_finalize();
+    int cr_held = core_t_lock();
+    int cr_err = core_t_finalize();
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_init_thread = PMPI_T_init_thread
 int __attribute__((visibility("default"))) PMPI_T_init_thread(int required, int* provided)
 {
-    return core_t_init_thread(required, provided);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_init_thread(required, provided);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_pvar_get_index = PMPI_T_pvar_get_index
 int __attribute__((visibility("default"))) PMPI_T_pvar_get_index(const char* name, int var_class, int* pvar_index)
 {
-    return core_t_pvar_get_index(name, var_class, pvar_index);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_pvar_get_index(name, var_class, pvar_index);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_pvar_get_info = PMPI_T_pvar_get_info
 int __attribute__((visibility("default"))) PMPI_T_pvar_get_info(int pvar_index, char* name, int* name_len, int* verbosity, int* var_class, MPI_Datatype* datatype, MPI_T_enum* enumtype, char* desc, int* desc_len, int* bind, int* readonly, int* continuous, int* atomic)
 {
-    return core_t_pvar_get_info(pvar_index, name, name_len, verbosity, var_class, datatype, enumtype, desc, desc_len, bind, readonly, continuous, atomic);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_pvar_get_info(pvar_index, name, name_len, verbosity, var_class, datatype, enumtype, desc, desc_len, bind, readonly, continuous, atomic);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_pvar_get_num = PMPI_T_pvar_get_num
 int __attribute__((visibility("default"))) PMPI_T_pvar_get_num(int* num_pvar)
 {
-    return core_t_pvar_get_num(num_pvar);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_pvar_get_num(num_pvar);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_pvar_handle_alloc = PMPI_T_pvar_handle_alloc
 int __attribute__((visibility("default"))) PMPI_T_pvar_handle_alloc(MPI_T_pvar_session pe_session, int pvar_index, void* obj_handle, MPI_T_pvar_handle* handle, int* count)
 {
-    return core_t_pvar_handle_alloc(pe_session, pvar_index, obj_handle, handle, count);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_pvar_handle_alloc(pe_session, pvar_index, obj_handle, handle, count);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_pvar_handle_free = PMPI_T_pvar_handle_free
 int __attribute__((visibility("default"))) PMPI_T_pvar_handle_free(MPI_T_pvar_session pe_session, MPI_T_pvar_handle* handle)
 {
-    return core_t_pvar_handle_free(pe_session, handle);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_pvar_handle_free(pe_session, handle);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_pvar_read = PMPI_T_pvar_read
 int __attribute__((visibility("default"))) PMPI_T_pvar_read(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void* buf)
 {
-    return core_t_pvar_read(pe_session, handle, buf);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_pvar_read(pe_session, handle, buf);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_pvar_readreset = PMPI_T_pvar_readreset
 int __attribute__((visibility("default"))) PMPI_T_pvar_readreset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void* buf)
 {
-    return core_t_pvar_readreset(pe_session, handle, buf);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_pvar_readreset(pe_session, handle, buf);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_pvar_reset = PMPI_T_pvar_reset
 int __attribute__((visibility("default"))) PMPI_T_pvar_reset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
 {
-    return core_t_pvar_reset(pe_session, handle);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_pvar_reset(pe_session, handle);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_pvar_session_create = PMPI_T_pvar_session_create
 int __attribute__((visibility("default"))) PMPI_T_pvar_session_create(MPI_T_pvar_session* pe_session)
 {
-    return core_t_pvar_session_create(pe_session);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_pvar_session_create(pe_session);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_pvar_session_free = PMPI_T_pvar_session_free
 int __attribute__((visibility("default"))) PMPI_T_pvar_session_free(MPI_T_pvar_session* pe_session)
 {
-    return core_t_pvar_session_free(pe_session);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_pvar_session_free(pe_session);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_pvar_start = PMPI_T_pvar_start
 int __attribute__((visibility("default"))) PMPI_T_pvar_start(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
 {
-    return core_t_pvar_start(pe_session, handle);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_pvar_start(pe_session, handle);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_pvar_stop = PMPI_T_pvar_stop
 int __attribute__((visibility("default"))) PMPI_T_pvar_stop(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
 {
-    return core_t_pvar_stop(pe_session, handle);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_pvar_stop(pe_session, handle);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_pvar_write = PMPI_T_pvar_write
 int __attribute__((visibility("default"))) PMPI_T_pvar_write(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, const void* buf)
 {
-    return core_t_pvar_write(pe_session, handle, buf);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_pvar_write(pe_session, handle, buf);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_source_get_info = PMPI_T_source_get_info
 int __attribute__((visibility("default"))) PMPI_T_source_get_info(int source_index, char* name, int* name_len, char* desc, int* desc_len, MPI_T_source_order* ordering, MPI_Count* ticks_per_second, MPI_Count* max_ticks, MPI_Info* info)
 {
-    return core_t_source_get_info(source_index, name, name_len, desc, desc_len, ordering, ticks_per_second, max_ticks, info);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_source_get_info(source_index, name, name_len, desc, desc_len, ordering, ticks_per_second, max_ticks, info);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_source_get_num = PMPI_T_source_get_num
 int __attribute__((visibility("default"))) PMPI_T_source_get_num(int* num_sources)
 {
-    return core_t_source_get_num(num_sources);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_source_get_num(num_sources);
+    core_t_unlock(cr_held);
+    return cr_err;
 }
 
 #pragma weak MPI_T_source_get_timestamp = PMPI_T_source_get_timestamp
 int __attribute__((visibility("default"))) PMPI_T_source_get_timestamp(int source_index, MPI_Count* timestamp)
 {
-    return core_t_source_get_timestamp(source_index, timestamp);
+    int cr_held = core_t_lock();
+    int cr_err = core_t_source_get_timestamp(source_index, timestamp);
+    core_t_unlock(cr_held);
+    return cr_err;
 }

@@ -11,11 +11,15 @@
  * never refuses.  A send uses its communicator's buffer if one is attached,
  * else the process's, else a session's (Courier's communicators do not record
  * the session they came from, so the first session with a buffer serves).
+ * A send that finds the buffer full first runs progress, so that messages
+ * sent before it that have completed give their room back (make_room).
  * Detach and flush wait until the messages that hold the buffer are sent.
  * A communicator or session keeps its (small) entry after a detach, for a
  * later attach and for iflush requests still looking at it. */
 #include "core/pt2pt.h"
 #include "core/api.h"
+#include "core/progress.h"
+#include "util/settings.h"
 
 #include <stdlib.h>
 
@@ -50,6 +54,38 @@ static bbuf_t *bbuf_for(cr_comm_t *comm)
     return NULL;
 }
 
+/* Room for need more bytes in b now. */
+static int fits(const bbuf_t *b, size_t need)
+{
+    return b->automatic || b->used + need <= b->size;
+}
+
+/* A buffered send that finds no room.  The standard's model implementation
+ * (MPI 4.1 section 3.6.2) first removes the pending messages that have
+ * completed; here they complete in the progress engine, which may not have
+ * run since their receivers answered (an acknowledgement still in a ring
+ * that a collective's own waiting did not poll, MPICH's threads/pt2pt
+ * mt_bsendrecv_huge), or they complete soon.  So run it, with the waiting
+ * policy, until the message fits, no pending message is left to give room
+ * back, or COURIER_BSEND_WAIT_MS has passed: bounded, so that a program whose
+ * buffer is too small gets MPI_ERR_BUFFER, not a hang.  Returns the buffer to
+ * use, looked up again after each poll (with threads, another thread may
+ * have detached it meanwhile: NULL). */
+static bbuf_t *make_room(cr_comm_t *comm, size_t need)
+{
+    bbuf_t *b = bbuf_for(comm);
+    if (!b || fits(b, need) || need > b->size) return b;
+    uint64_t limit = (uint64_t)ut_settings.bsend_wait_ms * 1000000u;
+    uint64_t start = cr_wait_sys.now_ns();
+    cr_wait_t w = CR_WAIT_INIT;
+    do {
+        cr_wait_poll(&w);
+        b = bbuf_for(comm);
+    } while (b && !fits(b, need) && b->used && cr_wait_sys.now_ns() - start < limit);
+    cr_wait_end(&w);
+    return b;
+}
+
 static void bsend_release(cr_request_t *r)
 {
     bbuf_t *b = r->sched;
@@ -65,13 +101,16 @@ int cr_bsend_start(const void *buf, MPI_Aint count, cr_datatype_t *dt, int dest,
     size_t bytes = (size_t)count * (size_t)dt->size;
     size_t need = bytes + MPI_BSEND_OVERHEAD;
     bbuf_t *b = bbuf_for(comm);
+    if (b && !fits(b, need)) b = make_room(comm, need);
     if (!b)
         return cr_error(MPI_ERR_BUFFER, "buffered send of %zu bytes: no buffer is attached "
                         "(MPI_Buffer_attach, MPI_Comm_attach_buffer)", bytes);
-    if (!b->automatic && b->used + need > b->size)
+    if (!fits(b, need))
         return cr_error(MPI_ERR_BUFFER, "buffered send of %zu bytes does not fit: attached "
-                        "buffer is %zu bytes, %zu in use (plus MPI_BSEND_OVERHEAD=%d per message)",
-                        bytes, b->size, b->used, MPI_BSEND_OVERHEAD);
+                        "buffer is %zu bytes, %zu in use by messages not yet delivered "
+                        "(plus MPI_BSEND_OVERHEAD=%d per message; waited up to "
+                        "COURIER_BSEND_WAIT_MS=%ld ms for them)",
+                        bytes, b->size, b->used, MPI_BSEND_OVERHEAD, (long)ut_settings.bsend_wait_ms);
     void *copy = malloc(bytes ? bytes : 1);
     if (!copy) return cr_error(MPI_ERR_NO_MEM, "no memory for a buffered send of %zu bytes", bytes);
     cr_request_t *done = NULL;

@@ -198,7 +198,9 @@ static void __attribute__((noreturn)) chan_fail(int peer, const char *what, tr_s
 }
 
 /* Record the matched message's size; on overflow note MPI_ERR_TRUNCATE and
- * return how many bytes fit. */
+ * return how many bytes fit.  A shorter message that ends inside a basic
+ * element of a non-contiguous receive type cannot come from a matching type
+ * signature: MPI_ERR_TYPE (what arrived is still delivered). */
 static size_t recv_accept(cr_request_t *r, int src, int tag, size_t bytes)
 {
     r->msg_bytes = bytes;
@@ -208,6 +210,12 @@ static size_t recv_accept(cr_request_t *r, int src, int tag, size_t bytes)
                           "message of %zu bytes from rank %d (tag %d) truncated: the receive "
                           "buffer holds %zu bytes", bytes, src, tag, r->bytes);
         n = r->bytes;
+    } else if (CR_UNLIKELY(bytes < r->bytes) && !r->dt->contig &&
+               cr_dt_count_elements(r->dt, (MPI_Count)bytes) < 0) {
+        r->err = cr_error(MPI_ERR_TYPE,
+                          "message of %zu bytes from rank %d (tag %d) ends inside a basic "
+                          "element of the receive datatype: the type signatures of the send "
+                          "and the receive differ", bytes, src, tag);
     }
     status_set(r, src, tag, n);
     r->status.MPI_ERROR = r->err;
@@ -529,6 +537,9 @@ static int adapt_probe_want(const cr_vc_t *v)
 static void adapt_probe_look(cr_vc_t *v)
 {
     int st = shm_peer_idle(shm_ctx_of(v->tr), (int)v->addr);
+    /* a peer's progress thread answers when rung, sleeping or not: only
+     * when it looked tells whether the peer runs */
+    if (st & SHM_PEER_ANSWERS) st = 0;
     v->probe_obs.peer_idle = (st & SHM_PEER_YIELDS) != 0 || (st & SHM_PEER_SLEEPS) != 0;
     v->probe_obs.peer_slept = (st & SHM_PEER_SLEEPS) != 0;
     v->probe_obs.queued = v->rndv_out > 0;

@@ -27,8 +27,10 @@ int cr_runtime_start(int required);
 /* Stop it now (MPI_Finalize with no session left). */
 void cr_runtime_stop(void);
 /* The thread level provided for a request: at most COURIER_THREAD_LEVEL_MAX,
- * and at most MPI_THREAD_SERIALIZED once the runtime runs without the thread
- * locks (valid once the settings are loaded, i.e. inside cr_runtime_start). */
+ * at most MPI_THREAD_SERIALIZED once the runtime runs without the thread
+ * locks, and MPI_THREAD_MULTIPLE (whatever was required) once it was started
+ * at that level (valid once the settings are loaded, i.e. inside
+ * cr_runtime_start). */
 int cr_thread_level_provided(int required);
 
 #endif

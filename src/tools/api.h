@@ -23,6 +23,16 @@
 #define COURIER_TOOLS_API_H
 #include <mpi.h>
 
+/* Every MPI_T procedure runs between core_t_lock and core_t_unlock (the
+ * generated binding calls them), so threads may call the interface at once
+ * (MPI_T_init_thread provides MPI_THREAD_MULTIPLE): the library lock while
+ * the library's locks are on (the variables read the core's state, which it
+ * guards), and beneath it the interface's own mutex, which also serialises
+ * calls made before MPI_Init or without threads.  core_t_lock returns what
+ * core_t_unlock must be given back. */
+int core_t_lock(void);
+void core_t_unlock(int held);
+
 int core_t_init_thread(int required, int *provided);
 int core_t_finalize(void);
 

@@ -6,12 +6,36 @@
 #include "coll/coll.h"
 #include "core/core.h"
 #include "core/pvar.h"
+#include "core/threads.h"
 #include "util/settings.h"
 #include <ctype.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The interface's own lock (tools/api.h): taken in every MPI_T call, after
+ * the library lock when that is on and before a channel's (a queue length
+ * takes each channel's lock); no thread that holds a channel's lock calls
+ * MPI_T, so the order library, tools, channel is kept. */
+static pthread_mutex_t t_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+int core_t_lock(void)
+{
+    /* cr_threaded turns on inside MPI_Init_thread, perhaps while another
+     * thread is in here: remember whether this call took the library lock */
+    int held = __atomic_load_n(&cr_threaded, __ATOMIC_RELAXED);
+    if (held) cr_lib_lock_slow();
+    pthread_mutex_lock(&t_mutex);
+    return held;
+}
+
+void core_t_unlock(int held)
+{
+    pthread_mutex_unlock(&t_mutex);
+    if (held) cr_lib_unlock_slow();
+}
 
 /* MPI_T_init_thread calls not yet matched by MPI_T_finalize. */
 static int t_refs;
@@ -214,8 +238,8 @@ int core_t_init_thread(int required, int *provided)
         t_loaded = 1;
     }
     t_refs++;
-    /* The interface's own state is not locked: calls must not overlap. */
-    *provided = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
+    /* every call holds the interface's lock (core_t_lock) */
+    *provided = required;
     return MPI_SUCCESS;
 }
 
