@@ -21,13 +21,16 @@
  * Contiguous views are one call (or one per staging chunk when memory is
  * not contiguous).  Memory that is contiguous is never copied.
  *
- * Writes take a write lock on what they change whenever another rank of the
- * handle may sieve (data sieving's read-modify-write must not lose a
- * neighbour's bytes): when sieving is not disabled and some rank's view is
- * not contiguous (set_view agrees on it; with contiguous views nobody
- * sieves, and writes make no lock calls, as ROMIO's); atomic mode locks the whole range of every access
- * (read locks for reads), which makes conflicting accesses of different
- * ranks sequentially consistent. */
+ * A sieved write holds a write lock on its window from the read to the
+ * write back, always (as ROMIO's): the window holds bytes of other writers,
+ * ranks of this handle or handles of other opens of the file (ranks that
+ * each open it over MPI_COMM_SELF), and none of their bytes may be lost.
+ * Other writes take a write lock on what they change whenever another rank
+ * of the handle may sieve: when sieving is not disabled and some rank's
+ * view is not contiguous (set_view agrees on it; with contiguous views
+ * nobody sieves, and writes make no lock calls, as ROMIO's); atomic mode
+ * locks the whole range of every access (read locks for reads), which makes
+ * conflicting accesses of different ranks sequentially consistent. */
 #define _GNU_SOURCE
 #include "io/io.h"
 #include "core/datatype.h"
@@ -445,21 +448,25 @@ static int sieve_window(indep_t *t, const io_runvec_t *rv, int64_t a, int64_t le
     char *p;
     if ((err = stream_at(t, a, len, &p))) return err;
     if (x->write) {
-        int holes = rv->bytes != span;
-        if (t->lock_writes && (err = io_lock(fh->fd, 1, lo, span)))
+        /* the read-modify-write holds the window's lock whoever else may
+         * write there: ranks of this handle, and handles of other opens of
+         * the file (a handle over MPI_COMM_SELF knows nothing of them);
+         * atomic mode holds the whole access's lock already */
+        int holes = rv->bytes != span, lock = !fh->atomic;
+        if (lock && (err = io_lock(fh->fd, 1, lo, span)))
             return io_errno(err, t->fname, "cannot lock", fh->path);
         if (holes) {
             size_t got;
             err = io_pread(fh->fd, t->sieve, (size_t)span, lo, &got);
             if (err) {
-                if (t->lock_writes) io_unlock(fh->fd, lo, span);
+                if (lock) io_unlock(fh->fd, lo, span);
                 return io_errno(err, t->fname, "cannot read (data sieving)", fh->path);
             }
             if ((int64_t)got < span) memset(t->sieve + got, 0, (size_t)(span - (int64_t)got));
         }
         io_runs_copy(0, rv->v, rv->n, t->sieve, lo, p);
         err = io_pwrite(fh->fd, t->sieve, (size_t)span, lo);
-        if (t->lock_writes) io_unlock(fh->fd, lo, span);
+        if (lock) io_unlock(fh->fd, lo, span);
         if (err) return io_errno(err, t->fname, "cannot write", fh->path);
         x->done += len;
         return 0;
