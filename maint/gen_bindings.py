@@ -262,6 +262,14 @@ def load_procs():
     return procs
 
 
+def legacy_parseset(text):
+    """A removed MPI-1 procedure has no description; the one of its MPI-2
+    successor (notes.LEGACY_SUCCESSOR), whose arguments have the same names,
+    gives it the same argument checks (count >= 0, ...).  None without one."""
+    succ = notes.LEGACY_SUCCESSOR.get(re.search(r"\b(MPIX?_\w+)\(", text).group(1))
+    return std.PROCEDURES[succ.lower()]._parseset if succ else None
+
+
 def callbacks():
     out = []
     for key in sorted(std.CALLBACKS):
@@ -568,8 +576,12 @@ def entry(p):
     if p.name.startswith("MPI_T_") and p.entry:
         # The tools interface reports errors by return code only (MPI 4.1
         # section 15.3.10): no error handler, and its entries check their
-        # own arguments, since the answer depends on the tool state.
-        return alias + head + "    return %s(%s);\n}\n" % (p.entry.name, ", ".join(a.name for a in p.params))
+        # own arguments, since the answer depends on the tool state.  Each
+        # call holds the interface's lock (tools/api.h): threads may call it
+        # at once, before MPI_Init too.
+        call = "%s(%s)" % (p.entry.name, ", ".join(a.name for a in p.params))
+        return alias + head + ("    int cr_held = core_t_lock();\n    int cr_err = %s;\n"
+                               "    core_t_unlock(cr_held);\n    return cr_err;\n}\n" % call)
     lines = ['static const char cr_fname[] = "%s";' % p.name, "int cr_err;"]
     if not p.implemented:
         lines.append('cr_err = cr_error(MPI_ERR_OTHER, "%s is not implemented in Courier yet");' % p.name)
@@ -624,7 +636,7 @@ def write(outdir, rel, text):
 def main():
     outdir = sys.argv[1] if len(sys.argv) > 1 else ROOT
     all_procs = load_procs()
-    procs = [p for p in all_procs if p.name not in notes.NOT_IN_ABI] + [Proc(t) for t in notes.LEGACY]
+    procs = [p for p in all_procs if p.name not in notes.NOT_IN_ABI] + [Proc(t, legacy_parseset(t)) for t in notes.LEGACY]
     procs.sort(key=lambda p: p.name)
 
     # include/mpi_proto.h

@@ -59,6 +59,16 @@ SPAWN_STRV = {
 # (MPI_File's error handler is not: the C handle is a pointer, Fortran's an INTEGER.)
 CALLBACK_OK = {"MPI_User_function*", "MPI_Comm_errhandler_function*",
                "MPI_Session_errhandler_function*", "MPI_Win_errhandler_function*"}
+# MPI_GREQUEST_START's Fortran callbacks return their error code in an ierror
+# argument and take extra_state by reference, so the entry point calls
+# cr_f_grequest_start (fort_util.c), which starts the request with C
+# callbacks that call them so.  extra_state is passed as its address (as
+# MPICH does): the callbacks see and may change the caller's variable.
+GREQUEST_CALLBACKS = {"MPI_Grequest_query_function*", "MPI_Grequest_free_function*",
+                      "MPI_Grequest_cancel_function*"}
+# Procedures whose entry point calls a helper of fort_util.c instead of the
+# C procedure (the arguments as for the C call).
+F_HELPER = {"MPI_Grequest_start": "cr_f_grequest_start"}
 # The attribute-keyval creators: their Fortran callbacks have a convention of
 # their own (attribute values and extra_state are INTEGER(KIND=MPI_ADDRESS_KIND),
 # or INTEGER for MPI_KEYVAL_CREATE, the flag a LOGICAL, the error code an
@@ -135,6 +145,8 @@ class FParam:
             return "attr_key"
         if c.name == "extra_state" and self.proc in KEYVAL_CREATE:
             return "extra_state"
+        if c.name == "extra_state" and self.proc in F_HELPER:
+            return "extra_state_ref"
         if t.startswith("CHARACTER"):
             return "str_out" if c.dir == "out" else "str_in"
         if t == "LOGICAL" and self.fdims:
@@ -181,7 +193,7 @@ class FProc:
             self.params.append(FParam(n, t, d, by[n], cproc.name))
         self.function = self.fret is not None
         for p in self.params:
-            if p.cls == "callback" and p.c.ctype not in CALLBACK_OK | ATTR_CALLBACKS:
+            if p.cls == "callback" and p.c.ctype not in CALLBACK_OK | ATTR_CALLBACKS | GREQUEST_CALLBACKS:
                 self.skip = "callback %s has no Fortran calling convention here" % p.c.ctype
         for p in cproc.params:
             if p.name not in {q.name for q in self.params} and p.name not in C_ONLY:
@@ -235,7 +247,7 @@ def c_ftype(p):
         return "void *"
     if cls == "callback":
         return "void (*)(void)"
-    if cls in ("attr_in", "attr_out", "extra_state"):
+    if cls in ("attr_in", "attr_out", "extra_state", "extra_state_ref"):
         return "MPI_Aint *" if "ADDRESS_KIND" in p.ftype else "MPI_Fint *"
     if cls in ("str_in", "str_out"):
         return "char *"
@@ -295,7 +307,9 @@ def c_entry(fp):
             call.append("cr_f_buf(%s)" % n)
         elif cls == "aint":
             call.append(n)
-        elif cls == "callback" and fp.name in KEYVAL_CREATE:
+        elif cls == "callback" and (fp.name in KEYVAL_CREATE or fp.name in F_HELPER):
+            call.append(n)
+        elif cls == "extra_state_ref":
             call.append(n)
         elif cls == "callback":
             call.append("(%s)%s" % (cp.ctype, n))
@@ -313,7 +327,9 @@ def c_entry(fp):
             post.append("if (cr_err == MPI_SUCCESS && cr_flag) *%s = (%s)cr_f_attr_value(cr_%s, cr_%s);"
                         % (n, c_ftype(p)[:-2], key, n))
         elif cls == "str_in":
-            pre.append("char *cr_%s = cr_f_str_in(%s, %s_len);" % (n, n, n))
+            # info keys and values lose leading blanks too (MPI-4.1 10.1)
+            pre.append("char *cr_%s = cr_f_str_in%s(%s, %s_len);" % (
+                n, "_trim" if fp.name.startswith("MPI_Info_") else "", n, n))
             call.append("cr_%s" % n)
             post.append("free(cr_%s);" % n)
         elif cls == "str_out":
@@ -321,7 +337,11 @@ def c_entry(fp):
             pre.append("char cr_%s[%s + 1];" % (n, size))
             pre.append("cr_%s[0] = 0;" % n)
             call.append("cr_%s" % n)
-            post.append("cr_f_str_out(%s, %s_len, cr_%s);" % (n, n, n))
+            # with a flag (MPI_INFO_GET, _GET_STRING): only a value found
+            # is stored; the variable is left as it was otherwise
+            guard = "if (cr_err == MPI_SUCCESS && cr_flag%s) " % (
+                " && cr_buflen_in > 0" if fp.name == "MPI_Info_get_string" else "") if "flag" in by else ""
+            post.append("%scr_f_str_out(%s, %s_len, cr_%s);" % (guard, n, n, n))
         elif cls == "logical_in":
             call.append("*%s != 0" % n)
         elif cls == "logical_out":
@@ -332,8 +352,22 @@ def c_entry(fp):
             call.append("cr_f_status(%s)" % n)
         elif cls == "statuses":
             call.append("cr_f_statuses(%s)" % n)
+        elif fp.name == "MPI_Info_get" and n == "valuelen":
+            # at most what the C buffer holds
+            call.append("*%s < MPI_MAX_LIBRARY_VERSION_STRING ? *%s : MPI_MAX_LIBRARY_VERSION_STRING" % (n, n))
+        elif fp.name == "MPI_Info_get_string" and n == "buflen":
+            # Fortran's length has no NUL: one more for C, at most the C
+            # buffer; the value's length, without the NUL, comes back
+            pre.append("const int cr_buflen_in = *buflen;     /* 0 only asks for the length */")
+            pre.append("int cr_buflen = *buflen < MPI_MAX_LIBRARY_VERSION_STRING ? (*buflen > 0 ? *buflen + 1 : 0) "
+                       ": MPI_MAX_LIBRARY_VERSION_STRING + 1;")
+            call.append("&cr_buflen")
+            post.append("if (cr_err == MPI_SUCCESS && cr_flag) *buflen = cr_buflen - 1;")
         elif cls == "value":
             call.append("*%s" % n)
+        elif n in ("weights", "sourceweights", "destweights"):
+            # MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY are common-block sentinels
+            call.append("cr_f_weights(%s)" % n)
         elif cp.dims == "[][3]":
             call.append("(int (*)[3])%s" % n)
         else:
@@ -345,6 +379,8 @@ def c_entry(fp):
     if fp.name in KEYVAL_CREATE:
         callexpr = "cr_f_keyval_create(%s, %d, %s, \"%s\")" % (
             KEYVAL_CREATE[fp.name] + (", ".join(call), fp.name))
+    elif fp.name in F_HELPER:
+        callexpr = "%s(%s)" % (F_HELPER[fp.name], ", ".join(call))
     if fp.function:
         body.append("    return %s;\n" % callexpr)
     else:

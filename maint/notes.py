@@ -279,6 +279,12 @@ Group_fromint Group_toint Info_fromint Info_toint Message_fromint Message_toint
 Op_fromint Op_toint Request_fromint Request_toint Session_fromint Session_toint
 Type_fromint Type_toint Win_fromint Win_toint""")
 
+# The MPI-2 procedures whose descriptions give the removed MPI-1 ones of
+# LEGACY their argument checks (the arguments have the same names).
+LEGACY_SUCCESSOR = {"MPI_Type_hindexed": "MPI_Type_create_hindexed",
+                    "MPI_Type_struct": "MPI_Type_create_struct",
+                    "MPI_Type_hvector": "MPI_Type_create_hvector"}
+
 LEGACY = [
     "int MPIX_Delete_error_class(int errorclass)",
     "int MPIX_Delete_error_code(int errorcode)",

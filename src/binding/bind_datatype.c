@@ -1195,6 +1195,7 @@ int __attribute__((visibility("default"))) PMPI_Type_hindexed(int count, int* ar
         cr_err = cr_chk_init_error(cr_fname);
         goto fail;
     }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(oldtype, "oldtype", 0, &cr_o_oldtype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newtype, "newtype")))) goto fail;
     cr_lib_lock();
@@ -1215,6 +1216,8 @@ int __attribute__((visibility("default"))) PMPI_Type_hvector(int count, int bloc
         cr_err = cr_chk_init_error(cr_fname);
         goto fail;
     }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_count(blocklength, "blocklength")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(oldtype, "oldtype", 0, &cr_o_oldtype)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newtype, "newtype")))) goto fail;
     cr_lib_lock();
@@ -1417,6 +1420,7 @@ int __attribute__((visibility("default"))) PMPI_Type_struct(int count, int* arra
         cr_err = cr_chk_init_error(cr_fname);
         goto fail;
     }
+    if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_datatypes(count, array_of_types, "array_of_types", 0, cr_a_array_of_types_stack, &cr_a_array_of_types)))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_ptr(newtype, "newtype")))) goto fail;
     cr_lib_lock();

@@ -104,11 +104,15 @@ int cr_error(int cls, const char *fmt, ...) __attribute__((format(printf, 2, 3))
 /* Hand an error code to an error handler.  For MPI_ERRORS_ARE_FATAL and
  * MPI_ERRORS_ABORT it prints one line on stderr naming this rank, the call
  * (fname), the error class and the message, then ends the job; otherwise it
- * calls the user's function (if any) and returns code. */
+ * calls the user's function (if any) and returns code, whose MPI_Error_string
+ * then names the call too (the first call a code was raised in). */
 int cr_raise_comm(MPI_Comm comm, int code, const char *fname);
 int cr_raise_win(MPI_Win win, int code, const char *fname);
 int cr_raise_file(MPI_File file, int code, const char *fname);
-/* Errors not tied to an object: MPI_COMM_WORLD's handler after MPI_Init, fatal before. */
+/* Errors not tied to an object: after MPI_Init MPI_COMM_SELF's handler once the
+ * program set one, else MPI_COMM_WORLD's (the MPI 3.1 rule); fatal before
+ * MPI_Init, after MPI_Finalize and in the sessions model alone.  An invalid
+ * communicator or window handle counts as no object. */
 int cr_raise_none(int code, const char *fname);
 /* The error class of a code. */
 int cr_error_class(int code);

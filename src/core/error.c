@@ -33,6 +33,7 @@ static cr_objtab_t errh_tab;
 /* ---- codes and messages ---------------------------------------------------- */
 static struct {
     int code;                      /* the code that owns this slot */
+    char call[48];                 /* the MPI call that first raised it ("" until then) */
     char msg[MPI_MAX_ERROR_STRING];
 } ring[CR_ERR_RING];
 static unsigned ring_next;
@@ -223,6 +224,7 @@ int cr_error(int cls, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(ring[slot].msg, sizeof ring[slot].msg, fmt, ap);
     va_end(ap);
+    ring[slot].call[0] = 0;
     ring[slot].code = code;
     if (ut_log_on(UT_LOG_ERRORS)) {
         char name[64];
@@ -232,28 +234,65 @@ int cr_error(int cls, const char *fmt, ...)
     return code;
 }
 
-/* The text of a code into buf: "<CLASS>: <message>"; -1 when code is no code of ours. */
-static int code_string(int code, char *buf, size_t len)
+/* The ring slot that holds code's message, or -1. */
+static int ring_slot(int code)
+{
+    if (code < 0 || (code & CR_ERR_DYN)) return -1;
+    int slot = (code >> CR_ERR_CLASS_BITS) - 1;
+    return slot >= 0 && slot < CR_ERR_RING && ring[slot].code == code ? slot : -1;
+}
+
+/* Remember the call that raised code (the first one: a code handed on to
+ * MPI_Comm_call_errhandler, say, keeps the call where it arose). */
+static void note_call(int code, const char *fname)
+{
+    int slot = ring_slot(code);
+    if (slot >= 0 && !ring[slot].call[0] && fname)
+        snprintf(ring[slot].call, sizeof ring[slot].call, "%s", fname);
+}
+
+/* The text of a code into buf: "<CLASS>: <message>", or "<call>: <CLASS>:
+ * <message>" (the line MPI_ERRORS_ARE_FATAL prints, less the rank) with the
+ * call an error handler saw it raised in when with_call is set, else with
+ * `call` when that is not NULL; a message that starts with the call's name
+ * does not repeat it.  -1 when code is no code of ours. */
+static int code_string_how(int code, char *buf, size_t len, int with_call, const char *call)
 {
     if (code < 0) return -1;
     if (code & CR_ERR_DYN) {
         dyn_entry_t *e = dyn_entry(code);
         if (!e) return -1;
-        snprintf(buf, len, "%s", e->str ? e->str : "");
+        if (call) snprintf(buf, len, "%s: %s", call, e->str ? e->str : "");
+        else snprintf(buf, len, "%s", e->str ? e->str : "");
         return 0;
     }
     int cls = code & CR_ERR_CLASS_MASK;
     const char *t = class_text(cls);
     int slot = (code >> CR_ERR_CLASS_BITS) - 1;
     if (!t || slot >= CR_ERR_RING) return -1;
-    if (slot >= 0 && ring[slot].code == code) {
-        char name[64];
-        class_name(cls, name, sizeof name);
-        snprintf(buf, len, "%s: %s", name, ring[slot].msg);
-    } else {
-        snprintf(buf, len, "%s", t);
+    int ours = slot >= 0 && ring[slot].code == code;
+    if (with_call && ours && ring[slot].call[0]) call = ring[slot].call;
+    if (!ours) {
+        if (call) snprintf(buf, len, "%s: %s", call, t);
+        else snprintf(buf, len, "%s", t);
+        return 0;
     }
+    char name[64];
+    class_name(cls, name, sizeof name);
+    const char *msg = ring[slot].msg;
+    if (!call) {
+        snprintf(buf, len, "%s: %s", name, msg);
+        return 0;
+    }
+    size_t n = strlen(call);
+    if (strncmp(msg, call, n) == 0 && msg[n] == ':' && msg[n + 1] == ' ') msg += n + 2;
+    snprintf(buf, len, "%s: %s: %s", call, name, msg);
     return 0;
+}
+
+static int code_string(int code, char *buf, size_t len)
+{
+    return code_string_how(code, buf, len, 0, NULL);
 }
 
 /* ---- error handlers ------------------------------------------------------- */
@@ -289,11 +328,12 @@ static void fatal(int code, const char *fname) __attribute__((noreturn));
 static void fatal(int code, const char *fname)
 {
     char text[MPI_MAX_ERROR_STRING], line[MPI_MAX_ERROR_STRING + 128];
-    if (code_string(code, text, sizeof text) != 0) snprintf(text, sizeof text, "error code %d", code);
+    if (code_string_how(code, text, sizeof text, 1, fname) != 0)
+        snprintf(text, sizeof text, "%s: error code %d", fname, code);
     if (cr_proc.state == CR_STATE_PRE_INIT)
-        snprintf(line, sizeof line, "%s: %s", fname, text);
+        snprintf(line, sizeof line, "%s", text);
     else
-        snprintf(line, sizeof line, "rank %d: %s: %s", cr_proc.world_rank, fname, text);
+        snprintf(line, sizeof line, "rank %d: %s", cr_proc.world_rank, text);
     cr_abort_job(1, line);
 }
 
@@ -301,6 +341,7 @@ static void fatal(int code, const char *fname)
  * MPI_File or MPI_Session, passed by address as the user's function expects). */
 static int invoke(cr_errhandler_t *e, void *obj, int code, const char *fname)
 {
+    note_call(code, fname);
     if (e == NULL || e == &cr_errh_fatal || e == &cr_errh_abort) fatal(code, fname);
     if (e == &cr_errh_return || e->fn == NULL) return code;
     /* All four kinds of user functions take (object *, int *, ...). */
@@ -308,26 +349,38 @@ static int invoke(cr_errhandler_t *e, void *obj, int code, const char *fname)
     return code;
 }
 
-/* The handler of world after MPI_Init, else NULL (fatal). */
-static cr_errhandler_t *default_errh(void)
+/* Set once the program gave MPI_COMM_SELF a handler of its own. */
+static int self_errh_set;
+
+/* Errors that belong to no object (a datatype or group call, an invalid
+ * communicator or window handle) are raised on MPI_COMM_SELF (MPI 4.1,
+ * section 9.3).  Before MPI 4.0 they were raised on MPI_COMM_WORLD, and
+ * programs of that time (MPICH's test suite among them) set only its
+ * handler: until the program sets MPI_COMM_SELF's, MPI_COMM_WORLD's handler
+ * applies, as in MPICH.  Before MPI_Init, after MPI_Finalize and in the
+ * sessions model alone: NULL, the initial handler (fatal).  *comm: the
+ * communicator the handler is called for. */
+static cr_errhandler_t *default_errh(MPI_Comm *comm)
 {
-    return cr_proc.world_state == CR_STATE_INIT ? cr_comm_world.errh : NULL;
+    if (cr_proc.world_state != CR_STATE_INIT) {
+        *comm = MPI_COMM_SELF;
+        return NULL;
+    }
+    *comm = self_errh_set ? MPI_COMM_SELF : MPI_COMM_WORLD;
+    return self_errh_set ? cr_comm_self.errh : cr_comm_world.errh;
 }
 
 int cr_raise_comm(MPI_Comm comm, int code, const char *fname)
 {
     cr_comm_t *c = cr_proc.state == CR_STATE_INIT ? cr_comm_ptr(comm) : NULL;
-    cr_errhandler_t *e = c ? c->errh : default_errh();
-    return invoke(e, &comm, code, fname);
+    if (!c) return cr_raise_none(code, fname);
+    return invoke(c->errh, &comm, code, fname);
 }
 
 int cr_raise_win(MPI_Win win, int code, const char *fname)
 {
     cr_win_t *w = cr_proc.state == CR_STATE_INIT ? cr_win_ptr(win) : NULL;
-    if (!w) {    /* no window (MPI_WIN_NULL, a bad handle): MPI_COMM_WORLD's handler */
-        MPI_Comm world = MPI_COMM_WORLD;
-        return invoke(default_errh(), &world, code, fname);
-    }
+    if (!w) return cr_raise_none(code, fname);   /* MPI_WIN_NULL, a bad handle */
     return invoke(((cr_win_head_t *)(void *)w)->errh, &win, code, fname);
 }
 
@@ -359,8 +412,9 @@ int cr_raise_session(MPI_Session session, int code, const char *fname)
 
 int cr_raise_none(int code, const char *fname)
 {
-    MPI_Comm world = MPI_COMM_WORLD;
-    return invoke(default_errh(), &world, code, fname);
+    MPI_Comm comm;
+    cr_errhandler_t *e = default_errh(&comm);
+    return invoke(e, &comm, code, fname);
 }
 
 int cr_abort_exit_status(int errorcode)
@@ -469,7 +523,9 @@ int cr_errhandler_get(cr_errhandler_t *e, MPI_Errhandler *errhandler)
 
 int core_comm_set_errhandler(cr_comm_t *comm, cr_errhandler_t *errhandler)
 {
-    return cr_errhandler_set(&comm->errh, errhandler, CR_K_COMM);
+    int e = cr_errhandler_set(&comm->errh, errhandler, CR_K_COMM);
+    if (!e && comm == &cr_comm_self) self_errh_set = 1;
+    return e;
 }
 
 int core_comm_get_errhandler(cr_comm_t *comm, MPI_Errhandler *errhandler)
@@ -530,7 +586,7 @@ int core_error_class(int errorcode, int *errorclass)
 
 int core_error_string(int errorcode, char *string, int *resultlen)
 {
-    if (code_string(errorcode, string, MPI_MAX_ERROR_STRING) != 0)
+    if (code_string_how(errorcode, string, MPI_MAX_ERROR_STRING, 1, NULL) != 0)
         return cr_error(MPI_ERR_ARG, "errorcode=%d: invalid error code", errorcode);
     *resultlen = (int)strlen(string);
     return MPI_SUCCESS;

@@ -653,7 +653,7 @@ void mpi_dims_create_f08_(MPI_Fint *nnodes, MPI_Fint *ndims, MPI_Fint *dims, MPI
 
 void CR_F_EXPORT pmpi_dist_graph_create_(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources, MPI_Fint *degrees, MPI_Fint *destinations, MPI_Fint *weights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierror)
 {
-    int cr_err = PMPI_Dist_graph_create(*comm_old, *n, (int*)sources, (int*)degrees, (int*)destinations, (int*)weights, *info, *reorder != 0, (MPI_Comm*)comm_dist_graph);
+    int cr_err = PMPI_Dist_graph_create(*comm_old, *n, (int*)sources, (int*)degrees, (int*)destinations, cr_f_weights(weights), *info, *reorder != 0, (MPI_Comm*)comm_dist_graph);
     if (ierror) *ierror = cr_err;
 }
 void pmpi_dist_graph_create__(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources, MPI_Fint *degrees, MPI_Fint *destinations, MPI_Fint *weights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierror) CR_F_ALIAS(pmpi_dist_graph_create_);
@@ -664,7 +664,7 @@ void mpi_dist_graph_create_f08_(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sourc
 
 void CR_F_EXPORT pmpi_dist_graph_create_adjacent_(MPI_Fint *comm_old, MPI_Fint *indegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *outdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierror)
 {
-    int cr_err = PMPI_Dist_graph_create_adjacent(*comm_old, *indegree, (int*)sources, (int*)sourceweights, *outdegree, (int*)destinations, (int*)destweights, *info, *reorder != 0, (MPI_Comm*)comm_dist_graph);
+    int cr_err = PMPI_Dist_graph_create_adjacent(*comm_old, *indegree, (int*)sources, cr_f_weights(sourceweights), *outdegree, (int*)destinations, cr_f_weights(destweights), *info, *reorder != 0, (MPI_Comm*)comm_dist_graph);
     if (ierror) *ierror = cr_err;
 }
 void pmpi_dist_graph_create_adjacent__(MPI_Fint *comm_old, MPI_Fint *indegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *outdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierror) CR_F_ALIAS(pmpi_dist_graph_create_adjacent_);
@@ -675,7 +675,7 @@ void mpi_dist_graph_create_adjacent_f08_(MPI_Fint *comm_old, MPI_Fint *indegree,
 
 void CR_F_EXPORT pmpi_dist_graph_neighbors_(MPI_Fint *comm, MPI_Fint *maxindegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *maxoutdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *ierror)
 {
-    int cr_err = PMPI_Dist_graph_neighbors(*comm, *maxindegree, (int*)sources, (int*)sourceweights, *maxoutdegree, (int*)destinations, (int*)destweights);
+    int cr_err = PMPI_Dist_graph_neighbors(*comm, *maxindegree, (int*)sources, cr_f_weights(sourceweights), *maxoutdegree, (int*)destinations, cr_f_weights(destweights));
     if (ierror) *ierror = cr_err;
 }
 void pmpi_dist_graph_neighbors__(MPI_Fint *comm, MPI_Fint *maxindegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *maxoutdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *ierror) CR_F_ALIAS(pmpi_dist_graph_neighbors_);

@@ -278,7 +278,7 @@ void mpi_info_create_env_f08_(MPI_Fint *info, MPI_Fint *ierror) CR_F_ALIAS(pmpi_
 
 void CR_F_EXPORT pmpi_info_delete_(MPI_Fint *info, char *key, MPI_Fint *ierror, size_t key_len)
 {
-    char *cr_key = cr_f_str_in(key, key_len);
+    char *cr_key = cr_f_str_in_trim(key, key_len);
     int cr_err = PMPI_Info_delete(*info, cr_key);
     free(cr_key);
     if (ierror) *ierror = cr_err;
@@ -313,13 +313,13 @@ void mpi_info_free_f08_(MPI_Fint *info, MPI_Fint *ierror) CR_F_ALIAS(pmpi_info_f
 
 void CR_F_EXPORT pmpi_info_get_(MPI_Fint *info, char *key, MPI_Fint *valuelen, char *value, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len)
 {
-    char *cr_key = cr_f_str_in(key, key_len);
+    char *cr_key = cr_f_str_in_trim(key, key_len);
     char cr_value[MPI_MAX_LIBRARY_VERSION_STRING + 1];
     cr_value[0] = 0;
     int cr_flag = 0;
-    int cr_err = PMPI_Info_get(*info, cr_key, *valuelen, cr_value, &cr_flag);
+    int cr_err = PMPI_Info_get(*info, cr_key, *valuelen < MPI_MAX_LIBRARY_VERSION_STRING ? *valuelen : MPI_MAX_LIBRARY_VERSION_STRING, cr_value, &cr_flag);
     free(cr_key);
-    cr_f_str_out(value, value_len, cr_value);
+    if (cr_err == MPI_SUCCESS && cr_flag) cr_f_str_out(value, value_len, cr_value);
     *flag = cr_flag ? CR_F_TRUE : CR_F_FALSE;
     if (ierror) *ierror = cr_err;
 }
@@ -356,13 +356,16 @@ void mpi_info_get_nthkey_f08_(MPI_Fint *info, MPI_Fint *n, char *key, MPI_Fint *
 
 void CR_F_EXPORT pmpi_info_get_string_(MPI_Fint *info, char *key, MPI_Fint *buflen, char *value, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len)
 {
-    char *cr_key = cr_f_str_in(key, key_len);
+    char *cr_key = cr_f_str_in_trim(key, key_len);
+    const int cr_buflen_in = *buflen;     /* 0 only asks for the length */
+    int cr_buflen = *buflen < MPI_MAX_LIBRARY_VERSION_STRING ? (*buflen > 0 ? *buflen + 1 : 0) : MPI_MAX_LIBRARY_VERSION_STRING + 1;
     char cr_value[MPI_MAX_LIBRARY_VERSION_STRING + 1];
     cr_value[0] = 0;
     int cr_flag = 0;
-    int cr_err = PMPI_Info_get_string(*info, cr_key, (int*)buflen, cr_value, &cr_flag);
+    int cr_err = PMPI_Info_get_string(*info, cr_key, &cr_buflen, cr_value, &cr_flag);
     free(cr_key);
-    cr_f_str_out(value, value_len, cr_value);
+    if (cr_err == MPI_SUCCESS && cr_flag) *buflen = cr_buflen - 1;
+    if (cr_err == MPI_SUCCESS && cr_flag && cr_buflen_in > 0) cr_f_str_out(value, value_len, cr_value);
     *flag = cr_flag ? CR_F_TRUE : CR_F_FALSE;
     if (ierror) *ierror = cr_err;
 }
@@ -374,7 +377,7 @@ void mpi_info_get_string_f08_(MPI_Fint *info, char *key, MPI_Fint *buflen, char 
 
 void CR_F_EXPORT pmpi_info_get_valuelen_(MPI_Fint *info, char *key, MPI_Fint *valuelen, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len)
 {
-    char *cr_key = cr_f_str_in(key, key_len);
+    char *cr_key = cr_f_str_in_trim(key, key_len);
     int cr_flag = 0;
     int cr_err = PMPI_Info_get_valuelen(*info, cr_key, (int*)valuelen, &cr_flag);
     free(cr_key);
@@ -389,8 +392,8 @@ void mpi_info_get_valuelen_f08_(MPI_Fint *info, char *key, MPI_Fint *valuelen, M
 
 void CR_F_EXPORT pmpi_info_set_(MPI_Fint *info, char *key, char *value, MPI_Fint *ierror, size_t key_len, size_t value_len)
 {
-    char *cr_key = cr_f_str_in(key, key_len);
-    char *cr_value = cr_f_str_in(value, value_len);
+    char *cr_key = cr_f_str_in_trim(key, key_len);
+    char *cr_value = cr_f_str_in_trim(value, value_len);
     int cr_err = PMPI_Info_set(*info, cr_key, cr_value);
     free(cr_key);
     free(cr_value);

@@ -182,6 +182,17 @@ void mpi_grequest_complete__(MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmp
 void pmpi_grequest_complete_f08_(MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_grequest_complete_);
 void mpi_grequest_complete_f08_(MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_grequest_complete_);
 
+void CR_F_EXPORT pmpi_grequest_start_(void (*query_fn)(void), void (*free_fn)(void), void (*cancel_fn)(void), MPI_Aint *extra_state, MPI_Fint *request, MPI_Fint *ierror)
+{
+    int cr_err = cr_f_grequest_start(query_fn, free_fn, cancel_fn, extra_state, (MPI_Request*)request);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_grequest_start__(void (*query_fn)(void), void (*free_fn)(void), void (*cancel_fn)(void), MPI_Aint *extra_state, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_grequest_start_);
+void mpi_grequest_start_(void (*query_fn)(void), void (*free_fn)(void), void (*cancel_fn)(void), MPI_Aint *extra_state, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_grequest_start_);
+void mpi_grequest_start__(void (*query_fn)(void), void (*free_fn)(void), void (*cancel_fn)(void), MPI_Aint *extra_state, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_grequest_start_);
+void pmpi_grequest_start_f08_(void (*query_fn)(void), void (*free_fn)(void), void (*cancel_fn)(void), MPI_Aint *extra_state, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_grequest_start_);
+void mpi_grequest_start_f08_(void (*query_fn)(void), void (*free_fn)(void), void (*cancel_fn)(void), MPI_Aint *extra_state, MPI_Fint *request, MPI_Fint *ierror) CR_F_ALIAS(pmpi_grequest_start_);
+
 void CR_F_EXPORT pmpi_iprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
 {
     int cr_flag = 0;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The Fortran sentinels' storage, string conversion, MPI_Sizeof, the handle
- * comparisons of mpi_f08, attribute keyvals and the predefined attribute
- * callbacks: the hand-written part of the Fortran bindings (the entry points
- * are generated into fort_*.c). */
+ * comparisons of mpi_f08, attribute keyvals, the predefined attribute
+ * callbacks, generalized requests' Fortran callbacks and the MPI-1 procedures
+ * the standard removed: the hand-written part of the Fortran bindings (the
+ * entry points are generated into fort_*.c). */
 #include <string.h>
 #include "fortran/fort_util.h"
 #include "core/attr.h"
@@ -23,6 +24,15 @@ char *cr_f_str_in(const char *s, size_t len)
         c[len] = 0;
     }
     return c;
+}
+
+char *cr_f_str_in_trim(const char *s, size_t len)
+{
+    while (len > 0 && *s == ' ') {
+        s++;
+        len--;
+    }
+    return cr_f_str_in(s, len);
 }
 
 /* Whether a Fortran string is blank (spaces, or the NULs of MPI_ARGV_NULL). */
@@ -223,3 +233,176 @@ CR_F_COPY_FN(mpi_dup_fn, MPI_Fint, 1)
 CR_F_ATTR_FNS(comm)
 CR_F_ATTR_FNS(type)
 CR_F_ATTR_FNS(win)
+
+/* ---- generalized requests ----------------------------------------------------- */
+/* MPI_GREQUEST_START from Fortran: the three Fortran procedures and the
+ * address of the caller's extra_state, behind the C callbacks below.  The
+ * Fortran callbacks take every argument by reference and return their error
+ * code in a last ierror argument; the cancel callback's complete is a LOGICAL. */
+typedef struct {
+    void (*query)(MPI_Aint *, MPI_Fint *, MPI_Fint *);
+    void (*free_fn)(MPI_Aint *, MPI_Fint *);
+    void (*cancel)(MPI_Aint *, MPI_Fint *, MPI_Fint *);
+    MPI_Aint *extra_state;
+} f_greq_t;
+
+static int f_greq_query(void *s, MPI_Status *status)
+{
+    f_greq_t *g = s;
+    MPI_Fint ierr = MPI_SUCCESS;
+    g->query(g->extra_state, (MPI_Fint *)status, &ierr);
+    return ierr;
+}
+
+/* Called once, when the request is freed: the last use of g. */
+static int f_greq_free(void *s)
+{
+    f_greq_t *g = s;
+    MPI_Fint ierr = MPI_SUCCESS;
+    g->free_fn(g->extra_state, &ierr);
+    free(g);
+    return ierr;
+}
+
+static int f_greq_cancel(void *s, int complete)
+{
+    f_greq_t *g = s;
+    MPI_Fint ierr = MPI_SUCCESS, c = complete ? CR_F_TRUE : CR_F_FALSE;
+    g->cancel(g->extra_state, &c, &ierr);
+    return ierr;
+}
+
+int cr_f_grequest_start(void (*query)(void), void (*free_fn)(void), void (*cancel)(void),
+                        MPI_Aint *extra_state, MPI_Request *request)
+{
+    f_greq_t *g = malloc(sizeof *g);
+    if (!g)
+        return cr_raise_none(cr_error(MPI_ERR_NO_MEM, "no memory for the Fortran callbacks of "
+                                      "a generalized request"), "MPI_Grequest_start");
+    g->query = (void (*)(MPI_Aint *, MPI_Fint *, MPI_Fint *))query;
+    g->free_fn = (void (*)(MPI_Aint *, MPI_Fint *))free_fn;
+    g->cancel = (void (*)(MPI_Aint *, MPI_Fint *, MPI_Fint *))cancel;
+    g->extra_state = extra_state;
+    int err = PMPI_Grequest_start(f_greq_query, f_greq_free, f_greq_cancel, g, request);
+    if (err != MPI_SUCCESS)
+        free(g);
+    return err;
+}
+
+/* ---- MPI-1 procedures that later standards removed ------------------------------ */
+/* MPICH still exports their Fortran forms, and Fortran programs and MPICH's
+ * test suite (f77/datatype/hindex1f, f90/datatype/get_elem_u) call them.  The
+ * standard's apis.json no longer describes them, so they are written here;
+ * their addresses, extents and displacements are default INTEGERs (MPI-1),
+ * converted to and from MPI_Aint.  A value that does not fit is MPI_ERR_ARG. */
+static int f_aint_out(MPI_Aint v, MPI_Fint *out, const char *fname, const char *arg)
+{
+    if (v != (MPI_Fint)v)
+        return cr_raise_none(cr_error(MPI_ERR_ARG, "%s=%ld: does not fit in a default INTEGER "
+                                      "(use the MPI-2 form)", arg, (long)v), fname);
+    *out = (MPI_Fint)v;
+    return MPI_SUCCESS;
+}
+
+/* n default INTEGER displacements as MPI_Aint (NULL for n <= 0: the C call
+ * then checks count); *err is MPI_ERR_NO_MEM raised when out of memory. */
+static MPI_Aint *f_aints_in(const MPI_Fint *d, MPI_Fint n, const char *fname, int *err)
+{
+    *err = MPI_SUCCESS;
+    if (n <= 0)
+        return NULL;
+    MPI_Aint *a = malloc((size_t)n * sizeof *a);
+    if (!a) {
+        *err = cr_raise_none(cr_error(MPI_ERR_NO_MEM, "no memory for %d displacements", (int)n),
+                             fname);
+        return NULL;
+    }
+    for (MPI_Fint i = 0; i < n; i++)
+        a[i] = d[i];
+    return a;
+}
+
+#define CR_F_SET_IERROR(e) do { if (ierror) *ierror = (e); } while (0)
+
+CR_F_EXPORT void pmpi_address_(void *location, MPI_Fint *address, MPI_Fint *ierror)
+{
+    MPI_Aint a = 0;
+    int err = PMPI_Get_address(cr_f_buf(location), &a);
+    if (err == MPI_SUCCESS)
+        err = f_aint_out(a, address, "MPI_Address", "address");
+    CR_F_SET_IERROR(err);
+}
+CR_F_FN_ALIASES(mpi_address, (void *, MPI_Fint *, MPI_Fint *))
+
+/* MPI_TYPE_EXTENT, MPI_TYPE_LB, MPI_TYPE_UB: one MPI_Aint result each. */
+#define CR_F_TYPE_AINT(lower, Cname, arg)                                                     \
+    CR_F_EXPORT void p##lower##_(MPI_Fint *datatype, MPI_Fint *out, MPI_Fint *ierror)         \
+    {                                                                                         \
+        MPI_Aint v = 0;                                                                       \
+        int err = P##Cname(*datatype, &v);                                                    \
+        if (err == MPI_SUCCESS)                                                               \
+            err = f_aint_out(v, out, #Cname, arg);                                            \
+        CR_F_SET_IERROR(err);                                                                 \
+    }                                                                                         \
+    CR_F_FN_ALIASES(lower, (MPI_Fint *, MPI_Fint *, MPI_Fint *))
+CR_F_TYPE_AINT(mpi_type_extent, MPI_Type_extent, "extent")
+CR_F_TYPE_AINT(mpi_type_lb, MPI_Type_lb, "displacement")
+CR_F_TYPE_AINT(mpi_type_ub, MPI_Type_ub, "displacement")
+
+CR_F_EXPORT void pmpi_type_hvector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *stride,
+                                    MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    CR_F_SET_IERROR(PMPI_Type_hvector(*count, *blocklength, *stride, *oldtype,
+                                      (MPI_Datatype *)newtype));
+}
+CR_F_FN_ALIASES(mpi_type_hvector, (MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *,
+                                   MPI_Fint *))
+
+CR_F_EXPORT void pmpi_type_hindexed_(MPI_Fint *count, MPI_Fint *blocklengths, MPI_Fint *displs,
+                                     MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    int err;
+    MPI_Aint *d = f_aints_in(displs, *count, "MPI_Type_hindexed", &err);
+    if (err == MPI_SUCCESS)
+        err = PMPI_Type_hindexed(*count, blocklengths, d, *oldtype, (MPI_Datatype *)newtype);
+    free(d);
+    CR_F_SET_IERROR(err);
+}
+CR_F_FN_ALIASES(mpi_type_hindexed, (MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *,
+                                    MPI_Fint *))
+
+CR_F_EXPORT void pmpi_type_struct_(MPI_Fint *count, MPI_Fint *blocklengths, MPI_Fint *displs,
+                                   MPI_Fint *types, MPI_Fint *newtype, MPI_Fint *ierror)
+{
+    int err;
+    MPI_Aint *d = f_aints_in(displs, *count, "MPI_Type_struct", &err);
+    if (err == MPI_SUCCESS)
+        err = PMPI_Type_struct(*count, blocklengths, d, (MPI_Datatype *)types,
+                               (MPI_Datatype *)newtype);
+    free(d);
+    CR_F_SET_IERROR(err);
+}
+CR_F_FN_ALIASES(mpi_type_struct, (MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *,
+                                  MPI_Fint *))
+
+/* MPI_ERRHANDLER_CREATE's function has MPI_COMM_CREATE_ERRHANDLER's
+ * convention (every argument by reference), so it passes through. */
+CR_F_EXPORT void pmpi_errhandler_create_(void (*function)(void), MPI_Fint *errhandler,
+                                         MPI_Fint *ierror)
+{
+    CR_F_SET_IERROR(PMPI_Errhandler_create((MPI_Handler_function *)function,
+                                           (MPI_Errhandler *)errhandler));
+}
+CR_F_FN_ALIASES(mpi_errhandler_create, (void (*)(void), MPI_Fint *, MPI_Fint *))
+
+CR_F_EXPORT void pmpi_errhandler_set_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierror)
+{
+    CR_F_SET_IERROR(PMPI_Errhandler_set(*comm, *errhandler));
+}
+CR_F_FN_ALIASES(mpi_errhandler_set, (MPI_Fint *, MPI_Fint *, MPI_Fint *))
+
+CR_F_EXPORT void pmpi_errhandler_get_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierror)
+{
+    CR_F_SET_IERROR(PMPI_Errhandler_get(*comm, (MPI_Errhandler *)errhandler));
+}
+CR_F_FN_ALIASES(mpi_errhandler_get, (MPI_Fint *, MPI_Fint *, MPI_Fint *))

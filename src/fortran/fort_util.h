@@ -49,6 +49,16 @@ static inline void *cr_f_buf(void *p)
     return p;
 }
 
+/* A weights array: MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY become the C values. */
+static inline int *cr_f_weights(MPI_Fint *w)
+{
+    if (w == &mpifcmb5_)
+        return MPI_UNWEIGHTED;
+    if (w == &mpifcmb9_)
+        return MPI_WEIGHTS_EMPTY;
+    return (int *)w;
+}
+
 static inline MPI_Status *cr_f_status(MPI_Fint *s)
 {
     if (s == mpipriv1_.status_ignore || s == (MPI_Fint *)&MPIR_F08_MPI_STATUS_IGNORE_OBJ)
@@ -74,6 +84,8 @@ static inline void *cr_f_desc(void *desc)
 /* A string argument: a NUL-terminated copy without the trailing blanks
  * (NULL when out of memory, which the C function then reports). */
 char *cr_f_str_in(const char *s, size_t len);
+/* The same without leading blanks either (info keys and values). */
+char *cr_f_str_in_trim(const char *s, size_t len);
 /* A string result: copied into the Fortran variable, blank-padded. */
 void cr_f_str_out(char *dst, size_t len, const char *src);
 /* Arrays of strings of length len (MPI_COMM_SPAWN's argv and the arrays of
@@ -116,6 +128,13 @@ static inline int cr_f_keyval(MPI_Fint k)
  * values too), except for the predefined attributes, whose C value is a
  * pointer to the int (MPI_WIN_SIZE: MPI_Aint) that Fortran gets. */
 MPI_Aint cr_f_attr_value(int keyval, void *v);
+
+/* MPI_GREQUEST_START's entry: starts the request with C callbacks that call
+ * the Fortran query, free and cancel procedures (every argument by reference,
+ * the error code in a last ierror argument), giving them extra_state, the
+ * address of the caller's variable.  Errors as the C call's. */
+int cr_f_grequest_start(void (*query)(void), void (*free_fn)(void), void (*cancel)(void),
+                        MPI_Aint *extra_state, MPI_Request *request);
 
 /* 0-based C indices to 1-based Fortran ones (MPI_UNDEFINED stays). */
 static inline void cr_f_index_out(MPI_Fint *idx, int n)

@@ -3588,6 +3588,24 @@ MODULE mpi
       INTEGER :: request
       INTEGER :: ierror
     END SUBROUTINE PMPI_GREQUEST_COMPLETE
+    SUBROUTINE MPI_GREQUEST_START(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      EXTERNAL :: query_fn
+      EXTERNAL :: free_fn
+      EXTERNAL :: cancel_fn
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE MPI_GREQUEST_START
+    SUBROUTINE PMPI_GREQUEST_START(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
+      IMPORT :: MPI_ADDRESS_KIND
+      EXTERNAL :: query_fn
+      EXTERNAL :: free_fn
+      EXTERNAL :: cancel_fn
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state
+      INTEGER :: request
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_GREQUEST_START
     SUBROUTINE MPI_GROUP_COMPARE(group1, group2, result, ierror)
       INTEGER :: group1
       INTEGER :: group2

@@ -6277,6 +6277,30 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_Grequest_complete
   END INTERFACE PMPI_Grequest_complete
+  INTERFACE MPI_Grequest_start
+    SUBROUTINE MPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      EXTERNAL :: query_fn
+      EXTERNAL :: free_fn
+      EXTERNAL :: cancel_fn
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Grequest_start
+  END INTERFACE MPI_Grequest_start
+  INTERFACE PMPI_Grequest_start
+    SUBROUTINE PMPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
+      IMPORT
+      IMPLICIT NONE
+      EXTERNAL :: query_fn
+      EXTERNAL :: free_fn
+      EXTERNAL :: cancel_fn
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Grequest_start
+  END INTERFACE PMPI_Grequest_start
   INTERFACE MPI_Group_compare
     SUBROUTINE MPI_Group_compare(group1, group2, result, ierror)
       IMPORT

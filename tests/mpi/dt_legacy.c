@@ -3,7 +3,7 @@
  * built with MPICH call them): MPI_Address, MPI_Type_extent, MPI_Type_lb,
  * MPI_Type_ub, MPI_Type_hvector, MPI_Type_hindexed, MPI_Type_struct (with the
  * MPI_LB / MPI_UB markers).  Each must agree with its MPI-2 replacement
- * (bounds, envelope) and move the same data. */
+ * (bounds, envelope, argument errors) and move the same data. */
 #include "mpitest.h"
 
 static int rank, size, next, prev;
@@ -111,6 +111,17 @@ static void legacy(void)
     MPI_Type_free(&inner);
     MPI_Type_free(&o);
     MPI_Type_free(&n);
+
+    /* negative counts and block lengths are MPI_ERR_COUNT, as for the MPI-2
+     * forms (they were taken as sizes: MPI_ERR_NO_MEM), and make no type */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    o = MPI_DATATYPE_NULL;
+    CHECK_CLASS(MPI_Type_hindexed(-1, bl, d, MPI_INT, &o), MPI_ERR_COUNT);
+    CHECK_CLASS(MPI_Type_struct(-2, sbl, sd, sty, &o), MPI_ERR_COUNT);
+    CHECK_CLASS(MPI_Type_hvector(-1, 2, 12, MPI_SHORT, &o), MPI_ERR_COUNT);
+    CHECK_CLASS(MPI_Type_hvector(3, -2, 12, MPI_SHORT, &o), MPI_ERR_COUNT);
+    CHECK(o == MPI_DATATYPE_NULL, "a failed constructor made a type");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
 int main(int argc, char **argv)

@@ -48,6 +48,11 @@ static int failures;
 
 static int called;
 static void user_handler(MPI_Comm *comm, int *code, ...) { called = *code; (void)comm; }
+static int self_called;
+static void self_handler(MPI_Comm *comm, int *code, ...)
+{
+    if (*comm == MPI_COMM_SELF) self_called = *code;
+}
 
 int main(void)
 {
@@ -116,7 +121,19 @@ int main(void)
 
     /* handlers */
     code = cr_error(MPI_ERR_COUNT, "count=-1: negative count");
+    EXPECT(core_error_string(code, s, &len) == MPI_SUCCESS &&
+           strcmp(s, "MPI_ERR_COUNT: count=-1: negative count") == 0);
     EXPECT(cr_raise_comm(MPI_COMM_WORLD, code, "MPI_Send") == code);
+    /* a returned code's string names the call, as the fatal handler's line does */
+    EXPECT(core_error_string(code, s, &len) == MPI_SUCCESS &&
+           strcmp(s, "MPI_Send: MPI_ERR_COUNT: count=-1: negative count") == 0);
+    EXPECT(len == (int)strlen(s));
+    EXPECT(cr_raise_comm(MPI_COMM_WORLD, code, "MPI_Comm_call_errhandler") == code);
+    EXPECT(core_error_string(code, s, &len) == MPI_SUCCESS && strncmp(s, "MPI_Send: ", 10) == 0);
+    int kcode = cr_error(MPI_ERR_KEYVAL, "MPI_Win_set_attr: keyval=5: not a window keyval");
+    EXPECT(cr_raise_none(kcode, "MPI_Win_set_attr") == kcode);
+    EXPECT(core_error_string(kcode, s, &len) == MPI_SUCCESS &&
+           strcmp(s, "MPI_Win_set_attr: MPI_ERR_KEYVAL: keyval=5: not a window keyval") == 0);
     MPI_Errhandler eh;
     EXPECT(core_comm_create_errhandler(user_handler, &eh) == MPI_SUCCESS);
     cr_errhandler_t *e = cr_errhandler_ptr(eh);
@@ -125,7 +142,18 @@ int main(void)
     EXPECT(cr_raise_comm(MPI_COMM_WORLD, code, "MPI_Send") == code && called == code);
     EXPECT(core_errhandler_free(e) == MPI_SUCCESS && cr_errhandler_ptr(eh) == NULL);
     EXPECT(cr_raise_comm(MPI_COMM_WORLD, code, "MPI_Send") == code && called == code);  /* still in use */
+    /* no object: MPI_COMM_WORLD's handler until MPI_COMM_SELF gets one */
+    called = 0;
+    EXPECT(cr_raise_none(code, "MPI_Type_size") == code && called == code);
+    MPI_Errhandler eh2;
+    EXPECT(core_comm_create_errhandler(self_handler, &eh2) == MPI_SUCCESS);
+    EXPECT(core_comm_set_errhandler(&cr_comm_self, cr_errhandler_ptr(eh2)) == MPI_SUCCESS);
+    called = 0;
+    EXPECT(cr_raise_none(code, "MPI_Type_size") == code && called == 0 && self_called == code);
+    EXPECT(core_comm_set_errhandler(&cr_comm_self, &cr_errh_return) == MPI_SUCCESS);
+    EXPECT(core_errhandler_free(cr_errhandler_ptr(eh2)) == MPI_SUCCESS);
     EXPECT(core_comm_set_errhandler(&cr_comm_world, &cr_errh_fatal) == MPI_SUCCESS);
+    EXPECT(cr_raise_none(code, "MPI_Type_size") == code);   /* self's: MPI_ERRORS_RETURN */
 
     /* MPI_ERRORS_ARE_FATAL: one line on stderr, then the job ends */
     int fds[2];

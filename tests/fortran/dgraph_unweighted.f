@@ -1,0 +1,63 @@
+! SPDX-License-Identifier: MIT
+! mpif.h: MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY (common-block sentinels in
+! Fortran) given to MPI_DIST_GRAPH_CREATE_ADJACENT and
+! MPI_DIST_GRAPH_CREATE make an unweighted graph (the weighted flag of
+! MPI_DIST_GRAPH_NEIGHBORS_COUNT is .FALSE.); a ring's neighbours are
+! checked.  Any number of ranks; PASS on rank 0.
+      PROGRAM DGRAPHU
+      IMPLICIT NONE
+      INCLUDE 'mpif.h'
+      INTEGER IERR, RANK, NP, NERR, COMM, COMM2, INDEG, OUTDEG
+      INTEGER SRC(1), DST(1), SRCS(1), DSTS(1), DEG(1)
+      LOGICAL WEIGHTED
+      NERR = 0
+      CALL MPI_INIT(IERR)
+      CALL MPI_COMM_RANK(MPI_COMM_WORLD, RANK, IERR)
+      CALL MPI_COMM_SIZE(MPI_COMM_WORLD, NP, IERR)
+      SRC(1) = MOD(RANK + NP - 1, NP)
+      DST(1) = MOD(RANK + 1, NP)
+      CALL MPI_DIST_GRAPH_CREATE_ADJACENT(MPI_COMM_WORLD, 1, SRC,
+     +     MPI_UNWEIGHTED, 1, DST, MPI_UNWEIGHTED, MPI_INFO_NULL,
+     +     .FALSE., COMM, IERR)
+      IF (IERR .NE. MPI_SUCCESS) NERR = NERR + 1
+      CALL MPI_DIST_GRAPH_NEIGHBORS_COUNT(COMM, INDEG, OUTDEG,
+     +     WEIGHTED, IERR)
+      IF (WEIGHTED .OR. INDEG .NE. 1 .OR. OUTDEG .NE. 1) THEN
+         NERR = NERR + 1
+         PRINT *, 'FAIL: adjacent: weighted ', WEIGHTED, INDEG, OUTDEG
+      END IF
+      CALL MPI_DIST_GRAPH_NEIGHBORS(COMM, 1, SRCS, MPI_UNWEIGHTED,
+     +     1, DSTS, MPI_UNWEIGHTED, IERR)
+      IF (SRCS(1) .NE. SRC(1) .OR. DSTS(1) .NE. DST(1)) THEN
+         NERR = NERR + 1
+         PRINT *, 'FAIL: neighbours ', SRCS(1), DSTS(1)
+      END IF
+      CALL MPI_COMM_FREE(COMM, IERR)
+!     the general form: each rank names its edge to the next rank
+      DEG(1) = 1
+      CALL MPI_DIST_GRAPH_CREATE(MPI_COMM_WORLD, 1, RANK, DEG, DST,
+     +     MPI_UNWEIGHTED, MPI_INFO_NULL, .FALSE., COMM2, IERR)
+      CALL MPI_DIST_GRAPH_NEIGHBORS_COUNT(COMM2, INDEG, OUTDEG,
+     +     WEIGHTED, IERR)
+      IF (WEIGHTED .OR. INDEG .NE. 1 .OR. OUTDEG .NE. 1) THEN
+         NERR = NERR + 1
+         PRINT *, 'FAIL: general: weighted ', WEIGHTED, INDEG, OUTDEG
+      END IF
+      CALL MPI_COMM_FREE(COMM2, IERR)
+!     no edges at all with MPI_WEIGHTS_EMPTY
+      CALL MPI_DIST_GRAPH_CREATE_ADJACENT(MPI_COMM_WORLD, 0, SRC,
+     +     MPI_WEIGHTS_EMPTY, 0, DST, MPI_WEIGHTS_EMPTY, MPI_INFO_NULL,
+     +     .FALSE., COMM, IERR)
+      IF (IERR .NE. MPI_SUCCESS) NERR = NERR + 1
+      CALL MPI_DIST_GRAPH_NEIGHBORS_COUNT(COMM, INDEG, OUTDEG,
+     +     WEIGHTED, IERR)
+      IF (INDEG .NE. 0 .OR. OUTDEG .NE. 0) THEN
+         NERR = NERR + 1
+         PRINT *, 'FAIL: empty ', INDEG, OUTDEG
+      END IF
+      CALL MPI_COMM_FREE(COMM, IERR)
+      CALL MPI_ALLREDUCE(MPI_IN_PLACE, NERR, 1, MPI_INTEGER, MPI_SUM,
+     +     MPI_COMM_WORLD, IERR)
+      IF (RANK .EQ. 0 .AND. NERR .EQ. 0) PRINT *, 'PASS'
+      CALL MPI_FINALIZE(IERR)
+      END
