@@ -111,5 +111,21 @@ void bench_shm_kib(long *size, long *rss, long *pss);
 /* total KiB of files under /dev/shm changed since `since` (seconds since the epoch) */
 long bench_devshm_kib(double since, int *nfiles);
 void bench_library_version(char *out, size_t n);
+/* Every thread of this process as "name:cpus" (its /proc/self/task/<tid>/comm
+ * and the Cpus_allowed_list it may run on), blank-separated, into out (n
+ * bytes, cleaned for CSV and JSON); "" where /proc cannot be read. */
+void bench_thread_cpus(char *out, size_t n);
+
+/* bench_ovlp.c, the overlap mode (`mpibench overlap ...`): non-blocking
+ * operations around a computation, OSU's overlap figure.  bench_ovlp_find
+ * returns an operation's index (or -1), bench_ovlp_name its name;
+ * bench_ovlp_run measures one operation at o's sizes, prints its results
+ * (o->errors counts sizes with wrong data) and returns 1 when an MPI error
+ * stopped it, else 0; collective over MPI_COMM_WORLD. */
+extern const int bench_n_ovlp_ops;
+int bench_ovlp_find(const char *name);
+const char *bench_ovlp_name(int i);
+int bench_ovlp_run(bench_opts_t *o, int which);
+void bench_ovlp_csv_header(void);
 
 #endif

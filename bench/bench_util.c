@@ -264,3 +264,44 @@ void bench_library_version(char *out, size_t n)
         j--;
     out[j] = 0;
 }
+
+void bench_thread_cpus(char *out, size_t n)
+{
+    DIR *d = opendir("/proc/self/task");
+    struct dirent *e;
+    size_t used = 0;
+    out[0] = 0;
+    if (!d)
+        return;
+    while ((e = readdir(d)) && used + 1 < n) {
+        char p[300], name[64] = "?", cpus[128] = "?", line[256];
+        FILE *f;
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(p, sizeof p, "/proc/self/task/%s/comm", e->d_name);
+        if ((f = fopen(p, "r"))) {
+            if (fgets(name, sizeof name, f))
+                name[strcspn(name, "\n")] = 0;
+            fclose(f);
+        }
+        snprintf(p, sizeof p, "/proc/self/task/%s/status", e->d_name);
+        if ((f = fopen(p, "r"))) {
+            while (fgets(line, sizeof line, f))
+                if (!strncmp(line, "Cpus_allowed_list:", 18)) {
+                    snprintf(cpus, sizeof cpus, "%s", line + 18 + strspn(line + 18, " \t"));
+                    cpus[strcspn(cpus, "\n")] = 0;
+                    for (char *q = cpus; *q; q++)
+                        if (*q == ',')
+                            *q = '+';   /* "0-1,4" as 0-1+4: commas are CSV's */
+                    break;
+                }
+            fclose(f);
+        }
+        int w = snprintf(out + used, n - used, "%s%s:%s", used ? " " : "", name, cpus);
+        if (w < 0)
+            break;
+        used += (size_t)w < n - used ? (size_t)w : n - used - 1;
+    }
+    closedir(d);
+    bench_clean_text(out);
+}

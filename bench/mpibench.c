@@ -3,12 +3,15 @@
  * docs/benchmarks.md for the use).
  *
  *   mpiexec -n 2 mpibench [options] [test|group ...]
+ *   mpiexec -n 2 mpibench overlap [options] [operation ...]
  *
  * Tests: latency bw bibw msgrate (group pt2pt), barrier bcast reduce allreduce
  * gather scatter allgather alltoall reduce_scatter (group coll), memory; `all`
- * (the default) is every one of them.  Results go to stdout (table, CSV or
- * JSON lines), progress to stderr.  An MPI error in a test is reported as a
- * record with an "error" field and the suite goes on with the next test.
+ * (the default) is every one of them.  The overlap mode (bench_ovlp.c)
+ * measures non-blocking operations around a computation instead.  Results
+ * go to stdout (table, CSV or JSON lines), progress to stderr.  An MPI
+ * error in a test is reported as a record with an "error" field and the
+ * suite goes on with the next test.
  * Exit status: 0, or 1 when a data check failed (or, without --allow-errors,
  * when an MPI call failed). */
 #include "bench.h"
@@ -19,6 +22,10 @@
 #include <unistd.h>
 
 static const size_t smoke_sizes[] = { 0, 1, 7, 8, 1024, 4096, 8192, 8193, 16384, 16385, 65536, 1048576 };
+/* the overlap mode: its default sizes (64 KiB .. 4 MiB) and its smoke sizes
+ * (eager and rendezvous on every MPI) */
+#define OVLP_MIN_SIZE ((size_t)64 << 10)
+static const size_t ovlp_smoke_sizes[] = { 0, 8, 65536, 1048576 };
 
 static bench_opts_t opt;
 static char libver[256];
@@ -27,6 +34,8 @@ static int mpi_failures;     /* tests that stopped on an MPI error */
 static long rss_before_init = -1;
 static double start_time;
 static int allow_errors;
+static int ovlp_mode;        /* `mpibench overlap ...` */
+static int thread_provided = -1;   /* MPI_Init_thread's answer with --thread-multiple */
 
 static void usage(FILE *f)
 {
@@ -34,6 +43,10 @@ static void usage(FILE *f)
           "tests:  latency bw bibw msgrate | barrier bcast reduce allreduce gather scatter\n"
           "        allgather alltoall reduce_scatter | memory\n"
           "groups: pt2pt coll all (default: all)\n"
+          "   or: mpiexec -n N mpibench overlap [options] [operation ...]\n"
+          "operations: isendrecv iallreduce ialltoall ibcast iallgather ireduce (default: all);\n"
+          "        each timed alone (t_pure), around a computation of about t_pure (t_total),\n"
+          "        and the computation alone; overlap %% as OSU reports it (default sizes 64K..4M)\n"
           "options:\n"
           "  --smoke             quick run of the given tests (default all), every result checked;\n"
           "                      prints PASS or FAIL\n"
@@ -46,6 +59,8 @@ static void usage(FILE *f)
           "  --window N          non-blocking operations in flight in bw/bibw/msgrate (default 64)\n"
           "  --window-bytes S    cap on window x size, the receive slots being distinct (default 16M)\n"
           "  --allow-errors      an MPI error does not make the exit status non-zero\n"
+          "  --thread-multiple   MPI_Init_thread with MPI_THREAD_MULTIPLE (MPICH's progress thread\n"
+          "                      needs it); the level provided is printed\n"
           "  --progress / --quiet   force progress lines on stderr on / off (default: on a terminal)\n",
           f);
 }
@@ -62,13 +77,43 @@ static void out_header(void)
     if (header_done || opt.rank != 0)
         return;
     header_done = 1;
+    static const char *const levels[] = { "single", "funneled", "serialized", "multiple" };
+    const char *thr = thread_provided >= MPI_THREAD_SINGLE && thread_provided <= MPI_THREAD_MULTIPLE
+                          ? levels[thread_provided - MPI_THREAD_SINGLE] : "";
     if (opt.fmt == FMT_JSON)
-        printf("{\"test\":\"info\",\"library\":\"%s\",\"np\":%d,\"mode\":\"%s\"}\n", libver, opt.np,
-               opt.smoke ? "smoke" : "full");
+        printf("{\"test\":\"info\",\"library\":\"%s\",\"np\":%d,\"mode\":\"%s\"%s%s%s}\n", libver,
+               opt.np, opt.smoke ? "smoke" : "full", *thr ? ",\"thread_provided\":\"" : "", thr,
+               *thr ? "\"" : "");
+    else if (opt.fmt == FMT_CSV && ovlp_mode)
+        bench_ovlp_csv_header();
     else if (opt.fmt == FMT_CSV)
         printf("test,np,bytes,window,iters,samples,unit,min,median,max,check,error\n");
     else
-        printf("# mpibench, np=%d, %s\n# %s\n", opt.np, opt.smoke ? "smoke mode" : "full mode", libver);
+        printf("# mpibench%s, np=%d, %s%s%s\n# %s\n", ovlp_mode ? " overlap" : "", opt.np,
+               opt.smoke ? "smoke mode" : "full mode", *thr ? ", MPI_THREAD_MULTIPLE asked, provided " : "",
+               thr, libver);
+}
+
+/* Where every thread of every rank may run (the overlap mode: a progress
+ * thread's placement decides its figures); rank 0 prints them all. */
+static void out_placement(void)
+{
+    enum { LEN = 1024 };
+    char mine[LEN];
+    bench_thread_cpus(mine, sizeof mine);
+    char *all = opt.rank == 0 ? malloc((size_t)LEN * (size_t)opt.np) : NULL;
+    MPI_Gather(mine, LEN, MPI_CHAR, all, LEN, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (opt.rank != 0)
+        return;
+    for (int r = 0; r < opt.np; r++) {
+        const char *t = all + (size_t)r * LEN;
+        if (opt.fmt == FMT_JSON)
+            printf("{\"test\":\"placement\",\"np\":%d,\"rank\":%d,\"threads\":\"%s\"}\n", opt.np, r, t);
+        else if (opt.fmt == FMT_TABLE)
+            printf("# rank %d threads (name:cpus allowed): %s\n", r, t);
+    }
+    fflush(stdout);
+    free(all);
 }
 
 static void out_test_title(const bench_test_t *t)
@@ -334,14 +379,23 @@ static const bench_test_t *find_test(const char *name)
 int main(int argc, char **argv)
 {
     const bench_test_t *sel[32];
-    int nsel = 0, want_memory = 0, any_named = 0, quiet = 0, force_progress = 0;
+    int sel_ovlp[32];
+    int nsel = 0, nsel_ovlp = 0, want_memory = 0, any_named = 0, quiet = 0, force_progress = 0;
+    int min_set = 0;
     size_t min_size = 0, max_size = (size_t)4 << 20;
     struct timespec ts;
 
     clock_gettime(CLOCK_REALTIME, &ts);
     start_time = (double)ts.tv_sec;
     rss_before_init = bench_status_kib("VmRSS");
-    MPI_Init(&argc, &argv);
+    int want_multiple = 0;
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--thread-multiple"))
+            want_multiple = 1;
+    if (want_multiple)
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &thread_provided);
+    else
+        MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &opt.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &opt.np);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -390,6 +444,8 @@ int main(int argc, char **argv)
             quiet = 1;
         } else if (!strcmp(a, "--allow-errors")) {
             allow_errors = 1;
+        } else if (!strcmp(a, "--thread-multiple")) {
+            /* taken before MPI_Init_thread */
         } else if (!strcmp(a, "--format")) {
             NEEDVAL();
             if (!strcmp(val, "table")) opt.fmt = FMT_TABLE;
@@ -412,6 +468,7 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--min-size")) {
             NEEDVAL();
             min_size = bench_parse_size(val, &ok);
+            min_set = 1;
         } else if (!strcmp(a, "--max-size")) {
             NEEDVAL();
             max_size = bench_parse_size(val, &ok);
@@ -436,6 +493,18 @@ int main(int argc, char **argv)
             ok = opt.window >= 1 && opt.window <= 1024;
         } else if (a[0] == '-') {
             fail_usage("unknown option", a);
+        } else if (!strcmp(a, "overlap") && !any_named && !ovlp_mode) {
+            ovlp_mode = 1;
+        } else if (ovlp_mode) {
+            int k = bench_ovlp_find(a);
+            any_named = 1;
+            if (k >= 0 && nsel_ovlp < 32)
+                sel_ovlp[nsel_ovlp++] = k;
+            else if (!strcmp(a, "all"))
+                for (int j = 0; j < bench_n_ovlp_ops && nsel_ovlp < 32; j++)
+                    sel_ovlp[nsel_ovlp++] = j;
+            else
+                fail_usage("unknown overlap operation", a);
         } else {
             any_named = 1;
             const bench_test_t *t = find_test(a);
@@ -459,7 +528,10 @@ int main(int argc, char **argv)
         if (!ok)
             fail_usage("bad value for option", a);
     }
-    if (!any_named) {
+    if (ovlp_mode && !any_named) {
+        for (int j = 0; j < bench_n_ovlp_ops; j++)
+            sel_ovlp[nsel_ovlp++] = j;
+    } else if (!any_named) {
         for (int j = 0; j < bench_n_p2p_tests; j++)
             sel[nsel++] = &bench_p2p_tests[j];
         for (int j = 0; j < bench_n_coll_tests; j++)
@@ -468,7 +540,11 @@ int main(int argc, char **argv)
     }
     if (opt.smoke) {
         /* every path once, quickly: few iterations, one sample */
-        if (!opt.user_sizes) {
+        if (!opt.user_sizes && ovlp_mode) {
+            opt.nsizes = (int)(sizeof ovlp_smoke_sizes / sizeof ovlp_smoke_sizes[0]);
+            memcpy(opt.sizes, ovlp_smoke_sizes, sizeof ovlp_smoke_sizes);
+            opt.user_sizes = 1;
+        } else if (!opt.user_sizes) {
             opt.nsizes = (int)(sizeof smoke_sizes / sizeof smoke_sizes[0]);
             memcpy(opt.sizes, smoke_sizes, sizeof smoke_sizes);
             opt.user_sizes = 1;
@@ -479,6 +555,8 @@ int main(int argc, char **argv)
         if (opt.window > 8)
             opt.window = 8;
     }
+    if (ovlp_mode && !min_set)
+        min_size = OVLP_MIN_SIZE;
     if (!opt.user_sizes) {
         opt.nsizes = 0;
         if (min_size == 0)
@@ -490,6 +568,10 @@ int main(int argc, char **argv)
     opt.progress = quiet ? 0 : (force_progress || isatty(2));
 
     out_header();
+    if (ovlp_mode)
+        out_placement();
+    for (int i = 0; i < nsel_ovlp; i++)
+        mpi_failures += bench_ovlp_run(&opt, sel_ovlp[i]);
     for (int i = 0; i < nsel; i++)
         run_test(sel[i]);
     if (want_memory)
@@ -499,11 +581,12 @@ int main(int argc, char **argv)
     MPI_Allreduce(mine, tot, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     int failed = tot[0] > 0 || (!allow_errors && tot[1] > 0);
     if (opt.rank == 0 && opt.smoke) {
+        const char *what = ovlp_mode ? "mpibench overlap smoke" : "mpibench smoke";
         if (failed)
-            printf("FAIL mpibench smoke (np=%d): %d size(s) with wrong data, "
-                   "%d test(s) stopped by an MPI error\n", opt.np, tot[0], tot[1]);
+            printf("FAIL %s (np=%d): %d size(s) with wrong data, "
+                   "%d test(s) stopped by an MPI error\n", what, opt.np, tot[0], tot[1]);
         else
-            printf("PASS mpibench smoke (np=%d)%s\n", opt.np,
+            printf("PASS %s (np=%d)%s\n", what, opt.np,
                    tot[1] ? " (some tests stopped by MPI errors, allowed)" : "");
     }
     fflush(stdout);
