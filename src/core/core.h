@@ -73,7 +73,9 @@ typedef struct {
     int nfree, free_cap;
 } cr_objtab_t;
 /* Store obj and return its index (>= 0), or -1 when out of memory.  Under the
- * library lock (or without threads). */
+ * one lock that all of the table's writers take: the library lock, or for
+ * cr_request_tab, whose slots the channel path adds beside it, request.c's
+ * leaf lock (or without threads). */
 int cr_objtab_add(cr_objtab_t *t, void *obj);
 /* The object at idx, or NULL when idx is not a live entry.  Safe without the
  * lock while other threads add and remove other entries.  Always inlined

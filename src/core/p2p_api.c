@@ -202,19 +202,12 @@ static int chan_finish(cr_chan_t *ch, int err, cr_request_t *r, MPI_Status *stat
 {
     if (err) return err;
     if (request) {
-        if (r->slot < 0) {
-            /* a new handle slot: the table is read by the argument checks
-             * under the library lock, so it grows under it (no one else
-             * knows r yet; the channel goes on meanwhile) */
-            cr_chan_unlock_slow(ch);
-            cr_lib_lock_slow();
-            err = cr_request_attach_handle(r);
-            cr_lib_unlock_slow();
-            cr_chan_lock_slow(ch);
-        } else {
-            err = cr_request_attach_handle(r);
-        }
-        if (err) return err;
+        /* a new handle slot is added under the table's own leaf lock
+         * (cr_request_attach_slot), never the library lock: a thread that
+         * holds that lock (a user function running inside MPI) must not stop
+         * the other channels' threads, whose peak count of live requests
+         * may exceed what their channel's pool held before */
+        if ((err = cr_request_attach_handle(r)) != 0) return err;
         *request = r->handle;
         return MPI_SUCCESS;
     }
