@@ -79,10 +79,12 @@ static void node_key(char *buf, size_t n)
         snprintf(buf, n, "%s", cr_proc.hostname);
 }
 
-/* Learn which world ranks share this node: every rank publishes its node. */
+/* Learn which world ranks share this node: every rank publishes its node and,
+ * after a '#' (no host name holds one), its identity for the liveness checks,
+ * which take those of the ranks on this node (cr_liveness_peer). */
 static int find_local_ranks(char *mine, size_t mine_len)
 {
-    char key[64], val[MPI_MAX_PROCESSOR_NAME + 64];
+    char key[64], val[MPI_MAX_PROCESSOR_NAME + 128];   /* node '#' identity */
     int n = cr_proc.world_size;
     node_key(mine, mine_len);
     cr_proc.local_of_world = malloc((size_t)n * sizeof(int));
@@ -94,7 +96,8 @@ static int find_local_ranks(char *mine, size_t mine_len)
         return 0;
     }
     snprintf(key, sizeof key, "courier-host-%d", cr_proc.world_rank);
-    if (crpmi_put(key, mine) || crpmi_barrier()) return -1;
+    snprintf(val, sizeof val, "%s#%s", mine, cr_liveness_ident());
+    if (crpmi_put(key, val) || crpmi_barrier()) return -1;
     int nlocal = 0;
     for (int r = 0; r < n; r++) {
         if (r == cr_proc.world_rank) {
@@ -103,8 +106,11 @@ static int find_local_ranks(char *mine, size_t mine_len)
             snprintf(key, sizeof key, "courier-host-%d", r);
             if (crpmi_get(r, key, val, sizeof val)) return -1;
         }
+        char *ident = strrchr(val, '#');
+        if (ident) *ident++ = '\0';
         if (strcmp(val, mine) == 0) {
             if (r == cr_proc.world_rank) cr_proc.local_rank = nlocal;
+            else if (ident && *ident) cr_liveness_peer(r, ident);
             cr_proc.local_of_world[r] = nlocal++;
         } else {
             cr_proc.local_of_world[r] = -1;

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* Liveness of the ranks on this node and of the launcher (see liveness.h).
  *
- * At MPI_Init every rank publishes "courier-live-<rank>" = pid:start:pidns
- * (start: the start time in /proc/<pid>/stat, pidns: the inode of
- * /proc/self/ns/pid).  The first check after start-up reads the values of
- * the ranks on its node and opens a pidfd for each one in the same pid
+ * At MPI_Init every rank publishes pid:start:pidns with its node (start: the
+ * start time in /proc/<pid>/stat, pidns: the inode of /proc/self/ns/pid;
+ * init.c's find_local_ranks, which hands the values of the ranks on this
+ * node to cr_liveness_peer).  The first check after start-up opens a pidfd
+ * for each of them in the same pid
  * namespace whose start time still matches (so a recycled pid is never
  * mistaken for the rank).  A check is then one poll() over those pidfds (a
  * pidfd becomes readable when its process ends) plus crpmi_check().  Where
@@ -52,6 +53,8 @@ static struct {
     long last_ms;            /* time of the last check */
     long dead_since_ms;      /* in MPI_Finalize: when a dead peer was first seen */
     unsigned long long my_ns;
+    char ident[64];          /* this process's pid:start:pidns */
+    char **idents;           /* by world rank: what the ranks on this node published */
     live_peer_t *peers;
     struct pollfd *pfds;
     int npeers;
@@ -103,20 +106,40 @@ static unsigned long long pid_namespace(void)
 void cr_liveness_init(void)
 {
     live.enabled = 0;
+    live.ident[0] = '\0';
     if (cr_proc.world_size < 2 || ut_settings.liveness_ms <= 0) return;
-    char key[64], val[96], st = 0;
+    char st = 0;
     unsigned long long start = 0;
     int code;
     live.my_ns = pid_namespace();
     if (proc_stat(getpid(), &st, &start, &code) < 0) start = 0;
-    snprintf(key, sizeof key, "courier-live-%d", cr_proc.world_rank);
-    snprintf(val, sizeof val, "%d:%llu:%llu", (int)getpid(), start, live.my_ns);
-    if (crpmi_put(key, val) != 0) return;   /* no liveness checks, the job still runs */
+    snprintf(live.ident, sizeof live.ident, "%d:%llu:%llu", (int)getpid(), start, live.my_ns);
+    live.idents = calloc((size_t)cr_proc.world_size, sizeof *live.idents);
+    if (!live.idents) return;   /* no liveness checks, the job still runs */
     live.enabled = 1;
     live.finalizing = 0;
     live.set_up = 0;
     live.dead_since_ms = -1;
     live.last_ms = now_ms();
+}
+
+const char *cr_liveness_ident(void)
+{
+    return live.enabled ? live.ident : "";
+}
+
+void cr_liveness_peer(int rank, const char *ident)
+{
+    if (!live.enabled || rank < 0 || rank >= cr_proc.world_size || live.idents[rank]) return;
+    live.idents[rank] = strdup(ident);   /* NULL: that rank is not watched */
+}
+
+static void idents_release(void)
+{
+    if (!live.idents) return;
+    for (int r = 0; r < cr_proc.world_size; r++) free(live.idents[r]);
+    free(live.idents);
+    live.idents = NULL;
 }
 
 void cr_liveness_finalizing(void)
@@ -134,6 +157,7 @@ static void live_release(void)
     live.pfds = NULL;
     live.npeers = 0;
     live.enabled = 0;
+    idents_release();
 }
 
 /* How a peer ended, for the message: its signal or exit status while it is a
@@ -154,7 +178,7 @@ static void describe_death(const live_peer_t *p, char *buf, size_t len)
     }
 }
 
-/* Read the peers' identities and open their pidfds.  A peer already gone
+/* Open the pidfds of the peers whose identities arrived.  A peer already gone
  * shows up at the first poll: its slot stays with pid and no pidfd, and
  * kill(pid, 0) finds it missing. */
 static void live_setup(void)
@@ -171,12 +195,10 @@ static void live_setup(void)
     }
     for (int r = 0; r < cr_proc.world_size; r++) {
         if (r == cr_proc.world_rank || cr_proc.local_of_world[r] < 0) continue;
-        char key[64], val[96];
         int pid = 0;
         unsigned long long start = 0, ns = 0;
-        snprintf(key, sizeof key, "courier-live-%d", r);
-        if (crpmi_get(r, key, val, sizeof val) != 0 ||
-            sscanf(val, "%d:%llu:%llu", &pid, &start, &ns) != 3 || pid <= 0)
+        if (!live.idents[r] ||
+            sscanf(live.idents[r], "%d:%llu:%llu", &pid, &start, &ns) != 3 || pid <= 0)
             continue;   /* did not publish: not watched */
         if (ns != live.my_ns || !ns) continue;   /* another pid namespace: invisible here */
         live_peer_t *p = &live.peers[live.npeers];
@@ -195,6 +217,7 @@ static void live_setup(void)
         live.pfds[live.npeers].events = POLLIN;
         live.npeers++;
     }
+    idents_release();   /* read once */
 }
 
 /* Whether the peer without a pidfd is gone. */

@@ -10,10 +10,18 @@
 #ifndef COURIER_CORE_LIVENESS_H
 #define COURIER_CORE_LIVENESS_H
 
-/* MPI_Init, before the first PMI barrier: publish this process's identity
- * (pid, start time, pid namespace) for the other ranks of its node.  Does
- * nothing in a job of one rank. */
+/* MPI_Init, before the ranks exchange their nodes: this process's identity
+ * (pid, start time, pid namespace).  Does nothing in a job of one rank. */
 void cr_liveness_init(void);
+/* This process's identity as a string without spaces or '#' ("" when the
+ * checks are off): find_local_ranks (init.c) publishes it with its node, so
+ * that the checks need no PMI request of their own once the job runs (a
+ * request in flight when a rank dies can break a launcher: Hydra's proxy
+ * gave up on the reply it could not deliver, and the crashed rank's report
+ * with it). */
+const char *cr_liveness_ident(void);
+/* The identity world rank `rank` (on this node) published; ident is copied. */
+void cr_liveness_peer(int rank, const char *ident);
 /* MPI_Finalize entered: from now on a peer may exit normally (it finished
  * MPI_Finalize first), so a dead peer only aborts the job when the wait stays
  * idle well past what ending MPI_Finalize takes. */
