@@ -6,6 +6,7 @@
 #include "coll/coll_shm.h"
 #include "coll/coll_hier.h"
 #include "transport/shm/shm.h"
+#include "util/cpus.h"
 #include "util/settings.h"
 
 #include <errno.h>
@@ -184,6 +185,15 @@ static void set_layout(coll_shm_t *a, char *base, size_t slot, uint64_t nline, s
     a->bytes = head + p * CSHM_NBUF * slot + p * (size_t)ncell * cell;
 }
 
+/* Whether this node's ranks outnumber its cores more than
+ * COURIER_COLL_SHM_DEEP_RATIO times (any oversubscription when it is 0). */
+static int deep_oversubscribed(void)
+{
+    if (!cr_proc.oversubscribed) return 0;
+    long ratio = ut_settings.coll_shm_deep_ratio;
+    return ratio <= 0 || (long)cr_proc.local_size > ratio * (long)ut_cpus_allowed();
+}
+
 static int make_area(cr_comm_t *c, coll_shm_t *a)
 {
     static int serial;
@@ -215,13 +225,16 @@ static int make_area(cr_comm_t *c, coll_shm_t *a)
     if (base) {
         set_layout(a, base, slot, (uint64_t)hello[3], (size_t)hello[4], (uint64_t)hello[5]);
         a->meet = hello[6];
-        /* oversubscribed: the rank waited for is most likely descheduled, so
-         * yielding to it through the other ranks of its core costs a context
-         * switch each; sleep at once and let it wake us */
+        /* deeply oversubscribed: the rank waited for is most likely
+         * descheduled, so yielding to it through the other ranks of its core
+         * costs a context switch each; sleep at once and let it wake us.  A
+         * few ranks per core find it back sooner by the usual spin and yield
+         * (docs/collectives.md, "Many ranks on few cores") */
+        int deep = deep_oversubscribed();
         long us = ut_settings.coll_shm_sleep_us;
-        a->sleep_ns = cr_proc.oversubscribed && us >= 0 ? (uint64_t)us * 1000u + 1u : 0;
+        a->sleep_ns = deep && us >= 0 ? (uint64_t)us * 1000u + 1u : 0;
         long spin = ut_settings.coll_shm_spin;
-        a->spin_skip = cr_proc.oversubscribed && spin >= 0 && (unsigned long)spin < cr_wait_spin_limit
+        a->spin_skip = deep && spin >= 0 && (unsigned long)spin < cr_wait_spin_limit
                            ? cr_wait_spin_limit - (unsigned)spin
                            : 0;
         volatile uint64_t *mine = (volatile uint64_t *)a->info + a->me * 8;
