@@ -39,8 +39,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <poll.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1402,10 +1404,59 @@ static int pid_gone(pid_t pid)
     return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
 }
 
-static int local_ranks_gone(void)
+/* ---- the watcher's hold on the ranks -------------------------------------------
+ * A pidfd per local rank, opened by the watcher as soon as it is forked, while
+ * every rank is still mpiexec's unreaped child: once mpiexec is gone the ranks
+ * are reaped by others, and a pid (or a process group's id) may then name an
+ * unrelated process; a pidfd always names the rank itself.  Where the kernel
+ * has no pidfds (Linux < 5.3) the pids stand in, as before. */
+static int *watch_fd;
+
+static void watch_open(void)
 {
+    watch_fd = malloc((size_t)(job.lr.n > 0 ? job.lr.n : 1) * sizeof *watch_fd);
+    if (!watch_fd) return;
     for (int i = 0; i < job.lr.n; i++)
-        if (job.lr.r[i].pid > 0 && !pid_gone(job.lr.r[i].pid)) return 0;
+        watch_fd[i] = job.lr.r[i].pid > 0 ? (int)syscall(SYS_pidfd_open, job.lr.r[i].pid, 0) : -1;
+}
+
+/* Whether rank i's pid still names it (running, or a zombie nobody reaped). */
+static int watch_held(int i)
+{
+    if (!watch_fd || watch_fd[i] < 0) return job.lr.r[i].pid > 0 && !pid_gone(job.lr.r[i].pid);
+    return syscall(SYS_pidfd_send_signal, watch_fd[i], 0, NULL, 0) == 0;
+}
+
+/* SIGKILL to every local rank and the groups they lead or share, but a
+ * group only while one of its ranks still holds the group's id. */
+static void watch_kill(void)
+{
+    int held_any = 0;
+    for (int i = 0; i < job.lr.n; i++) held_any |= watch_held(i);
+    if (job.lr.pgid > 0 && held_any) kill(-job.lr.pgid, SIGKILL);
+    for (int i = 0; i < job.lr.n; i++) {
+        if (job.lr.r[i].pid <= 0 || !watch_held(i)) continue;
+        if (job.lr.own_session) kill(-job.lr.r[i].pid, SIGKILL);
+        if (watch_fd && watch_fd[i] >= 0)
+            syscall(SYS_pidfd_send_signal, watch_fd[i], SIGKILL, NULL, 0);
+        else
+            kill(job.lr.r[i].pid, SIGKILL);
+    }
+}
+
+/* Whether every local rank has ended (a pidfd is readable once its process
+ * exited). */
+static int watch_gone(void)
+{
+    for (int i = 0; i < job.lr.n; i++) {
+        if (job.lr.r[i].pid <= 0) continue;
+        if (watch_fd && watch_fd[i] >= 0) {
+            struct pollfd p = { .fd = watch_fd[i], .events = POLLIN };
+            if (poll(&p, 1, 0) == 0) return 0;
+        } else if (!pid_gone(job.lr.r[i].pid)) {
+            return 0;
+        }
+    }
     return 1;
 }
 
@@ -1428,15 +1479,16 @@ static void start_watcher(void)
         sigset_t all;
         sigfillset(&all);
         sigprocmask(SIG_SETMASK, &all, NULL);
+        watch_open();
         char c;
         ssize_t n;
         do n = read(keep, &c, 1); while (n < 0 && errno == EINTR);
         if (n == 1) _exit(0);
         /* mpiexec is gone: end the job and clean up. */
-        la_ranks_signal(&job.lr, SIGKILL);
+        watch_kill();
         la_shm_cleanup(job.kvsname);
-        for (int i = 0; i < 200 && !local_ranks_gone(); i++) {
-            la_ranks_signal(&job.lr, SIGKILL);
+        for (int i = 0; i < 200 && !watch_gone(); i++) {
+            watch_kill();
             struct timespec ts = { 0, 5 * 1000000 };
             nanosleep(&ts, NULL);
         }
