@@ -160,7 +160,12 @@ static void locked_increments(MPI_Win w, long *mem)
         double t0 = now();
         volatile double x = 1;
         while (now() - t0 < BUSY_S) x = x * 1.0000001 + 1e-9;
-        seen = __atomic_load_n(&mem[LCNT], __ATOMIC_ACQUIRE);
+        /* read in an epoch of its own (the origins' puts land there from
+         * the network, on a progress thread: an unsynchronized load was a
+         * data race for ThreadSanitizer) */
+        CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w));
+        seen = mem[LCNT];
+        CHECK_MPI(MPI_Win_unlock(0, w));
     }
     for (int i = 0; i < NLOCK; i++) {
         long v = -1;
