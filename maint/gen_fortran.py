@@ -56,7 +56,8 @@ SPAWN_STRV = {
 }
 # The standard's callback-typed functions whose Fortran callback has the C
 # calling convention (everything by reference), so the pointer passes through.
-# (MPI_File's error handler is not: the C handle is a pointer, Fortran's an INTEGER.)
+# (MPI_File's error handler is not: the C handle is a pointer, Fortran's an
+# INTEGER; FILE_ERRH_CALLBACKS below.)
 CALLBACK_OK = {"MPI_User_function*", "MPI_Comm_errhandler_function*",
                "MPI_Session_errhandler_function*", "MPI_Win_errhandler_function*"}
 # MPI_GREQUEST_START's Fortran callbacks return their error code in an ierror
@@ -66,9 +67,14 @@ CALLBACK_OK = {"MPI_User_function*", "MPI_Comm_errhandler_function*",
 # MPICH does): the callbacks see and may change the caller's variable.
 GREQUEST_CALLBACKS = {"MPI_Grequest_query_function*", "MPI_Grequest_free_function*",
                       "MPI_Grequest_cancel_function*"}
+# MPI_FILE_CREATE_ERRHANDLER's Fortran procedure takes an INTEGER file handle
+# (a pointer in C), so the entry point calls cr_f_file_create_errhandler
+# (fort_util.c), whose handler the core calls with the converted handle.
+FILE_ERRH_CALLBACKS = {"MPI_File_errhandler_function*"}
 # Procedures whose entry point calls a helper of fort_util.c instead of the
 # C procedure (the arguments as for the C call).
-F_HELPER = {"MPI_Grequest_start": "cr_f_grequest_start"}
+F_HELPER = {"MPI_Grequest_start": "cr_f_grequest_start",
+            "MPI_File_create_errhandler": "cr_f_file_create_errhandler"}
 # The attribute-keyval creators: their Fortran callbacks have a convention of
 # their own (attribute values and extra_state are INTEGER(KIND=MPI_ADDRESS_KIND),
 # or INTEGER for MPI_KEYVAL_CREATE, the flag a LOGICAL, the error code an
@@ -206,7 +212,8 @@ class FProc:
             self.params.append(FParam(n, t, d, by[n], cproc.name))
         self.function = self.fret is not None
         for p in self.params:
-            if p.cls == "callback" and p.c.ctype not in CALLBACK_OK | ATTR_CALLBACKS | GREQUEST_CALLBACKS:
+            if p.cls == "callback" and p.c.ctype not in (CALLBACK_OK | ATTR_CALLBACKS | GREQUEST_CALLBACKS
+                                                         | FILE_ERRH_CALLBACKS):
                 self.skip = "callback %s has no Fortran calling convention here" % p.c.ctype
         for p in cproc.params:
             if p.name not in {q.name for q in self.params} and p.name not in C_ONLY:

@@ -290,6 +290,25 @@ CR_F_ATTR_FNS(comm)
 CR_F_ATTR_FNS(type)
 CR_F_ATTR_FNS(win)
 
+/* ---- file error handlers --------------------------------------------------------- */
+/* MPI_FILE_CREATE_ERRHANDLER from Fortran: the procedure takes an INTEGER
+ * file handle where C's takes an MPI_File (a pointer), so the core remembers
+ * that the handler is Fortran's and calls it so (error.c). */
+int cr_f_file_create_errhandler(void (*fn)(void), MPI_Errhandler *errhandler)
+{
+    static const char fname[] = "MPI_File_create_errhandler";
+    int err;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        err = cr_chk_init_error(fname);
+    } else {
+        cr_lib_lock();
+        err = cr_errhandler_create_fortran(CR_K_FILE, fn, errhandler);
+        cr_lib_unlock();
+        if (err == MPI_SUCCESS) return MPI_SUCCESS;
+    }
+    return cr_raise_none(err, fname);
+}
+
 /* ---- generalized requests ----------------------------------------------------- */
 /* MPI_GREQUEST_START from Fortran: the three Fortran procedures and the
  * address of the caller's extra_state, behind the C callbacks below.  The

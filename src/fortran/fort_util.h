@@ -142,6 +142,11 @@ int cr_f_attr_get(int obj, MPI_Fint handle, MPI_Fint keyval, MPI_Aint *value, in
 int cr_f_grequest_start(void (*query)(void), void (*free_fn)(void), void (*cancel)(void),
                         MPI_Aint *extra_state, MPI_Request *request);
 
+/* MPI_FILE_CREATE_ERRHANDLER's entry: an error handler that calls the
+ * Fortran procedure with an INTEGER file handle and error code (by
+ * reference).  Errors as the C call's. */
+int cr_f_file_create_errhandler(void (*fn)(void), MPI_Errhandler *errhandler);
+
 /* 0-based C indices to 1-based Fortran ones (MPI_UNDEFINED stays). */
 static inline void cr_f_index_out(MPI_Fint *idx, int n)
 {
