@@ -20,7 +20,7 @@ straight through; the entry point converts only what differs: LOGICALs,
 character strings (hidden lengths), the sentinels (MPI_BOTTOM, MPI_IN_PLACE,
 MPI_STATUS(ES)_IGNORE live in MPICH's common blocks), 1-based indices, an
 absent optional ierror (mpi_f08 passes NULL), attribute values (Fortran stores
-values, not pointers) and the attribute keyvals' Fortran callbacks (KEYVAL_CREATE).  Constant values come from
+values, not pointers: F_ATTR) and the attribute keyvals' Fortran callbacks (KEYVAL_CREATE).  Constant values come from
 include/mpi.h, the ABI header.
 """
 import os
@@ -56,7 +56,8 @@ SPAWN_STRV = {
 }
 # The standard's callback-typed functions whose Fortran callback has the C
 # calling convention (everything by reference), so the pointer passes through.
-# (MPI_File's error handler is not: the C handle is a pointer, Fortran's an INTEGER.)
+# (MPI_File's error handler is not: the C handle is a pointer, Fortran's an
+# INTEGER; FILE_ERRH_CALLBACKS below.)
 CALLBACK_OK = {"MPI_User_function*", "MPI_Comm_errhandler_function*",
                "MPI_Session_errhandler_function*", "MPI_Win_errhandler_function*"}
 # MPI_GREQUEST_START's Fortran callbacks return their error code in an ierror
@@ -66,9 +67,14 @@ CALLBACK_OK = {"MPI_User_function*", "MPI_Comm_errhandler_function*",
 # MPICH does): the callbacks see and may change the caller's variable.
 GREQUEST_CALLBACKS = {"MPI_Grequest_query_function*", "MPI_Grequest_free_function*",
                       "MPI_Grequest_cancel_function*"}
+# MPI_FILE_CREATE_ERRHANDLER's Fortran procedure takes an INTEGER file handle
+# (a pointer in C), so the entry point calls cr_f_file_create_errhandler
+# (fort_util.c), whose handler the core calls with the converted handle.
+FILE_ERRH_CALLBACKS = {"MPI_File_errhandler_function*"}
 # Procedures whose entry point calls a helper of fort_util.c instead of the
 # C procedure (the arguments as for the C call).
-F_HELPER = {"MPI_Grequest_start": "cr_f_grequest_start"}
+F_HELPER = {"MPI_Grequest_start": "cr_f_grequest_start",
+            "MPI_File_create_errhandler": "cr_f_file_create_errhandler"}
 # The attribute-keyval creators: their Fortran callbacks have a convention of
 # their own (attribute values and extra_state are INTEGER(KIND=MPI_ADDRESS_KIND),
 # or INTEGER for MPI_KEYVAL_CREATE, the flag a LOGICAL, the error code an
@@ -85,10 +91,23 @@ ATTR_CALLBACKS = {"MPI_Comm_copy_attr_function*", "MPI_Comm_delete_attr_function
                   "MPI_Type_copy_attr_function*", "MPI_Type_delete_attr_function*",
                   "MPI_Win_copy_attr_function*", "MPI_Win_delete_attr_function*",
                   "MPI_Copy_function*", "MPI_Delete_function*"}
-# Attribute values: Fortran sets and gets the value itself (MPI-4.0 19.3.7:
-# attributes set in Fortran are stored as the value, not a pointer), and a
-# predefined attribute (MPI_TAG_UB, ...) reads as its value.
+# Attribute values: Fortran sets and gets the value itself, and the attribute
+# remembers that Fortran set it, so that C reads the address of the stored
+# integer (MPI-4.1 19.3.7, Example 19.13); a predefined attribute (MPI_TAG_UB,
+# ...) reads as its value.  The entry points call the Fortran forms of the
+# attribute calls, cr_f_attr_set / cr_f_attr_get (fort_util.c), with the
+# object kind, the handle, the key and the value as an MPI_Aint (MPI_ATTR_PUT's
+# INTEGER sign-extended; MPI_ATTR_GET truncates what it gets).
 ATTR_VALUE = re.compile(r"MPI_(Comm|Type|Win)_(set|get)_attr$|MPI_Attr_(put|get)$")
+# name -> (helper, object kind for fort_util.h, the set is MPI_ATTR_PUT's)
+F_ATTR = {"MPI_Comm_set_attr": ("cr_f_attr_set", "CR_F_KEYVAL_COMM", 0),
+          "MPI_Attr_put": ("cr_f_attr_set", "CR_F_KEYVAL_COMM", 1),
+          "MPI_Type_set_attr": ("cr_f_attr_set", "CR_F_KEYVAL_TYPE", 0),
+          "MPI_Win_set_attr": ("cr_f_attr_set", "CR_F_KEYVAL_WIN", 0),
+          "MPI_Comm_get_attr": ("cr_f_attr_get", "CR_F_KEYVAL_COMM", 0),
+          "MPI_Attr_get": ("cr_f_attr_get", "CR_F_KEYVAL_COMM", 0),
+          "MPI_Type_get_attr": ("cr_f_attr_get", "CR_F_KEYVAL_TYPE", 0),
+          "MPI_Win_get_attr": ("cr_f_attr_get", "CR_F_KEYVAL_WIN", 0)}
 # The predefined attribute keys have other values in Fortran, MPICH's: the C
 # value + 1 (MPICH's mpif.h and modules say MPI_TAG_UB = 0x64400002).  The
 # attribute calls' entry points take both (cr_f_keyval).
@@ -193,7 +212,8 @@ class FProc:
             self.params.append(FParam(n, t, d, by[n], cproc.name))
         self.function = self.fret is not None
         for p in self.params:
-            if p.cls == "callback" and p.c.ctype not in CALLBACK_OK | ATTR_CALLBACKS | GREQUEST_CALLBACKS:
+            if p.cls == "callback" and p.c.ctype not in (CALLBACK_OK | ATTR_CALLBACKS | GREQUEST_CALLBACKS
+                                                         | FILE_ERRH_CALLBACKS):
                 self.skip = "callback %s has no Fortran calling convention here" % p.c.ctype
         for p in cproc.params:
             if p.name not in {q.name for q in self.params} and p.name not in C_ONLY:
@@ -315,17 +335,18 @@ def c_entry(fp):
             call.append("(%s)%s" % (cp.ctype, n))
         elif cls == "extra_state":
             call.append("*%s" % n)
+        elif cls == "attr_key" and fp.name in F_ATTR:
+            call.append("*%s" % n)            # the helper converts the key
         elif cls == "attr_key":
             pre.append("int cr_%s = cr_f_keyval(*%s);" % (n, n))
             call.append("cr_%s" % n)
         elif cls == "attr_in":
-            call.append("(void *)(MPI_Aint)*%s" % n)
+            call.append("(MPI_Aint)*%s" % n)
         elif cls == "attr_out":
-            key = next(q.name for q in fp.params if q.name.endswith("keyval"))
-            pre.append("void *cr_%s = NULL;" % n)
+            pre.append("MPI_Aint cr_%s = 0;" % n)
             call.append("&cr_%s" % n)
-            post.append("if (cr_err == MPI_SUCCESS && cr_flag) *%s = (%s)cr_f_attr_value(cr_%s, cr_%s);"
-                        % (n, c_ftype(p)[:-2], key, n))
+            post.append("if (cr_err == MPI_SUCCESS && cr_flag) *%s = (%s)cr_%s;"
+                        % (n, c_ftype(p)[:-2], n))
         elif cls == "str_in":
             # info keys and values lose leading blanks too (MPI-4.1 10.1)
             pre.append("char *cr_%s = cr_f_str_in%s(%s, %s_len);" % (
@@ -381,6 +402,11 @@ def c_entry(fp):
             KEYVAL_CREATE[fp.name] + (", ".join(call), fp.name))
     elif fp.name in F_HELPER:
         callexpr = "%s(%s)" % (F_HELPER[fp.name], ", ".join(call))
+    elif fp.name in F_ATTR:
+        helper, obj, legacy = F_ATTR[fp.name]
+        callexpr = "%s(%s, %s%s, \"%s\")" % (helper, obj, ", ".join(call),
+                                            ", %d" % legacy if helper == "cr_f_attr_set" else "",
+                                            fp.name)
     if fp.function:
         body.append("    return %s;\n" % callexpr)
     else:

@@ -41,11 +41,49 @@ typedef struct cr_keyval {
     MPI_Fint f_extra_int; /* the same for KV_F_INT */
 } cr_keyval_t;
 
+/* An attribute remembers which language set it (MPI-4.1 19.3.7): C stores a
+ * pointer (value), Fortran an integer (aval; MPI_ATTR_PUT's INTEGER also in
+ * ival).  A C reader of a Fortran attribute gets the address of the stored
+ * integer (attr_cvalue), a Fortran reader gets the integer (attr_fvalue), so
+ * that of a C attribute is the pointer's address. */
 typedef struct cr_attr {
     struct cr_attr *next;
     cr_keyval_t *kv;
-    void *value;
+    int lang;            /* CR_ATTR_C, CR_ATTR_F_AINT or CR_ATTR_F_INT */
+    void *value;         /* CR_ATTR_C: the pointer the program gave */
+    MPI_Aint aval;       /* Fortran: the value (MPI_ATTR_PUT's sign-extended) */
+    MPI_Fint ival;       /* CR_ATTR_F_INT: the INTEGER, which C readers get */
 } cr_attr_t;
+
+static void attr_store(cr_attr_t *a, int lang, void *cval, MPI_Aint fval)
+{
+    a->lang = lang;
+    a->value = lang == CR_ATTR_C ? cval : NULL;
+    a->aval = lang == CR_ATTR_C ? 0 : fval;
+    a->ival = (MPI_Fint)a->aval;
+}
+
+/* What C sees: the pointer, or the address of the Fortran integer. */
+static void *attr_cvalue(cr_attr_t *a)
+{
+    if (a->lang == CR_ATTR_F_INT) return &a->ival;
+    if (a->lang == CR_ATTR_F_AINT) return &a->aval;
+    return a->value;
+}
+
+/* After a C callback had the address of the stored integer (it may write
+ * through it, as C code may to any attribute it reads): the two forms agree. */
+static void attr_sync(cr_attr_t *a)
+{
+    if (a->lang == CR_ATTR_F_INT) a->aval = a->ival;
+    else if (a->lang == CR_ATTR_F_AINT) a->ival = (MPI_Fint)a->aval;
+}
+
+/* What Fortran sees: the integer, or the C pointer's address. */
+static MPI_Aint attr_fvalue(const cr_attr_t *a)
+{
+    return a->lang == CR_ATTR_C ? (MPI_Aint)a->value : a->aval;
+}
 
 static cr_objtab_t keyval_tab;
 
@@ -204,19 +242,23 @@ static void attr_unlink(void **list, cr_attr_t *a)
     free(a);
 }
 
-static int fortran_copy(cr_keyval_t *kv, int handle, void *in, void **out, int *flag);
-static int fortran_delete(cr_keyval_t *kv, int handle, void *value);
+static int fortran_copy(cr_keyval_t *kv, int handle, MPI_Aint in, MPI_Aint *out, int *flag);
+static int fortran_delete(cr_keyval_t *kv, int handle, MPI_Aint value);
 
+/* The delete callback sees the value as its language reads it: a Fortran one
+ * the integer, a C one the pointer (for a Fortran-set attribute, the address
+ * of the stored integer). */
 static int run_delete(cr_attr_t *a, int handle)
 {
     if (!a->kv->del) return MPI_SUCCESS;
-    if (a->kv->fortran) return fortran_delete(a->kv, handle, a->value);
+    if (a->kv->fortran) return fortran_delete(a->kv, handle, attr_fvalue(a));
     /* the callback's code is passed on unchanged: it may be one of the user's
      * own error codes (MPI_Add_error_code) */
-    return a->kv->del(handle, a->kv->handle, a->value, a->kv->extra_state);
+    return a->kv->del(handle, a->kv->handle, attr_cvalue(a), a->kv->extra_state);
 }
 
-int cr_attr_set(int kind, int handle, void **list, int keyval, void *value, const char *fname)
+static int attr_set(int kind, int handle, void **list, int keyval, int lang, void *cval,
+                    MPI_Aint fval, const char *fname)
 {
     int err = MPI_SUCCESS;
     cr_keyval_t *kv = keyval_arg(kind, keyval, fname, 0, &err);
@@ -228,18 +270,30 @@ int cr_attr_set(int kind, int handle, void **list, int keyval, void *value, cons
         if ((err = run_delete(a, handle))) return err;
         a = attr_find(list, kv);    /* the callback may have deleted it itself */
         if (a) {
-            a->value = value;
+            attr_store(a, lang, cval, fval);
             return MPI_SUCCESS;
         }
     }
     a = malloc(sizeof *a);
     if (!a) return cr_error(MPI_ERR_NO_MEM, "%s: no memory for an attribute", fname);
     a->kv = kv;
-    a->value = value;
+    attr_store(a, lang, cval, fval);
     a->next = *list;
     *list = a;
     kv->refcount++;
     return MPI_SUCCESS;
+}
+
+int cr_attr_set(int kind, int handle, void **list, int keyval, void *value, const char *fname)
+{
+    return attr_set(kind, handle, list, keyval, CR_ATTR_C, value, 0, fname);
+}
+
+int cr_attr_set_fortran(int kind, int handle, void **list, int keyval, MPI_Aint value,
+                        int legacy, const char *fname)
+{
+    return attr_set(kind, handle, list, keyval, legacy ? CR_ATTR_F_INT : CR_ATTR_F_AINT, NULL,
+                    legacy ? (MPI_Aint)(MPI_Fint)value : value, fname);
 }
 
 int cr_attr_get(int kind, void **list, int keyval, void *value_out, int *flag, const char *fname)
@@ -253,7 +307,28 @@ int cr_attr_get(int kind, void **list, int keyval, void *value_out, int *flag, c
     }
     cr_attr_t *a = attr_find(list, kv);
     *flag = a != NULL;
-    if (a) *(void **)value_out = a->value;
+    if (a) *(void **)value_out = attr_cvalue(a);
+    return MPI_SUCCESS;
+}
+
+int cr_attr_get_fortran(int kind, void **list, int keyval, MPI_Aint *value, int *flag,
+                        const char *fname)
+{
+    if (keyval_predefined(kind, keyval)) {
+        void *p = NULL;
+        int err = predefined_get(keyval, &p, flag);
+        if (!err && *flag) *value = *(int *)p;    /* the communicator ones are all ints */
+        return err;
+    }
+    int err = MPI_SUCCESS;
+    cr_keyval_t *kv = keyval_arg(kind, keyval, fname, 1, &err);
+    if (!kv) {
+        *flag = 0;
+        return err;
+    }
+    cr_attr_t *a = attr_find(list, kv);
+    *flag = a != NULL;
+    if (a) *value = attr_fvalue(a);
     return MPI_SUCCESS;
 }
 
@@ -298,10 +373,26 @@ int cr_attr_copy_all(int kind, int old_handle, void **old_list, int new_handle, 
     *new_list = NULL;
     for (cr_attr_t *a = *old_list; a; a = a->next) {
         if (!a->kv->copy) continue;            /* MPI_*_NULL_COPY_FN: not copied */
+        /* The copy has the language of the original.  A Fortran callback
+         * gets and returns the integer; a C one gets what C reads (for a
+         * Fortran-set attribute the address of the integer) and returns a
+         * pointer.  Returning the address it was given (MPI_COMM_DUP_FN)
+         * copies the Fortran value; another pointer makes a C attribute. */
+        int flag = 0, lang = a->lang, rc;
         void *out = NULL;
-        int flag = 0;
-        int rc = a->kv->fortran ? fortran_copy(a->kv, old_handle, a->value, &out, &flag)
-                 : a->kv->copy(old_handle, a->kv->handle, a->kv->extra_state, a->value, &out, &flag);
+        MPI_Aint fout = 0;
+        if (a->kv->fortran) {
+            rc = fortran_copy(a->kv, old_handle, attr_fvalue(a), &fout, &flag);
+            out = (void *)fout;
+        } else {
+            void *in = attr_cvalue(a);
+            rc = a->kv->copy(old_handle, a->kv->handle, a->kv->extra_state, in, &out, &flag);
+            attr_sync(a);
+            if (lang != CR_ATTR_C && out == in)
+                fout = a->aval;
+            else
+                lang = CR_ATTR_C;
+        }
         if (rc != MPI_SUCCESS) {
             /* undo: the new object gets no attributes at all */
             cr_attr_delete_all(kind, new_handle, new_list);
@@ -315,7 +406,7 @@ int cr_attr_copy_all(int kind, int old_handle, void **old_list, int new_handle, 
             return cr_error(MPI_ERR_NO_MEM, "no memory to copy attributes");
         }
         b->kv = a->kv;
-        b->value = out;
+        attr_store(b, lang, out, fout);
         b->next = NULL;
         a->kv->refcount++;
         *tail = b;            /* same order as on the old object */
@@ -335,7 +426,7 @@ int cr_attr_finalize(void)
 /* A keyval made by MPI_COMM_CREATE_KEYVAL, MPI_TYPE_CREATE_KEYVAL,
  * MPI_WIN_CREATE_KEYVAL or MPI_KEYVAL_CREATE called from Fortran (see attr.h).
  * Its callbacks take every argument by reference and return their code in
- * ierror; the attribute value is the stored void * itself, as an
+ * ierror; the attribute value is what Fortran reads (attr_fvalue), as an
  * INTEGER(KIND=MPI_ADDRESS_KIND) (or a default INTEGER, truncated, for the
  * MPI-1 form).  A LOGICAL flag is true when nonzero (gfortran: .TRUE. = 1). */
 enum { KV_F_AINT = 1, KV_F_INT = 2 };
@@ -363,32 +454,32 @@ int cr_keyval_create_fortran(int kind, void (*copy)(void), void (*del)(void), MP
     return MPI_SUCCESS;
 }
 
-static int fortran_copy(cr_keyval_t *kv, int handle, void *in, void **out, int *flag)
+static int fortran_copy(cr_keyval_t *kv, int handle, MPI_Aint in, MPI_Aint *out, int *flag)
 {
     MPI_Fint obj = handle, key = kv->handle, fflag = 0, ierror = MPI_SUCCESS;
     void (*fn)(void) = (void (*)(void))kv->copy;
     if (kv->fortran == KV_F_INT) {
-        MPI_Fint vin = (MPI_Fint)(MPI_Aint)in, vout = 0;
+        MPI_Fint vin = (MPI_Fint)in, vout = 0;
         ((f_copy_int_t *)fn)(&obj, &key, &kv->f_extra_int, &vin, &vout, &fflag, &ierror);
-        *out = (void *)(MPI_Aint)vout;
+        *out = vout;      /* sign-extended */
     } else {
-        MPI_Aint vin = (MPI_Aint)in, vout = 0;
+        MPI_Aint vin = in, vout = 0;
         ((f_copy_t *)fn)(&obj, &key, &kv->f_extra, &vin, &vout, &fflag, &ierror);
-        *out = (void *)vout;
+        *out = vout;
     }
     *flag = fflag != 0;
     return ierror;
 }
 
-static int fortran_delete(cr_keyval_t *kv, int handle, void *value)
+static int fortran_delete(cr_keyval_t *kv, int handle, MPI_Aint value)
 {
     MPI_Fint obj = handle, key = kv->handle, ierror = MPI_SUCCESS;
     void (*fn)(void) = (void (*)(void))kv->del;
     if (kv->fortran == KV_F_INT) {
-        MPI_Fint v = (MPI_Fint)(MPI_Aint)value;
+        MPI_Fint v = (MPI_Fint)value;
         ((f_delete_int_t *)fn)(&obj, &key, &v, &kv->f_extra_int, &ierror);
     } else {
-        MPI_Aint v = (MPI_Aint)value;
+        MPI_Aint v = value;
         ((f_delete_t *)fn)(&obj, &key, &v, &kv->f_extra, &ierror);
     }
     return ierror;
@@ -421,6 +512,18 @@ int core_comm_get_attr(cr_comm_t *comm, int comm_keyval, void *attribute_val, in
     return cr_attr_get(CR_K_COMM, &comm->attrs, comm_keyval, attribute_val, flag, fname);
 }
 
+int core_comm_set_attr_fortran(cr_comm_t *comm, int keyval, MPI_Aint value, int legacy,
+                               const char *fname)
+{
+    return cr_attr_set_fortran(CR_K_COMM, comm->handle, &comm->attrs, keyval, value, legacy, fname);
+}
+
+int core_comm_get_attr_fortran(cr_comm_t *comm, int keyval, MPI_Aint *value, int *flag,
+                               const char *fname)
+{
+    return cr_attr_get_fortran(CR_K_COMM, &comm->attrs, keyval, value, flag, fname);
+}
+
 int core_comm_delete_attr(cr_comm_t *comm, int comm_keyval, const char *fname)
 {
     return cr_attr_delete(CR_K_COMM, comm->handle, &comm->attrs, comm_keyval, fname);
@@ -450,6 +553,18 @@ int core_type_get_attr(cr_datatype_t *datatype, int type_keyval, void *attribute
 {
     return cr_attr_get(CR_K_DATATYPE, &datatype->attrs, type_keyval, attribute_val, flag,
                        "MPI_Type_get_attr");
+}
+
+int core_type_set_attr_fortran(cr_datatype_t *datatype, int keyval, MPI_Aint value)
+{
+    return cr_attr_set_fortran(CR_K_DATATYPE, datatype->handle, &datatype->attrs, keyval, value, 0,
+                               "MPI_Type_set_attr");
+}
+
+int core_type_get_attr_fortran(cr_datatype_t *datatype, int keyval, MPI_Aint *value, int *flag)
+{
+    return cr_attr_get_fortran(CR_K_DATATYPE, &datatype->attrs, keyval, value, flag,
+                               "MPI_Type_get_attr");
 }
 
 int core_type_delete_attr(cr_datatype_t *datatype, int type_keyval)

@@ -45,6 +45,31 @@ int cr_attr_set(int kind, int handle, void **list, int keyval, void *value, cons
 int cr_attr_get(int kind, void **list, int keyval, void *value_out, int *flag, const char *fname);
 int cr_attr_delete(int kind, int handle, void **list, int keyval, const char *fname);
 
+/* The Fortran forms (MPI_X_SET_ATTR, MPI_ATTR_PUT, MPI_X_GET_ATTR,
+ * MPI_ATTR_GET; src/fortran/fort_util.c).  An attribute remembers the
+ * language that set it (MPI-4.1 19.3.7, Example 19.13): Fortran stores the
+ * integer value (legacy != 0: MPI_ATTR_PUT's INTEGER, sign-extended), and a C
+ * get (cr_attr_get) of it returns the address of that stored integer (an
+ * MPI_Aint, or for MPI_ATTR_PUT an MPI_Fint), valid while the attribute is
+ * there.  cr_attr_get_fortran gives the integer: the stored value of a
+ * Fortran attribute, the pointer's address of a C one, and the value of the
+ * predefined communicator attributes (MPI_TAG_UB, ...; the window module
+ * answers the MPI_WIN_* keys itself). */
+enum { CR_ATTR_C, CR_ATTR_F_AINT, CR_ATTR_F_INT };
+int cr_attr_set_fortran(int kind, int handle, void **list, int keyval, MPI_Aint value,
+                        int legacy, const char *fname);
+int cr_attr_get_fortran(int kind, void **list, int keyval, MPI_Aint *value, int *flag,
+                        const char *fname);
+/* The same on communicators and datatypes (attr.c) and windows (src/rma/win.c). */
+int core_comm_set_attr_fortran(cr_comm_t *comm, int keyval, MPI_Aint value, int legacy,
+                               const char *fname);
+int core_comm_get_attr_fortran(cr_comm_t *comm, int keyval, MPI_Aint *value, int *flag,
+                               const char *fname);
+int core_type_set_attr_fortran(cr_datatype_t *datatype, int keyval, MPI_Aint value);
+int core_type_get_attr_fortran(cr_datatype_t *datatype, int keyval, MPI_Aint *value, int *flag);
+int core_win_set_attr_fortran(cr_win_t *win, int keyval, MPI_Aint value);
+int core_win_get_attr_fortran(cr_win_t *win, int keyval, MPI_Aint *value, int *flag);
+
 /* Keyvals made from Fortran (MPI_COMM_CREATE_KEYVAL, MPI_TYPE_CREATE_KEYVAL,
  * MPI_WIN_CREATE_KEYVAL, MPI_KEYVAL_CREATE; src/fortran/fort_util.c): copy and
  * del are Fortran procedures (NULL: the null callback), called as
@@ -53,8 +78,8 @@ int cr_attr_delete(int kind, int handle, void **list, int keyval, const char *fn
  * with every argument by reference: handles and keyval INTEGER, the values and
  * extra_state INTEGER(KIND=MPI_ADDRESS_KIND) (legacy != 0: default INTEGER, the
  * MPI-1 form), flag a LOGICAL, ierror the result.  The value a callback sees
- * is the stored attribute itself: Fortran stores values, not pointers
- * (MPI-4.0 19.3.7).  Otherwise the keyval is like any other of kind. */
+ * is what a Fortran get returns (above), and a copy keeps the language of the
+ * original attribute.  Otherwise the keyval is like any other of kind. */
 int cr_keyval_create_fortran(int kind, void (*copy)(void), void (*del)(void), MPI_Aint extra_state,
                              int legacy, int *keyval);
 

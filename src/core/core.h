@@ -97,6 +97,7 @@ typedef struct cr_errhandler {
     int urefs;           /* the user's references (create, every get) until freed */
     int kind;            /* CR_K_COMM, CR_K_WIN, CR_K_FILE, CR_K_SESSION; 0: predefined */
     void (*fn)(void);    /* user function, cast to its kind's type at the call */
+    int fortran;         /* a Fortran file handler: fn(INTEGER file, INTEGER code) */
 } cr_errhandler_t;
 
 /* Make an error code of class cls that carries a formatted message (kept in a
@@ -126,6 +127,10 @@ cr_errhandler_t *cr_errhandler_ptr(MPI_Errhandler h);   /* NULL if invalid */
 void cr_errhandler_retain(cr_errhandler_t *e);
 /* A new user error handler of kind (CR_K_COMM, CR_K_WIN, CR_K_FILE) calling fn. */
 int cr_errhandler_create(int kind, void (*fn)(void), MPI_Errhandler *out);
+/* The same for a Fortran procedure (MPI_FILE_CREATE_ERRHANDLER from Fortran,
+ * kind CR_K_FILE): it is called with the Fortran file handle (MPI_File_c2f)
+ * and the error code, both INTEGERs by reference. */
+int cr_errhandler_create_fortran(int kind, void (*fn)(void), MPI_Errhandler *out);
 void cr_errhandler_release(cr_errhandler_t *e);
 
 /* ---- objects of other files and later layers ------------------------------------

@@ -18,6 +18,7 @@
 #include "core/session.h"
 #include "core/api_comm.h"
 #include "core/api_session.h"
+#include "io/api.h"
 #include "pmi/pmi.h"
 #include "util/log.h"
 #include "util/settings.h"
@@ -344,6 +345,13 @@ static int invoke(cr_errhandler_t *e, void *obj, int code, const char *fname)
     note_call(code, fname);
     if (e == NULL || e == &cr_errh_fatal || e == &cr_errh_abort) fatal(code, fname);
     if (e == &cr_errh_return || e->fn == NULL) return code;
+    if (e->fortran) {
+        /* a Fortran file handler: the INTEGER handle (MPI_File is a pointer
+         * in C) and the code, by reference */
+        MPI_Fint fh = core_file_c2f(*(MPI_File *)obj), fcode = code;
+        ((void (*)(MPI_Fint *, MPI_Fint *))e->fn)(&fh, &fcode);
+        return fcode;
+    }
     /* All four kinds of user functions take (object *, int *, ...). */
     ((void (*)(void *, int *, ...))e->fn)(obj, &code);
     return code;
@@ -448,6 +456,13 @@ int cr_errhandler_create(int kind, void (*fn)(void), MPI_Errhandler *errhandler)
     e->fn = fn;
     *errhandler = e->handle;
     return MPI_SUCCESS;
+}
+
+int cr_errhandler_create_fortran(int kind, void (*fn)(void), MPI_Errhandler *errhandler)
+{
+    int err = cr_errhandler_create(kind, fn, errhandler);
+    if (err == MPI_SUCCESS) cr_errhandler_ptr(*errhandler)->fortran = 1;
+    return err;
 }
 
 int core_comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn,

@@ -368,11 +368,10 @@ void mpi_comm_free_keyval_f08_(MPI_Fint *comm_keyval, MPI_Fint *ierror) CR_F_ALI
 
 void CR_F_EXPORT pmpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Aint *attribute_val, MPI_Fint *flag, MPI_Fint *ierror)
 {
-    int cr_comm_keyval = cr_f_keyval(*comm_keyval);
-    void *cr_attribute_val = NULL;
+    MPI_Aint cr_attribute_val = 0;
     int cr_flag = 0;
-    int cr_err = PMPI_Comm_get_attr(*comm, cr_comm_keyval, &cr_attribute_val, &cr_flag);
-    if (cr_err == MPI_SUCCESS && cr_flag) *attribute_val = (MPI_Aint)cr_f_attr_value(cr_comm_keyval, cr_attribute_val);
+    int cr_err = cr_f_attr_get(CR_F_KEYVAL_COMM, *comm, *comm_keyval, &cr_attribute_val, &cr_flag, "MPI_Comm_get_attr");
+    if (cr_err == MPI_SUCCESS && cr_flag) *attribute_val = (MPI_Aint)cr_attribute_val;
     *flag = cr_flag ? CR_F_TRUE : CR_F_FALSE;
     if (ierror) *ierror = cr_err;
 }
@@ -519,8 +518,7 @@ void mpi_comm_remote_size_f08_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror)
 
 void CR_F_EXPORT pmpi_comm_set_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror)
 {
-    int cr_comm_keyval = cr_f_keyval(*comm_keyval);
-    int cr_err = PMPI_Comm_set_attr(*comm, cr_comm_keyval, (void *)(MPI_Aint)*attribute_val);
+    int cr_err = cr_f_attr_set(CR_F_KEYVAL_COMM, *comm, *comm_keyval, (MPI_Aint)*attribute_val, 0, "MPI_Comm_set_attr");
     if (ierror) *ierror = cr_err;
 }
 void pmpi_comm_set_attr__(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror) CR_F_ALIAS(pmpi_comm_set_attr_);

@@ -457,11 +457,10 @@ void mpi_type_free_keyval_f08_(MPI_Fint *type_keyval, MPI_Fint *ierror) CR_F_ALI
 
 void CR_F_EXPORT pmpi_type_get_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val, MPI_Fint *flag, MPI_Fint *ierror)
 {
-    int cr_type_keyval = cr_f_keyval(*type_keyval);
-    void *cr_attribute_val = NULL;
+    MPI_Aint cr_attribute_val = 0;
     int cr_flag = 0;
-    int cr_err = PMPI_Type_get_attr(*datatype, cr_type_keyval, &cr_attribute_val, &cr_flag);
-    if (cr_err == MPI_SUCCESS && cr_flag) *attribute_val = (MPI_Aint)cr_f_attr_value(cr_type_keyval, cr_attribute_val);
+    int cr_err = cr_f_attr_get(CR_F_KEYVAL_TYPE, *datatype, *type_keyval, &cr_attribute_val, &cr_flag, "MPI_Type_get_attr");
+    if (cr_err == MPI_SUCCESS && cr_flag) *attribute_val = (MPI_Aint)cr_attribute_val;
     *flag = cr_flag ? CR_F_TRUE : CR_F_FALSE;
     if (ierror) *ierror = cr_err;
 }
@@ -641,8 +640,7 @@ void mpi_type_match_size_f08_(MPI_Fint *typeclass, MPI_Fint *size, MPI_Fint *dat
 
 void CR_F_EXPORT pmpi_type_set_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror)
 {
-    int cr_type_keyval = cr_f_keyval(*type_keyval);
-    int cr_err = PMPI_Type_set_attr(*datatype, cr_type_keyval, (void *)(MPI_Aint)*attribute_val);
+    int cr_err = cr_f_attr_set(CR_F_KEYVAL_TYPE, *datatype, *type_keyval, (MPI_Aint)*attribute_val, 0, "MPI_Type_set_attr");
     if (ierror) *ierror = cr_err;
 }
 void pmpi_type_set_attr__(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror) CR_F_ALIAS(pmpi_type_set_attr_);

@@ -26,6 +26,17 @@ void mpi_file_close__(MPI_Fint *fh, MPI_Fint *ierror) CR_F_ALIAS(pmpi_file_close
 void pmpi_file_close_f08_(MPI_Fint *fh, MPI_Fint *ierror) CR_F_ALIAS(pmpi_file_close_);
 void mpi_file_close_f08_(MPI_Fint *fh, MPI_Fint *ierror) CR_F_ALIAS(pmpi_file_close_);
 
+void CR_F_EXPORT pmpi_file_create_errhandler_(void (*file_errhandler_fn)(void), MPI_Fint *errhandler, MPI_Fint *ierror)
+{
+    int cr_err = cr_f_file_create_errhandler(file_errhandler_fn, (MPI_Errhandler*)errhandler);
+    if (ierror) *ierror = cr_err;
+}
+void pmpi_file_create_errhandler__(void (*file_errhandler_fn)(void), MPI_Fint *errhandler, MPI_Fint *ierror) CR_F_ALIAS(pmpi_file_create_errhandler_);
+void mpi_file_create_errhandler_(void (*file_errhandler_fn)(void), MPI_Fint *errhandler, MPI_Fint *ierror) CR_F_ALIAS(pmpi_file_create_errhandler_);
+void mpi_file_create_errhandler__(void (*file_errhandler_fn)(void), MPI_Fint *errhandler, MPI_Fint *ierror) CR_F_ALIAS(pmpi_file_create_errhandler_);
+void pmpi_file_create_errhandler_f08_(void (*file_errhandler_fn)(void), MPI_Fint *errhandler, MPI_Fint *ierror) CR_F_ALIAS(pmpi_file_create_errhandler_);
+void mpi_file_create_errhandler_f08_(void (*file_errhandler_fn)(void), MPI_Fint *errhandler, MPI_Fint *ierror) CR_F_ALIAS(pmpi_file_create_errhandler_);
+
 void CR_F_EXPORT pmpi_file_delete_(char *filename, MPI_Fint *info, MPI_Fint *ierror, size_t filename_len)
 {
     char *cr_filename = cr_f_str_in(filename, filename_len);

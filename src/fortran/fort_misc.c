@@ -58,11 +58,10 @@ void mpi_attr_delete_f08_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *ierror) CR
 
 void CR_F_EXPORT pmpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val, MPI_Fint *flag, MPI_Fint *ierror)
 {
-    int cr_keyval = cr_f_keyval(*keyval);
-    void *cr_attribute_val = NULL;
+    MPI_Aint cr_attribute_val = 0;
     int cr_flag = 0;
-    int cr_err = PMPI_Attr_get(*comm, cr_keyval, &cr_attribute_val, &cr_flag);
-    if (cr_err == MPI_SUCCESS && cr_flag) *attribute_val = (MPI_Fint)cr_f_attr_value(cr_keyval, cr_attribute_val);
+    int cr_err = cr_f_attr_get(CR_F_KEYVAL_COMM, *comm, *keyval, &cr_attribute_val, &cr_flag, "MPI_Attr_get");
+    if (cr_err == MPI_SUCCESS && cr_flag) *attribute_val = (MPI_Fint)cr_attribute_val;
     *flag = cr_flag ? CR_F_TRUE : CR_F_FALSE;
     if (ierror) *ierror = cr_err;
 }
@@ -74,8 +73,7 @@ void mpi_attr_get_f08_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val
 
 void CR_F_EXPORT pmpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val, MPI_Fint *ierror)
 {
-    int cr_keyval = cr_f_keyval(*keyval);
-    int cr_err = PMPI_Attr_put(*comm, cr_keyval, (void *)(MPI_Aint)*attribute_val);
+    int cr_err = cr_f_attr_set(CR_F_KEYVAL_COMM, *comm, *keyval, (MPI_Aint)*attribute_val, 1, "MPI_Attr_put");
     if (ierror) *ierror = cr_err;
 }
 void pmpi_attr_put__(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val, MPI_Fint *ierror) CR_F_ALIAS(pmpi_attr_put_);

@@ -500,11 +500,10 @@ void mpi_win_free_keyval_f08_(MPI_Fint *win_keyval, MPI_Fint *ierror) CR_F_ALIAS
 
 void CR_F_EXPORT pmpi_win_get_attr_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Aint *attribute_val, MPI_Fint *flag, MPI_Fint *ierror)
 {
-    int cr_win_keyval = cr_f_keyval(*win_keyval);
-    void *cr_attribute_val = NULL;
+    MPI_Aint cr_attribute_val = 0;
     int cr_flag = 0;
-    int cr_err = PMPI_Win_get_attr(*win, cr_win_keyval, &cr_attribute_val, &cr_flag);
-    if (cr_err == MPI_SUCCESS && cr_flag) *attribute_val = (MPI_Aint)cr_f_attr_value(cr_win_keyval, cr_attribute_val);
+    int cr_err = cr_f_attr_get(CR_F_KEYVAL_WIN, *win, *win_keyval, &cr_attribute_val, &cr_flag, "MPI_Win_get_attr");
+    if (cr_err == MPI_SUCCESS && cr_flag) *attribute_val = (MPI_Aint)cr_attribute_val;
     *flag = cr_flag ? CR_F_TRUE : CR_F_FALSE;
     if (ierror) *ierror = cr_err;
 }
@@ -596,8 +595,7 @@ void mpi_win_post_f08_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fin
 
 void CR_F_EXPORT pmpi_win_set_attr_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror)
 {
-    int cr_win_keyval = cr_f_keyval(*win_keyval);
-    int cr_err = PMPI_Win_set_attr(*win, cr_win_keyval, (void *)(MPI_Aint)*attribute_val);
+    int cr_err = cr_f_attr_set(CR_F_KEYVAL_WIN, *win, *win_keyval, (MPI_Aint)*attribute_val, 0, "MPI_Win_set_attr");
     if (ierror) *ierror = cr_err;
 }
 void pmpi_win_set_attr__(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror) CR_F_ALIAS(pmpi_win_set_attr_);

@@ -8,6 +8,7 @@
 #include "fortran/fort_util.h"
 #include "core/attr.h"
 #include "core/check.h"
+#include "core/threads.h"
 
 struct cr_f_priv1 mpipriv1_;
 struct cr_f_priv2 mpipriv2_;
@@ -172,18 +173,73 @@ int cr_f_keyval_create(int kind, int legacy, void (*copy)(void), void (*del)(voi
     return cr_raise_none(err, fname);
 }
 
-MPI_Aint cr_f_attr_value(int keyval, void *v)
+/* The Fortran attribute calls check their arguments and raise errors as the
+ * C calls do (src/binding), and reach attr.c through its Fortran forms. */
+int cr_f_attr_set(int obj, MPI_Fint handle, MPI_Fint keyval, MPI_Aint value, int legacy,
+                  const char *fname)
 {
-    switch (keyval) {
-    case MPI_TAG_UB: case MPI_HOST: case MPI_IO: case MPI_WTIME_IS_GLOBAL:
-    case MPI_UNIVERSE_SIZE: case MPI_LASTUSEDCODE: case MPI_APPNUM:
-    case MPI_WIN_DISP_UNIT: case MPI_WIN_CREATE_FLAVOR: case MPI_WIN_MODEL:
-        return *(int *)v;
-    case MPI_WIN_SIZE:
-        return *(MPI_Aint *)v;
-    default:            /* MPI_WIN_BASE, and every user attribute: the value */
-        return (MPI_Aint)v;
+    int err, key = cr_f_keyval(keyval);
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT))
+        return cr_raise_none(cr_chk_init_error(fname), fname);
+    if (obj == CR_F_KEYVAL_TYPE) {
+        cr_datatype_t *dt = NULL;
+        if (!(err = cr_chk_datatype(handle, "datatype", 0, &dt))) {
+            cr_lib_lock();
+            err = core_type_set_attr_fortran(dt, key, value);
+            cr_lib_unlock();
+        }
+        return err ? cr_raise_none(err, fname) : MPI_SUCCESS;
     }
+    if (obj == CR_F_KEYVAL_WIN) {
+        cr_win_t *w = NULL;
+        if (!(err = cr_chk_win(handle, "win", &w))) {
+            cr_lib_lock();
+            err = core_win_set_attr_fortran(w, key, value);
+            cr_lib_unlock();
+        }
+        return err ? cr_raise_win(handle, err, fname) : MPI_SUCCESS;
+    }
+    cr_comm_t *c = NULL;
+    if (!(err = cr_chk_comm(handle, "comm", &c))) {
+        cr_lib_lock();
+        err = core_comm_set_attr_fortran(c, key, value, legacy, fname);
+        cr_lib_unlock();
+    }
+    return err ? cr_raise_comm(handle, err, fname) : MPI_SUCCESS;
+}
+
+int cr_f_attr_get(int obj, MPI_Fint handle, MPI_Fint keyval, MPI_Aint *value, int *flag,
+                  const char *fname)
+{
+    int err, key = cr_f_keyval(keyval);
+    *flag = 0;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT))
+        return cr_raise_none(cr_chk_init_error(fname), fname);
+    if (obj == CR_F_KEYVAL_TYPE) {
+        cr_datatype_t *dt = NULL;
+        if (!(err = cr_chk_datatype(handle, "datatype", 0, &dt))) {
+            cr_lib_lock();
+            err = core_type_get_attr_fortran(dt, key, value, flag);
+            cr_lib_unlock();
+        }
+        return err ? cr_raise_none(err, fname) : MPI_SUCCESS;
+    }
+    if (obj == CR_F_KEYVAL_WIN) {
+        cr_win_t *w = NULL;
+        if (!(err = cr_chk_win(handle, "win", &w))) {
+            cr_lib_lock();
+            err = core_win_get_attr_fortran(w, key, value, flag);
+            cr_lib_unlock();
+        }
+        return err ? cr_raise_win(handle, err, fname) : MPI_SUCCESS;
+    }
+    cr_comm_t *c = NULL;
+    if (!(err = cr_chk_comm(handle, "comm", &c))) {
+        cr_lib_lock();
+        err = core_comm_get_attr_fortran(c, key, value, flag, fname);
+        cr_lib_unlock();
+    }
+    return err ? cr_raise_comm(handle, err, fname) : MPI_SUCCESS;
 }
 
 /* The predefined callbacks of Fortran programs, each a Fortran procedure with
@@ -233,6 +289,25 @@ CR_F_COPY_FN(mpi_dup_fn, MPI_Fint, 1)
 CR_F_ATTR_FNS(comm)
 CR_F_ATTR_FNS(type)
 CR_F_ATTR_FNS(win)
+
+/* ---- file error handlers --------------------------------------------------------- */
+/* MPI_FILE_CREATE_ERRHANDLER from Fortran: the procedure takes an INTEGER
+ * file handle where C's takes an MPI_File (a pointer), so the core remembers
+ * that the handler is Fortran's and calls it so (error.c). */
+int cr_f_file_create_errhandler(void (*fn)(void), MPI_Errhandler *errhandler)
+{
+    static const char fname[] = "MPI_File_create_errhandler";
+    int err;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        err = cr_chk_init_error(fname);
+    } else {
+        cr_lib_lock();
+        err = cr_errhandler_create_fortran(CR_K_FILE, fn, errhandler);
+        cr_lib_unlock();
+        if (err == MPI_SUCCESS) return MPI_SUCCESS;
+    }
+    return cr_raise_none(err, fname);
+}
 
 /* ---- generalized requests ----------------------------------------------------- */
 /* MPI_GREQUEST_START from Fortran: the three Fortran procedures and the

@@ -123,11 +123,17 @@ static inline int cr_f_keyval(MPI_Fint k)
     }
 }
 
-/* What MPI_X_GET_ATTR / MPI_ATTR_GET return in Fortran for the stored value
- * v: the value itself (Fortran and C alike store values, C pointers being
- * values too), except for the predefined attributes, whose C value is a
- * pointer to the int (MPI_WIN_SIZE: MPI_Aint) that Fortran gets. */
-MPI_Aint cr_f_attr_value(int keyval, void *v);
+/* MPI_X_SET_ATTR and MPI_ATTR_PUT (legacy: its INTEGER value), MPI_X_GET_ATTR
+ * and MPI_ATTR_GET, on the object of kind obj (CR_F_KEYVAL_COMM, _TYPE,
+ * _WIN) with the Fortran handle and key: the attribute is stored as a
+ * Fortran one (a C get of it returns the address of the value, MPI-4.1
+ * 19.3.7), and a get returns the integer a Fortran program reads: the value
+ * of a Fortran attribute or a predefined one, the pointer of a C one.
+ * Errors are raised as the C calls raise them, and returned. */
+int cr_f_attr_set(int obj, MPI_Fint handle, MPI_Fint keyval, MPI_Aint value, int legacy,
+                  const char *fname);
+int cr_f_attr_get(int obj, MPI_Fint handle, MPI_Fint keyval, MPI_Aint *value, int *flag,
+                  const char *fname);
 
 /* MPI_GREQUEST_START's entry: starts the request with C callbacks that call
  * the Fortran query, free and cancel procedures (every argument by reference,
@@ -135,6 +141,11 @@ MPI_Aint cr_f_attr_value(int keyval, void *v);
  * address of the caller's variable.  Errors as the C call's. */
 int cr_f_grequest_start(void (*query)(void), void (*free_fn)(void), void (*cancel)(void),
                         MPI_Aint *extra_state, MPI_Request *request);
+
+/* MPI_FILE_CREATE_ERRHANDLER's entry: an error handler that calls the
+ * Fortran procedure with an INTEGER file handle and error code (by
+ * reference).  Errors as the C call's. */
+int cr_f_file_create_errhandler(void (*fn)(void), MPI_Errhandler *errhandler);
 
 /* 0-based C indices to 1-based Fortran ones (MPI_UNDEFINED stays). */
 static inline void cr_f_index_out(MPI_Fint *idx, int n)

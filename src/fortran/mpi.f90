@@ -2260,6 +2260,16 @@ MODULE mpi
       INTEGER :: fh
       INTEGER :: ierror
     END SUBROUTINE PMPI_FILE_CLOSE
+    SUBROUTINE MPI_FILE_CREATE_ERRHANDLER(file_errhandler_fn, errhandler, ierror)
+      EXTERNAL :: file_errhandler_fn
+      INTEGER :: errhandler
+      INTEGER :: ierror
+    END SUBROUTINE MPI_FILE_CREATE_ERRHANDLER
+    SUBROUTINE PMPI_FILE_CREATE_ERRHANDLER(file_errhandler_fn, errhandler, ierror)
+      EXTERNAL :: file_errhandler_fn
+      INTEGER :: errhandler
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_FILE_CREATE_ERRHANDLER
     SUBROUTINE MPI_FILE_DELETE(filename, info, ierror)
       CHARACTER(LEN=*) :: filename
       INTEGER :: info

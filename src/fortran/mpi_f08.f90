@@ -3513,6 +3513,24 @@ MODULE mpi_f08
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE PMPI_File_close
   END INTERFACE PMPI_File_close
+  INTERFACE MPI_File_create_errhandler
+    SUBROUTINE MPI_File_create_errhandler(file_errhandler_fn, errhandler, ierror)
+      IMPORT
+      IMPLICIT NONE
+      EXTERNAL :: file_errhandler_fn
+      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_File_create_errhandler
+  END INTERFACE MPI_File_create_errhandler
+  INTERFACE PMPI_File_create_errhandler
+    SUBROUTINE PMPI_File_create_errhandler(file_errhandler_fn, errhandler, ierror)
+      IMPORT
+      IMPLICIT NONE
+      EXTERNAL :: file_errhandler_fn
+      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_File_create_errhandler
+  END INTERFACE PMPI_File_create_errhandler
   INTERFACE MPI_File_delete
     SUBROUTINE MPI_File_delete(filename, info, ierror)
       IMPORT

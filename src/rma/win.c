@@ -585,6 +585,29 @@ int core_win_get_attr(cr_win_t *win, int win_keyval, void *attribute_val, int *f
     return MPI_SUCCESS;
 }
 
+/* From Fortran: the predefined attributes as values (MPI_WIN_BASE the
+ * address), the user's as attr.c stores them. */
+int core_win_set_attr_fortran(cr_win_t *win, int keyval, MPI_Aint value)
+{
+    return cr_attr_set_fortran(CR_K_WIN, win->head.handle, &win->attrs, keyval, value, 0,
+                               "MPI_Win_set_attr");
+}
+
+int core_win_get_attr_fortran(cr_win_t *win, int keyval, MPI_Aint *value, int *flag)
+{
+    switch (keyval) {
+    case MPI_WIN_BASE: *value = (MPI_Aint)win->base; break;
+    case MPI_WIN_SIZE: *value = win->wsize; break;
+    case MPI_WIN_DISP_UNIT: *value = win->disp_unit_int; break;
+    case MPI_WIN_CREATE_FLAVOR: *value = win->flavor; break;
+    case MPI_WIN_MODEL: *value = win->model; break;
+    default:
+        return cr_attr_get_fortran(CR_K_WIN, &win->attrs, keyval, value, flag, "MPI_Win_get_attr");
+    }
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
 int core_win_delete_attr(cr_win_t *win, int win_keyval)
 {
     return cr_attr_delete(CR_K_WIN, win->head.handle, &win->attrs, win_keyval,
