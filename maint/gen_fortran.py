@@ -485,11 +485,18 @@ FORTRAN_CONST = [("MPI_STATUS_SIZE", 5), ("MPI_SOURCE", 3), ("MPI_TAG", 4), ("MP
                  ("MPI_INTEGER_KIND", 4), ("MPI_VERSION", 4), ("MPI_SUBVERSION", 0)]
 
 
+# Constants whose Fortran type the standard gives a kind (MPI 4.1 appendix
+# A.1.1): MPI_DISPLACEMENT_CURRENT is an MPI_File_set_view displacement,
+# INTEGER(KIND=MPI_OFFSET_KIND); as a default INTEGER, mpif.h passed 4 bytes
+# where the procedure reads 8 (MPICH's f77/io/setviewcurf read nothing).
+CONST_KIND = {"MPI_DISPLACEMENT_CURRENT": "INTEGER(KIND=MPI_OFFSET_KIND)"}
+
+
 def const_decls():
     """Declarations of the integer constants, one per line, valid fixed and free form."""
     out = []
     for n, v in FORTRAN_CONST + [(n, v) for n, v, _ in constants()]:
-        out.append("      INTEGER %s\n      PARAMETER (%s=%d)\n" % (n, n, v))
+        out.append("      %s %s\n      PARAMETER (%s=%d)\n" % (CONST_KIND.get(n, "INTEGER"), n, n, v))
     return "".join(out)
 
 
@@ -740,7 +747,7 @@ def mpi_f08_module(fprocs):
         if ty:
             t.append("  TYPE(%s), PARAMETER :: %s = %s(%d)\n" % (ty, n, ty, v))
         else:
-            t.append("  INTEGER, PARAMETER :: %s = %d\n" % (n, v))
+            t.append("  %s, PARAMETER :: %s = %d\n" % (CONST_KIND.get(n, "INTEGER"), n, v))
     t.append("  LOGICAL, PARAMETER :: MPI_SUBARRAYS_SUPPORTED = .FALSE.\n"
              "  LOGICAL, PARAMETER :: MPI_ASYNC_PROTECTS_NONBLOCKING = .FALSE.\n")
     t.append("  ! sentinels: the same common blocks as mpif.h and the mpi module\n"
