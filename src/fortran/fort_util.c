@@ -44,12 +44,14 @@ static int f_blank(const char *s, size_t len)
     return 1;
 }
 
-/* n entries of a, stride bytes apart, each len long, as a C vector. */
+/* n entries of a, stride bytes apart, each len long, as a C vector; the
+ * blanks that pad an entry on either side are not part of it (a spawned
+ * program's " x" arrives as "x", as MPICH and Open MPI pass it). */
 static char **f_strv(const char *a, int n, size_t stride, size_t len)
 {
     char **v = calloc((size_t)n + 1, sizeof *v);
     for (int i = 0; v && i < n; i++)
-        if (!(v[i] = cr_f_str_in(a + (size_t)i * stride, len))) {
+        if (!(v[i] = cr_f_str_in_trim(a + (size_t)i * stride, len))) {
             cr_f_strv_free(v);
             return NULL;
         }
