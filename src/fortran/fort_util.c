@@ -176,18 +176,21 @@ int cr_f_keyval_create(int kind, int legacy, void (*copy)(void), void (*del)(voi
 }
 
 /* The Fortran attribute calls check their arguments and raise errors as the
- * C calls do (src/binding), and reach attr.c through its Fortran forms. */
-int cr_f_attr_set(int obj, MPI_Fint handle, MPI_Fint keyval, MPI_Aint value, int legacy,
-                  const char *fname)
+ * C calls do (src/binding), and reach attr.c through its Fortran forms: a get
+ * when flag is given (value is written), else a set of *value. */
+static int f_attr(int obj, MPI_Fint handle, MPI_Fint keyval, MPI_Aint *value, int *flag,
+                  int legacy, const char *fname)
 {
     int err, key = cr_f_keyval(keyval);
+    if (flag) *flag = 0;
     if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT))
         return cr_raise_none(cr_chk_init_error(fname), fname);
     if (obj == CR_F_KEYVAL_TYPE) {
         cr_datatype_t *dt = NULL;
         if (!(err = cr_chk_datatype(handle, "datatype", 0, &dt))) {
             cr_lib_lock();
-            err = core_type_set_attr_fortran(dt, key, value);
+            err = flag ? core_type_get_attr_fortran(dt, key, value, flag)
+                       : core_type_set_attr_fortran(dt, key, *value);
             cr_lib_unlock();
         }
         return err ? cr_raise_none(err, fname) : MPI_SUCCESS;
@@ -196,7 +199,8 @@ int cr_f_attr_set(int obj, MPI_Fint handle, MPI_Fint keyval, MPI_Aint value, int
         cr_win_t *w = NULL;
         if (!(err = cr_chk_win(handle, "win", &w))) {
             cr_lib_lock();
-            err = core_win_set_attr_fortran(w, key, value);
+            err = flag ? core_win_get_attr_fortran(w, key, value, flag)
+                       : core_win_set_attr_fortran(w, key, *value);
             cr_lib_unlock();
         }
         return err ? cr_raise_win(handle, err, fname) : MPI_SUCCESS;
@@ -204,44 +208,23 @@ int cr_f_attr_set(int obj, MPI_Fint handle, MPI_Fint keyval, MPI_Aint value, int
     cr_comm_t *c = NULL;
     if (!(err = cr_chk_comm(handle, "comm", &c))) {
         cr_lib_lock();
-        err = core_comm_set_attr_fortran(c, key, value, legacy, fname);
+        err = flag ? core_comm_get_attr_fortran(c, key, value, flag, fname)
+                   : core_comm_set_attr_fortran(c, key, *value, legacy, fname);
         cr_lib_unlock();
     }
     return err ? cr_raise_comm(handle, err, fname) : MPI_SUCCESS;
 }
 
+int cr_f_attr_set(int obj, MPI_Fint handle, MPI_Fint keyval, MPI_Aint value, int legacy,
+                  const char *fname)
+{
+    return f_attr(obj, handle, keyval, &value, NULL, legacy, fname);
+}
+
 int cr_f_attr_get(int obj, MPI_Fint handle, MPI_Fint keyval, MPI_Aint *value, int *flag,
                   const char *fname)
 {
-    int err, key = cr_f_keyval(keyval);
-    *flag = 0;
-    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT))
-        return cr_raise_none(cr_chk_init_error(fname), fname);
-    if (obj == CR_F_KEYVAL_TYPE) {
-        cr_datatype_t *dt = NULL;
-        if (!(err = cr_chk_datatype(handle, "datatype", 0, &dt))) {
-            cr_lib_lock();
-            err = core_type_get_attr_fortran(dt, key, value, flag);
-            cr_lib_unlock();
-        }
-        return err ? cr_raise_none(err, fname) : MPI_SUCCESS;
-    }
-    if (obj == CR_F_KEYVAL_WIN) {
-        cr_win_t *w = NULL;
-        if (!(err = cr_chk_win(handle, "win", &w))) {
-            cr_lib_lock();
-            err = core_win_get_attr_fortran(w, key, value, flag);
-            cr_lib_unlock();
-        }
-        return err ? cr_raise_win(handle, err, fname) : MPI_SUCCESS;
-    }
-    cr_comm_t *c = NULL;
-    if (!(err = cr_chk_comm(handle, "comm", &c))) {
-        cr_lib_lock();
-        err = core_comm_get_attr_fortran(c, key, value, flag, fname);
-        cr_lib_unlock();
-    }
-    return err ? cr_raise_comm(handle, err, fname) : MPI_SUCCESS;
+    return f_attr(obj, handle, keyval, value, flag, 0, fname);
 }
 
 /* The predefined callbacks of Fortran programs, each a Fortran procedure with
