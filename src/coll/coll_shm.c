@@ -6,7 +6,6 @@
 #include "coll/coll_shm.h"
 #include "coll/coll_hier.h"
 #include "transport/shm/shm.h"
-#include "util/cpus.h"
 #include "util/settings.h"
 
 #include <errno.h>
@@ -185,13 +184,13 @@ static void set_layout(coll_shm_t *a, char *base, size_t slot, uint64_t nline, s
     a->bytes = head + p * CSHM_NBUF * slot + p * (size_t)ncell * cell;
 }
 
-/* Whether this node's ranks outnumber its cores more than
+/* Whether this node's ranks outnumber the CPUs they may run on more than
  * COURIER_COLL_SHM_DEEP_RATIO times (any oversubscription when it is 0). */
 static int deep_oversubscribed(void)
 {
     if (!cr_proc.oversubscribed) return 0;
     long ratio = ut_settings.coll_shm_deep_ratio;
-    return ratio <= 0 || (long)cr_proc.local_size > ratio * (long)ut_cpus_allowed();
+    return ratio <= 0 || (long)cr_proc.local_size > ratio * (long)cr_proc.node_cpus;
 }
 
 static int make_area(cr_comm_t *c, coll_shm_t *a)

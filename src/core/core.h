@@ -610,7 +610,9 @@ typedef struct {
                                      (a hash of its PMI name) */
     int local_rank, local_size;   /* among the ranks on this node */
     int *local_of_world;          /* world rank -> local index, -1 when remote */
-    int oversubscribed;           /* local_size > cores (or forced) */
+    int oversubscribed;           /* local_size > node_cpus (or forced) */
+    int node_cpus;                /* CPUs the node's ranks may run on, together
+                                   * (init.c, find_local_ranks) */
     uint32_t next_ctx;            /* next free context id, local view */
     char hostname[MPI_MAX_PROCESSOR_NAME];
 } cr_proc_t;

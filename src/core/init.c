@@ -81,10 +81,19 @@ static void node_key(char *buf, size_t n)
 
 /* Learn which world ranks share this node: every rank publishes its node and,
  * after a '#' (no host name holds one), its identity for the liveness checks,
- * which take those of the ranks on this node (cr_liveness_peer). */
+ * which take those of the ranks on this node (cr_liveness_peer), and after
+ * another its CPUs.  The node's ranks outnumber its cores when they are more
+ * than the CPUs all of them together may run on (a rank bound to one core
+ * sees only that one: its own mask would call every bound job
+ * oversubscribed); COURIER_OVERSUBSCRIBED says otherwise when set. */
 static int find_local_ranks(char *mine, size_t mine_len)
 {
-    char key[64], val[MPI_MAX_PROCESSOR_NAME + 128];   /* node '#' identity */
+    char key[64], val[MPI_MAX_PROCESSOR_NAME + 640];   /* node '#' identity '#' CPUs */
+    char cpus[480];
+    cpu_set_t node_cpus;
+    int cpus_known = 1;
+    CPU_ZERO(&node_cpus);
+    ut_cpus_list(cpus, sizeof cpus);
     int n = cr_proc.world_size;
     node_key(mine, mine_len);
     cr_proc.local_of_world = malloc((size_t)n * sizeof(int));
@@ -93,30 +102,37 @@ static int find_local_ranks(char *mine, size_t mine_len)
         cr_proc.local_of_world[0] = 0;
         cr_proc.local_rank = 0;
         cr_proc.local_size = 1;
+        cr_proc.node_cpus = ut_cpus_allowed();
+        cr_proc.oversubscribed = ut_oversubscribed(1);
         return 0;
     }
     snprintf(key, sizeof key, "courier-host-%d", cr_proc.world_rank);
-    snprintf(val, sizeof val, "%s#%s", mine, cr_liveness_ident());
+    snprintf(val, sizeof val, "%s#%s#%s", mine, cr_liveness_ident(), cpus);
     if (crpmi_put(key, val) || crpmi_barrier()) return -1;
     int nlocal = 0;
     for (int r = 0; r < n; r++) {
         if (r == cr_proc.world_rank) {
-            snprintf(val, sizeof val, "%s", mine);
+            snprintf(val, sizeof val, "%s##%s", mine, cpus);
         } else {
             snprintf(key, sizeof key, "courier-host-%d", r);
             if (crpmi_get(r, key, val, sizeof val)) return -1;
         }
-        char *ident = strrchr(val, '#');
+        char *ident = strchr(val, '#'), *its_cpus = NULL;
         if (ident) *ident++ = '\0';
+        if (ident && (its_cpus = strchr(ident, '#'))) *its_cpus++ = '\0';
         if (strcmp(val, mine) == 0) {
             if (r == cr_proc.world_rank) cr_proc.local_rank = nlocal;
             else if (ident && *ident) cr_liveness_peer(r, ident);
             cr_proc.local_of_world[r] = nlocal++;
+            if (!its_cpus || ut_cpus_parse(its_cpus, &node_cpus) != 0) cpus_known = 0;
         } else {
             cr_proc.local_of_world[r] = -1;
         }
     }
     cr_proc.local_size = nlocal;
+    cr_proc.node_cpus = cpus_known ? CPU_COUNT(&node_cpus) : ut_cpus_allowed();
+    cr_proc.oversubscribed = ut_settings.oversubscribed >= 0 ? (int)ut_settings.oversubscribed
+                                                             : nlocal > cr_proc.node_cpus;
     return 0;
 }
 
@@ -311,7 +327,6 @@ int cr_runtime_start(int required)
     char node[MPI_MAX_PROCESSOR_NAME + 64];
     if (find_local_ranks(node, sizeof node) != 0)
         return cr_error(MPI_ERR_OTHER, "cannot exchange host names through PMI");
-    cr_proc.oversubscribed = ut_oversubscribed(cr_proc.local_size);
 
     runtime_level = cr_thread_level_provided(required);
     if (runtime_level == MPI_THREAD_MULTIPLE || ut_settings.async_progress)

@@ -24,7 +24,7 @@ CR_SETTING(cma_min,            SIZE, 4096, 0, 1073741824,   "Smallest rendezvous
 CR_SETTING(cma_split_min,      SIZE, 32768, 0, 1073741824,  "Smallest single-copy message split between receiver (readv) and sender (writev) so two cores copy (0 never)")
 CR_SETTING(spin_count,         INT,  1000, 0, 1000000000,   "Idle polls of the progress engine before a blocking call yields the core (also read from MPIR_CVAR_POLLS_BEFORE_YIELD)")
 CR_SETTING_ALIAS(spin_count, "MPIR_CVAR_POLLS_BEFORE_YIELD")
-CR_SETTING(oversubscribed,     INT,  -1, -1, 1,     "Oversubscribed waiting (COURIER_SPIN_COUNT_OVERSUBSCRIBED polls, no split copies): 1 on, 0 off, -1 when ranks outnumber cores")
+CR_SETTING(oversubscribed,     INT,  -1, -1, 1,     "Oversubscribed waiting (COURIER_SPIN_COUNT_OVERSUBSCRIBED polls, no split copies): 1 on, 0 off, -1 when a node's ranks outnumber the CPUs they may run on together (the union of their affinity masks, so ranks bound to a core each are not oversubscribed)")
 CR_SETTING(coll_barrier_alg,   INT,  0, 0, 4,      "Force the MPI_Barrier algorithm: 0 automatic, 1 dissemination, 3 shm, 4 hier")
 CR_SETTING(coll_bcast_alg,     INT,  0, 0, 6,      "Force the MPI_Bcast algorithm: 0 automatic, 1 binomial tree, 2 scatter + ring allgather, 4 shm, 5 cma, 6 hier")
 CR_SETTING(coll_reduce_alg,    INT,  0, 0, 5,      "Force the MPI_Reduce algorithm: 0 automatic, 1 binomial tree, 3 shm, 4 cma, 5 hier (commutative ops)")

@@ -545,6 +545,15 @@ t_bind() {
     expect_err "^\[[^:]+:[0-9]+\] MCW rank 0 bound to socket [0-9]+\[core [0-9]+\[hwt [0-9,-]+\]\]: \[[B./]+\]"
     expect_err "^\[[^:]+:[0-9]+\] MCW rank 1 bound to socket"
     expect_out "^\[0\] places=\{[0-9,]+\} bind=close$"
+    # bound ranks on cores of their own are not oversubscribed: each sees only its own
+    # core, and the library counts the CPUs of all the node's ranks (init.c)
+    if [ -x "${MPI_WHERE:-}" ]; then
+        COURIER_DEBUG=2 run 20 -bind-to core -n 2 "$MPI_WHERE"
+        expect_rc 0
+        expect_err "runtime up: 2 ranks, 2 on this node, not oversubscribed"
+        COURIER_DEBUG=2 run 20 -n "$(( $(nproc) + 1 ))" "$MPI_WHERE"
+        expect_err "runtime up: [0-9]+ ranks, [0-9]+ on this node, oversubscribed"
+    fi
     # -bind-to hwthread: one cpu each
     run 10 -l -bind-to hwthread -n 2 sh -c "$SHOW" "$MARK"
     c0=$(cpus_of 0); c1=$(cpus_of 1)
