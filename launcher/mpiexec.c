@@ -1431,11 +1431,11 @@ static int watch_held(int i)
  * group only while one of its ranks still holds the group's id. */
 static void watch_kill(void)
 {
-    int held_any = 0;
-    for (int i = 0; i < job.lr.n; i++) held_any |= watch_held(i);
-    if (job.lr.pgid > 0 && held_any) kill(-job.lr.pgid, SIGKILL);
+    int group_killed = 0;
     for (int i = 0; i < job.lr.n; i++) {
         if (job.lr.r[i].pid <= 0 || !watch_held(i)) continue;
+        if (!group_killed && job.lr.pgid > 0) kill(-job.lr.pgid, SIGKILL);
+        group_killed = 1;
         if (job.lr.own_session) kill(-job.lr.r[i].pid, SIGKILL);
         if (watch_fd && watch_fd[i] >= 0)
             syscall(SYS_pidfd_send_signal, watch_fd[i], SIGKILL, NULL, 0);
