@@ -54,7 +54,8 @@ static struct {
     long dead_since_ms;      /* in MPI_Finalize: when a dead peer was first seen */
     unsigned long long my_ns;
     char ident[64];          /* this process's pid:start:pidns */
-    char **idents;           /* by world rank: what the ranks on this node published */
+    struct live_ident { int rank; char *ident; } *idents;   /* what this node's ranks published */
+    int nidents, idents_cap;
     live_peer_t *peers;
     struct pollfd *pfds;
     int npeers;
@@ -114,8 +115,8 @@ void cr_liveness_init(void)
     live.my_ns = pid_namespace();
     if (proc_stat(getpid(), &st, &start, &code) < 0) start = 0;
     snprintf(live.ident, sizeof live.ident, "%d:%llu:%llu", (int)getpid(), start, live.my_ns);
-    live.idents = calloc((size_t)cr_proc.world_size, sizeof *live.idents);
-    if (!live.idents) return;   /* no liveness checks, the job still runs */
+    live.idents = NULL;
+    live.nidents = live.idents_cap = 0;
     live.enabled = 1;
     live.finalizing = 0;
     live.set_up = 0;
@@ -130,16 +131,25 @@ const char *cr_liveness_ident(void)
 
 void cr_liveness_peer(int rank, const char *ident)
 {
-    if (!live.enabled || rank < 0 || rank >= cr_proc.world_size || live.idents[rank]) return;
-    live.idents[rank] = strdup(ident);   /* NULL: that rank is not watched */
+    if (!live.enabled || rank < 0 || rank >= cr_proc.world_size) return;
+    if (live.nidents == live.idents_cap) {
+        int cap = live.idents_cap ? 2 * live.idents_cap : 16;
+        struct live_ident *grown = realloc(live.idents, (size_t)cap * sizeof *grown);
+        if (!grown) return;   /* that rank is not watched */
+        live.idents = grown;
+        live.idents_cap = cap;
+    }
+    char *copy = strdup(ident);
+    if (!copy) return;
+    live.idents[live.nidents++] = (struct live_ident){ rank, copy };
 }
 
 static void idents_release(void)
 {
-    if (!live.idents) return;
-    for (int r = 0; r < cr_proc.world_size; r++) free(live.idents[r]);
+    for (int i = 0; i < live.nidents; i++) free(live.idents[i].ident);
     free(live.idents);
     live.idents = NULL;
+    live.nidents = live.idents_cap = 0;
 }
 
 void cr_liveness_finalizing(void)
@@ -184,21 +194,18 @@ static void describe_death(const live_peer_t *p, char *buf, size_t len)
 static void live_setup(void)
 {
     live.set_up = 1;
-    int n = 0;
-    for (int r = 0; r < cr_proc.world_size; r++)
-        n += r != cr_proc.world_rank && cr_proc.local_of_world[r] >= 0;
+    int n = live.nidents;
     live.peers = calloc((size_t)n + 1, sizeof *live.peers);
     live.pfds = calloc((size_t)n + 1, sizeof *live.pfds);
     if (!live.peers || !live.pfds) {
         live_release();
         return;
     }
-    for (int r = 0; r < cr_proc.world_size; r++) {
-        if (r == cr_proc.world_rank || cr_proc.local_of_world[r] < 0) continue;
-        int pid = 0;
+    for (int i = 0; i < live.nidents; i++) {
+        int r = live.idents[i].rank, pid = 0;
         unsigned long long start = 0, ns = 0;
-        if (!live.idents[r] ||
-            sscanf(live.idents[r], "%d:%llu:%llu", &pid, &start, &ns) != 3 || pid <= 0)
+        if (r == cr_proc.world_rank ||
+            sscanf(live.idents[i].ident, "%d:%llu:%llu", &pid, &start, &ns) != 3 || pid <= 0)
             continue;   /* did not publish: not watched */
         if (ns != live.my_ns || !ns) continue;   /* another pid namespace: invisible here */
         live_peer_t *p = &live.peers[live.npeers];
