@@ -27,6 +27,8 @@ int cr_adapt_verdict(const cr_adapt_cfg_t *cfg, const cr_adapt_obs_t *o)
 {
     if (o->peer_slept) return CR_PEER_NOT_RUNNING;
     if (o->look_ns <= cfg->slow_ns) return CR_PEER_RUNNING;
+    if (cfg->busy_bytes_per_us && o->copied >= o->look_ns / 1000u * cfg->busy_bytes_per_us)
+        return CR_PEER_RUNNING;
     if (o->peer_idle || !o->queued) return CR_PEER_NOT_RUNNING;
     return CR_PEER_UNKNOWN;
 }

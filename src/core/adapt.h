@@ -17,6 +17,8 @@ typedef struct {
     uint64_t slow_ns;         /* the peer looked at a request later than this: not polling */
     uint32_t probe_every;     /* eager mode: one message in this many goes by rendezvous, */
     uint32_t probe_max;       /* the interval doubling after each slow probe up to this */
+    uint64_t busy_bytes_per_us;   /* a late peer that copied at least this much per us of
+                                     the delay was busy copying, not descheduled (0: never) */
 } cr_adapt_cfg_t;
 
 /* What the sender saw of one rendezvous handshake with the peer. */
@@ -27,6 +29,9 @@ typedef struct {
     uint8_t peer_slept;       /* ... and that it sleeps on its doorbell */
     uint8_t queued;           /* earlier rendezvous sends of ours to the peer were still
                                  unanswered: the peer may have been busy with them */
+    uint64_t copied;          /* bytes the peer copied for messages (its gets, puts and
+                                 staging) between the request and its answer, less
+                                 this message's own */
 } cr_adapt_obs_t;
 
 /* What one handshake says about the peer. */
@@ -55,6 +60,10 @@ int cr_adapt_choose_eager(cr_adapt_t *a, const cr_adapt_cfg_t *cfg);
 /* The verdict on one handshake (CR_PEER_*), from the published word first:
  * - a peer that slept is not running (its answer waits for a wake-up);
  * - a look within slow_ns: the peer polls, it runs;
+ * - a late look by a peer that copied for messages meanwhile at least
+ *   busy_bytes_per_us per microsecond of the delay: it ran, busy with
+ *   copies (its own staged sends, its gets of others' messages), and a
+ *   handshake costs it no quantum: running;
  * - a late look by a peer in its yield phase: it gave its core away and did
  *   not get it back in time, it is time-sliced: not running;
  * - a late look by a peer that was not waiting, with nothing of ours queued

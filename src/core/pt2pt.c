@@ -544,6 +544,7 @@ static void adapt_probe_look(cr_vc_t *v)
     v->probe_obs.peer_idle = (st & SHM_PEER_YIELDS) != 0 || (st & SHM_PEER_SLEEPS) != 0;
     v->probe_obs.peer_slept = (st & SHM_PEER_SLEEPS) != 0;
     v->probe_obs.queued = v->rndv_out > 0;
+    v->probe_copied = shm_peer_copied(shm_ctx_of(v->tr), (int)v->addr);
     v->probe_t0 = cr_wait_sys.now_ns();
 }
 
@@ -556,6 +557,11 @@ static void adapt_probe_end(cr_vc_t *v, const cr_request_t *s, const tr_am_hdr_t
     uint64_t seen = h ? (uint64_t)(uint32_t)h->src | (uint64_t)(uint32_t)h->tag << 32 : 0;
     if (!seen) seen = cr_wait_sys.now_ns();      /* not stamped: the round trip */
     v->probe_obs.look_ns = seen > v->probe_t0 ? seen - v->probe_t0 : 0;
+    /* what the peer copied meanwhile, less its copy of this message (a FIN
+     * comes after it) */
+    uint64_t copied = shm_peer_copied(shm_ctx_of(v->tr), (int)v->addr) - v->probe_copied;
+    uint64_t own = h && h->type == CR_AM_FIN ? (uint64_t)s->bytes : 0;
+    v->probe_obs.copied = copied > own ? copied - own : 0;
     cr_adapt_observe(&v->adapt, &adapt_cfg, &v->probe_obs);
 }
 
@@ -602,6 +608,7 @@ static int stage_send(cr_chan_t *ch, cr_vc_t *v, cr_request_t *r)
     if (!s) return -1;
     char *copy = v->stage + v->stage_used;
     memcpy(copy, send_bytes(r), r->bytes);
+    shm_publish_copied(r->bytes);
     s->mode = CR_MODE_STD;
     s->chan = ch;
     s->ctx = r->ctx;
@@ -1282,6 +1289,7 @@ int cr_chan_init(cr_chan_t *ch, int me, int npeers, tr_iface_t **trs, int ntr, t
     pthread_mutex_init(&ch->pool_lock.m, NULL);
     adapt_cfg.mode = (int)ut_settings.adaptive;
     adapt_cfg.slow_ns = (uint64_t)ut_settings.adaptive_slow_us * 1000u;
+    adapt_cfg.busy_bytes_per_us = (uint64_t)ut_settings.adaptive_busy_bytes_per_us;
     adapt_cfg.probe_every = (uint32_t)ut_settings.adaptive_probe;
     adapt_cfg.probe_max = (uint32_t)ut_settings.adaptive_probe_max;
     ch->self = self;

@@ -127,6 +127,7 @@ typedef struct cr_vc {
     struct cr_request *probe_req;  /* the rendezvous send whose handshake is timed */
     uint64_t probe_t0;        /* when its RTS went */
     cr_adapt_obs_t probe_obs; /* what was seen of the peer then */
+    uint64_t probe_copied;    /* the peer's copied-bytes count then (shm_peer_copied) */
     int rndv_out;             /* rendezvous sends to it not yet answered (FIN) */
     /* the staging area (pt2pt.c: stage_*), allocated on first need */
     char *stage;

@@ -5,8 +5,9 @@
  *   start: rendezvous, or eager when oversubscribed or forced;
  *   slow: a slow handshake, or a peer that had announced it sleeps, turns
  *         eager mode on; a fast one (at the threshold) turns it off;
- *   verdict: the published yield/sleep word and the queue tell a busy peer
- *         from a descheduled one (scripted observations, every case);
+ *   verdict: the published yield/sleep word, the queue and what the peer
+ *         copied meanwhile tell a busy peer from a descheduled one (scripted
+ *         observations, every case);
  *   probe: in eager mode one message per interval goes by rendezvous; a
  *          slow probe keeps eager mode and doubles the interval up to
  *          probe_max, a fast one returns to rendezvous;
@@ -134,6 +135,30 @@ static void test_verdict(void)
     EXPECT(cr_adapt_verdict(&on, &o) == CR_PEER_NOT_RUNNING); /* nothing before it: not polling */
     o = ob(4000000, 0, 1);
     EXPECT(cr_adapt_verdict(&on, &o) == CR_PEER_UNKNOWN);     /* busy with our earlier data */
+    /* late looks by a peer that copied for other messages meanwhile: with
+     * the rule on (1000 bytes per us), 4 ms late and 4 MB copied is a peer
+     * busy copying (its own staged sends, its gets): running, whatever the
+     * queue and the word said when the request went; less than that
+     * (descheduled for most of the delay) is judged as before; asleep stays
+     * asleep */
+    cr_adapt_cfg_t busy = on;
+    busy.busy_bytes_per_us = 1000;
+    o = ob(4000000, 0, 0);
+    o.copied = 4000000;
+    EXPECT(cr_adapt_verdict(&busy, &o) == CR_PEER_RUNNING);
+    EXPECT(cr_adapt_verdict(&on, &o) == CR_PEER_NOT_RUNNING);   /* rule off */
+    o = ob(4000000, 1, 0);
+    o.copied = 8000000;
+    EXPECT(cr_adapt_verdict(&busy, &o) == CR_PEER_RUNNING);
+    o = ob(4000000, 0, 0);
+    o.copied = 3999999;
+    EXPECT(cr_adapt_verdict(&busy, &o) == CR_PEER_NOT_RUNNING);
+    o = ob(4000000, 0, 1);
+    o.copied = 100000;
+    EXPECT(cr_adapt_verdict(&busy, &o) == CR_PEER_UNKNOWN);
+    o = ob(4000000, 2, 0);
+    o.copied = 40000000;
+    EXPECT(cr_adapt_verdict(&busy, &o) == CR_PEER_NOT_RUNNING);
     /* bibw at 64 KiB: both ranks queue a window of rendezvous; the first
      * request of each window is looked at at once, the later ones late, behind
      * the copies of those before them, by a peer that never yields: the pair

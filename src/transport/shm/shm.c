@@ -46,6 +46,12 @@ typedef struct {
     volatile uint32_t idle;
     volatile uint32_t answers;   /* a progress thread answers for the process (shm_publish_answers) */
     char pad[SHM_CELL - 3 * sizeof(uint32_t)];
+    /* In a line of its own, since it changes with every large copy while
+     * senders read the doorbell on every send: bytes this process has copied
+     * for rendezvous and staged messages (shm_publish_copied), so that a
+     * sender can tell a peer busy copying from one that does not run. */
+    volatile uint64_t copied;
+    char pad2[SHM_CELL - sizeof(uint64_t)];
 } shm_bell_t;
 
 enum { BELL_FUTEX = 1, BELL_FD = 2 };
@@ -59,7 +65,7 @@ typedef struct {
     uint32_t nchan;           /* channels: a set of rings each */
 } shm_seg_hdr_t;
 
-/* Layout: [header: 2 cells][doorbells: one cell per local rank][pairs], the
+/* Layout: [header: 2 cells][doorbells: two cells per local rank][pairs], the
  * pairs channel by channel, and per ordered pair [ring ctl][cells...]. */
 typedef struct {
     shm_ring_ctl_t *ctl;
@@ -115,7 +121,8 @@ static shm_pair_t pair_at(int chan, int from, int to)
 {
     shm_seg_hdr_t *h = seg;
     size_t pair = ((size_t)chan * (size_t)shm_nlocal + (size_t)from) * (size_t)shm_nlocal + (size_t)to;
-    char *base = (char *)seg + SHM_CELL * (2 + (size_t)shm_nlocal) + pair * h->pair_bytes;
+    char *base = (char *)seg + SHM_CELL * 2 + (size_t)shm_nlocal * sizeof(shm_bell_t) +
+                 pair * h->pair_bytes;
     shm_pair_t p;
     p.ctl = (shm_ring_ctl_t *)base;
     p.cells = base + SHM_CELL;
@@ -196,7 +203,7 @@ int shm_init(tr_iface_t **out, int nch, int local_rank, int local_size,
     ring_cells = rb / SHM_CELL;
     ring_mask = ring_cells - 1;
     size_t pair_bytes = SHM_CELL + rb;
-    seg_bytes = SHM_CELL * (2 + (size_t)local_size) +
+    seg_bytes = SHM_CELL * 2 + (size_t)local_size * sizeof(shm_bell_t) +
                 (size_t)nch * (size_t)local_size * (size_t)local_size * pair_bytes;
 
     int fd = -1;
@@ -364,6 +371,20 @@ int shm_peer_idle(shm_ctx_t *c, int to)
     int st = __atomic_load_n(&b->idle, __ATOMIC_RELAXED) ? SHM_PEER_YIELDS : 0;
     if (__atomic_load_n(&b->answers, __ATOMIC_RELAXED)) st |= SHM_PEER_ANSWERS;
     return st | (__atomic_load_n(&b->sleeping, __ATOMIC_RELAXED) ? SHM_PEER_SLEEPS : 0);
+}
+
+uint64_t shm_peer_copied(shm_ctx_t *c, int to)
+{
+    const shm_bell_t *b = (const shm_bell_t *)(uintptr_t)c->peers[to].bell;
+    return __atomic_load_n(&b->copied, __ATOMIC_RELAXED);
+}
+
+void shm_publish_copied(size_t n)
+{
+    /* only this process writes it: a load and a store, no atomic add */
+    if (my_bell)
+        __atomic_store_n(&my_bell->copied, __atomic_load_n(&my_bell->copied, __ATOMIC_RELAXED) + n,
+                         __ATOMIC_RELAXED);
 }
 
 void shm_publish_answers(void)
@@ -550,6 +571,7 @@ tr_status_t shm_cma_copyv(const tr_rkey_t *key, const size_t *off, const size_t 
         }
         l += total;
         first += k;
+        shm_publish_copied(total);
     }
     return TR_OK;
 }
@@ -558,14 +580,18 @@ static tr_status_t shm_get(tr_iface_t *tr, uint64_t addr, void *local, size_t le
                            const tr_rkey_t *key, size_t off, tr_comp_t *comp)
 {
     (void)tr, (void)addr, (void)comp;
-    return cma_copy(key, off, local, len, 0);
+    tr_status_t st = cma_copy(key, off, local, len, 0);
+    shm_publish_copied(len);
+    return st;
 }
 
 static tr_status_t shm_put(tr_iface_t *tr, uint64_t addr, const void *local, size_t len,
                            const tr_rkey_t *key, size_t off, tr_comp_t *comp)
 {
     (void)tr, (void)addr, (void)comp;
-    return cma_copy(key, off, (void *)local, len, 1);
+    tr_status_t st = cma_copy(key, off, (void *)local, len, 1);
+    shm_publish_copied(len);
+    return st;
 }
 
 /* Sleeping: set the doorbell, then make every other process pass a barrier, so

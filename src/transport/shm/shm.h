@@ -104,6 +104,12 @@ void shm_pkt_done(shm_ctx_t *c, int from, const shm_hdr_t *h);
  * that its yielding or sleeping says nothing about when it answers. */
 enum { SHM_PEER_YIELDS = 1, SHM_PEER_SLEEPS = 2, SHM_PEER_ANSWERS = 4 };
 int shm_peer_idle(shm_ctx_t *c, int to);
+/* Bytes local index `to` has copied for messages so far (its CMA gets and
+ * puts, its staging copies): a sender compares two readings to tell a peer
+ * that answered late because it was copying from one that did not run. */
+uint64_t shm_peer_copied(shm_ctx_t *c, int to);
+/* Count n bytes this process copied for a message (shm_peer_copied). */
+void shm_publish_copied(size_t n);
 /* Publish, once, that a progress thread (COURIER_ASYNC_PROGRESS) answers
  * this process's messages whatever its other threads do.  Nothing before
  * shm_init or alone on the node. */
