@@ -21,7 +21,7 @@ int coll_bcast_shm_fits(const cr_comm_t *c, const coll_args_t *a)
 
 int cshm_bcast_length(uint64_t sent, const coll_args_t *a)
 {
-    sent &= ~CSHM_BCAST_CMA;
+    sent &= ~(CSHM_BCAST_CMA | CSHM_BCAST_SPLIT);
     if (CR_LIKELY(sent == a->bytes)) return MPI_SUCCESS;
     return cr_error(sent > a->bytes ? MPI_ERR_TRUNCATE : MPI_ERR_OTHER,
                     "MPI_Bcast: the root sent %llu bytes, this process expects %zu (count=%lld): "

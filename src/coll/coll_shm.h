@@ -277,12 +277,24 @@ void cshm_wait_all(coll_shm_t *a, uint64_t n, int phase);
  * MPI_ERR_OTHER (less), and the reader's buffer is left alone. */
 enum { CSHM_BCAST_BYTES = 6 };
 int cshm_bcast_length(uint64_t sent, const coll_args_t *a);
+/* Where a split bcast's second half begins (a cache-line boundary). */
+static inline size_t cshm_bcast_half(size_t bytes)
+{
+    return (bytes / 2) & ~(size_t)(CSHM_LINE - 1);
+}
 /* A cma root (which waits for its readers) marks its byte count with this bit,
  * so that a reader on either path that disagrees with it on the length, and
  * may therefore have taken the other algorithm, still ends the call the way
  * the root waits for (cshm_bcast_end): counted done for a cma root, FIN
  * alone for an shm root, whose line's word CSHM_W_DONE is data. */
 #define CSHM_BCAST_CMA (1ull << 63)
+/* A cma root of two ranks asks its reader to split the copy: the reader posts
+ * CSHM_READY with its buffer's address in word 0 of its line and gets the
+ * first half while the root puts the second, then waits for the root's
+ * CSHM_READY (word 1 of the root's line nonzero: the put failed).  A reader
+ * that does not split (another length, a non-contiguous buffer, the shm path)
+ * posts only FIN, which the root's wait for CSHM_READY also takes. */
+#define CSHM_BCAST_SPLIT (1ull << 62)
 static inline void cshm_bcast_end(coll_shm_t *a, int root, uint64_t n, uint64_t sent)
 {
     if (sent & CSHM_BCAST_CMA) cshm_done(a, root, n);
