@@ -174,9 +174,9 @@ NOTES = {
                         "MPI_Info_free.",
     "MPI_Abi_get_fortran_info": "Courier's Fortran bindings are gfortran's: mpi_integer_size, "
                                 "mpi_real_size and mpi_logical_size 4, "
-                                "mpi_double_precision_size 8, and "
-                                "mpi_<type><bytes>_supported true for every kind gfortran has "
-                                "(not REAL(2), COMPLEX(4)).",
+                                "mpi_double_precision_size 8.  Each "
+                                "mpi_<type><bytes>_supported key agrees with its datatype "
+                                "(MPI_REAL2 and friends): true, Courier has them all.",
     "MPI_Abi_set_fortran_info": "The Fortran properties are fixed when Courier is built, which "
                                 "counts as the one setting the standard allows: the call returns "
                                 "MPI_ERR_ABI (MPI_ERR_INFO for MPI_INFO_NULL).",

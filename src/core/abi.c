@@ -14,9 +14,9 @@
  * - MPI_Abi_get_fortran_info: Courier's Fortran entry points are part of
  *   libmpi and follow gfortran's conventions (docs/fortran.md), so the library
  *   knows its Fortran ABI: the sizes of INTEGER, REAL, DOUBLE PRECISION and
- *   LOGICAL (those of MPI_INTEGER and friends) and which optional kinds
- *   gfortran on this platform has (mpi_<type><bytes>_supported, "true" or
- *   "false").
+ *   LOGICAL (those of MPI_INTEGER and friends) and which optional Fortran
+ *   datatypes Courier supports (mpi_<type><bytes>_supported, "true" or
+ *   "false", as the datatypes themselves say: all of them).
  * - MPI_Abi_get_fortran_booleans: gfortran's .TRUE. is 1 and .FALSE. 0 in
  *   every LOGICAL kind; is_set is true, the values having been set "internally
  *   by MPI" when the library was built.
@@ -78,25 +78,27 @@ int core_abi_get_info(MPI_Info *info)
     return info_of(kv, (int)(sizeof kv / sizeof kv[0]), info);
 }
 
-/* The optional Fortran kinds and whether gfortran has them on the platforms
- * Courier builds on (x86-64 and aarch64 Linux): every INTEGER and LOGICAL kind
- * of 1 to 16 bytes, REAL 4, 8 and 16 (and COMPLEX 8, 16, 32), no 2-byte REAL
- * (so no 4-byte COMPLEX).  Courier's datatypes MPI_REAL2 and MPI_COMPLEX4 exist
- * for C programs that use them for _Float16 data; Fortran has no such kind. */
+/* The optional Fortran datatypes, whose mpi_<name>_supported keys say whether
+ * Courier supports them.  MPI 5.0 21.4 has a program detect an optional
+ * predefined datatype that is absent by its size, MPI_UNDEFINED, so the key
+ * answers the same question as the datatype: true when the datatype is there
+ * with a size.  Courier has every one, MPI_REAL2 and MPI_COMPLEX4 included
+ * (2-byte halves, as C's _Float16), although gfortran itself has no REAL(2);
+ * mpi4py's test suite checks exactly this agreement. */
 static const struct {
     const char *key;
-    int supported;
+    MPI_Datatype type;
 } fortran_kinds[] = {
-    {"mpi_logical1_supported", 1},  {"mpi_logical2_supported", 1},
-    {"mpi_logical4_supported", 1},  {"mpi_logical8_supported", 1},
-    {"mpi_logical16_supported", 1}, {"mpi_integer1_supported", 1},
-    {"mpi_integer2_supported", 1},  {"mpi_integer4_supported", 1},
-    {"mpi_integer8_supported", 1},  {"mpi_integer16_supported", 1},
-    {"mpi_real2_supported", 0},     {"mpi_real4_supported", 1},
-    {"mpi_real8_supported", 1},     {"mpi_real16_supported", 1},
-    {"mpi_complex4_supported", 0},  {"mpi_complex8_supported", 1},
-    {"mpi_complex16_supported", 1}, {"mpi_complex32_supported", 1},
-    {"mpi_double_complex_supported", 1},
+    {"mpi_logical1_supported", MPI_LOGICAL1},  {"mpi_logical2_supported", MPI_LOGICAL2},
+    {"mpi_logical4_supported", MPI_LOGICAL4},  {"mpi_logical8_supported", MPI_LOGICAL8},
+    {"mpi_logical16_supported", MPI_LOGICAL16}, {"mpi_integer1_supported", MPI_INTEGER1},
+    {"mpi_integer2_supported", MPI_INTEGER2},  {"mpi_integer4_supported", MPI_INTEGER4},
+    {"mpi_integer8_supported", MPI_INTEGER8},  {"mpi_integer16_supported", MPI_INTEGER16},
+    {"mpi_real2_supported", MPI_REAL2},        {"mpi_real4_supported", MPI_REAL4},
+    {"mpi_real8_supported", MPI_REAL8},        {"mpi_real16_supported", MPI_REAL16},
+    {"mpi_complex4_supported", MPI_COMPLEX4},  {"mpi_complex8_supported", MPI_COMPLEX8},
+    {"mpi_complex16_supported", MPI_COMPLEX16}, {"mpi_complex32_supported", MPI_COMPLEX32},
+    {"mpi_double_complex_supported", MPI_DOUBLE_COMPLEX},
 };
 #define N_FORTRAN_KINDS ((int)(sizeof fortran_kinds / sizeof fortran_kinds[0]))
 
@@ -111,7 +113,8 @@ int core_abi_get_fortran_info(MPI_Info *info)
     };
     for (int k = 0; k < N_FORTRAN_KINDS; k++) {
         kv[4 + k][0] = fortran_kinds[k].key;
-        kv[4 + k][1] = fortran_kinds[k].supported ? "true" : "false";
+        cr_datatype_t *t = cr_datatype_ptr(fortran_kinds[k].type);
+        kv[4 + k][1] = t && t->size > 0 ? "true" : "false";
     }
     return info_of((const char *const (*)[2])kv, 4 + N_FORTRAN_KINDS, info);
 }

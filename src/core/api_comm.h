@@ -229,7 +229,8 @@ int core_status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status);
  * called at any time.  MPI_Abi_get_info's info holds mpi_aint_size,
  * mpi_count_size and mpi_offset_size (bytes, as decimal strings).
  * The Fortran ABI details are those of Courier's own Fortran bindings
- * (gfortran's: 4-byte INTEGER, REAL and LOGICAL, .TRUE. 1, .FALSE. 0), fixed
+ * (gfortran's: 4-byte INTEGER, REAL and LOGICAL, .TRUE. 1, .FALSE. 0; an
+ * optional datatype's _supported key says what the datatype says), fixed
  * when the library was built, so the setters answer MPI_ERR_ABI: the standard's
  * "only the first call affects the library" has been made by the library. */
 int core_abi_get_version(int *abi_major, int *abi_minor);
