@@ -55,6 +55,11 @@ path): every `src/<layer>/api.h` (or api_<area>.h) holds prototypes
   MPI_Request and MPI_Message pointers and arrays stay handles: the core
   completes them in place.
 
+Procedures that return a value instead of an error code (MPI_Wtime,
+MPI_Aint_add, MPI_File_c2f, MPI 5.0's MPI_Comm_toint / MPI_Comm_fromint: the
+standard's return_kind is not ERROR_CODE) return their core entry's result
+directly, without checks, error handler or lock.
+
 A procedure whose entry is declared is implemented: `courier_info --api` counts
 it.  The others raise MPI_ERR_OTHER "MPI_X is not implemented in Courier yet".
 """
@@ -130,7 +135,9 @@ class CoreEntry:
 
 # A prototype, or a static inline definition (an entry whose fast path the
 # compiler should see in every entry point, e.g. core_send).
-CORE_DECL = re.compile(r"^(?:static inline\s+)?(int|double|MPI_Aint|MPI_Count|MPI_File)\s+(core_\w+)\s*\(([^;{]*?)\)\s*[;{]", re.M | re.S)
+CORE_DECL = re.compile(r"^(?:static inline\s+)?(int|double|MPI_Aint|MPI_Count|MPI_File|MPI_Comm|MPI_Datatype|"
+                       r"MPI_Errhandler|MPI_Group|MPI_Info|MPI_Message|MPI_Op|MPI_Request|MPI_Session|MPI_Win)"
+                       r"\s+(core_\w+)\s*\(([^;{]*?)\)\s*[;{]", re.M | re.S)
 
 
 def core_entries(root):
@@ -218,6 +225,12 @@ class Proc:
         m = re.match(r"(.*?)\b(MPIX?_\w+)\((.*)\)$", proto)
         self.ret, self.name, plist = m.group(1).strip(), m.group(2), m.group(3)
         self.mpix = self.name.startswith("MPIX_")     # an MPICH extension (maint/notes.py LEGACY)
+        # What the C function returns: an error code (nearly all), or a value
+        # (MPI_Wtime, MPI_Comm_toint's integer, MPI_Comm_fromint's handle),
+        # which the entry point returns straight from the core, unchecked.
+        # (The standard calls the status conversions' result ERROR_CLASS: an
+        # error code all the same.)
+        self.returns_error = (parseset or {}).get("return_kind", "ERROR_CODE") in ("ERROR_CODE", "ERROR_CLASS")
         meta = {p["name"]: p for p in (parseset or {}).get("parameters", [])}
         texts = [] if plist.strip() in ("", "void") else [t for t in plist.split(", ")]
         self.varargs = "..." in texts
@@ -569,7 +582,8 @@ def raise_call(p):
 def entry(p):
     head = "%s __attribute__((visibility(\"default\"))) %s\n{\n" % (p.ret, p.decl("PMPI_")[len(p.ret) + 1:])
     alias = "#pragma weak %s = P%s\n" % (p.name, p.name)
-    if p.ret != "int":       # MPI_Wtime, MPI_Aint_add, ...: no error code to return
+    if p.ret != "int" or not p.returns_error:
+        # MPI_Wtime, MPI_Aint_add, MPI_Comm_toint, ...: no error code to return
         fn = p.entry.name if p.entry else p.legacy
         call = "%s(%s)" % (fn, ", ".join(a.name for a in p.params)) if p.implemented else "0"
         return alias + head + "    return %s;\n}\n" % call

@@ -168,6 +168,8 @@ class FParam:
             return "extra_state_ref"
         if t.startswith("CHARACTER"):
             return "str_out" if c.dir == "out" else "str_in"
+        if t == "LOGICAL" and c.kind == "LOGICAL_VOID":
+            return "pointer"            # MPI_Abi_*_fortran_booleans: the LOGICAL's own bytes
         if t == "LOGICAL" and self.fdims:
             return "pointer"            # gfortran LOGICAL arrays are C int 0/1 arrays
         if t == "LOGICAL":

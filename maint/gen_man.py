@@ -151,17 +151,13 @@ def page(proc, all_names):
             if p.get("root_only"):
                 desc += " (significant only at root)"
             w(roff(desc))
-    w(".SH ERRORS")
-    w("The C function returns an error code (MPI_SUCCESS, 0, when it succeeds); the Fortran")
-    w("forms return it in \\fIierror\\fP.  By default errors are fatal (MPI_ERRORS_ARE_FATAL):")
-    w("Courier prints one line naming the rank, the call, the error class and the faulty")
-    w("argument with its value, and ends the job.  With MPI_ERRORS_RETURN set on the")
-    w("communicator (window, file) the call returns the code instead.  Classes this call")
-    w("raises for bad arguments:")
-    for cls, why in errors_of(name, params).items():
-        w(".TP")
-        w(".B " + roff(cls))
-        w(roff(why))
+    if proc._parseset.get("return_kind", "ERROR_CODE") not in ("ERROR_CODE", "ERROR_CLASS"):
+        # MPI_Wtime, MPI_Comm_toint, ...: the C function returns a value
+        w(".SH ERRORS")
+        w("The C function returns its result, not an error code, and checks nothing:")
+        w("an invalid argument is erroneous (the MPI standard).")
+    else:
+        error_section(w, name, params)
     note = man_notes.NOTES.get(name)
     if note:
         w(".SH NOTES")
@@ -176,6 +172,20 @@ def page(proc, all_names):
     w("")
     w("The MPI standard, %s: https://www.mpi-forum.org/docs/" % STANDARD)
     return "\n".join(out) + "\n"
+
+
+def error_section(w, name, params):
+    w(".SH ERRORS")
+    w("The C function returns an error code (MPI_SUCCESS, 0, when it succeeds); the Fortran")
+    w("forms return it in \\fIierror\\fP.  By default errors are fatal (MPI_ERRORS_ARE_FATAL):")
+    w("Courier prints one line naming the rank, the call, the error class and the faulty")
+    w("argument with its value, and ends the job.  With MPI_ERRORS_RETURN set on the")
+    w("communicator (window, file) the call returns the code instead.  Classes this call")
+    w("raises for bad arguments:")
+    for cls, why in errors_of(name, params).items():
+        w(".TP")
+        w(".B " + roff(cls))
+        w(roff(why))
 
 
 def generate():

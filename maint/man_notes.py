@@ -128,7 +128,19 @@ SUMMARY = {
     "MPI_Comm_get_attr": "the attribute of a communicator for a key",
     "MPI_Alloc_mem": "allocate memory for message passing",
     "MPI_Free_mem": "free memory from MPI_Alloc_mem",
+    "MPI_Abi_get_version": "the version of the MPI standard ABI provided (-1 -1: none)",
+    "MPI_Abi_get_info": "an info object with the sizes of MPI_Aint, MPI_Count and MPI_Offset",
+    "MPI_Abi_get_fortran_info": "an info object describing the Fortran bindings' types",
+    "MPI_Abi_set_fortran_info": "tell MPI the Fortran compiler's types (refused: already known)",
+    "MPI_Abi_get_fortran_booleans": "the bytes of Fortran .TRUE. and .FALSE. of a LOGICAL size",
+    "MPI_Abi_set_fortran_booleans": "tell MPI the Fortran LOGICAL values (refused: already known)",
 }
+for _k, _t in (("Comm", "communicator"), ("Errhandler", "error handler"), ("File", "file"),
+               ("Group", "group"), ("Info", "info object"), ("Message", "message"),
+               ("Op", "reduction operation"), ("Request", "request"), ("Session", "session"),
+               ("Type", "datatype"), ("Win", "window")):
+    SUMMARY["MPI_%s_toint" % _k] = "the integer of a %s handle" % _t
+    SUMMARY["MPI_%s_fromint" % _k] = "the %s handle of an integer from MPI_%s_toint" % (_t, _k)
 
 NOTES = {
     "MPI_Init": "Courier reads its settings (COURIER_* environment variables, see "
@@ -153,7 +165,35 @@ NOTES = {
                      "or reduce and broadcast).",
     "MPI_Alltoall": "COURIER_COLL_ALLTOALL_ALG forces the algorithm (pairwise exchange or Bruck).",
     "MPI_Wtime": "MPI_Wtime uses CLOCK_MONOTONIC; MPI_WTIME_IS_GLOBAL is false.",
+    "MPI_Abi_get_version": "Courier implements the MPICH ABI (libmpi.so.12), not the MPI 5.0 "
+                           "standard ABI (libmpi_abi), so abi_major and abi_minor are -1, as "
+                           "the standard says for an implementation without the standard ABI. "
+                           "May be called at any time.",
+    "MPI_Abi_get_info": "The keys are mpi_aint_size, mpi_count_size and mpi_offset_size (8, 8 "
+                        "and 8 on 64-bit Linux).  May be called at any time; free the info with "
+                        "MPI_Info_free.",
+    "MPI_Abi_get_fortran_info": "Courier's Fortran bindings are gfortran's: mpi_integer_size, "
+                                "mpi_real_size and mpi_logical_size 4, "
+                                "mpi_double_precision_size 8.  Each "
+                                "mpi_<type><bytes>_supported key agrees with its datatype "
+                                "(MPI_REAL2 and friends): true, Courier has them all.",
+    "MPI_Abi_set_fortran_info": "The Fortran properties are fixed when Courier is built, which "
+                                "counts as the one setting the standard allows: the call returns "
+                                "MPI_ERR_ABI (MPI_ERR_INFO for MPI_INFO_NULL).",
+    "MPI_Abi_get_fortran_booleans": ".TRUE. is 1 and .FALSE. 0 in logical_size bytes (1, 2, 4, 8 "
+                                    "or 16, else MPI_ERR_ARG); is_set is true.",
+    "MPI_Abi_set_fortran_booleans": "Returns MPI_ERR_ABI: the values are fixed when Courier is "
+                                    "built (a logical_size other than 1, 2, 4, 8, 16 is "
+                                    "MPI_ERR_ARG).",
 }
+for _k in ("Comm", "Errhandler", "File", "Group", "Info", "Message", "Op", "Request", "Session",
+           "Type", "Win"):
+    NOTES["MPI_%s_toint" % _k] = ("MPICH ABI handles are integers: the result is the handle's "
+                                  "own value (a predefined handle keeps its MPICH value, not "
+                                  "the standard ABI's), and MPI_%s_fromint gives the handle "
+                                  "back.  Nothing is checked and no error code is returned; "
+                                  "an invalid handle is erroneous." % _k)
+    NOTES["MPI_%s_fromint" % _k] = NOTES["MPI_%s_toint" % _k]
 
 SEE_ALSO = {
     "MPI_Send": ["MPI_Recv", "MPI_Isend", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend", "MPI_Sendrecv"],

@@ -3143,6 +3143,18 @@ fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
+#pragma weak MPI_Op_fromint = PMPI_Op_fromint
+MPI_Op __attribute__((visibility("default"))) PMPI_Op_fromint(int op)
+{
+    return core_op_fromint(op);
+}
+
+#pragma weak MPI_Op_toint = PMPI_Op_toint
+int __attribute__((visibility("default"))) PMPI_Op_toint(MPI_Op op)
+{
+    return core_op_toint(op);
+}
+
 #pragma weak MPI_Reduce = PMPI_Reduce
 int __attribute__((visibility("default"))) PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {

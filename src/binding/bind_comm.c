@@ -642,6 +642,12 @@ fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
+#pragma weak MPI_Comm_fromint = PMPI_Comm_fromint
+MPI_Comm __attribute__((visibility("default"))) PMPI_Comm_fromint(int comm)
+{
+    return core_comm_fromint(comm);
+}
+
 #pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr
 int __attribute__((visibility("default"))) PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag)
 {
@@ -1110,6 +1116,12 @@ fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
 }
 
+#pragma weak MPI_Comm_toint = PMPI_Comm_toint
+int __attribute__((visibility("default"))) PMPI_Comm_toint(MPI_Comm comm)
+{
+    return core_comm_toint(comm);
+}
+
 #pragma weak MPI_Dims_create = PMPI_Dims_create
 int __attribute__((visibility("default"))) PMPI_Dims_create(int nnodes, int ndims, int dims[])
 {
@@ -1255,6 +1267,12 @@ fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
+#pragma weak MPI_Errhandler_fromint = PMPI_Errhandler_fromint
+MPI_Errhandler __attribute__((visibility("default"))) PMPI_Errhandler_fromint(int errhandler)
+{
+    return core_errhandler_fromint(errhandler);
+}
+
 #pragma weak MPI_Errhandler_get = PMPI_Errhandler_get
 int __attribute__((visibility("default"))) PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler* errhandler)
 {
@@ -1294,6 +1312,12 @@ int __attribute__((visibility("default"))) PMPI_Errhandler_set(MPI_Comm comm, MP
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
+}
+
+#pragma weak MPI_Errhandler_toint = PMPI_Errhandler_toint
+int __attribute__((visibility("default"))) PMPI_Errhandler_toint(MPI_Errhandler errhandler)
+{
+    return core_errhandler_toint(errhandler);
 }
 
 #pragma weak MPI_Error_class = PMPI_Error_class
@@ -1554,6 +1578,12 @@ fail:
     return cr_raise_session(session, cr_err, cr_fname);
 }
 
+#pragma weak MPI_Group_fromint = PMPI_Group_fromint
+MPI_Group __attribute__((visibility("default"))) PMPI_Group_fromint(int group)
+{
+    return core_group_fromint(group);
+}
+
 #pragma weak MPI_Group_incl = PMPI_Group_incl
 int __attribute__((visibility("default"))) PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup)
 {
@@ -1674,6 +1704,12 @@ int __attribute__((visibility("default"))) PMPI_Group_size(MPI_Group group, int*
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
+}
+
+#pragma weak MPI_Group_toint = PMPI_Group_toint
+int __attribute__((visibility("default"))) PMPI_Group_toint(MPI_Group group)
+{
+    return core_group_toint(group);
 }
 
 #pragma weak MPI_Group_translate_ranks = PMPI_Group_translate_ranks
@@ -1991,6 +2027,12 @@ fail:
     return cr_raise_session(session, cr_err, cr_fname);
 }
 
+#pragma weak MPI_Session_fromint = PMPI_Session_fromint
+MPI_Session __attribute__((visibility("default"))) PMPI_Session_fromint(int session)
+{
+    return core_session_fromint(session);
+}
+
 #pragma weak MPI_Session_get_errhandler = PMPI_Session_get_errhandler
 int __attribute__((visibility("default"))) PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler* errhandler)
 {
@@ -2129,6 +2171,12 @@ int __attribute__((visibility("default"))) PMPI_Session_set_errhandler(MPI_Sessi
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_session(session, cr_err, cr_fname);
+}
+
+#pragma weak MPI_Session_toint = PMPI_Session_toint
+int __attribute__((visibility("default"))) PMPI_Session_toint(MPI_Session session)
+{
+    return core_session_toint(session);
 }
 
 #pragma weak MPI_Topo_test = PMPI_Topo_test

@@ -883,6 +883,12 @@ fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
+#pragma weak MPI_Type_fromint = PMPI_Type_fromint
+MPI_Datatype __attribute__((visibility("default"))) PMPI_Type_fromint(int datatype)
+{
+    return core_type_fromint(datatype);
+}
+
 #pragma weak MPI_Type_get_attr = PMPI_Type_get_attr
 int __attribute__((visibility("default"))) PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val, int* flag)
 {
@@ -1432,6 +1438,12 @@ int __attribute__((visibility("default"))) PMPI_Type_struct(int count, int* arra
 fail:
     cr_dt_array_free(cr_a_array_of_types, cr_a_array_of_types_stack);
     return cr_raise_none(cr_err, cr_fname);
+}
+
+#pragma weak MPI_Type_toint = PMPI_Type_toint
+int __attribute__((visibility("default"))) PMPI_Type_toint(MPI_Datatype datatype)
+{
+    return core_type_toint(datatype);
 }
 
 #pragma weak MPI_Type_ub = PMPI_Type_ub

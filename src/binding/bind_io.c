@@ -104,6 +104,12 @@ MPI_File __attribute__((visibility("default"))) PMPI_File_f2c(MPI_Fint file)
     return core_file_f2c(file);
 }
 
+#pragma weak MPI_File_fromint = PMPI_File_fromint
+MPI_File __attribute__((visibility("default"))) PMPI_File_fromint(int file)
+{
+    return core_file_fromint(file);
+}
+
 #pragma weak MPI_File_get_amode = PMPI_File_get_amode
 int __attribute__((visibility("default"))) PMPI_File_get_amode(MPI_File fh, int* amode)
 {
@@ -1484,6 +1490,12 @@ int __attribute__((visibility("default"))) PMPI_File_sync(MPI_File fh)
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_file(fh, cr_err, cr_fname);
+}
+
+#pragma weak MPI_File_toint = PMPI_File_toint
+int __attribute__((visibility("default"))) PMPI_File_toint(MPI_File file)
+{
+    return core_file_toint(file);
 }
 
 #pragma weak MPI_File_write = PMPI_File_write

@@ -64,6 +64,109 @@ fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
+#pragma weak MPI_Abi_get_fortran_booleans = PMPI_Abi_get_fortran_booleans
+int __attribute__((visibility("default"))) PMPI_Abi_get_fortran_booleans(int logical_size, void* logical_true, void* logical_false, int* is_set)
+{
+    static const char cr_fname[] = "MPI_Abi_get_fortran_booleans";
+    int cr_err;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(logical_true, "logical_true")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(logical_false, "logical_false")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(is_set, "is_set")))) goto fail;
+    cr_lib_lock();
+    cr_err = core_abi_get_fortran_booleans(logical_size, logical_true, logical_false, is_set);
+    cr_lib_unlock();
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_none(cr_err, cr_fname);
+}
+
+#pragma weak MPI_Abi_get_fortran_info = PMPI_Abi_get_fortran_info
+int __attribute__((visibility("default"))) PMPI_Abi_get_fortran_info(MPI_Info* info)
+{
+    static const char cr_fname[] = "MPI_Abi_get_fortran_info";
+    int cr_err;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(info, "info")))) goto fail;
+    cr_lib_lock();
+    cr_err = core_abi_get_fortran_info(info);
+    cr_lib_unlock();
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_none(cr_err, cr_fname);
+}
+
+#pragma weak MPI_Abi_get_info = PMPI_Abi_get_info
+int __attribute__((visibility("default"))) PMPI_Abi_get_info(MPI_Info* info)
+{
+    static const char cr_fname[] = "MPI_Abi_get_info";
+    int cr_err;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(info, "info")))) goto fail;
+    cr_lib_lock();
+    cr_err = core_abi_get_info(info);
+    cr_lib_unlock();
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_none(cr_err, cr_fname);
+}
+
+#pragma weak MPI_Abi_get_version = PMPI_Abi_get_version
+int __attribute__((visibility("default"))) PMPI_Abi_get_version(int* abi_major, int* abi_minor)
+{
+    static const char cr_fname[] = "MPI_Abi_get_version";
+    int cr_err;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(abi_major, "abi_major")))) goto fail;
+    if (CR_UNLIKELY((cr_err = cr_chk_ptr(abi_minor, "abi_minor")))) goto fail;
+    cr_lib_lock();
+    cr_err = core_abi_get_version(abi_major, abi_minor);
+    cr_lib_unlock();
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_none(cr_err, cr_fname);
+}
+
+#pragma weak MPI_Abi_set_fortran_booleans = PMPI_Abi_set_fortran_booleans
+int __attribute__((visibility("default"))) PMPI_Abi_set_fortran_booleans(int logical_size, void* logical_true, void* logical_false)
+{
+    static const char cr_fname[] = "MPI_Abi_set_fortran_booleans";
+    int cr_err;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    cr_lib_lock();
+    cr_err = core_abi_set_fortran_booleans(logical_size, logical_true, logical_false);
+    cr_lib_unlock();
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_none(cr_err, cr_fname);
+}
+
+#pragma weak MPI_Abi_set_fortran_info = PMPI_Abi_set_fortran_info
+int __attribute__((visibility("default"))) PMPI_Abi_set_fortran_info(MPI_Info info)
+{
+    static const char cr_fname[] = "MPI_Abi_set_fortran_info";
+    int cr_err;
+    cr_info_t *cr_o_info = NULL;
+    if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {
+        cr_err = cr_chk_init_error(cr_fname);
+        goto fail;
+    }
+    if (CR_UNLIKELY((cr_err = cr_chk_info(info, "info", &cr_o_info)))) goto fail;
+    cr_lib_lock();
+    cr_err = core_abi_set_fortran_info(cr_o_info);
+    cr_lib_unlock();
+    if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
+fail:
+    return cr_raise_none(cr_err, cr_fname);
+}
+
 #pragma weak MPI_Abort = PMPI_Abort
 int __attribute__((visibility("default"))) PMPI_Abort(MPI_Comm comm, int errorcode)
 {
@@ -496,6 +599,12 @@ fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
+#pragma weak MPI_Info_fromint = PMPI_Info_fromint
+MPI_Info __attribute__((visibility("default"))) PMPI_Info_fromint(int info)
+{
+    return core_info_fromint(info);
+}
+
 #pragma weak MPI_Info_get = PMPI_Info_get
 int __attribute__((visibility("default"))) PMPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag)
 {
@@ -593,6 +702,12 @@ int __attribute__((visibility("default"))) PMPI_Info_set(MPI_Info info, const ch
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
+}
+
+#pragma weak MPI_Info_toint = PMPI_Info_toint
+int __attribute__((visibility("default"))) PMPI_Info_toint(MPI_Info info)
+{
+    return core_info_toint(info);
 }
 
 #pragma weak MPI_Init = PMPI_Init
@@ -799,6 +914,18 @@ int __attribute__((visibility("default"))) PMPI_Lookup_name(const char* service_
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
+}
+
+#pragma weak MPI_Message_fromint = PMPI_Message_fromint
+MPI_Message __attribute__((visibility("default"))) PMPI_Message_fromint(int message)
+{
+    return core_message_fromint(message);
+}
+
+#pragma weak MPI_Message_toint = PMPI_Message_toint
+int __attribute__((visibility("default"))) PMPI_Message_toint(MPI_Message message)
+{
+    return core_message_toint(message);
 }
 
 #pragma weak MPI_Open_port = PMPI_Open_port

@@ -899,6 +899,12 @@ fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
+#pragma weak MPI_Request_fromint = PMPI_Request_fromint
+MPI_Request __attribute__((visibility("default"))) PMPI_Request_fromint(int request)
+{
+    return core_request_fromint(request);
+}
+
 #pragma weak MPI_Request_get_status = PMPI_Request_get_status
 int __attribute__((visibility("default"))) PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status)
 {
@@ -983,6 +989,12 @@ int __attribute__((visibility("default"))) PMPI_Request_get_status_some(int inco
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_none(cr_err, cr_fname);
+}
+
+#pragma weak MPI_Request_toint = PMPI_Request_toint
+int __attribute__((visibility("default"))) PMPI_Request_toint(MPI_Request request)
+{
+    return core_request_toint(request);
 }
 
 #pragma weak MPI_Rsend = PMPI_Rsend

@@ -918,6 +918,12 @@ fail:
     return cr_raise_none(cr_err, cr_fname);
 }
 
+#pragma weak MPI_Win_fromint = PMPI_Win_fromint
+MPI_Win __attribute__((visibility("default"))) PMPI_Win_fromint(int win)
+{
+    return core_win_fromint(win);
+}
+
 #pragma weak MPI_Win_get_attr = PMPI_Win_get_attr
 int __attribute__((visibility("default"))) PMPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag)
 {
@@ -1265,6 +1271,12 @@ int __attribute__((visibility("default"))) PMPI_Win_test(MPI_Win win, int* flag)
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_win(win, cr_err, cr_fname);
+}
+
+#pragma weak MPI_Win_toint = PMPI_Win_toint
+int __attribute__((visibility("default"))) PMPI_Win_toint(MPI_Win win)
+{
+    return core_win_toint(win);
 }
 
 #pragma weak MPI_Win_unlock = PMPI_Win_unlock

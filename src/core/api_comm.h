@@ -222,4 +222,51 @@ int core_status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status);
 int core_status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status);
 int core_status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status);
 
+/* ---- MPI 5.0's ABI inquiry and handle serialization (abi.c) -------------------
+ * Courier implements the MPICH ABI (libmpi.so.12), not the MPI 5.0 standard ABI
+ * (libmpi_abi): MPI_Abi_get_version gives -1, -1, as the standard says for an
+ * implementation that does not provide the standard ABI; both queries may be
+ * called at any time.  MPI_Abi_get_info's info holds mpi_aint_size,
+ * mpi_count_size and mpi_offset_size (bytes, as decimal strings).
+ * The Fortran ABI details are those of Courier's own Fortran bindings
+ * (gfortran's: 4-byte INTEGER, REAL and LOGICAL, .TRUE. 1, .FALSE. 0; an
+ * optional datatype's _supported key says what the datatype says), fixed
+ * when the library was built, so the setters answer MPI_ERR_ABI: the standard's
+ * "only the first call affects the library" has been made by the library. */
+int core_abi_get_version(int *abi_major, int *abi_minor);
+int core_abi_get_info(MPI_Info *info);
+int core_abi_get_fortran_info(MPI_Info *info);
+/* info NULL (MPI_INFO_NULL) is MPI_ERR_INFO, any other MPI_ERR_ABI. */
+int core_abi_set_fortran_info(cr_info_t *info);
+/* logical_size: a power of two up to 16 (the LOGICAL kinds gfortran has), else
+ * MPI_ERR_ARG; the values are written in logical_size bytes. */
+int core_abi_get_fortran_booleans(int logical_size, void *logical_true, void *logical_false,
+                                  int *is_set);
+int core_abi_set_fortran_booleans(int logical_size, void *logical_true, void *logical_false);
+/* MPICH ABI handles are ints, so a handle's integer is its value: the same for
+ * every call, the predefined handles (null handles included) their MPICH
+ * values, and fromint(toint(h)) == h.  As the standard says, these check
+ * nothing (an invalid handle or an integer toint did not give is erroneous)
+ * and return no error code. */
+int core_comm_toint(MPI_Comm comm);
+MPI_Comm core_comm_fromint(int comm);
+int core_errhandler_toint(MPI_Errhandler errhandler);
+MPI_Errhandler core_errhandler_fromint(int errhandler);
+int core_group_toint(MPI_Group group);
+MPI_Group core_group_fromint(int group);
+int core_info_toint(MPI_Info info);
+MPI_Info core_info_fromint(int info);
+int core_message_toint(MPI_Message message);
+MPI_Message core_message_fromint(int message);
+int core_op_toint(MPI_Op op);
+MPI_Op core_op_fromint(int op);
+int core_request_toint(MPI_Request request);
+MPI_Request core_request_fromint(int request);
+int core_session_toint(MPI_Session session);
+MPI_Session core_session_fromint(int session);
+int core_type_toint(MPI_Datatype datatype);
+MPI_Datatype core_type_fromint(int datatype);
+int core_win_toint(MPI_Win win);
+MPI_Win core_win_fromint(int win);
+
 #endif

@@ -118,6 +118,7 @@ static const char *const class_names[] = {
     [MPI_ERR_PROC_ABORTED] = "MPI_ERR_PROC_ABORTED: peer process aborted",
     [MPI_ERR_VALUE_TOO_LARGE] = "MPI_ERR_VALUE_TOO_LARGE: value too large",
     [MPI_T_ERR_NOT_SUPPORTED] = "MPI_T_ERR_NOT_SUPPORTED: not supported",
+    [MPI_ERR_ABI] = "MPI_ERR_ABI: the ABI properties are already set",
     /* MPICH's extension classes MPIX_ERR_* (101 .. 105 in its ABI) */
     [101] = "MPIX_ERR_PROC_FAILED: process failed",
     [102] = "MPIX_ERR_PROC_FAILED_PENDING: process failure pending",

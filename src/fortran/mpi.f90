@@ -498,6 +498,8 @@ MODULE mpi
   PARAMETER (MPI_ERR_PROC_ABORTED=76)
   INTEGER MPI_ERR_VALUE_TOO_LARGE
   PARAMETER (MPI_ERR_VALUE_TOO_LARGE=77)
+  INTEGER MPI_ERR_ABI
+  PARAMETER (MPI_ERR_ABI=81)
   INTEGER MPI_ERR_LASTCODE
   PARAMETER (MPI_ERR_LASTCODE=1073741823)
   INTEGER MPI_COMBINER_NAMED
@@ -740,6 +742,68 @@ MODULE mpi
     END SUBROUTINE MPI_WIN_DUP_FN
   END INTERFACE
   INTERFACE
+    SUBROUTINE MPI_ABI_GET_FORTRAN_BOOLEANS(logical_size, logical_true, logical_false, is_set, &
+          ierror)
+      INTEGER :: logical_size
+      LOGICAL :: logical_true
+      LOGICAL :: logical_false
+      LOGICAL :: is_set
+      INTEGER :: ierror
+    END SUBROUTINE MPI_ABI_GET_FORTRAN_BOOLEANS
+    SUBROUTINE PMPI_ABI_GET_FORTRAN_BOOLEANS(logical_size, logical_true, logical_false, is_set, &
+          ierror)
+      INTEGER :: logical_size
+      LOGICAL :: logical_true
+      LOGICAL :: logical_false
+      LOGICAL :: is_set
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_ABI_GET_FORTRAN_BOOLEANS
+    SUBROUTINE MPI_ABI_GET_FORTRAN_INFO(info, ierror)
+      INTEGER :: info
+      INTEGER :: ierror
+    END SUBROUTINE MPI_ABI_GET_FORTRAN_INFO
+    SUBROUTINE PMPI_ABI_GET_FORTRAN_INFO(info, ierror)
+      INTEGER :: info
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_ABI_GET_FORTRAN_INFO
+    SUBROUTINE MPI_ABI_GET_INFO(info, ierror)
+      INTEGER :: info
+      INTEGER :: ierror
+    END SUBROUTINE MPI_ABI_GET_INFO
+    SUBROUTINE PMPI_ABI_GET_INFO(info, ierror)
+      INTEGER :: info
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_ABI_GET_INFO
+    SUBROUTINE MPI_ABI_GET_VERSION(abi_major, abi_minor, ierror)
+      INTEGER :: abi_major
+      INTEGER :: abi_minor
+      INTEGER :: ierror
+    END SUBROUTINE MPI_ABI_GET_VERSION
+    SUBROUTINE PMPI_ABI_GET_VERSION(abi_major, abi_minor, ierror)
+      INTEGER :: abi_major
+      INTEGER :: abi_minor
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_ABI_GET_VERSION
+    SUBROUTINE MPI_ABI_SET_FORTRAN_BOOLEANS(logical_size, logical_true, logical_false, ierror)
+      INTEGER :: logical_size
+      LOGICAL :: logical_true
+      LOGICAL :: logical_false
+      INTEGER :: ierror
+    END SUBROUTINE MPI_ABI_SET_FORTRAN_BOOLEANS
+    SUBROUTINE PMPI_ABI_SET_FORTRAN_BOOLEANS(logical_size, logical_true, logical_false, ierror)
+      INTEGER :: logical_size
+      LOGICAL :: logical_true
+      LOGICAL :: logical_false
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_ABI_SET_FORTRAN_BOOLEANS
+    SUBROUTINE MPI_ABI_SET_FORTRAN_INFO(info, ierror)
+      INTEGER :: info
+      INTEGER :: ierror
+    END SUBROUTINE MPI_ABI_SET_FORTRAN_INFO
+    SUBROUTINE PMPI_ABI_SET_FORTRAN_INFO(info, ierror)
+      INTEGER :: info
+      INTEGER :: ierror
+    END SUBROUTINE PMPI_ABI_SET_FORTRAN_INFO
     SUBROUTINE MPI_ABORT(comm, errorcode, ierror)
       INTEGER :: comm
       INTEGER :: errorcode

@@ -289,6 +289,7 @@ MODULE mpi_f08
   INTEGER, PARAMETER :: MPI_ERR_SESSION = 75
   INTEGER, PARAMETER :: MPI_ERR_PROC_ABORTED = 76
   INTEGER, PARAMETER :: MPI_ERR_VALUE_TOO_LARGE = 77
+  INTEGER, PARAMETER :: MPI_ERR_ABI = 81
   INTEGER, PARAMETER :: MPI_ERR_LASTCODE = 1073741823
   INTEGER, PARAMETER :: MPI_COMBINER_NAMED = 1
   INTEGER, PARAMETER :: MPI_COMBINER_DUP = 2
@@ -574,6 +575,116 @@ MODULE mpi_f08
       LOGICAL :: flag
     END SUBROUTINE MPI_DUP_FN
   END INTERFACE
+  INTERFACE MPI_Abi_get_fortran_booleans
+    SUBROUTINE MPI_Abi_get_fortran_booleans(logical_size, logical_true, logical_false, is_set, &
+          ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: logical_size
+      LOGICAL, INTENT(OUT) :: logical_true
+      LOGICAL, INTENT(OUT) :: logical_false
+      LOGICAL, INTENT(OUT) :: is_set
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Abi_get_fortran_booleans
+  END INTERFACE MPI_Abi_get_fortran_booleans
+  INTERFACE PMPI_Abi_get_fortran_booleans
+    SUBROUTINE PMPI_Abi_get_fortran_booleans(logical_size, logical_true, logical_false, is_set, &
+          ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: logical_size
+      LOGICAL, INTENT(OUT) :: logical_true
+      LOGICAL, INTENT(OUT) :: logical_false
+      LOGICAL, INTENT(OUT) :: is_set
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Abi_get_fortran_booleans
+  END INTERFACE PMPI_Abi_get_fortran_booleans
+  INTERFACE MPI_Abi_get_fortran_info
+    SUBROUTINE MPI_Abi_get_fortran_info(info, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Info), INTENT(OUT) :: info
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Abi_get_fortran_info
+  END INTERFACE MPI_Abi_get_fortran_info
+  INTERFACE PMPI_Abi_get_fortran_info
+    SUBROUTINE PMPI_Abi_get_fortran_info(info, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Info), INTENT(OUT) :: info
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Abi_get_fortran_info
+  END INTERFACE PMPI_Abi_get_fortran_info
+  INTERFACE MPI_Abi_get_info
+    SUBROUTINE MPI_Abi_get_info(info, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Info), INTENT(OUT) :: info
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Abi_get_info
+  END INTERFACE MPI_Abi_get_info
+  INTERFACE PMPI_Abi_get_info
+    SUBROUTINE PMPI_Abi_get_info(info, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Info), INTENT(OUT) :: info
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Abi_get_info
+  END INTERFACE PMPI_Abi_get_info
+  INTERFACE MPI_Abi_get_version
+    SUBROUTINE MPI_Abi_get_version(abi_major, abi_minor, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(OUT) :: abi_major
+      INTEGER, INTENT(OUT) :: abi_minor
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Abi_get_version
+  END INTERFACE MPI_Abi_get_version
+  INTERFACE PMPI_Abi_get_version
+    SUBROUTINE PMPI_Abi_get_version(abi_major, abi_minor, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(OUT) :: abi_major
+      INTEGER, INTENT(OUT) :: abi_minor
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Abi_get_version
+  END INTERFACE PMPI_Abi_get_version
+  INTERFACE MPI_Abi_set_fortran_booleans
+    SUBROUTINE MPI_Abi_set_fortran_booleans(logical_size, logical_true, logical_false, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: logical_size
+      LOGICAL, INTENT(IN) :: logical_true
+      LOGICAL, INTENT(IN) :: logical_false
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Abi_set_fortran_booleans
+  END INTERFACE MPI_Abi_set_fortran_booleans
+  INTERFACE PMPI_Abi_set_fortran_booleans
+    SUBROUTINE PMPI_Abi_set_fortran_booleans(logical_size, logical_true, logical_false, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: logical_size
+      LOGICAL, INTENT(IN) :: logical_true
+      LOGICAL, INTENT(IN) :: logical_false
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Abi_set_fortran_booleans
+  END INTERFACE PMPI_Abi_set_fortran_booleans
+  INTERFACE MPI_Abi_set_fortran_info
+    SUBROUTINE MPI_Abi_set_fortran_info(info, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Abi_set_fortran_info
+  END INTERFACE MPI_Abi_set_fortran_info
+  INTERFACE PMPI_Abi_set_fortran_info
+    SUBROUTINE PMPI_Abi_set_fortran_info(info, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE PMPI_Abi_set_fortran_info
+  END INTERFACE PMPI_Abi_set_fortran_info
   INTERFACE MPI_Abort
     SUBROUTINE MPI_Abort(comm, errorcode, ierror)
       IMPORT

@@ -52,6 +52,10 @@ int core_file_get_atomicity(cr_file_t *fh, int *flag);
 /* Handle conversion for Fortran (MPI_File is a pointer in the MPICH ABI). */
 int core_file_c2f(MPI_File file);
 MPI_File core_file_f2c(MPI_Fint file);
+/* MPI 5.0's handle serialization: the integer a Courier file handle holds
+ * (MPI_FILE_NULL is 0), unchecked, as MPI_Comm_toint (core/api_comm.h). */
+int core_file_toint(MPI_File file);
+MPI_File core_file_fromint(int file);
 
 /* ---- views (view.c) -------------------------------------------------------------- */
 /* Collective; resets both file pointers to 0.  disp may be

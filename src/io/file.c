@@ -65,6 +65,18 @@ MPI_File core_file_f2c(MPI_Fint file)
     return cr_file_ptr(h) ? h : MPI_FILE_NULL;
 }
 
+/* MPI 5.0's serialization: the handle integer itself, unchecked (an invalid
+ * handle is erroneous there), so toint(MPI_FILE_NULL) is 0 and back. */
+int core_file_toint(MPI_File file)
+{
+    return (int)(uint32_t)(uintptr_t)file;
+}
+
+MPI_File core_file_fromint(int file)
+{
+    return handle_of(file);
+}
+
 /* ---- collectives on the file's communicator ---------------------------------------- */
 int io_coll_bcast(cr_file_t *fh, void *buf, size_t bytes, int root)
 {
