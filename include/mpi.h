@@ -442,10 +442,13 @@ enum courier_win_model { MPI_WIN_SEPARATE = 1, MPI_WIN_UNIFIED = 2 };
 #define MPI_ERR_PROC_ABORTED           76
 #define MPI_ERR_VALUE_TOO_LARGE        77
 #define MPI_T_ERR_NOT_SUPPORTED        78
-/* MPI 5.0: MPI_Abi_set_fortran_info / _booleans after the first setting.
- * MPICH 4.0.2 has no such class; 81 follows later MPICH releases' numbering
- * as a third-party table of their constants gives it (MPI_ERR_ERRHANDLER 80),
- * not checked against an MPICH header. */
+/* MPI 4.1 and 5.0 classes that MPICH 4.0.2 lacks, with the values of MPICH's
+ * later releases (its src/include/mpi.h.in): MPI_T_ERR_NOT_ACCESSIBLE (an
+ * MPI_T call on a variable this process may not use), MPI_ERR_ERRHANDLER (an
+ * invalid error handler), MPI_ERR_ABI (MPI_Abi_set_fortran_info / _booleans
+ * after the first setting). */
+#define MPI_T_ERR_NOT_ACCESSIBLE       79
+#define MPI_ERR_ERRHANDLER             80
 #define MPI_ERR_ABI                    81
 #define MPI_ERR_LASTCODE               0x3fffffff
 

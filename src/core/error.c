@@ -118,6 +118,8 @@ static const char *const class_names[] = {
     [MPI_ERR_PROC_ABORTED] = "MPI_ERR_PROC_ABORTED: peer process aborted",
     [MPI_ERR_VALUE_TOO_LARGE] = "MPI_ERR_VALUE_TOO_LARGE: value too large",
     [MPI_T_ERR_NOT_SUPPORTED] = "MPI_T_ERR_NOT_SUPPORTED: not supported",
+    [MPI_T_ERR_NOT_ACCESSIBLE] = "MPI_T_ERR_NOT_ACCESSIBLE: not accessible to this process",
+    [MPI_ERR_ERRHANDLER] = "MPI_ERR_ERRHANDLER: invalid error handler",
     [MPI_ERR_ABI] = "MPI_ERR_ABI: the ABI properties are already set",
     /* MPICH's extension classes MPIX_ERR_* (101 .. 105 in its ABI) */
     [101] = "MPIX_ERR_PROC_FAILED: process failed",
