@@ -19,6 +19,8 @@
  *   shm_store          MPI_Win_allocate_shared: rank 0 writes rank 1's
  *                      segment with plain stores, then reads it back; MB/s
  *                      of bytes stored plus bytes loaded
+ *   mem_store          the same loop on rank 0's private memory, no MPI:
+ *                      the memory speed shm_store is to reach
  *
  * Rank 0 is the origin and rank 1 the target (rank 0 itself with one rank);
  * other ranks only take part in the window's creation and in the fences.
@@ -684,21 +686,35 @@ static void shm_teardown(bench_ctx_t *c)
 
 static volatile uint64_t shm_sink;
 
-/* Stores of v + k into the peer's words, then loads of them all. */
-static uint64_t shm_pass(bench_ctx_t *c, uint64_t v)
+/* Stores of v + k into the words at `base` (c->bytes of them, the tail bytes
+ * too), then loads of them all. */
+static uint64_t store_load_pass(void *base, size_t bytes, uint64_t v)
 {
-    uint64_t *p = (uint64_t *)(void *)c->peer_base, sum = 0;
-    size_t n = c->bytes / 8;
+    uint64_t *p = (uint64_t *)base, sum = 0;
+    size_t n = bytes / 8;
     for (size_t k = 0; k < n; k++)
         p[k] = v + k;
     unsigned char *tail = (unsigned char *)(p + n);
-    for (size_t k = 0; k < c->bytes % 8; k++)
+    for (size_t k = 0; k < bytes % 8; k++)
         tail[k] = (unsigned char)(v + k);
     for (size_t k = 0; k < n; k++)
         sum += p[k];
-    for (size_t k = 0; k < c->bytes % 8; k++)
+    for (size_t k = 0; k < bytes % 8; k++)
         sum += tail[k];
     return sum;
+}
+
+static uint64_t shm_pass(bench_ctx_t *c, uint64_t v) { return store_load_pass(c->peer_base, c->bytes, v); }
+
+/* what store_load_pass returns for value v */
+static uint64_t store_load_sum(size_t bytes, uint64_t v)
+{
+    uint64_t want = 0;
+    for (size_t k = 0; k < bytes / 8; k++)
+        want += v + k;
+    for (size_t k = 0; k < bytes % 8; k++)
+        want += (unsigned char)(v + k);
+    return want;
 }
 
 static int shm_store_run(bench_ctx_t *c, long iters, double *secs)
@@ -723,12 +739,7 @@ static long shm_store_check(bench_ctx_t *c)
     long bad = 0;
     const uint64_t v = 0x0101010101010101ull * 0x3c;
     if (is_origin(c)) {
-        uint64_t sum = shm_pass(c, v), want = 0;
-        for (size_t k = 0; k < c->bytes / 8; k++)
-            want += v + k;
-        for (size_t k = 0; k < c->bytes % 8; k++)
-            want += (unsigned char)(v + k);
-        bad += sum != want ? 8 : 0;
+        bad += shm_pass(c, v) != store_load_sum(c->bytes, v) ? 8 : 0;
     }
     MPI_Win_sync(c->win);
     MPI_Barrier(MPI_COMM_WORLD);
@@ -751,6 +762,40 @@ static double shm_value(const bench_ctx_t *c, double secs, long iters)
     return 2.0 * (double)c->bytes * (double)iters / secs / 1e6;
 }
 
+/* mem_store: the same stores and loads on rank 0's private memory (no MPI
+ * at all), the memory speed that shm_store is compared with */
+static void mem_bufsize(const bench_ctx_t *c, size_t *s, size_t *r)
+{
+    *s = 0;
+    *r = c->bytes;
+}
+
+static int mem_store_run(bench_ctx_t *c, long iters, double *secs)
+{
+    *secs = 0.0;
+    if (!is_origin(c))
+        return MPI_SUCCESS;
+    uint64_t sum = 0;
+    double t0 = MPI_Wtime();
+    for (long i = 0; i < iters; i++)
+        sum += store_load_pass(c->rbuf, c->bytes, (uint64_t)i);
+    *secs = MPI_Wtime() - t0;
+    shm_sink = sum;
+    return MPI_SUCCESS;
+}
+
+static long mem_store_check(bench_ctx_t *c)
+{
+    const uint64_t v = 0x0101010101010101ull * 0x3d;
+    if (!is_origin(c))
+        return 0;
+    long bad = store_load_pass(c->rbuf, c->bytes, v) != store_load_sum(c->bytes, v) ? 8 : 0;
+    const uint64_t *p = (const uint64_t *)(const void *)c->rbuf;
+    for (size_t k = 0; k < c->bytes / 8; k++)
+        bad += p[k] != v + k ? 8 : 0;
+    return bad;
+}
+
 /* ---- the table ------------------------------------------------------------------ */
 
 #define RMA(n, m, win, sl, unit_, fn, setup_, teardown_, value_)                                 \
@@ -769,6 +814,7 @@ static double shm_value(const bench_ctx_t *c, double secs, long iters)
 #define fence_bufsize none_bufsize
 #define lock_unlock_bufsize none_bufsize
 #define shm_store_bufsize none_bufsize
+#define mem_store_bufsize mem_bufsize
 const bench_test_t bench_rma_tests[] = {
     RMA("put_lat", METRIC_LAT, 0, 0, 0, put_lat, lat_setup, win_drop, lat_value),
     RMA("get_lat", METRIC_LAT, 0, 0, 0, get_lat, lat_setup, win_drop, lat_value),
@@ -782,5 +828,6 @@ const bench_test_t bench_rma_tests[] = {
     RMA("fence", METRIC_LAT, 0, 1, 0, fence, word_setup, win_drop, sync_value),
     RMA("lock_unlock", METRIC_LAT, 0, 1, 0, lock_unlock, word_setup, win_drop, sync_value),
     RMA("shm_store", METRIC_BW, 0, 0, 0, shm_store, shm_setup, shm_teardown, shm_value),
+    RMA("mem_store", METRIC_BW, 0, 0, 0, mem_store, NULL, NULL, shm_value),
 };
 const int bench_n_rma_tests = (int)(sizeof bench_rma_tests / sizeof bench_rma_tests[0]);

@@ -8,7 +8,7 @@
  * Tests: latency bw bibw msgrate (group pt2pt), barrier bcast reduce allreduce
  * gather scatter allgather alltoall reduce_scatter (group coll), put_lat
  * get_lat put_lat_fence get_lat_fence put_bw get_bw acc_lat fop_lat cas_lat
- * fence lock_unlock shm_store (group rma, bench_rma.c), memory; `all` (the
+ * fence lock_unlock shm_store mem_store (group rma, bench_rma.c), memory; `all` (the
  * default) is every one of them.  The overlap mode (bench_ovlp.c)
  * measures non-blocking operations around a computation instead.  Results
  * go to stdout (table, CSV or JSON lines), progress to stderr.  An MPI
@@ -44,7 +44,7 @@ static void usage(FILE *f)
     fputs("usage: mpiexec -n N mpibench [options] [test|group ...]\n"
           "tests:  latency bw bibw msgrate | barrier bcast reduce allreduce gather scatter\n"
           "        allgather alltoall reduce_scatter | put_lat get_lat put_lat_fence get_lat_fence\n"
-          "        put_bw get_bw acc_lat fop_lat cas_lat fence lock_unlock shm_store | memory\n"
+          "        put_bw get_bw acc_lat fop_lat cas_lat fence lock_unlock shm_store mem_store | memory\n"
           "groups: pt2pt coll rma all (default: all)\n"
           "   or: mpiexec -n N mpibench overlap [options] [operation ...]\n"
           "operations: isendrecv iallreduce ialltoall ibcast iallgather ireduce (default: all);\n"
@@ -125,7 +125,8 @@ static void out_test_title(const bench_test_t *t)
 {
     if (opt.rank != 0 || opt.fmt != FMT_TABLE)
         return;
-    const char *win = strcmp(t->group, "rma") ? "" : !strcmp(t->name, "shm_store") ?
+    const char *win = strcmp(t->group, "rma") || !strcmp(t->name, "mem_store") ? "" :
+                      !strcmp(t->name, "shm_store") ?
                       ", MPI_Win_allocate_shared window" : opt.win_create ? ", MPI_Win_create window" :
                       ", MPI_Win_allocate window";
     const char *what = t->metric == METRIC_LAT ? "time per operation" :
