@@ -505,6 +505,23 @@ static inline __attribute__((always_inline)) void direct_copy(void *dst, const v
     }
 }
 
+/* The short way of MPI_Accumulate and MPI_Fetch_and_op: direct_fast's
+ * conditions on a window whose accumulates on this node go by the CPU's
+ * atomics (catomic), on an element type they cover.  The caller then runs
+ * acc_check (on these operations the general way's first possible error,
+ * the same one) and updates the elements at once, as acc_run's first branch
+ * does through acc_cpu. */
+static inline __attribute__((always_inline)) int acc_fast(cr_win_t *w, int rank, MPI_Aint disp,
+                                                          MPI_Count ocount,
+                                                          const cr_datatype_t *odt,
+                                                          MPI_Count tcount,
+                                                          const cr_datatype_t *tdt, char **at,
+                                                          size_t *bytes)
+{
+    return w->catomic && rma_cpu_type(tdt->basic) &&
+           direct_fast(w, rank, disp, ocount, odt, tcount, tdt, at, bytes);
+}
+
 static int put_general(const void *origin_addr, MPI_Count origin_count,
                        cr_datatype_t *origin_datatype, int target_rank, MPI_Aint target_disp,
                        MPI_Count target_count, cr_datatype_t *target_datatype, cr_win_t *win,
@@ -733,6 +750,20 @@ int core_accumulate(const void *origin_addr, MPI_Count origin_count,
 {
     rma_target_t *t;
     MPI_Aint at;
+    char *p;
+    size_t n;
+    if (CR_LIKELY(how == CR_BLOCKING &&
+                  acc_fast(win, target_rank, target_disp, origin_count, origin_datatype,
+                           target_count, target_datatype, &p, &n))) {
+        int err = acc_check(op, target_datatype, target_count);
+        if (CR_UNLIKELY(err)) return err;
+        rma_acc_atomic_elems(p, n / cr_basic_size(target_datatype->basic), target_datatype->basic,
+                             op, op->handle == MPI_NO_OP ? NULL
+                                 : (const char *)origin_addr + origin_datatype->true_lb,
+                             NULL, NULL);
+        win->stats.acc_cpu++;
+        return MPI_SUCCESS;
+    }
     int err = op_target(win, target_rank, &t);
     if (CR_UNLIKELY(err)) return err;
     if (t) {
@@ -805,6 +836,18 @@ int core_fetch_and_op(const void *origin_addr, void *result_addr, cr_datatype_t 
 {
     rma_target_t *t;
     MPI_Aint at;
+    char *p;
+    size_t n;
+    if (CR_LIKELY(datatype->builtin && acc_fast(win, target_rank, target_disp, 1, datatype, 1,
+                                                datatype, &p, &n))) {
+        int err = acc_check(op, datatype, 1);
+        if (CR_UNLIKELY(err)) return err;
+        /* origin_addr and result_addr are the packed streams, as in acc_cpu */
+        rma_acc_atomic_elems(p, n / cr_basic_size(datatype->basic), datatype->basic, op,
+                             op->handle == MPI_NO_OP ? NULL : origin_addr, NULL, result_addr);
+        win->stats.acc_cpu++;
+        return MPI_SUCCESS;
+    }
     int err = op_target(win, target_rank, &t);
     if (CR_UNLIKELY(err) || !t) return err;
     if (CR_UNLIKELY(!datatype->builtin))
