@@ -869,18 +869,34 @@ int core_fetch_and_op(const void *origin_addr, void *result_addr, cr_datatype_t 
     return err;
 }
 
+/* The types MPI_Compare_and_swap takes: predefined integers, logicals and
+ * bytes (not floating point, complex or pairs). */
+static inline int cas_type(const cr_datatype_t *dt)
+{
+    cr_basic_t b = dt->basic;
+    return dt->builtin && b != CR_B_NONE && b != CR_B_FLOAT && b != CR_B_DOUBLE &&
+           b != CR_B_LDOUBLE && b != CR_B_F_REAL && b != CR_B_F_DOUBLE &&
+           !(b >= CR_B_FCOMPLEX && b <= CR_B_LDCOMPLEX) && b < CR_B_FLOAT_INT;
+}
+
 int core_compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
                           cr_datatype_t *datatype, int target_rank, MPI_Aint target_disp,
                           cr_win_t *win)
 {
     rma_target_t *t;
     MPI_Aint at;
+    char *p;
+    size_t n;
+    if (CR_LIKELY(cas_type(datatype) && acc_fast(win, target_rank, target_disp, 1, datatype, 1,
+                                                 datatype, &p, &n))) {
+        /* as acc_run's first branch (acc_cpu with no op) */
+        rma_acc_atomic_elems(p, 1, datatype->basic, NULL, origin_addr, compare_addr, result_addr);
+        win->stats.acc_cpu++;
+        return MPI_SUCCESS;
+    }
     int err = op_target(win, target_rank, &t);
     if (CR_UNLIKELY(err) || !t) return err;
-    cr_basic_t b = datatype->basic;
-    if (CR_UNLIKELY(!datatype->builtin || b == CR_B_NONE || b == CR_B_FLOAT || b == CR_B_DOUBLE ||
-                    b == CR_B_LDOUBLE || b == CR_B_F_REAL || b == CR_B_F_DOUBLE ||
-                    (b >= CR_B_FCOMPLEX && b <= CR_B_LDCOMPLEX) || b >= CR_B_FLOAT_INT))
+    if (CR_UNLIKELY(!cas_type(datatype)))
         return cr_error(MPI_ERR_TYPE, "MPI_Compare_and_swap takes a predefined integer, logical "
                         "or byte datatype, not %s",
                         datatype->name_builtin ? datatype->name_builtin : "(derived)");
