@@ -40,6 +40,7 @@ typedef struct {
     int nsizes;
     size_t sizes[BENCH_MAX_SIZES];
     int user_sizes;         /* sizes came from --sizes */
+    int win_create;         /* rma tests: MPI_Win_create on our own memory, not MPI_Win_allocate */
     int rank, np;
     int errors;             /* data check failures seen by this rank */
 } bench_opts_t;
@@ -57,16 +58,25 @@ typedef struct {
     char *sbuf, *rbuf;      /* sized by the test's setup */
     size_t sbuf_len, rbuf_len;
     char errbuf[MPI_MAX_ERROR_STRING + 64];
+    /* the rma tests' window (made by the test's setup, freed by its teardown) */
+    MPI_Win win;            /* MPI_WIN_NULL when there is none */
+    char *wbase;            /* this rank's window memory */
+    size_t wlen;
+    void *wmem;             /* memory of our own under an MPI_Win_create window */
+    MPI_Comm comm;          /* a communicator of the test's own, or MPI_COMM_NULL */
+    void *peer_base;        /* shm_store: rank 1's segment as rank 0 maps it */
+    int locked_all;
 } bench_ctx_t;
 
 typedef enum { METRIC_LAT, METRIC_BW, METRIC_RATE } bench_metric_t;
 
 struct bench_test {
     const char *name;
-    const char *group;      /* "pt2pt" or "coll" */
+    const char *group;      /* "pt2pt", "coll" or "rma" */
     bench_metric_t metric;
     int min_np;
     int reduction;          /* sizes must be multiples of sizeof(int) */
+    int unit;               /* sizes must be multiples of this (0: any) */
     int sizeless;           /* one run only, at size 0 (barrier) */
     int windowed;           /* uses a window of non-blocking operations */
     /* bytes needed for the send and receive buffers */
@@ -75,12 +85,19 @@ struct bench_test {
     long (*check)(bench_ctx_t *c);
     /* metric value from the sample's seconds and iterations */
     double (*value)(const bench_ctx_t *c, double secs, long iters);
+    /* optional, collective over MPI_COMM_WORLD: run after the buffers are
+     * made and before the check (an MPI error code, the text in errbuf),
+     * and after the last sample (also when setup failed) */
+    int (*setup)(bench_ctx_t *c);
+    void (*teardown)(bench_ctx_t *c);
 };
 
 extern const bench_test_t bench_p2p_tests[];
 extern const int bench_n_p2p_tests;
 extern const bench_test_t bench_coll_tests[];
 extern const int bench_n_coll_tests;
+extern const bench_test_t bench_rma_tests[];   /* bench_rma.c, group "rma" */
+extern const int bench_n_rma_tests;
 
 /* bench_util.c */
 void bench_fill(char *buf, size_t n, unsigned seed);

@@ -6,8 +6,10 @@
  *   mpiexec -n 2 mpibench overlap [options] [operation ...]
  *
  * Tests: latency bw bibw msgrate (group pt2pt), barrier bcast reduce allreduce
- * gather scatter allgather alltoall reduce_scatter (group coll), memory; `all`
- * (the default) is every one of them.  The overlap mode (bench_ovlp.c)
+ * gather scatter allgather alltoall reduce_scatter (group coll), put_lat
+ * get_lat put_lat_fence get_lat_fence put_bw get_bw acc_lat fop_lat cas_lat
+ * fence lock_unlock shm_store mem_store (group rma, bench_rma.c), memory; `all` (the
+ * default) is every one of them.  The overlap mode (bench_ovlp.c)
  * measures non-blocking operations around a computation instead.  Results
  * go to stdout (table, CSV or JSON lines), progress to stderr.  An MPI
  * error in a test is reported as a record with an "error" field and the
@@ -41,8 +43,9 @@ static void usage(FILE *f)
 {
     fputs("usage: mpiexec -n N mpibench [options] [test|group ...]\n"
           "tests:  latency bw bibw msgrate | barrier bcast reduce allreduce gather scatter\n"
-          "        allgather alltoall reduce_scatter | memory\n"
-          "groups: pt2pt coll all (default: all)\n"
+          "        allgather alltoall reduce_scatter | put_lat get_lat put_lat_fence get_lat_fence\n"
+          "        put_bw get_bw acc_lat fop_lat cas_lat fence lock_unlock shm_store mem_store | memory\n"
+          "groups: pt2pt coll rma all (default: all)\n"
           "   or: mpiexec -n N mpibench overlap [options] [operation ...]\n"
           "operations: isendrecv iallreduce ialltoall ibcast iallgather ireduce (default: all);\n"
           "        each timed alone (t_pure), around a computation of about t_pure (t_total),\n"
@@ -58,6 +61,8 @@ static void usage(FILE *f)
           "  --max-iters N       cap on iterations per sample (default 1000000)\n"
           "  --window N          non-blocking operations in flight in bw/bibw/msgrate (default 64)\n"
           "  --window-bytes S    cap on window x size, the receive slots being distinct (default 16M)\n"
+          "  --win KIND          rma tests' window: allocate (MPI_Win_allocate, default) or create\n"
+          "                      (MPI_Win_create on memory of our own)\n"
           "  --allow-errors      an MPI error does not make the exit status non-zero\n"
           "  --thread-multiple   MPI_Init_thread with MPI_THREAD_MULTIPLE (MPICH's progress thread\n"
           "                      needs it); the level provided is printed\n"
@@ -120,9 +125,13 @@ static void out_test_title(const bench_test_t *t)
 {
     if (opt.rank != 0 || opt.fmt != FMT_TABLE)
         return;
+    const char *win = strcmp(t->group, "rma") || !strcmp(t->name, "mem_store") ? "" :
+                      !strcmp(t->name, "shm_store") ?
+                      ", MPI_Win_allocate_shared window" : opt.win_create ? ", MPI_Win_create window" :
+                      ", MPI_Win_allocate window";
     const char *what = t->metric == METRIC_LAT ? "time per operation" :
                        t->metric == METRIC_BW ? "bandwidth, 1 MB = 10^6 bytes" : "messages per second";
-    printf("\n# %s (%s, %s)\n", t->name, what, bench_metric_unit(t->metric));
+    printf("\n# %s (%s, %s%s)\n", t->name, what, bench_metric_unit(t->metric), win);
     if (t->metric == METRIC_LAT)
         printf("%12s %12s %12s %12s %10s %6s\n", "bytes", "min", "median", "max", "iters", "check");
     else
@@ -208,6 +217,8 @@ static void run_test(const bench_test_t *t)
         c.bytes = t->sizeless ? 0 : opt.sizes[si];
         if (t->reduction && c.bytes % sizeof(int))
             continue;
+        if (t->unit && c.bytes % (size_t)t->unit)
+            continue;
         if (c.bytes > (size_t)0x7fffffff)
             continue;
         c.window = 1;
@@ -221,15 +232,29 @@ static void run_test(const bench_test_t *t)
         t->bufsize(&c, &c.sbuf_len, &c.rbuf_len);
         c.sbuf = bench_alloc(c.sbuf_len);
         c.rbuf = bench_alloc(c.rbuf_len);
+        c.win = MPI_WIN_NULL;
+        c.comm = MPI_COMM_NULL;
 
-        /* 1. one verified exchange */
-        long bad = t->check(&c);
+        /* 0. the test's own objects (rma: the window), then
+         * 1. one verified exchange */
+        long bad = 0;
+        if (t->setup && t->setup(&c) != MPI_SUCCESS) {
+            if (!c.errbuf[0])
+                snprintf(c.errbuf, sizeof c.errbuf, "%s: setup failed", t->name);
+            bad = -1;
+        }
+        int setup_bad = bad < 0, any_setup_bad = 0;
+        MPI_Allreduce(&setup_bad, &any_setup_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        if (!any_setup_bad)
+            bad = t->check(&c);
         long worst[2], mine[2] = { bad < 0 ? 1 : 0, bad > 0 ? bad : 0 };
         MPI_Allreduce(mine, worst, 2, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
         if (worst[0]) {
             agree_error(&c, bad < 0);
             out_error(t, c.bytes, c.errbuf);
             mpi_failures++;
+            if (t->teardown)
+                t->teardown(&c);
             free(c.sbuf);
             free(c.rbuf);
             break;
@@ -271,10 +296,14 @@ static void run_test(const bench_test_t *t)
             agree_error(&c, c.errbuf[0] != 0);
             out_error(t, c.bytes, c.errbuf);
             mpi_failures++;
+            if (t->teardown)
+                t->teardown(&c);
             free(c.sbuf);
             free(c.rbuf);
             break;
         }
+        if (t->teardown)
+            t->teardown(&c);
         double med = bench_median(v, ns); /* sorts v */
         out_result(t, &c, iters, ns, v[0], med, v[ns - 1], worst[1]);
         if (worst[1]) {
@@ -373,12 +402,15 @@ static const bench_test_t *find_test(const char *name)
     for (int i = 0; i < bench_n_coll_tests; i++)
         if (!strcmp(name, bench_coll_tests[i].name))
             return &bench_coll_tests[i];
+    for (int i = 0; i < bench_n_rma_tests; i++)
+        if (!strcmp(name, bench_rma_tests[i].name))
+            return &bench_rma_tests[i];
     return NULL;
 }
 
 int main(int argc, char **argv)
 {
-    const bench_test_t *sel[32];
+    const bench_test_t *sel[64];
     int sel_ovlp[32];
     int nsel = 0, nsel_ovlp = 0, want_memory = 0, any_named = 0, quiet = 0, force_progress = 0;
     int min_set = 0;
@@ -475,6 +507,11 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--window-bytes")) {
             NEEDVAL();
             opt.window_bytes = bench_parse_size(val, &ok);
+        } else if (!strcmp(a, "--win")) {
+            NEEDVAL();
+            if (!strcmp(val, "allocate")) opt.win_create = 0;
+            else if (!strcmp(val, "create")) opt.win_create = 1;
+            else fail_usage("unknown window kind (allocate or create)", val);
         } else if (!strcmp(a, "--samples")) {
             NEEDVAL();
             opt.samples = atoi(val);
@@ -510,13 +547,16 @@ int main(int argc, char **argv)
             const bench_test_t *t = find_test(a);
             int p2p = !strcmp(a, "pt2pt") || !strcmp(a, "all");
             int coll = !strcmp(a, "coll") || !strcmp(a, "all");
-            if (t && nsel < 32) {
+            int rma = !strcmp(a, "rma") || !strcmp(a, "all");
+            if (t && nsel < 64) {
                 sel[nsel++] = t;
-            } else if (p2p || coll) {
-                for (int j = 0; p2p && j < bench_n_p2p_tests && nsel < 32; j++)
+            } else if (p2p || coll || rma) {
+                for (int j = 0; p2p && j < bench_n_p2p_tests && nsel < 64; j++)
                     sel[nsel++] = &bench_p2p_tests[j];
-                for (int j = 0; coll && j < bench_n_coll_tests && nsel < 32; j++)
+                for (int j = 0; coll && j < bench_n_coll_tests && nsel < 64; j++)
                     sel[nsel++] = &bench_coll_tests[j];
+                for (int j = 0; rma && j < bench_n_rma_tests && nsel < 64; j++)
+                    sel[nsel++] = &bench_rma_tests[j];
                 if (!strcmp(a, "all"))
                     want_memory = 1;
             } else if (!strcmp(a, "memory")) {
@@ -536,6 +576,8 @@ int main(int argc, char **argv)
             sel[nsel++] = &bench_p2p_tests[j];
         for (int j = 0; j < bench_n_coll_tests; j++)
             sel[nsel++] = &bench_coll_tests[j];
+        for (int j = 0; j < bench_n_rma_tests; j++)
+            sel[nsel++] = &bench_rma_tests[j];
         want_memory = 1;
     }
     if (opt.smoke) {

@@ -327,6 +327,12 @@ static int op_target(cr_win_t *w, int rank, rma_target_t **out)
  * as an address in this process (RMA_DIRECT), or as an offset from the
  * target's key (RMA_CMA), or the displacement in bytes (RMA_AM).  Checks the
  * range against the target's window (or attached regions). */
+/* A displacement in bytes from the target's window base. */
+static inline MPI_Aint target_disp_bytes(const rma_target_t *t, MPI_Aint disp)
+{
+    return disp * t->disp_unit;
+}
+
 /* The bytes [lo, hi) that (tcount, tdt) covers from its base. */
 static void op_span(MPI_Aint tcount, const cr_datatype_t *tdt, MPI_Aint *lo, MPI_Aint *hi)
 {
@@ -353,7 +359,7 @@ static int op_range(cr_win_t *w, rma_target_t *t, int rank, MPI_Aint disp, MPI_A
                         "memory rank %d attached to the dynamic window", (unsigned long)disp,
                         (unsigned long)a, (unsigned long)e, rank);
     }
-    MPI_Aint off = disp * t->disp_unit;
+    MPI_Aint off = target_disp_bytes(t, disp);
     if (CR_UNLIKELY(tcount > 0 && (off + lo < 0 || off + hi > t->size)))
         return cr_error(MPI_ERR_RMA_RANGE, "target_disp=%ld (disp_unit %ld) with %ld elements "
                         "covers bytes [%ld, %ld) of rank %d's window, which has %ld bytes",
@@ -443,10 +449,128 @@ static int net_fragmented(cr_win_t *w, rma_target_t *t, MPI_Aint tcount, const c
 }
 
 /* ---- put / get ----------------------------------------------------------------------- */
+/* The direct path's common case, in few instructions: a target whose window
+ * memory is mapped here (RMA_DIRECT) in an open access epoch, on a window
+ * that is neither dynamic nor spans nodes (no requests of others to serve),
+ * contiguous datatypes of the same basic kind on both sides, the same number
+ * of bytes, all inside the target's window.  *at is the address of the
+ * target's first byte.  Returns 0 for anything else (MPI_PROC_NULL and every
+ * error included), which the general path then takes with its checks and
+ * messages; where this returns 1 the general path would have done the same
+ * copy (op_target, type_match, op_range and dt_move on contiguous types). */
+static inline __attribute__((always_inline)) int direct_fast(cr_win_t *w, int rank, MPI_Aint disp,
+                                                             MPI_Count ocount,
+                                                             const cr_datatype_t *odt,
+                                                             MPI_Count tcount,
+                                                             const cr_datatype_t *tdt, char **at,
+                                                             size_t *bytes)
+{
+    if (CR_UNLIKELY((unsigned)rank >= (unsigned)w->size)) return 0;
+    const rma_target_t *t = &w->t[rank];
+    if (CR_UNLIKELY(t->path != RMA_DIRECT || !(t->lock || t->posted || w->fence_open) ||
+                    w->am != NULL || w->flavor == MPI_WIN_FLAVOR_DYNAMIC))
+        return 0;
+    if (CR_UNLIKELY(!odt->contig || !tdt->contig || odt->basic != tdt->basic ||
+                    tdt->true_extent != tdt->size))
+        return 0;
+    MPI_Count b = ocount * odt->size;
+    if (CR_UNLIKELY(b != tcount * tdt->size || b <= 0)) return 0;
+    MPI_Aint lo = target_disp_bytes(t, disp) + tdt->true_lb;
+    if (CR_UNLIKELY(lo < 0 || lo + (MPI_Aint)b > t->size)) return 0;
+    *at = t->base + lo;
+    *bytes = (size_t)b;
+    return 1;
+}
+
+/* A copy between mapped memory of the direct path: short ones by moves of
+ * their own (one load and one store each for 1, 2, 4, 8 and 16 bytes; both
+ * loads done before the stores where there are two, so overlapping buffers
+ * are safe as with memmove). */
+static inline __attribute__((always_inline)) void direct_copy(void *dst, const void *src, size_t n)
+{
+    switch (n) {
+    case 1: __builtin_memcpy(dst, src, 1); return;
+    case 2: __builtin_memcpy(dst, src, 2); return;
+    case 4: __builtin_memcpy(dst, src, 4); return;
+    case 8: __builtin_memcpy(dst, src, 8); return;
+    case 16: {
+        uint64_t a, b;
+        __builtin_memcpy(&a, src, 8);
+        __builtin_memcpy(&b, (const char *)src + 8, 8);
+        __builtin_memcpy(dst, &a, 8);
+        __builtin_memcpy((char *)dst + 8, &b, 8);
+        return;
+    }
+    default: memmove(dst, src, n);
+    }
+}
+
+/* The short way of MPI_Accumulate and MPI_Fetch_and_op: direct_fast's
+ * conditions on a window whose accumulates on this node go by the CPU's
+ * atomics (catomic), on an element type they cover.  The caller then runs
+ * acc_check (on these operations the general way's first possible error,
+ * the same one) and updates the elements at once, as acc_run's first branch
+ * does through acc_cpu. */
+static inline __attribute__((always_inline)) int acc_fast(cr_win_t *w, int rank, MPI_Aint disp,
+                                                          MPI_Count ocount,
+                                                          const cr_datatype_t *odt,
+                                                          MPI_Count tcount,
+                                                          const cr_datatype_t *tdt, char **at,
+                                                          size_t *bytes)
+{
+    return w->catomic && rma_cpu_type(tdt->basic) &&
+           direct_fast(w, rank, disp, ocount, odt, tcount, tdt, at, bytes);
+}
+
+static int put_general(const void *origin_addr, MPI_Count origin_count,
+                       cr_datatype_t *origin_datatype, int target_rank, MPI_Aint target_disp,
+                       MPI_Count target_count, cr_datatype_t *target_datatype, cr_win_t *win,
+                       cr_how_t how, MPI_Request *request);
+static int get_general(void *origin_addr, MPI_Count origin_count, cr_datatype_t *origin_datatype,
+                       int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                       cr_datatype_t *target_datatype, cr_win_t *win, cr_how_t how,
+                       MPI_Request *request);
+
 int core_put(const void *origin_addr, MPI_Count origin_count, cr_datatype_t *origin_datatype,
              int target_rank, MPI_Aint target_disp, MPI_Count target_count,
              cr_datatype_t *target_datatype, cr_win_t *win, cr_how_t how,
              MPI_Request *request)
+{
+    char *at;
+    size_t bytes;
+    if (CR_LIKELY(how == CR_BLOCKING &&
+                  direct_fast(win, target_rank, target_disp, origin_count, origin_datatype,
+                              target_count, target_datatype, &at, &bytes))) {
+        direct_copy(at, (const char *)origin_addr + origin_datatype->true_lb, bytes);
+        return MPI_SUCCESS;
+    }
+    return put_general(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                       target_count, target_datatype, win, how, request);
+}
+
+int core_get(void *origin_addr, MPI_Count origin_count, cr_datatype_t *origin_datatype,
+             int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+             cr_datatype_t *target_datatype, cr_win_t *win, cr_how_t how,
+             MPI_Request *request)
+{
+    char *at;
+    size_t bytes;
+    if (CR_LIKELY(how == CR_BLOCKING &&
+                  direct_fast(win, target_rank, target_disp, origin_count, origin_datatype,
+                              target_count, target_datatype, &at, &bytes))) {
+        direct_copy((char *)origin_addr + origin_datatype->true_lb, at, bytes);
+        return MPI_SUCCESS;
+    }
+    return get_general(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                       target_count, target_datatype, win, how, request);
+}
+
+/* Every put: the checks with their messages, then the target's path. */
+static __attribute__((noinline)) int put_general(const void *origin_addr, MPI_Count origin_count,
+                                                 cr_datatype_t *origin_datatype, int target_rank,
+                                                 MPI_Aint target_disp, MPI_Count target_count,
+                                                 cr_datatype_t *target_datatype, cr_win_t *win,
+                                                 cr_how_t how, MPI_Request *request)
 {
     rma_target_t *t;
     MPI_Aint at;
@@ -487,10 +611,12 @@ int core_put(const void *origin_addr, MPI_Count origin_count, cr_datatype_t *ori
     return how == CR_NONBLOCKING ? req_new(request, 1, NULL) : MPI_SUCCESS;
 }
 
-int core_get(void *origin_addr, MPI_Count origin_count, cr_datatype_t *origin_datatype,
-             int target_rank, MPI_Aint target_disp, MPI_Count target_count,
-             cr_datatype_t *target_datatype, cr_win_t *win, cr_how_t how,
-             MPI_Request *request)
+/* Every get: the checks with their messages, then the target's path. */
+static __attribute__((noinline)) int get_general(void *origin_addr, MPI_Count origin_count,
+                                                 cr_datatype_t *origin_datatype, int target_rank,
+                                                 MPI_Aint target_disp, MPI_Count target_count,
+                                                 cr_datatype_t *target_datatype, cr_win_t *win,
+                                                 cr_how_t how, MPI_Request *request)
 {
     rma_target_t *t;
     MPI_Aint at;
@@ -624,6 +750,20 @@ int core_accumulate(const void *origin_addr, MPI_Count origin_count,
 {
     rma_target_t *t;
     MPI_Aint at;
+    char *p;
+    size_t n;
+    if (CR_LIKELY(how == CR_BLOCKING &&
+                  acc_fast(win, target_rank, target_disp, origin_count, origin_datatype,
+                           target_count, target_datatype, &p, &n))) {
+        int err = acc_check(op, target_datatype, target_count);
+        if (CR_UNLIKELY(err)) return err;
+        rma_acc_atomic_elems(p, n / cr_basic_size(target_datatype->basic), target_datatype->basic,
+                             op, op->handle == MPI_NO_OP ? NULL
+                                 : (const char *)origin_addr + origin_datatype->true_lb,
+                             NULL, NULL);
+        win->stats.acc_cpu++;
+        return MPI_SUCCESS;
+    }
     int err = op_target(win, target_rank, &t);
     if (CR_UNLIKELY(err)) return err;
     if (t) {
@@ -696,6 +836,18 @@ int core_fetch_and_op(const void *origin_addr, void *result_addr, cr_datatype_t 
 {
     rma_target_t *t;
     MPI_Aint at;
+    char *p;
+    size_t n;
+    if (CR_LIKELY(datatype->builtin && acc_fast(win, target_rank, target_disp, 1, datatype, 1,
+                                                datatype, &p, &n))) {
+        int err = acc_check(op, datatype, 1);
+        if (CR_UNLIKELY(err)) return err;
+        /* origin_addr and result_addr are the packed streams, as in acc_cpu */
+        rma_acc_atomic_elems(p, n / cr_basic_size(datatype->basic), datatype->basic, op,
+                             op->handle == MPI_NO_OP ? NULL : origin_addr, NULL, result_addr);
+        win->stats.acc_cpu++;
+        return MPI_SUCCESS;
+    }
     int err = op_target(win, target_rank, &t);
     if (CR_UNLIKELY(err) || !t) return err;
     if (CR_UNLIKELY(!datatype->builtin))
@@ -717,18 +869,34 @@ int core_fetch_and_op(const void *origin_addr, void *result_addr, cr_datatype_t 
     return err;
 }
 
+/* The types MPI_Compare_and_swap takes: predefined integers, logicals and
+ * bytes (not floating point, complex or pairs). */
+static inline int cas_type(const cr_datatype_t *dt)
+{
+    cr_basic_t b = dt->basic;
+    return dt->builtin && b != CR_B_NONE && b != CR_B_FLOAT && b != CR_B_DOUBLE &&
+           b != CR_B_LDOUBLE && b != CR_B_F_REAL && b != CR_B_F_DOUBLE &&
+           !(b >= CR_B_FCOMPLEX && b <= CR_B_LDCOMPLEX) && b < CR_B_FLOAT_INT;
+}
+
 int core_compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
                           cr_datatype_t *datatype, int target_rank, MPI_Aint target_disp,
                           cr_win_t *win)
 {
     rma_target_t *t;
     MPI_Aint at;
+    char *p;
+    size_t n;
+    if (CR_LIKELY(cas_type(datatype) && acc_fast(win, target_rank, target_disp, 1, datatype, 1,
+                                                 datatype, &p, &n))) {
+        /* as acc_run's first branch (acc_cpu with no op) */
+        rma_acc_atomic_elems(p, 1, datatype->basic, NULL, origin_addr, compare_addr, result_addr);
+        win->stats.acc_cpu++;
+        return MPI_SUCCESS;
+    }
     int err = op_target(win, target_rank, &t);
     if (CR_UNLIKELY(err) || !t) return err;
-    cr_basic_t b = datatype->basic;
-    if (CR_UNLIKELY(!datatype->builtin || b == CR_B_NONE || b == CR_B_FLOAT || b == CR_B_DOUBLE ||
-                    b == CR_B_LDOUBLE || b == CR_B_F_REAL || b == CR_B_F_DOUBLE ||
-                    (b >= CR_B_FCOMPLEX && b <= CR_B_LDCOMPLEX) || b >= CR_B_FLOAT_INT))
+    if (CR_UNLIKELY(!cas_type(datatype)))
         return cr_error(MPI_ERR_TYPE, "MPI_Compare_and_swap takes a predefined integer, logical "
                         "or byte datatype, not %s",
                         datatype->name_builtin ? datatype->name_builtin : "(derived)");

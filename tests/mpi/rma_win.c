@@ -340,7 +340,12 @@ static void zero_count_accumulates(void)
     MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN);
     CHECK_MPI(MPI_Win_fence(0, w));
     CHECK_CLASS(MPI_Accumulate(&o, 1, MPI_BYTE, t, 0, 1, MPI_BYTE, MPI_SUM, w), MPI_ERR_OP);
+    /* the same through MPI_Fetch_and_op (both take the direct path's short
+     * way on this window up to the op's check) */
+    CHECK_CLASS(MPI_Fetch_and_op(&o, &r, MPI_BYTE, t, 0, MPI_SUM, w), MPI_ERR_OP);
     CHECK_MPI(MPI_Win_fence(0, w));
+    CHECK_INT(r, 7);
+    for (int i = 0; i < 8; i++) CHECK_INT(base[i], 10 + i);
 #endif
     CHECK_MPI(MPI_Win_free(&w));
 }
