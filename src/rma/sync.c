@@ -11,6 +11,8 @@
 #include "rma/rma.h"
 #include "rma/api.h"
 #include "core/comm_priv.h"
+#include "coll/api.h"
+#include "util/settings.h"
 
 #include <sched.h>
 #include <stdlib.h>
@@ -289,9 +291,13 @@ int core_win_fence(int assert, cr_win_t *win)
                         "post/start/complete/wait");
     int err = MPI_SUCCESS;
     if (!(assert & MPI_MODE_NOPRECEDE)) err = core_win_flush_all(win);
-    /* the barrier orders every rank's operations before any rank's next epoch */
+    /* the barrier orders every rank's operations before any rank's next epoch:
+     * the window's own communicator's collective barrier (on one node the
+     * shared-memory one, its area made at the first fence), or point-to-point
+     * messages (COURIER_RMA_FENCE_COLL) */
     if (!err && !((assert & MPI_MODE_NOPRECEDE) && (assert & MPI_MODE_NOSUCCEED)))
-        err = cr_barrier_internal(win->comm);
+        err = ut_settings.rma_fence_coll ? core_barrier(win->comm, CR_BLOCKING, NULL, NULL)
+                                         : cr_barrier_internal(win->comm);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     win->fence_open = !(assert & MPI_MODE_NOSUCCEED);
     return err;
