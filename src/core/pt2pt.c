@@ -49,14 +49,20 @@
 
 cr_chan_t cr_chans[CR_MAX_CHANNELS];
 int cr_nchan = 1;
-/* The generation the next send's message id carries (cr_msg_id, pt2pt.h).
- * Senders of different channels take it side by side when the channel locks
- * are on: then with an atomic increment, else with a plain one (as on
- * MPI_Isend's fast path, which runs without threads). */
+/* The generation the next send's message id carries (cr_msg_id, pt2pt.h):
+ * it must differ between successive messages of one request object, which
+ * may be reused while an earlier message from it still waits unexpected.
+ * Without the channel locks one counter serves every send (MPI_Isend's fast
+ * path, which runs without threads, takes it too).  With them, each channel
+ * has its own, under its lock: a channel-path request comes from its
+ * channel's pool and goes back to it (cr_chan_request_new,
+ * cr_request_free), so every message of one object counts on one channel's
+ * counter.  One counter for all channels was an atomic increment on one
+ * cache line by every sending thread (docs/threads.md). */
 static uint32_t wire_gen_next;
-static inline uint32_t wire_gen_take(void)
+static inline uint32_t wire_gen_take(cr_chan_t *ch)
 {
-    if (CR_UNLIKELY(cr_chan_locking)) return __atomic_add_fetch(&wire_gen_next, 1, __ATOMIC_RELAXED);
+    if (CR_UNLIKELY(cr_chan_locking)) return ++ch->wire_gen;
     return ++wire_gen_next;
 }
 /* The adaptive protocol's settings (core/adapt.h), read by cr_chan_init. */
@@ -494,7 +500,12 @@ static void ctrl_send(cr_chan_t *ch, int peer, int type, uint64_t aux, const voi
     ctrl_send_stamped(ch, peer, type, aux, payload, len, 0);
 }
 
-cr_pvar_sent_t cr_pvar_sent[CR_PVAR_NCHAN][CR_PVAR_NKIND][CR_PVAR_NPROTO];
+/* Each channel's counters fill one CR_CHAN_ALIGN block (4 kinds x 2
+ * protocols x 16 bytes), aligned: threads of different channels count
+ * their sends on lines of their own. */
+cr_pvar_sent_t cr_pvar_sent[CR_PVAR_NCHAN][CR_PVAR_NKIND][CR_PVAR_NPROTO]
+    __attribute__((aligned(CR_CHAN_ALIGN)));
+_Static_assert(sizeof cr_pvar_sent[0] % CR_CHAN_ALIGN == 0, "a channel's send counters fill whole blocks");
 _Static_assert(CR_PVAR_NCHAN == CR_MAX_CHANNELS, "a set of send counters per channel");
 
 cr_pvar_sent_t cr_pvar_sent_total(int kind, int proto)
@@ -718,7 +729,7 @@ int cr_chan_isend(cr_chan_t *ch, const void *buf, MPI_Aint count, cr_datatype_t 
     r->dt = dt;
     cr_dt_retain(dt);        /* released with the request: MPI_Type_free may come first */
     r->bytes = (size_t)count * (size_t)dt->size;
-    r->wire_gen = wire_gen_take();
+    r->wire_gen = wire_gen_take(ch);
     if (dest == MPI_PROC_NULL) {
         cr_req_complete(r);
         return MPI_SUCCESS;

@@ -146,8 +146,15 @@ typedef struct cr_vc {
  * (its own shm rings, self queue).  Communicators are mapped to channels
  * (cr_chan_of); with threads, everything in a channel is under its lock
  * (docs/threads.md: the library lock comes before it, and a thread that
- * holds it takes no other lock but leaves). */
-typedef struct cr_chan {
+ * holds it takes no other lock but leaves).  Aligned to CR_CHAN_ALIGN, so
+ * that two channels never share a cache line (nor the pair of lines that
+ * x86's adjacent-line prefetcher fetches together): unaligned (288 bytes),
+ * channel c's pool, detached list and hold_events, written on every message,
+ * lay in one line with channel c+1's posted and unexpected queues, and two
+ * threads on neighbouring channels wrote one line (docs/threads.md, "What
+ * two threads on distinct channels share"). */
+#define CR_CHAN_ALIGN 128
+typedef struct __attribute__((aligned(CR_CHAN_ALIGN))) cr_chan {
     cr_request_t *posted_head, *posted_tail;
     cr_unexp_t *ux_head, *ux_tail;
     cr_vc_t *vc;              /* per peer */
@@ -173,6 +180,8 @@ typedef struct cr_chan {
     cr_request_t *detached;   /* detached requests completed by the channel path, to be
                                  freed under the library lock (pt2pt.c) */
     unsigned long hold_events;    /* events found during the current hold */
+    uint32_t wire_gen;        /* with the channel locks on: the generation of its
+                                 sends' message ids (pt2pt.c, wire_gen_take) */
 } cr_chan_t;
 
 /* The process's channels; the first carries MPI_COMM_WORLD. */
