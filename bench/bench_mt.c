@@ -37,9 +37,17 @@ static MPI_Comm own_comm[BENCH_MT_MAX_THREADS];
 static MPI_Comm shared_comm = MPI_COMM_NULL;
 static int comms_made;
 
+/* Which test: the kernel and the communicator of thread t. */
+enum { MT_LAT, MT_RATE };
+typedef struct {
+    int kind;
+    int shared;
+} mt_kind_t;
+
 /* One thread's part of a kernel run or of the verified exchange. */
 typedef struct {
     bench_ctx_t *c;
+    mt_kind_t k;         /* the test's, looked up once per run */
     int t;               /* thread index */
     long iters;
     int check;           /* the verified exchange instead of the kernel */
@@ -50,12 +58,6 @@ typedef struct {
     char err[MPI_MAX_ERROR_STRING + 64];
 } mt_thr_t;
 
-/* Which test: the kernel and the communicator of thread t. */
-enum { MT_LAT, MT_RATE };
-typedef struct {
-    int kind;
-    int shared;
-} mt_kind_t;
 
 static mt_kind_t kind_of(const bench_ctx_t *c)
 {
@@ -71,14 +73,14 @@ static mt_kind_t kind_of(const bench_ctx_t *c)
  * shared one with tag 1 + t.  Data, replies and acknowledgements of a pair
  * all use this one tag (they go in opposite directions or in turn), so an
  * MPI that picks a stream by (communicator, tag) keeps a pair on one stream. */
-static MPI_Comm comm_of(const bench_ctx_t *c, int t, int *tag)
+static MPI_Comm comm_of(const mt_thr_t *a, int *tag)
 {
-    if (kind_of(c).shared) {
-        *tag = 1 + t;
+    if (a->k.shared) {
+        *tag = 1 + a->t;
         return shared_comm;
     }
     *tag = 1;
-    return own_comm[t];
+    return own_comm[a->t];
 }
 
 /* Bytes of one thread's slice of a buffer (bench_alloc aligns the buffer to a page). */
@@ -111,7 +113,7 @@ static int lat_thread(mt_thr_t *a, char *sb, char *rb)
 {
     bench_ctx_t *c = a->c;
     int tag, me = c->o->rank, n = (int)c->bytes, rc = MPI_SUCCESS;
-    MPI_Comm comm = comm_of(c, a->t, &tag);
+    MPI_Comm comm = comm_of(a, &tag);
     for (long i = 0; i < a->iters && rc == MPI_SUCCESS; i++) {
         if (me == 0) {
             rc = MPI_Send(sb, n, MPI_BYTE, 1, tag, comm);
@@ -135,7 +137,7 @@ static int rate_window(mt_thr_t *a, char *sb, char *rb, int slots, MPI_Request *
 {
     bench_ctx_t *c = a->c;
     int tag, n = (int)c->bytes, rc = MPI_SUCCESS;
-    MPI_Comm comm = comm_of(c, a->t, &tag);
+    MPI_Comm comm = comm_of(a, &tag);
     if (c->o->rank == 0) {
         for (int w = 0; w < c->window && rc == MPI_SUCCESS; w++)
             rc = MPI_Isend(sb + (slots ? (size_t)w * c->bytes : 0), n, MPI_BYTE, 1, tag, comm, &req[w]);
@@ -162,8 +164,8 @@ static void check_thread(mt_thr_t *a, char *sb, char *rb, MPI_Request *req)
 {
     bench_ctx_t *c = a->c;
     int me = c->o->rank, other = 1 - me, tag;
-    MPI_Comm comm = comm_of(c, a->t, &tag);
-    if (kind_of(c).kind == MT_LAT) {
+    MPI_Comm comm = comm_of(a, &tag);
+    if (a->k.kind == MT_LAT) {
         MPI_Status st;
         int count = -1;
         bench_fill(sb, c->bytes, mt_seed(me, c, a->t, 0));
@@ -210,7 +212,7 @@ static void *thread_main(void *p)
         return NULL;
     }
     double t0 = MPI_Wtime();
-    if (kind_of(c).kind == MT_LAT) {
+    if (a->k.kind == MT_LAT) {
         a->rc = lat_thread(a, sb, rb);
     } else {
         a->rc = MPI_SUCCESS;
@@ -283,7 +285,7 @@ static int run_threads(bench_ctx_t *c, long iters, int check, double *secs, long
     *bad = 0;
     int started = 0;
     for (int t = 0; t < nt; t++) {
-        a[t] = (mt_thr_t){ .c = c, .t = t, .iters = iters, .check = check, .bar = &bar };
+        a[t] = (mt_thr_t){ .c = c, .k = kind_of(c), .t = t, .iters = iters, .check = check, .bar = &bar };
         if (pthread_create(&th[t], NULL, thread_main, &a[t]) != 0)
             break;
         started++;
