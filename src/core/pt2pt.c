@@ -150,12 +150,19 @@ cr_chan_t *cr_chan_pick(cr_comm_t *comm, int ctx_off, int tag, int src)
  * held here), and the next poll of the channel by the progress engine, under
  * the library lock and no longer holding the channel's, frees it
  * (chan_poll). */
+static void stage_release(cr_request_t *s);
 static void chan_free_detached(cr_request_t *r)
 {
     cr_chan_t *ch = r->chan;
     if (!ch) {
         cr_request_free(r);
         return;
+    }
+    /* a staged send's space belongs to its peer's channel state, which only
+     * the channel's lock guards: give it back now, not at the free */
+    if (r->on_free == stage_release) {
+        stage_release(r);
+        r->on_free = NULL;
     }
     r->next = ch->detached;
     ch->detached = r;
@@ -609,7 +616,10 @@ static int stage_send(cr_chan_t *ch, cr_vc_t *v, cr_request_t *r)
         ut_settings.cma_min <= 0 || (size_t)ut_settings.cma_min > r->bytes)
         return -1;
     if (!v->stage && !(v->stage = malloc(cap))) return -1;
-    cr_request_t *s = cr_request_new(CR_REQ_SEND, 0);
+    /* from the channel's pool: with the channel locks on, the global pool is
+     * the library lock's, which a thread on the channel path does not hold
+     * (ThreadSanitizer saw two channels' threads take from it at once) */
+    cr_request_t *s = cr_chan_request_new(ch, CR_REQ_SEND);
     if (!s) return -1;
     char *copy = v->stage + v->stage_used;
     memcpy(copy, send_bytes(r), r->bytes);
