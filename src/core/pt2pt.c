@@ -86,12 +86,14 @@ int cr_chan_locking;
 void cr_chan_lock_slow(cr_chan_t *ch)
 {
     pthread_mutex_lock(&ch->lock.m);
+    __atomic_store_n(&ch->owner, pthread_self(), __ATOMIC_RELAXED);
     ch->hold_events = 0;
 }
 
 void cr_chan_unlock_slow(cr_chan_t *ch)
 {
     int ring = ch->hold_events != 0;
+    __atomic_store_n(&ch->owner, (pthread_t)0, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&ch->lock.m);
     /* a thread of this process may sleep on a request this hold completed */
     if (ring) cr_progress_wake_sleepers();
@@ -1440,6 +1442,11 @@ void cr_chan_fini(cr_chan_t *ch)
     while (ch->pool) {
         cr_request_t *r = ch->pool;
         ch->pool = r->next;
+        cr_request_retire(r);
+    }
+    while (ch->pool_remote) {
+        cr_request_t *r = ch->pool_remote;
+        ch->pool_remote = r->next;
         cr_request_retire(r);
     }
     free(ch->vc);

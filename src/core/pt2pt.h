@@ -175,8 +175,17 @@ typedef struct __attribute__((aligned(CR_CHAN_ALIGN))) cr_chan {
     cr_poller_t poller;       /* its poller in the progress engine */
     /* last, so that the fields of the fast paths above keep their places */
     cr_lock_t lock;           /* with the channel locks on: everything above */
-    cr_lock_t pool_lock;      /* a leaf lock: pool (freed from any thread) */
-    cr_request_t *pool;       /* its free requests */
+    cr_lock_t pool_lock;      /* a leaf lock: pool_remote */
+    /* Its free requests.  Taken from under the channel's lock (every caller
+     * of cr_chan_request_new holds it), and given back there by a thread that
+     * holds it (owner); a thread that does not (the library lock's waits,
+     * the progress engine's frees of detached requests) gives them to
+     * pool_remote, under pool_lock, which the channel takes over when pool
+     * runs dry (request.c).  So the channel path's own take and give back,
+     * twice per message, need no other lock than the channel's. */
+    cr_request_t *pool;
+    cr_request_t *pool_remote;
+    pthread_t owner;          /* the thread that holds lock, 0 when none (atomic) */
     cr_request_t *detached;   /* detached requests completed by the channel path, to be
                                  freed under the library lock (pt2pt.c) */
     unsigned long hold_events;    /* events found during the current hold */
