@@ -72,7 +72,7 @@ typedef enum { METRIC_LAT, METRIC_BW, METRIC_RATE } bench_metric_t;
 
 struct bench_test {
     const char *name;
-    const char *group;      /* "pt2pt", "coll" or "rma" */
+    const char *group;      /* "pt2pt", "coll", "rma" or "thread" */
     bench_metric_t metric;
     int min_np;
     int reduction;          /* sizes must be multiples of sizeof(int) */
@@ -98,6 +98,14 @@ extern const bench_test_t bench_coll_tests[];
 extern const int bench_n_coll_tests;
 extern const bench_test_t bench_rma_tests[];   /* bench_rma.c, group "rma" */
 extern const int bench_n_rma_tests;
+/* bench_mt.c: the multi-threaded tests (group "thread": latency_mt,
+ * msgrate_mt, msgrate_mt_shared), bench_mt_threads threads per rank
+ * (--threads); bench_mt_free frees their communicators (collective). */
+#define BENCH_MT_MAX_THREADS 64
+extern const bench_test_t bench_mt_tests[];
+extern const int bench_n_mt_tests;
+extern int bench_mt_threads;
+void bench_mt_free(void);
 
 /* bench_util.c */
 void bench_fill(char *buf, size_t n, unsigned seed);

@@ -9,7 +9,9 @@
  * gather scatter allgather alltoall reduce_scatter (group coll), put_lat
  * get_lat put_lat_fence get_lat_fence put_bw get_bw acc_lat fop_lat cas_lat
  * fence lock_unlock shm_store mem_store (group rma, bench_rma.c), memory; `all` (the
- * default) is every one of them.  The overlap mode (bench_ovlp.c)
+ * default) is every one of them.  The multi-threaded tests latency_mt,
+ * msgrate_mt and msgrate_mt_shared (group thread, bench_mt.c) run only when
+ * named; naming one makes mpibench ask for MPI_THREAD_MULTIPLE.  The overlap mode (bench_ovlp.c)
  * measures non-blocking operations around a computation instead.  Results
  * go to stdout (table, CSV or JSON lines), progress to stderr.  An MPI
  * error in a test is reported as a record with an "error" field and the
@@ -45,7 +47,8 @@ static void usage(FILE *f)
           "tests:  latency bw bibw msgrate | barrier bcast reduce allreduce gather scatter\n"
           "        allgather alltoall reduce_scatter | put_lat get_lat put_lat_fence get_lat_fence\n"
           "        put_bw get_bw acc_lat fop_lat cas_lat fence lock_unlock shm_store mem_store | memory\n"
-          "groups: pt2pt coll rma all (default: all)\n"
+          "        latency_mt msgrate_mt msgrate_mt_shared (T threads per rank, --threads)\n"
+          "groups: pt2pt coll rma all (default: all; all leaves out the group thread), thread\n"
           "   or: mpiexec -n N mpibench overlap [options] [operation ...]\n"
           "operations: isendrecv iallreduce ialltoall ibcast iallgather ireduce (default: all);\n"
           "        each timed alone (t_pure), around a computation of about t_pure (t_total),\n"
@@ -65,7 +68,10 @@ static void usage(FILE *f)
           "                      (MPI_Win_create on memory of our own)\n"
           "  --allow-errors      an MPI error does not make the exit status non-zero\n"
           "  --thread-multiple   MPI_Init_thread with MPI_THREAD_MULTIPLE (MPICH's progress thread\n"
-          "                      needs it); the level provided is printed\n"
+          "                      needs it; implied by naming a test of the group thread); the level\n"
+          "                      provided is printed\n"
+          "  --threads N         threads per rank in the group thread (default 2, at most 64); thread t\n"
+          "                      of rank 0 talks to thread t of rank 1\n"
           "  --progress / --quiet   force progress lines on stderr on / off (default: on a terminal)\n",
           f);
 }
@@ -131,7 +137,12 @@ static void out_test_title(const bench_test_t *t)
                       ", MPI_Win_allocate window";
     const char *what = t->metric == METRIC_LAT ? "time per operation" :
                        t->metric == METRIC_BW ? "bandwidth, 1 MB = 10^6 bytes" : "messages per second";
-    printf("\n# %s (%s, %s%s)\n", t->name, what, bench_metric_unit(t->metric), win);
+    if (!strcmp(t->group, "thread"))
+        printf("\n# %s (%d threads per rank; %s, %s)\n", t->name, bench_mt_threads,
+               t->metric == METRIC_LAT ? "one-way time of the slowest pair" : "messages per second, all threads",
+               bench_metric_unit(t->metric));
+    else
+        printf("\n# %s (%s, %s%s)\n", t->name, what, bench_metric_unit(t->metric), win);
     if (t->metric == METRIC_LAT)
         printf("%12s %12s %12s %12s %10s %6s\n", "bytes", "min", "median", "max", "iters", "check");
     else
@@ -146,9 +157,12 @@ static void out_result(const bench_test_t *t, const bench_ctx_t *c, long iters, 
     if (opt.rank != 0)
         return;
     if (opt.fmt == FMT_JSON) {
-        printf("{\"test\":\"%s\",\"group\":\"%s\",\"np\":%d,\"bytes\":%zu,\"window\":%d,\"iters\":%ld,"
+        char thr[32] = "";
+        if (!strcmp(t->group, "thread"))
+            snprintf(thr, sizeof thr, ",\"threads\":%d", bench_mt_threads);
+        printf("{\"test\":\"%s\",\"group\":\"%s\",\"np\":%d%s,\"bytes\":%zu,\"window\":%d,\"iters\":%ld,"
                "\"samples\":%d,\"unit\":\"%s\",\"min\":%.6g,\"median\":%.6g,\"max\":%.6g,\"check\":\"%s\"}\n",
-               t->name, t->group, opt.np, c->bytes, c->window, iters, ns, bench_metric_unit(t->metric),
+               t->name, t->group, opt.np, thr, c->bytes, c->window, iters, ns, bench_metric_unit(t->metric),
                mn, med, mx, chk);
     } else if (opt.fmt == FMT_CSV) {
         printf("%s,%d,%zu,%d,%ld,%d,%s,%.6g,%.6g,%.6g,%s,\n", t->name, opt.np, c->bytes, c->window,
@@ -405,6 +419,9 @@ static const bench_test_t *find_test(const char *name)
     for (int i = 0; i < bench_n_rma_tests; i++)
         if (!strcmp(name, bench_rma_tests[i].name))
             return &bench_rma_tests[i];
+    for (int i = 0; i < bench_n_mt_tests; i++)
+        if (!strcmp(name, bench_mt_tests[i].name))
+            return &bench_mt_tests[i];
     return NULL;
 }
 
@@ -421,9 +438,13 @@ int main(int argc, char **argv)
     start_time = (double)ts.tv_sec;
     rss_before_init = bench_status_kib("VmRSS");
     int want_multiple = 0;
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--thread-multiple"))
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--thread-multiple") || !strcmp(argv[i], "thread"))
             want_multiple = 1;
+        for (int j = 0; j < bench_n_mt_tests; j++)
+            if (!strcmp(argv[i], bench_mt_tests[j].name))
+                want_multiple = 1;
+    }
     if (want_multiple)
         MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &thread_provided);
     else
@@ -524,6 +545,10 @@ int main(int argc, char **argv)
             NEEDVAL();
             opt.max_iters = atol(val);
             ok = opt.max_iters >= 1;
+        } else if (!strcmp(a, "--threads")) {
+            NEEDVAL();
+            bench_mt_threads = atoi(val);
+            ok = bench_mt_threads >= 1 && bench_mt_threads <= BENCH_MT_MAX_THREADS;
         } else if (!strcmp(a, "--window")) {
             NEEDVAL();
             opt.window = atoi(val);
@@ -561,6 +586,9 @@ int main(int argc, char **argv)
                     want_memory = 1;
             } else if (!strcmp(a, "memory")) {
                 want_memory = 1;
+            } else if (!strcmp(a, "thread")) {
+                for (int j = 0; j < bench_n_mt_tests && nsel < 64; j++)
+                    sel[nsel++] = &bench_mt_tests[j];
             } else {
                 fail_usage("unknown test", a);
             }
@@ -618,6 +646,7 @@ int main(int argc, char **argv)
         run_test(sel[i]);
     if (want_memory)
         run_memory();
+    bench_mt_free();
 
     int mine[2] = { opt.errors, mpi_failures }, tot[2];
     MPI_Allreduce(mine, tot, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

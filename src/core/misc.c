@@ -46,21 +46,27 @@ int core_get_processor_name(char *name, int *resultlen)
     return MPI_SUCCESS;
 }
 
-/* MPI_Wtime counts from the first call in the process, so doubles keep
- * nanosecond resolution.  The clock is per node (MPI_WTIME_IS_GLOBAL false). */
-static struct timespec t0;
-static int t0_set;
+/* MPI_Wtime counts from the whole second of the first call in the process,
+ * so doubles keep nanosecond resolution.  The clock is per node
+ * (MPI_WTIME_IS_GLOBAL false).  MPI_Wtime takes no lock, and the first calls
+ * may come from several threads at once (mpibench's threaded tests, under
+ * ThreadSanitizer): the origin is set once with a compare-and-swap, so every
+ * thread counts from the same second (two plain stores could give threads
+ * origins a second apart, and one thread's interval a second too short). */
+static long long t0_sec = -1;
 
 double core_wtime(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
-    if (CR_UNLIKELY(!t0_set)) {
-        t0 = t;
-        t0.tv_nsec = 0;
-        t0_set = 1;
+    long long s = __atomic_load_n(&t0_sec, __ATOMIC_RELAXED);
+    if (CR_UNLIKELY(s < 0)) {
+        long long unset = -1;
+        s = (long long)t.tv_sec;
+        if (!__atomic_compare_exchange_n(&t0_sec, &unset, s, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+            s = unset;   /* another thread set it first */
     }
-    return (double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)t.tv_nsec;
+    return (double)((long long)t.tv_sec - s) + 1e-9 * (double)t.tv_nsec;
 }
 
 double core_wtick(void)

@@ -49,14 +49,20 @@
 
 cr_chan_t cr_chans[CR_MAX_CHANNELS];
 int cr_nchan = 1;
-/* The generation the next send's message id carries (cr_msg_id, pt2pt.h).
- * Senders of different channels take it side by side when the channel locks
- * are on: then with an atomic increment, else with a plain one (as on
- * MPI_Isend's fast path, which runs without threads). */
+/* The generation the next send's message id carries (cr_msg_id, pt2pt.h):
+ * it must differ between successive messages of one request object, which
+ * may be reused while an earlier message from it still waits unexpected.
+ * Without the channel locks one counter serves every send (MPI_Isend's fast
+ * path, which runs without threads, takes it too).  With them, each channel
+ * has its own, under its lock: a channel-path request comes from its
+ * channel's pool and goes back to it (cr_chan_request_new,
+ * cr_request_free), so every message of one object counts on one channel's
+ * counter.  One counter for all channels was an atomic increment on one
+ * cache line by every sending thread (docs/threads.md). */
 static uint32_t wire_gen_next;
-static inline uint32_t wire_gen_take(void)
+static inline uint32_t wire_gen_take(cr_chan_t *ch)
 {
-    if (CR_UNLIKELY(cr_chan_locking)) return __atomic_add_fetch(&wire_gen_next, 1, __ATOMIC_RELAXED);
+    if (CR_UNLIKELY(cr_chan_locking)) return ++ch->wire_gen;
     return ++wire_gen_next;
 }
 /* The adaptive protocol's settings (core/adapt.h), read by cr_chan_init. */
@@ -80,12 +86,14 @@ int cr_chan_locking;
 void cr_chan_lock_slow(cr_chan_t *ch)
 {
     pthread_mutex_lock(&ch->lock.m);
+    __atomic_store_n(&ch->owner, pthread_self(), __ATOMIC_RELAXED);
     ch->hold_events = 0;
 }
 
 void cr_chan_unlock_slow(cr_chan_t *ch)
 {
     int ring = ch->hold_events != 0;
+    __atomic_store_n(&ch->owner, (pthread_t)0, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&ch->lock.m);
     /* a thread of this process may sleep on a request this hold completed */
     if (ring) cr_progress_wake_sleepers();
@@ -144,12 +152,19 @@ cr_chan_t *cr_chan_pick(cr_comm_t *comm, int ctx_off, int tag, int src)
  * held here), and the next poll of the channel by the progress engine, under
  * the library lock and no longer holding the channel's, frees it
  * (chan_poll). */
+static void stage_release(cr_request_t *s);
 static void chan_free_detached(cr_request_t *r)
 {
     cr_chan_t *ch = r->chan;
     if (!ch) {
         cr_request_free(r);
         return;
+    }
+    /* a staged send's space belongs to its peer's channel state, which only
+     * the channel's lock guards: give it back now, not at the free */
+    if (r->on_free == stage_release) {
+        stage_release(r);
+        r->on_free = NULL;
     }
     r->next = ch->detached;
     ch->detached = r;
@@ -494,7 +509,12 @@ static void ctrl_send(cr_chan_t *ch, int peer, int type, uint64_t aux, const voi
     ctrl_send_stamped(ch, peer, type, aux, payload, len, 0);
 }
 
-cr_pvar_sent_t cr_pvar_sent[CR_PVAR_NCHAN][CR_PVAR_NKIND][CR_PVAR_NPROTO];
+/* Each channel's counters fill one CR_CHAN_ALIGN block (4 kinds x 2
+ * protocols x 16 bytes), aligned: threads of different channels count
+ * their sends on lines of their own. */
+cr_pvar_sent_t cr_pvar_sent[CR_PVAR_NCHAN][CR_PVAR_NKIND][CR_PVAR_NPROTO]
+    __attribute__((aligned(CR_CHAN_ALIGN)));
+_Static_assert(sizeof cr_pvar_sent[0] % CR_CHAN_ALIGN == 0, "a channel's send counters fill whole blocks");
 _Static_assert(CR_PVAR_NCHAN == CR_MAX_CHANNELS, "a set of send counters per channel");
 
 cr_pvar_sent_t cr_pvar_sent_total(int kind, int proto)
@@ -604,7 +624,10 @@ static int stage_send(cr_chan_t *ch, cr_vc_t *v, cr_request_t *r)
         ut_settings.cma_min <= 0 || (size_t)ut_settings.cma_min > r->bytes)
         return -1;
     if (!v->stage && !(v->stage = malloc(cap))) return -1;
-    cr_request_t *s = cr_request_new(CR_REQ_SEND, 0);
+    /* from the channel's pool: with the channel locks on, the global pool is
+     * the library lock's, which a thread on the channel path does not hold
+     * (ThreadSanitizer saw two channels' threads take from it at once) */
+    cr_request_t *s = cr_chan_request_new(ch, CR_REQ_SEND);
     if (!s) return -1;
     char *copy = v->stage + v->stage_used;
     memcpy(copy, send_bytes(r), r->bytes);
@@ -725,7 +748,7 @@ int cr_chan_isend(cr_chan_t *ch, const void *buf, MPI_Aint count, cr_datatype_t 
     r->dt = dt;
     cr_dt_retain(dt);        /* released with the request: MPI_Type_free may come first */
     r->bytes = (size_t)count * (size_t)dt->size;
-    r->wire_gen = wire_gen_take();
+    r->wire_gen = wire_gen_take(ch);
     if (dest == MPI_PROC_NULL) {
         cr_req_complete(r);
         return MPI_SUCCESS;
@@ -1427,6 +1450,11 @@ void cr_chan_fini(cr_chan_t *ch)
     while (ch->pool) {
         cr_request_t *r = ch->pool;
         ch->pool = r->next;
+        cr_request_retire(r);
+    }
+    while (ch->pool_remote) {
+        cr_request_t *r = ch->pool_remote;
+        ch->pool_remote = r->next;
         cr_request_retire(r);
     }
     free(ch->vc);

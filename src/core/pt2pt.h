@@ -147,8 +147,15 @@ typedef struct cr_vc {
  * (its own shm rings, self queue).  Communicators are mapped to channels
  * (cr_chan_of); with threads, everything in a channel is under its lock
  * (docs/threads.md: the library lock comes before it, and a thread that
- * holds it takes no other lock but leaves). */
-typedef struct cr_chan {
+ * holds it takes no other lock but leaves).  Aligned to CR_CHAN_ALIGN, so
+ * that two channels never share a cache line (nor the pair of lines that
+ * x86's adjacent-line prefetcher fetches together): unaligned (288 bytes),
+ * channel c's pool, detached list and hold_events, written on every message,
+ * lay in one line with channel c+1's posted and unexpected queues, and two
+ * threads on neighbouring channels wrote one line (docs/threads.md, "What
+ * two threads on distinct channels share"). */
+#define CR_CHAN_ALIGN 128
+typedef struct __attribute__((aligned(CR_CHAN_ALIGN))) cr_chan {
     cr_request_t *posted_head, *posted_tail;
     cr_unexp_t *ux_head, *ux_tail;
     cr_vc_t *vc;              /* per peer */
@@ -169,11 +176,22 @@ typedef struct cr_chan {
     cr_poller_t poller;       /* its poller in the progress engine */
     /* last, so that the fields of the fast paths above keep their places */
     cr_lock_t lock;           /* with the channel locks on: everything above */
-    cr_lock_t pool_lock;      /* a leaf lock: pool (freed from any thread) */
-    cr_request_t *pool;       /* its free requests */
+    cr_lock_t pool_lock;      /* a leaf lock: pool_remote */
+    /* Its free requests.  Taken from under the channel's lock (every caller
+     * of cr_chan_request_new holds it), and given back there by a thread that
+     * holds it (owner); a thread that does not (the library lock's waits,
+     * the progress engine's frees of detached requests) gives them to
+     * pool_remote, under pool_lock, which the channel takes over when pool
+     * runs dry (request.c).  So the channel path's own take and give back,
+     * twice per message, need no other lock than the channel's. */
+    cr_request_t *pool;
+    cr_request_t *pool_remote;
+    pthread_t owner;          /* the thread that holds lock, 0 when none (atomic) */
     cr_request_t *detached;   /* detached requests completed by the channel path, to be
                                  freed under the library lock (pt2pt.c) */
     unsigned long hold_events;    /* events found during the current hold */
+    uint32_t wire_gen;        /* with the channel locks on: the generation of its
+                                 sends' message ids (pt2pt.c, wire_gen_take) */
 } cr_chan_t;
 
 /* The process's channels; the first carries MPI_COMM_WORLD. */

@@ -57,13 +57,18 @@ cr_request_t *cr_request_new(cr_req_kind_t kind, int with_handle)
     return r;
 }
 
+/* With the channel locks on, the caller holds ch's lock (pt2pt.h, pool). */
 cr_request_t *cr_chan_request_new(cr_chan_t *ch, cr_req_kind_t kind)
 {
     if (!cr_chan_locking) return cr_request_new(kind, 0);
-    cr_lock(&ch->pool_lock);
     cr_request_t *r = ch->pool;
+    if (!r && __atomic_load_n(&ch->pool_remote, __ATOMIC_RELAXED)) {
+        cr_lock(&ch->pool_lock);
+        r = ch->pool_remote;
+        __atomic_store_n(&ch->pool_remote, NULL, __ATOMIC_RELAXED);
+        cr_unlock(&ch->pool_lock);
+    }
     if (r) ch->pool = r->next;
-    cr_unlock(&ch->pool_lock);
     int slot = -1;
     if (r) slot = r->slot;
     else if (!(r = malloc(sizeof *r))) return NULL;
@@ -121,9 +126,16 @@ void cr_request_free(cr_request_t *r)
     r->dt = NULL;
     cr_chan_t *home = r->home;
     if (CR_UNLIKELY(home != NULL)) {
+        /* the owner is this thread only while it holds home's lock: no other
+         * thread stores this thread's id there */
+        if (pthread_equal(__atomic_load_n(&home->owner, __ATOMIC_RELAXED), pthread_self())) {
+            r->next = home->pool;
+            home->pool = r;
+            return;
+        }
         cr_lock(&home->pool_lock);
-        r->next = home->pool;
-        home->pool = r;
+        r->next = home->pool_remote;
+        __atomic_store_n(&home->pool_remote, r, __ATOMIC_RELAXED);
         cr_unlock(&home->pool_lock);
         return;
     }

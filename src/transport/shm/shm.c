@@ -179,8 +179,14 @@ int shm_init(tr_iface_t **out, int nch, int local_rank, int local_size,
         x->iface.ops = &shm_ops;
         x->iface.priv = x;
         out[c] = &x->iface;
-        x->peers = calloc((size_t)local_size, sizeof(shm_peer_t));
-        if (!x->peers) return -1;
+        /* each channel's array on cache-line pairs of its own: the
+         * positions in it (tail, head) change with every message, and
+         * threads of different channels write them side by side */
+        size_t bytes = ((size_t)local_size * sizeof(shm_peer_t) + 127) / 128 * 128;
+        void *mem = NULL;
+        if (posix_memalign(&mem, 128, bytes) != 0) return -1;
+        memset(mem, 0, bytes);
+        x->peers = mem;
         for (int p = 0; p < npeers; p++)
             if (local_of_peer[p] >= 0) x->peers[local_of_peer[p]].peer = p;
     }
