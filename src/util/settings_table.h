@@ -92,7 +92,7 @@ CR_SETTING(io_ind_wr_buffer_size, SIZE, 524288, 1, 1073741824, "Bytes of the fil
 CR_SETTING(io_direct_min_run,  SIZE, 65536, 0, 1073741824,  "Automatic modes: accesses whose contiguous runs average at least this many bytes go to the file run by run, without sieving or aggregation")
 CR_SETTING(io_worker,          BOOL, 1, 0, 1,      "Non-blocking independent file accesses run on a helper thread (0: at the call, in the calling thread)")
 /* one-sided communication (src/rma) */
-CR_SETTING(rma_fence_coll,     BOOL, 0, 0, 1,      "MPI_Win_fence's barrier is the collective barrier of the window's communicator (on one node the shared-memory one; the first fence makes that communicator's collective area), rather than point-to-point messages")
+CR_SETTING(rma_fence_coll,     BOOL, 1, 0, 1,      "MPI_Win_fence's barrier is the collective barrier of the window's communicator (on one node the shared-memory one; the first fence makes that communicator's collective area); 0: point-to-point messages")
 CR_SETTING(rma_dynamic_max,    INT,  4096, 1, 1048576,   "Regions one rank can have attached to one dynamic window (MPI_Win_attach) at a time")
 CR_SETTING(rma_am_chunk_bytes, SIZE, 32768, 16, 16777216,  "Largest piece of one RMA operation in one active message to a target reached through messages (another node)")
 /* threads (issue 15, docs/threads.md) */
