@@ -14,6 +14,7 @@
 #include "core/datatype.h"
 #include "core/attr.h"
 #include "core/api_dt.h"
+#include "core/threads.h"
 
 #include <limits.h>
 #include <stdbool.h>
@@ -60,15 +61,22 @@ static void dt_destroy(cr_datatype_t *d)
     free(d);
 }
 
+/* Requests of different channels hold datatypes under their own channels'
+ * locks only (pt2pt.c), so with threads the count changes atomically; a
+ * single-threaded process keeps the plain increment. */
 void cr_dt_retain(cr_datatype_t *dt)
 {
-    if (!dt->builtin) dt->refcount++;
+    if (dt->builtin) return;
+    if (CR_UNLIKELY(cr_threaded)) __atomic_add_fetch(&dt->refcount, 1, __ATOMIC_RELAXED);
+    else dt->refcount++;
 }
 
 void cr_dt_release(cr_datatype_t *dt)
 {
     if (dt->builtin) return;
-    if (--dt->refcount == 0) dt_destroy(dt);
+    int left = CR_UNLIKELY(cr_threaded) ? __atomic_sub_fetch(&dt->refcount, 1, __ATOMIC_ACQ_REL)
+                                        : --dt->refcount;
+    if (left == 0) dt_destroy(dt);
 }
 
 static int max_align(const cr_dt_node_t *n)

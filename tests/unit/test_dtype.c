@@ -53,6 +53,7 @@ int cr_attr_delete_all(int kind, int handle, void **list)
     (void)kind; (void)handle; (void)list;
     return 0;
 }
+int cr_threaded;   /* single-threaded: plain reference counts (dt_create.c) */
 
 /* ---- calling the core entries with handles -------------------------------- */
 #define O(h) cr_datatype_ptr(h)
