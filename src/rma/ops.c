@@ -522,6 +522,22 @@ static inline __attribute__((always_inline)) int acc_fast(cr_win_t *w, int rank,
            direct_fast(w, rank, disp, ocount, odt, tcount, tdt, at, bytes);
 }
 
+/* acc_fast's update for MPI_Accumulate and MPI_Fetch_and_op: the op's check
+ * (the general way's first possible error there, the same one), then the
+ * elements at once by the CPU's atomics, counted as acc_run's first branch
+ * counts them.  in: the origin's packed elements (ignored for MPI_NO_OP);
+ * old: where the previous values go, or NULL. */
+static inline int acc_fast_apply(cr_win_t *w, char *p, size_t n, cr_datatype_t *dt,
+                                 MPI_Count count, const cr_op_t *op, const char *in, char *old)
+{
+    int err = acc_check(op, dt, count);
+    if (CR_UNLIKELY(err)) return err;
+    rma_acc_atomic_elems(p, n / cr_basic_size(dt->basic), dt->basic, op,
+                         op->handle == MPI_NO_OP ? NULL : in, NULL, old);
+    w->stats.acc_cpu++;
+    return MPI_SUCCESS;
+}
+
 static int put_general(const void *origin_addr, MPI_Count origin_count,
                        cr_datatype_t *origin_datatype, int target_rank, MPI_Aint target_disp,
                        MPI_Count target_count, cr_datatype_t *target_datatype, cr_win_t *win,
@@ -755,14 +771,8 @@ int core_accumulate(const void *origin_addr, MPI_Count origin_count,
     if (CR_LIKELY(how == CR_BLOCKING &&
                   acc_fast(win, target_rank, target_disp, origin_count, origin_datatype,
                            target_count, target_datatype, &p, &n))) {
-        int err = acc_check(op, target_datatype, target_count);
-        if (CR_UNLIKELY(err)) return err;
-        rma_acc_atomic_elems(p, n / cr_basic_size(target_datatype->basic), target_datatype->basic,
-                             op, op->handle == MPI_NO_OP ? NULL
-                                 : (const char *)origin_addr + origin_datatype->true_lb,
-                             NULL, NULL);
-        win->stats.acc_cpu++;
-        return MPI_SUCCESS;
+        return acc_fast_apply(win, p, n, target_datatype, target_count, op,
+                              (const char *)origin_addr + origin_datatype->true_lb, NULL);
     }
     int err = op_target(win, target_rank, &t);
     if (CR_UNLIKELY(err)) return err;
@@ -840,13 +850,8 @@ int core_fetch_and_op(const void *origin_addr, void *result_addr, cr_datatype_t 
     size_t n;
     if (CR_LIKELY(datatype->builtin && acc_fast(win, target_rank, target_disp, 1, datatype, 1,
                                                 datatype, &p, &n))) {
-        int err = acc_check(op, datatype, 1);
-        if (CR_UNLIKELY(err)) return err;
         /* origin_addr and result_addr are the packed streams, as in acc_cpu */
-        rma_acc_atomic_elems(p, n / cr_basic_size(datatype->basic), datatype->basic, op,
-                             op->handle == MPI_NO_OP ? NULL : origin_addr, NULL, result_addr);
-        win->stats.acc_cpu++;
-        return MPI_SUCCESS;
+        return acc_fast_apply(win, p, n, datatype, 1, op, origin_addr, result_addr);
     }
     int err = op_target(win, target_rank, &t);
     if (CR_UNLIKELY(err) || !t) return err;
