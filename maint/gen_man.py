@@ -39,7 +39,7 @@ HANDLE_CHECKS = {"OPERATION": ("MPI_Op", "MPI_ERR_OP", "operation"),
                  "REQUEST": ("MPI_Request", "MPI_ERR_REQUEST", "request"),
                  "GROUP": ("MPI_Group", "MPI_ERR_GROUP", "group"),
                  "INFO": ("MPI_Info", "MPI_ERR_INFO", "info object"),
-                 "ERRHANDLER": ("MPI_Errhandler", "MPI_ERR_ARG", "error handler")}
+                 "ERRHANDLER": ("MPI_Errhandler", "MPI_ERR_ERRHANDLER", "error handler")}
 DIRECTIONS = [("in", "INPUT ARGUMENTS"), ("inout", "INPUT/OUTPUT ARGUMENTS"), ("out", "OUTPUT ARGUMENTS")]
 
 

@@ -263,7 +263,7 @@ static inline int cr_chk_errhandler(MPI_Errhandler h, const char *arg, cr_errhan
         *out = e;
         return 0;
     }
-    return cr_chk_handle_fail(MPI_ERR_ARG, h, "error handler", arg);
+    return cr_chk_handle_fail(MPI_ERR_ERRHANDLER, h, "error handler", arg);
 }
 
 static inline int cr_chk_win(MPI_Win h, const char *arg, cr_win_t **out)
