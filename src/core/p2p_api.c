@@ -149,7 +149,7 @@ typedef struct {
     const MPI_Request *reqs;
 } chan_until_t;
 
-static inline cr_request_t *active_req(MPI_Request h);
+static inline __attribute__((always_inline)) cr_request_t *active_req(MPI_Request h);
 
 static int chan_done(const chan_until_t *u)
 {
@@ -282,11 +282,36 @@ static __attribute__((noinline, cold)) int recv_general_locked(
     return err;
 }
 
+/* MPI_Isend in standard mode of a predefined datatype on the channel path:
+ * a small message to a shared-memory peer goes straight into the channel's
+ * ring with a request born complete (cr_chan_isend_now), under the channel's
+ * lock alone; any other takes send_chan, under the same hold. */
+static __attribute__((noinline, cold)) int isend_chan(const void *buf, MPI_Count count,
+                                                      cr_datatype_t *datatype, int dest, int tag,
+                                                      cr_comm_t *comm, MPI_Request *request)
+{
+    cr_chan_t *ch = chan_take(comm, tag, comm->rank);
+    if (CR_LIKELY(datatype->contig)) {
+        cr_request_t *r = cr_chan_isend_now(ch, (const char *)buf + datatype->lb,
+                                            (size_t)count * (size_t)datatype->size, dest, tag,
+                                            comm);
+        if (CR_LIKELY(r != NULL)) {
+            cr_chan_unlock_slow(ch);
+            *request = r->handle;
+            return MPI_SUCCESS;
+        }
+    }
+    return send_chan(ch, buf, count, datatype, dest, tag, comm, CR_MODE_STD, request);
+}
+
 __attribute__((noinline)) int cr_send_general(const void *buf, MPI_Count count, cr_datatype_t *datatype, int dest, int tag,
                     cr_comm_t *comm, int mode, cr_how_t how, MPI_Request *request)
 {
-    if (CR_UNLIKELY(cr_threaded))
+    if (CR_UNLIKELY(cr_threaded)) {
+        if (how == CR_NONBLOCKING && mode == CR_MODE_STD && cr_chan_locking && datatype->builtin)
+            return isend_chan(buf, count, datatype, dest, tag, comm, request);
         return send_general_locked(buf, count, datatype, dest, tag, comm, mode, how, request);
+    }
     return send_general(buf, count, datatype, dest, tag, comm, mode, how, request);
 }
 
@@ -421,6 +446,28 @@ static inline __attribute__((always_inline)) int finish_plain(MPI_Request *h, cr
     return err;
 }
 
+/* finish_plain() of a complete channel-path request (chan_req) under its
+ * channel's lock, ch: back to ch's pool without cr_request_free's tests (it
+ * has no callback, no communicator reference, and a predefined datatype or
+ * none, whose reference costs nothing). */
+static inline __attribute__((always_inline)) int finish_chan(cr_chan_t *ch, MPI_Request *h,
+                                                            cr_request_t *r, MPI_Status *status)
+{
+    if (CR_UNLIKELY(r->home != ch || r->tmp)) return finish_plain(h, r, status);
+    int err = r->err;
+    if (r->kind == CR_REQ_SEND) {
+        if (status != MPI_STATUS_IGNORE) {
+            status->count_hi_and_cancelled = r->status.count_hi_and_cancelled & 1;
+            status->count_lo = 0;
+        }
+    } else {
+        status_out(status, r);
+    }
+    *h = MPI_REQUEST_NULL;
+    cr_chan_request_put(ch, r);
+    return err;
+}
+
 /* Finish a completed request for the user: status out, free or deactivate, and
  * return its error. */
 static int finish(MPI_Request *h, cr_request_t *r, MPI_Status *status)
@@ -458,7 +505,7 @@ static void empty_status(MPI_Status *st)
 }
 
 /* NULL for MPI_REQUEST_NULL and inactive persistent requests. */
-static inline cr_request_t *active_req(MPI_Request h)
+static inline __attribute__((always_inline)) cr_request_t *active_req(MPI_Request h)
 {
     if (h == MPI_REQUEST_NULL) return NULL;
     cr_request_t *r = cr_request_ptr(h);
@@ -479,7 +526,7 @@ static int poll_req(cr_request_t *r)
  * completion calls, non-blocking I/O).
  * Such a request is a plain send or receive from a channel's pool, of a
  * predefined datatype, with nothing to call when it is freed. */
-static int chan_req(const cr_request_t *r)
+static inline __attribute__((always_inline)) int chan_req(const cr_request_t *r)
 {
     return r->home && (r->kind == CR_REQ_SEND || r->kind == CR_REQ_RECV) && !r->persistent &&
            !r->on_free && (!r->dt || r->dt->builtin);
@@ -655,10 +702,42 @@ static int wait_in(cr_chan_t *ch, MPI_Request *h, MPI_Status *status)
  * fast path is born complete) is finished in the loop, with no call but the
  * request's free: per request, the sender of a message-rate loop pays little
  * more than that free. */
+/* MPI_Waitall of requests that are all on channel ch (chan_of_all), under
+ * its lock: one that is complete already (a send born complete,
+ * cr_chan_isend_now) goes straight back to the channel's pool, with no wait
+ * and no free call; the others wait on the channel (wait_in). */
+static __attribute__((noinline)) int waitall_chan(cr_chan_t *ch, int count,
+                                                  MPI_Request array_of_requests[],
+                                                  MPI_Status array_of_statuses[])
+{
+    int any_err = 0;
+    cr_chan_lock_slow(ch);
+    for (int i = 0; i < count; i++) {
+        MPI_Status tmp, *st = status_at(array_of_statuses, i);
+        cr_request_t *r = active_req(array_of_requests[i]);
+        int err;
+        if (r && __atomic_load_n(&r->complete, __ATOMIC_ACQUIRE))
+            err = finish_chan(ch, &array_of_requests[i], r, st);
+        else
+            err = wait_in(ch, &array_of_requests[i], st == MPI_STATUS_IGNORE ? &tmp : st);
+        err_note(array_of_statuses, i, err, &any_err);
+    }
+    cr_chan_unlock_slow(ch);
+    return any_err ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+}
+
+/* MPI_Waitall waits for each request under the lock it holds (wait_in),
+ * without going through core_wait's choice of lock.  Under the library lock,
+ * a plain send or receive that is complete already (every send of MPI_Isend's
+ * fast path is born complete) is finished in the loop, with no call but the
+ * request's free: per request, the sender of a message-rate loop pays little
+ * more than that free. */
 int core_waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
     int any_err = 0;
     cr_chan_t *ch = chan_of_all(count, array_of_requests);
+    if (CR_UNLIKELY(ch != NULL))
+        return waitall_chan(ch, count, array_of_requests, array_of_statuses);
     hold(ch);
     for (int i = 0; i < count; i++) {
         MPI_Status tmp, *st = status_at(array_of_statuses, i);

@@ -126,6 +126,13 @@ static unsigned chan_sel(cr_comm_t *comm)
         sel |= SEL_IN_JOB;
     if (comm->asserts & CR_COMM_ASSERT_NO_ANY_TAG) sel |= SEL_BY_TAG;
     if (comm->asserts & CR_COMM_ASSERT_NO_ANY_SOURCE) sel |= SEL_BY_SRC;
+    /* one channel for all its traffic: cr_chan_of takes it without a call */
+    cr_chan_t *fixed = NULL;
+    if (!(sel & SEL_IN_JOB))
+        fixed = &cr_chan0;
+    else if (!(sel & (SEL_BY_TAG | SEL_BY_SRC)))
+        fixed = &cr_chans[comm->ctx / CR_CTX_STRIDE % (unsigned)cr_nchan];
+    __atomic_store_n(&comm->chan_fixed, fixed, __ATOMIC_RELEASE);
     __atomic_store_n(&comm->chan_sel, sel, __ATOMIC_RELEASE);
     cr_lib_unlock();
     return sel;
@@ -1615,6 +1622,43 @@ cr_request_t *cr_isend_fast(const void *data, size_t bytes, int dest, int tag, c
         return NULL;
     }
     r->vpeer = peer;          /* for MPI_Cancel (cr_cancel_send) */
+    r->complete = 1;
+    return r;
+}
+
+/* The channel path's form of cr_isend_fast (channel ch held, the channel
+ * locks on): a standard send of `bytes` contiguous bytes that fits one
+ * eager packet to a shared-memory peer with nothing queued ahead of it goes
+ * straight into channel ch's ring, and its request, from ch's own pool, is
+ * born complete with its handle.  Returns it, or NULL when the caller must
+ * take cr_chan_isend (ch still held): what that would do for such a message,
+ * less its layers (no datatype reference, no protocol state, no completion
+ * step).  With one channel, or without threads, it never runs. */
+cr_request_t *cr_chan_isend_now(cr_chan_t *ch, const void *data, size_t bytes, int dest, int tag,
+                                cr_comm_t *comm)
+{
+    if (CR_UNLIKELY(dest < 0)) return NULL;           /* MPI_PROC_NULL */
+    int peer = cr_comm_world_rank(comm, dest);
+    cr_vc_t *v = &ch->vc[peer];
+    if (v->kind != CR_VC_SHM || v->out_head || bytes > v->eager_max ||
+        bytes > v->tr->caps.max_short)
+        return NULL;
+    cr_request_t *r = cr_chan_request_new(ch, CR_REQ_SEND);
+    if (CR_UNLIKELY(!r)) return NULL;
+    if (CR_UNLIKELY(cr_request_attach_handle(r) != MPI_SUCCESS)) {
+        cr_request_free(r);
+        return NULL;
+    }
+    r->wire_gen = wire_gen_take(ch);
+    tr_am_hdr_t h = { .type = CR_AM_EAGER, .ctx = comm->ctx + CR_CTX_PT2PT, .src = comm->rank,
+                      .tag = tag, .aux = cr_msg_id(r) };
+    if (shm_send_pkt(shm_ctx_of(v->tr), (int)v->addr, &h, data, bytes)) {
+        cr_request_free(r);      /* the ring is full: the general path queues it */
+        return NULL;
+    }
+    cr_pvar_count_send(ch->index, CR_VC_SHM, CR_PVAR_EAGER, bytes);
+    r->chan = ch;             /* for MPI_Cancel (cr_cancel_send) */
+    r->vpeer = peer;
     r->complete = 1;
     return r;
 }

@@ -210,6 +210,8 @@ cr_chan_t *cr_chan_pick(cr_comm_t *comm, int ctx_off, int tag, int src);
 static inline cr_chan_t *cr_chan_of(cr_comm_t *comm, int ctx_off, int tag, int src)
 {
     if (CR_LIKELY(cr_nchan == 1)) return &cr_chan0;
+    cr_chan_t *fixed = __atomic_load_n(&comm->chan_fixed, __ATOMIC_ACQUIRE);
+    if (CR_LIKELY(fixed != NULL)) return fixed;
     return cr_chan_pick(comm, ctx_off, tag, src);
 }
 /* Take and let go of a channel's lock: only while the channel locks are on
@@ -279,6 +281,12 @@ int cr_chan_isend(cr_chan_t *ch, const void *buf, MPI_Aint count, cr_datatype_t 
 int cr_chan_irecv(cr_chan_t *ch, void *buf, MPI_Aint count, cr_datatype_t *dt, int src, int tag,
                   cr_comm_t *comm, int ctx_off, cr_request_t **req);
 
+/* The channel path's MPI_Isend of contiguous bytes to a shared-memory peer,
+ * straight into channel ch's ring (ch held, the channel locks on): a
+ * complete request with its handle, or NULL for cr_chan_isend (pt2pt.c). */
+cr_request_t *cr_chan_isend_now(cr_chan_t *ch, const void *data, size_t bytes, int dest, int tag,
+                                cr_comm_t *comm);
+
 /* Start a buffered send (p2p_bsend.c): the data is packed into memory of its
  * own and charged to the attached buffer that serves comm; *out (when out is
  * not NULL) gets a complete request with a handle. */
@@ -312,6 +320,19 @@ int cr_greq_cancel(cr_request_t *r);
  * locks are on, else from the global one (request.c); cr_request_free puts
  * it back where it came from. */
 cr_request_t *cr_chan_request_new(cr_chan_t *ch, cr_req_kind_t kind);
+/* Give back a complete channel-path request to its own channel's pool, ch
+ * (r->home), held by the caller: one with no callback, no communicator
+ * reference, no packed copy and a predefined datatype or none (what
+ * cr_request_free would do for it, less its tests). */
+static inline __attribute__((always_inline)) void cr_chan_request_put(cr_chan_t *ch,
+                                                                      cr_request_t *r)
+{
+    r->comm = NULL;
+    r->handle = MPI_REQUEST_NULL;      /* the slot stays with the object */
+    r->dt = NULL;                      /* predefined: its reference was never counted */
+    r->next = ch->pool;
+    ch->pool = r;
+}
 /* Put a request of a channel's pool into the global one (the channel ends). */
 void cr_request_retire(cr_request_t *r);
 
