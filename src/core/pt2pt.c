@@ -83,22 +83,6 @@ struct cr_out {
 /* ---- channels: their locks and which one a message takes ------------------------ */
 int cr_chan_locking;
 
-void cr_chan_lock_slow(cr_chan_t *ch)
-{
-    pthread_mutex_lock(&ch->lock.m);
-    __atomic_store_n(&ch->owner, pthread_self(), __ATOMIC_RELAXED);
-    ch->hold_events = 0;
-}
-
-void cr_chan_unlock_slow(cr_chan_t *ch)
-{
-    int ring = ch->hold_events != 0;
-    __atomic_store_n(&ch->owner, (pthread_t)0, __ATOMIC_RELAXED);
-    pthread_mutex_unlock(&ch->lock.m);
-    /* a thread of this process may sleep on a request this hold completed */
-    if (ring) cr_progress_wake_sleepers();
-}
-
 /* cr_comm_t.chan_sel: what the choice of a communicator's channel depends on,
  * worked out on first use (under the library lock, as the hints that
  * comm->asserts holds may change). */
@@ -1315,7 +1299,6 @@ int cr_chan_init(cr_chan_t *ch, int me, int npeers, tr_iface_t **trs, int ntr, t
                  tr_iface_t *shm)
 {
     memset(ch, 0, sizeof *ch);
-    pthread_mutex_init(&ch->lock.m, NULL);
     pthread_mutex_init(&ch->pool_lock.m, NULL);
     adapt_cfg.mode = (int)ut_settings.adaptive;
     adapt_cfg.slow_ns = (uint64_t)ut_settings.adaptive_slow_us * 1000u;

@@ -7,6 +7,7 @@
 #define COURIER_CORE_PT2PT_H
 #include "core/adapt.h"
 #include "core/core.h"
+#include "core/progress.h"
 #include "core/threads.h"
 #include "transport/transport.h"
 #include "util/settings.h"
@@ -175,7 +176,7 @@ typedef struct __attribute__((aligned(CR_CHAN_ALIGN))) cr_chan {
     int index;                /* in cr_chans */
     cr_poller_t poller;       /* its poller in the progress engine */
     /* last, so that the fields of the fast paths above keep their places */
-    cr_lock_t lock;           /* with the channel locks on: everything above */
+    cr_mutex_t lock;          /* with the channel locks on: everything above */
     cr_lock_t pool_lock;      /* a leaf lock: pool_remote */
     /* Its free requests.  Taken from under the channel's lock (every caller
      * of cr_chan_request_new holds it), and given back there by a thread that
@@ -220,8 +221,22 @@ static inline cr_chan_t *cr_chan_of(cr_comm_t *comm, int ctx_off, int tag, int s
  * hold whose polls found events wakes this process's sleeping threads (their
  * requests may be among those completed). */
 extern int cr_chan_locking;
-void cr_chan_lock_slow(cr_chan_t *ch);
-void cr_chan_unlock_slow(cr_chan_t *ch);
+/* The _slow forms: the lock itself, inline on the channel path (taken and let
+ * go twice per message sent, once per MPI_Isend and per MPI_Waitall). */
+static inline __attribute__((always_inline)) void cr_chan_lock_slow(cr_chan_t *ch)
+{
+    cr_mutex_lock(&ch->lock);
+    __atomic_store_n(&ch->owner, pthread_self(), __ATOMIC_RELAXED);
+    ch->hold_events = 0;
+}
+static inline __attribute__((always_inline)) void cr_chan_unlock_slow(cr_chan_t *ch)
+{
+    int ring = ch->hold_events != 0;
+    __atomic_store_n(&ch->owner, (pthread_t)0, __ATOMIC_RELAXED);
+    cr_mutex_unlock(&ch->lock);
+    /* a thread of this process may sleep on a request this hold completed */
+    if (CR_UNLIKELY(ring)) cr_progress_wake_sleepers();
+}
 static inline void cr_chan_lock(cr_chan_t *ch)
 {
     if (CR_UNLIKELY(cr_chan_locking)) cr_chan_lock_slow(ch);
