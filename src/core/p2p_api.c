@@ -702,28 +702,41 @@ static int wait_in(cr_chan_t *ch, MPI_Request *h, MPI_Status *status)
  * fast path is born complete) is finished in the loop, with no call but the
  * request's free: per request, the sender of a message-rate loop pays little
  * more than that free. */
-/* MPI_Waitall of requests that are all on channel ch (chan_of_all), under
- * its lock: one that is complete already (a send born complete,
- * cr_chan_isend_now) goes straight back to the channel's pool, with no wait
- * and no free call; the others wait on the channel (wait_in). */
-static __attribute__((noinline)) int waitall_chan(cr_chan_t *ch, int count,
-                                                  MPI_Request array_of_requests[],
-                                                  MPI_Status array_of_statuses[])
+/* MPI_Waitall on the channel path, in one pass: the first active request
+ * names the channel, whose lock is taken then, and every entry is finished
+ * under it up to the first active request that is not a channel-path request
+ * (chan_req) of that channel.  One that is complete already (a send born
+ * complete, cr_chan_isend_now) goes straight back to the channel's pool,
+ * with no wait and no free call; the others wait on the channel (wait_in).
+ * Returns how many entries it finished (count: all of them); the caller
+ * finishes the rest under the library lock, as before channels (they wait
+ * in order, so finishing the first ones early changes nothing). */
+static __attribute__((noinline)) int waitall_chan(int count, MPI_Request array_of_requests[],
+                                                  MPI_Status array_of_statuses[], int *any_err)
 {
-    int any_err = 0;
-    cr_chan_lock_slow(ch);
-    for (int i = 0; i < count; i++) {
+    cr_chan_t *ch = NULL;
+    int i;
+    for (i = 0; i < count; i++) {
         MPI_Status tmp, *st = status_at(array_of_statuses, i);
         cr_request_t *r = active_req(array_of_requests[i]);
-        int err;
-        if (r && __atomic_load_n(&r->complete, __ATOMIC_ACQUIRE))
-            err = finish_chan(ch, &array_of_requests[i], r, st);
-        else
-            err = wait_in(ch, &array_of_requests[i], st == MPI_STATUS_IGNORE ? &tmp : st);
-        err_note(array_of_statuses, i, err, &any_err);
+        int err = MPI_SUCCESS;
+        if (!r) {
+            empty_status(st);
+        } else {
+            if (!chan_req(r) || (ch && r->chan != ch)) break;
+            if (!ch) {
+                ch = r->chan;
+                cr_chan_lock_slow(ch);
+            }
+            if (__atomic_load_n(&r->complete, __ATOMIC_ACQUIRE))
+                err = finish_chan(ch, &array_of_requests[i], r, st);
+            else
+                err = wait_in(ch, &array_of_requests[i], st == MPI_STATUS_IGNORE ? &tmp : st);
+        }
+        err_note(array_of_statuses, i, err, any_err);
     }
-    cr_chan_unlock_slow(ch);
-    return any_err ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+    if (ch) cr_chan_unlock_slow(ch);
+    return i;
 }
 
 /* MPI_Waitall waits for each request under the lock it holds (wait_in),
@@ -734,27 +747,26 @@ static __attribute__((noinline)) int waitall_chan(cr_chan_t *ch, int count,
  * more than that free. */
 int core_waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
-    int any_err = 0;
-    cr_chan_t *ch = chan_of_all(count, array_of_requests);
-    if (CR_UNLIKELY(ch != NULL))
-        return waitall_chan(ch, count, array_of_requests, array_of_statuses);
-    hold(ch);
-    for (int i = 0; i < count; i++) {
+    int any_err = 0, i = 0;
+    if (CR_UNLIKELY(cr_chan_locking) && !cr_lib_held()) {
+        i = waitall_chan(count, array_of_requests, array_of_statuses, &any_err);
+        if (i == count) return any_err ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+    }
+    cr_lib_lock();
+    for (; i < count; i++) {
         MPI_Status tmp, *st = status_at(array_of_statuses, i);
-        if (!ch) {
-            MPI_Request h = array_of_requests[i];
-            cr_request_t *r = h == MPI_REQUEST_NULL ? NULL : cr_request_ptr(h);
-            if (r && (r->kind == CR_REQ_SEND || r->kind == CR_REQ_RECV) && !r->persistent &&
-                __atomic_load_n(&r->complete, __ATOMIC_ACQUIRE)) {
-                int err = finish_plain(&array_of_requests[i], r, st);
-                err_note(array_of_statuses, i, err, &any_err);
-                continue;
-            }
+        MPI_Request h = array_of_requests[i];
+        cr_request_t *r = h == MPI_REQUEST_NULL ? NULL : cr_request_ptr(h);
+        if (r && (r->kind == CR_REQ_SEND || r->kind == CR_REQ_RECV) && !r->persistent &&
+            __atomic_load_n(&r->complete, __ATOMIC_ACQUIRE)) {
+            int err = finish_plain(&array_of_requests[i], r, st);
+            err_note(array_of_statuses, i, err, &any_err);
+            continue;
         }
-        int err = wait_in(ch, &array_of_requests[i], st == MPI_STATUS_IGNORE ? &tmp : st);
+        int err = wait_locked(&array_of_requests[i], st == MPI_STATUS_IGNORE ? &tmp : st);
         err_note(array_of_statuses, i, err, &any_err);
     }
-    let_go(ch);
+    cr_lib_unlock();
     return any_err ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
 }
 
