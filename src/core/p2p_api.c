@@ -161,11 +161,47 @@ static int chan_done(const chan_until_t *u)
     return 0;
 }
 
-/* Wait on channel ch (held) until u is done. */
+/* Once idle for COURIER_WAIT_SLEEP_US, a wait on a channel sleeps on the
+ * process's doorbell without the library lock (chan_wait_until), at most
+ * max_us: announced first, then one more poll of its channel, as the
+ * library's policy does (progress.c, wait_sleep).  What completes its
+ * requests either comes from a peer through its channel's transports, which
+ * ring the doorbell, or is done by another thread under its channel's lock,
+ * whose unlock rings it (cr_chan_unlock_slow); so no wake-up is lost.  It
+ * only yields when the process may not sleep now (cr_wait_bell_prepare) or
+ * its channel has queued work that polling must move. */
+static void chan_sleep(cr_chan_t *ch, const chan_until_t *u, long max_us)
+{
+    if (max_us <= 0 || cr_wait_bell_prepare() != 0) {
+        cr_wait_sys.yield();
+        return;
+    }
+    cr_chan_lock(ch);
+    int quiet = cr_chan_progress(ch) == 0 && !chan_done(u) && cr_chan_can_sleep(ch);
+    cr_chan_unlock(ch);
+    if (!quiet || __atomic_load_n(&cr_chans_busy, __ATOMIC_RELAXED)) {
+        cr_wait_bell_cancel();
+        return;
+    }
+    cr_wait_bell_sleep(max_us);
+}
+
+/* Wait on channel ch (held) until u is done: poll the channel, letting its
+ * lock go and yielding between polls.  Once idle for COURIER_WAIT_SLEEP_US it
+ * sleeps on the doorbell (chan_sleep), touching no other channel and not the
+ * library lock, so that threads waiting on distinct channels do not meet;
+ * the library's whole step (liveness checks, every poller, its own sleep)
+ * under the library lock, when no other thread holds it (one that does
+ * moves that work itself, or runs a user function there that this thread's
+ * requests need not wait for), comes first, and then again whenever the policy's
+ * longest sleep (cr_wait_sleep_max_us) has passed, and on every turn while
+ * some channel has out-queue work (cr_chans_busy): what this thread's peer
+ * waits for before it answers may be another channel's queued message or
+ * another poller's work, which this channel's polls do not move. */
 static void chan_wait_until(cr_chan_t *ch, const chan_until_t *u)
 {
     cr_wait_t w = CR_WAIT_INIT;
-    uint64_t idle_since = 0;
+    uint64_t idle_since = 0, full_at = 0;
     while (!chan_done(u)) {
         if (cr_chan_progress(ch) > 0) {
             idle_since = 0;
@@ -175,16 +211,25 @@ static void chan_wait_until(cr_chan_t *ch, const chan_until_t *u)
         cr_chan_unlock(ch);
         uint64_t now = cr_wait_sys.now_ns();
         if (!idle_since) idle_since = now;
-        long sleep_us = ut_settings.wait_sleep_us;   /* -1: never sleeps, a step each time */
-        if (now - idle_since >= (uint64_t)(sleep_us > 0 ? sleep_us : 0) * 1000u) {
+        long sleep_us = ut_settings.wait_sleep_us;   /* -1: never sleeps */
+        if (now - idle_since < (uint64_t)(sleep_us > 0 ? sleep_us : 0) * 1000u) {
+            cr_wait_sys.yield();
+        } else if (now >= full_at || __atomic_load_n(&cr_chans_busy, __ATOMIC_RELAXED)) {
+            full_at = now + (uint64_t)cr_wait_sleep_max_us() * 1000u;
             /* taken as a waiting thread takes it back (threads.c): letting
              * it go rings the doorbell only when its polls found events, so
-             * threads that all wait can all fall asleep */
-            cr_lib_reacquire(1);
-            if (!chan_done(u)) cr_wait_poll(&w);
-            cr_lib_unlock_slow();
+             * threads that all wait can all fall asleep.  Only when free:
+             * a thread that holds it moves the library's work itself (or
+             * runs a user function there, which this thread's requests
+             * need not wait for), and this one sleeps on its channel */
+            if (cr_lib_try_reacquire()) {
+                if (!chan_done(u)) cr_wait_poll(&w);
+                cr_lib_unlock_slow();
+            } else {
+                chan_sleep(ch, u, (long)((full_at - now) / 1000u));
+            }
         } else {
-            cr_wait_sys.yield();
+            chan_sleep(ch, u, (long)((full_at - now) / 1000u));
         }
         cr_chan_lock(ch);
     }

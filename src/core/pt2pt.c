@@ -435,9 +435,20 @@ tr_iface_t *cr_chan_net_peer(cr_chan_t *ch, int peer, uint64_t *addr)
     return tr && tr == ch->net ? cr_chan_net_shared(ch) : tr;
 }
 
+/* With the channel locks on: how many channels have out-queue work (a
+ * non-empty busy list), which moves only when its channel is polled.  A
+ * thread waiting on one channel polls only that one (p2p_api.c,
+ * chan_wait_until) while this is 0; otherwise it polls every channel, as
+ * the work queued on another may be what its peer waits for before it
+ * answers.  Changed only when a channel's list becomes empty or non-empty
+ * (a full ring, a peer not connected yet), never per message. */
+int cr_chans_busy;
+
 static void busy_add(cr_chan_t *ch, cr_vc_t *v)
 {
     if (v->in_busy) return;
+    if (!ch->busy && CR_UNLIKELY(cr_chan_locking))
+        __atomic_fetch_add(&cr_chans_busy, 1, __ATOMIC_RELAXED);
     v->in_busy = 1;
     v->busy_next = ch->busy;
     ch->busy = v;
@@ -1247,6 +1258,8 @@ static inline __attribute__((always_inline)) int chan_progress(cr_chan_t *ch)
                 v->in_busy = 0;
             }
         }
+        if (!ch->busy && CR_UNLIKELY(cr_chan_locking))
+            __atomic_fetch_sub(&cr_chans_busy, 1, __ATOMIC_RELAXED);
     }
     ch->hold_events += (unsigned)n;
     return n;

@@ -246,6 +246,10 @@ static inline void cr_chan_unlock(cr_chan_t *ch)
     if (CR_UNLIKELY(cr_chan_locking)) cr_chan_unlock_slow(ch);
 }
 
+/* How many channels have outgoing work queued (with the channel locks on;
+ * read atomically, pt2pt.c). */
+extern int cr_chans_busy;
+
 /* Set up a channel for npeers peers, this process being peer me, reaching
  * them through the transports given (tried in this order: self, shm, network;
  * self and shm name which of trs are those, or NULL); installs the channel as

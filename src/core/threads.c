@@ -90,6 +90,17 @@ int cr_lib_release_all(void)
     return depth;
 }
 
+int cr_lib_try_reacquire(void)
+{
+    if (pthread_mutex_trylock(&obj_mutex) != 0) return 0;
+    __atomic_store_n(&obj_owner, pthread_self(), __ATOMIC_RELAXED);
+    __atomic_store_n(&obj_owned, 1, __ATOMIC_RELEASE);
+    obj_depth = 1;
+    hold_dirty = 0;
+    hold_events = cr_progress_events;
+    return 1;
+}
+
 void cr_lib_reacquire(int depth)
 {
     if (depth <= 0) return;

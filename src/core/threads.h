@@ -89,6 +89,10 @@ int cr_lib_held(void);
  * it was held: 0 when not held), and take it back as deep afterwards. */
 int cr_lib_release_all(void);
 void cr_lib_reacquire(int depth);
+/* Take the library lock at depth 1 as cr_lib_reacquire(1) would, if no
+ * other thread holds it (1), else 0 at once; for a thread that does not hold
+ * it (threads on). */
+int cr_lib_try_reacquire(void);
 
 /* Turn the locks on (MPI_Init_thread with MPI_THREAD_MULTIPLE, before any
  * other thread calls MPI). */
