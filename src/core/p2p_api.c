@@ -360,11 +360,29 @@ __attribute__((noinline)) int cr_send_general(const void *buf, MPI_Count count, 
     return send_general(buf, count, datatype, dest, tag, comm, mode, how, request);
 }
 
+/* MPI_Irecv of a predefined datatype on the channel path: recv_chan's work,
+ * taken from cr_recv_general's threaded branch without the hops through
+ * recv_general_locked and chan_finish. */
+static __attribute__((noinline, cold)) int irecv_chan(void *buf, MPI_Count count,
+                                                      cr_datatype_t *datatype, int source, int tag,
+                                                      cr_comm_t *comm, MPI_Request *request)
+{
+    cr_chan_t *ch = chan_take(comm, tag, source);
+    cr_request_t *r = NULL;
+    int err = cr_chan_irecv(ch, buf, count, datatype, source, tag, comm, CR_CTX_PT2PT, &r);
+    if (CR_LIKELY(!err) && CR_LIKELY(!(err = cr_request_attach_handle(r)))) *request = r->handle;
+    cr_chan_unlock_slow(ch);
+    return err;
+}
+
 __attribute__((noinline)) int cr_recv_general(void *buf, MPI_Count count, cr_datatype_t *datatype, int source, int tag,
                     cr_comm_t *comm, MPI_Status *status, cr_how_t how, MPI_Request *request)
 {
-    if (CR_UNLIKELY(cr_threaded))
+    if (CR_UNLIKELY(cr_threaded)) {
+        if (how == CR_NONBLOCKING && cr_chan_locking && datatype->builtin)
+            return irecv_chan(buf, count, datatype, source, tag, comm, request);
         return recv_general_locked(buf, count, datatype, source, tag, comm, status, how, request);
+    }
     return recv_general(buf, count, datatype, source, tag, comm, status, how, request);
 }
 
