@@ -193,11 +193,13 @@ static void chan_sleep(cr_chan_t *ch, const chan_until_t *u, long max_us)
  * the library's whole step (liveness checks, every poller, its own sleep)
  * under the library lock, when no other thread holds it (one that does
  * moves that work itself, or runs a user function there that this thread's
- * requests need not wait for), comes first, and then again whenever the policy's
- * longest sleep (cr_wait_sleep_max_us) has passed, and on every turn while
- * some channel has out-queue work (cr_chans_busy): what this thread's peer
- * waits for before it answers may be another channel's queued message or
- * another poller's work, which this channel's polls do not move. */
+ * requests need not wait for), comes first, and then again once per
+ * COURIER_WAIT_SLEEP_US of idleness, and on every turn while some channel
+ * has out-queue work (cr_chans_busy): what this thread's peer waits for
+ * before it answers may be another channel's message or another poller's
+ * work (a cancel on another communicator of this thread, a non-blocking
+ * collective), which this channel's polls do not move.  Before, that step
+ * ran on every turn, a library lock and every channel's lock per yield. */
 static void chan_wait_until(cr_chan_t *ch, const chan_until_t *u)
 {
     cr_wait_t w = CR_WAIT_INIT;
@@ -212,10 +214,11 @@ static void chan_wait_until(cr_chan_t *ch, const chan_until_t *u)
         uint64_t now = cr_wait_sys.now_ns();
         if (!idle_since) idle_since = now;
         long sleep_us = ut_settings.wait_sleep_us;   /* -1: never sleeps */
-        if (now - idle_since < (uint64_t)(sleep_us > 0 ? sleep_us : 0) * 1000u) {
+        uint64_t period = (uint64_t)(sleep_us > 0 ? sleep_us : 0) * 1000u;
+        if (now - idle_since < period) {
             cr_wait_sys.yield();
         } else if (now >= full_at || __atomic_load_n(&cr_chans_busy, __ATOMIC_RELAXED)) {
-            full_at = now + (uint64_t)cr_wait_sleep_max_us() * 1000u;
+            full_at = now + period;
             /* taken as a waiting thread takes it back (threads.c): letting
              * it go rings the doorbell only when its polls found events, so
              * threads that all wait can all fall asleep.  Only when free:

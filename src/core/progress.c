@@ -268,11 +268,6 @@ void cr_wait_bell_sleep(long max_us)
     bells[0]->ops->sleep_wait(bells[0], max_us);
 }
 
-long cr_wait_sleep_max_us(void)
-{
-    return sleep_max_us();
-}
-
 int cr_wait_idle_sleep(cr_wait_t *w, const int *quit)
 {
     cr_liveness_check();

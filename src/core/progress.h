@@ -50,13 +50,10 @@ int cr_wait_idle_sleep(cr_wait_t *w, const int *quit);
  * thread may not sleep now (no doorbell, several, one with a descriptor, or
  * COURIER_WAIT_SLEEP_US -1); after it the caller polls once more and either
  * takes the announcement back (cr_wait_bell_cancel) or sleeps until the
- * doorbell rings, at most max_us (cr_wait_bell_sleep).  cr_wait_sleep_max_us:
- * the policy's longest single sleep (COURIER_WAIT_SLEEP_MAX_US, and short
- * enough for the liveness checks' COURIER_LIVENESS_MS). */
+ * doorbell rings, at most max_us (cr_wait_bell_sleep). */
 int cr_wait_bell_prepare(void);
 void cr_wait_bell_cancel(void);
 void cr_wait_bell_sleep(long max_us);
-long cr_wait_sleep_max_us(void);
 
 /* What the policy calls to yield, to read the clock and to block on several
  * doorbells' descriptors (ppoll: returns how many are ready, 0 when max_us
