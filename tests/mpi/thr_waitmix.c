@@ -144,7 +144,9 @@ static void mixed_round(int t, int i, unsigned char **sb, unsigned char **rb)
  * finds the message exactly when it was not cancelled. */
 static void cancel_round(int t, int i)
 {
-    int ctag = 50 + t, ftag = 70 + t;
+    /* a tag per round: the left neighbour may be a round ahead, its next
+     * message here before this round's probe */
+    int ctag = 1000 + t * ROUNDS + i, ftag = 70 + t;
     long out = seed_of(rank, t, i, 0, 3), in = -1;
     int flag = -1, cancelled = -1;
     MPI_Request rq;
