@@ -197,6 +197,9 @@ typedef struct cr_comm {
     void *coll_shm;
     /* How its traffic picks a channel (src/core/pt2pt.c), 0 until first used. */
     unsigned chan_sel;
+    /* Set with chan_sel when all its traffic takes one channel (no hint
+     * spreads it by tag or source): that channel (pt2pt.h, cr_chan_of). */
+    struct cr_chan *chan_fixed;
     /* CR_COMM_ASSERT_*: the MPI 4 assertions its hints make (comm.c) */
     unsigned asserts;
 } cr_comm_t;

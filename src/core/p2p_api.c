@@ -149,7 +149,7 @@ typedef struct {
     const MPI_Request *reqs;
 } chan_until_t;
 
-static inline cr_request_t *active_req(MPI_Request h);
+static inline __attribute__((always_inline)) cr_request_t *active_req(MPI_Request h);
 
 static int chan_done(const chan_until_t *u)
 {
@@ -161,11 +161,49 @@ static int chan_done(const chan_until_t *u)
     return 0;
 }
 
-/* Wait on channel ch (held) until u is done. */
+/* Once idle for COURIER_WAIT_SLEEP_US, a wait on a channel sleeps on the
+ * process's doorbell without the library lock (chan_wait_until), at most
+ * max_us: announced first, then one more poll of its channel, as the
+ * library's policy does (progress.c, wait_sleep).  What completes its
+ * requests either comes from a peer through its channel's transports, which
+ * ring the doorbell, or is done by another thread under its channel's lock,
+ * whose unlock rings it (cr_chan_unlock_slow); so no wake-up is lost.  It
+ * only yields when the process may not sleep now (cr_wait_bell_prepare) or
+ * its channel has queued work that polling must move. */
+static void chan_sleep(cr_chan_t *ch, const chan_until_t *u, long max_us)
+{
+    if (max_us <= 0 || cr_wait_bell_prepare() != 0) {
+        cr_wait_sys.yield();
+        return;
+    }
+    cr_chan_lock(ch);
+    int quiet = cr_chan_progress(ch) == 0 && !chan_done(u) && cr_chan_can_sleep(ch);
+    cr_chan_unlock(ch);
+    if (!quiet || __atomic_load_n(&cr_chans_busy, __ATOMIC_RELAXED)) {
+        cr_wait_bell_cancel();
+        return;
+    }
+    cr_wait_bell_sleep(max_us);
+}
+
+/* Wait on channel ch (held) until u is done: poll the channel, letting its
+ * lock go and yielding between polls.  Once idle for COURIER_WAIT_SLEEP_US it
+ * sleeps on the doorbell (chan_sleep), touching no other channel and not the
+ * library lock, so that threads waiting on distinct channels do not meet;
+ * the library's whole step (liveness checks, every poller, its own sleep)
+ * under the library lock, when no other thread holds it (one that does
+ * moves that work itself, or runs a user function there that this thread's
+ * requests need not wait for), comes first, and then again once per
+ * COURIER_WAIT_SLEEP_US of idleness, and on every turn while some channel
+ * has out-queue work (cr_chans_busy): what this thread's peer waits for
+ * before it answers may be another channel's message or another poller's
+ * work (a cancel on another communicator of this thread, a non-blocking
+ * collective), which this channel's polls do not move.  Before, that step
+ * ran on every turn, a library lock and every channel's lock per yield. */
 static void chan_wait_until(cr_chan_t *ch, const chan_until_t *u)
 {
     cr_wait_t w = CR_WAIT_INIT;
-    uint64_t idle_since = 0;
+    uint64_t idle_since = 0, full_at = 0;
     while (!chan_done(u)) {
         if (cr_chan_progress(ch) > 0) {
             idle_since = 0;
@@ -175,16 +213,26 @@ static void chan_wait_until(cr_chan_t *ch, const chan_until_t *u)
         cr_chan_unlock(ch);
         uint64_t now = cr_wait_sys.now_ns();
         if (!idle_since) idle_since = now;
-        long sleep_us = ut_settings.wait_sleep_us;   /* -1: never sleeps, a step each time */
-        if (now - idle_since >= (uint64_t)(sleep_us > 0 ? sleep_us : 0) * 1000u) {
+        long sleep_us = ut_settings.wait_sleep_us;   /* -1: never sleeps */
+        uint64_t period = (uint64_t)(sleep_us > 0 ? sleep_us : 0) * 1000u;
+        if (now - idle_since < period) {
+            cr_wait_sys.yield();
+        } else if (now >= full_at || __atomic_load_n(&cr_chans_busy, __ATOMIC_RELAXED)) {
+            full_at = now + period;
             /* taken as a waiting thread takes it back (threads.c): letting
              * it go rings the doorbell only when its polls found events, so
-             * threads that all wait can all fall asleep */
-            cr_lib_reacquire(1);
-            if (!chan_done(u)) cr_wait_poll(&w);
-            cr_lib_unlock_slow();
+             * threads that all wait can all fall asleep.  Only when free:
+             * a thread that holds it moves the library's work itself (or
+             * runs a user function there, which this thread's requests
+             * need not wait for), and this one sleeps on its channel */
+            if (cr_lib_try_reacquire()) {
+                if (!chan_done(u)) cr_wait_poll(&w);
+                cr_lib_unlock_slow();
+            } else {
+                chan_sleep(ch, u, (long)((full_at - now) / 1000u));
+            }
         } else {
-            cr_wait_sys.yield();
+            chan_sleep(ch, u, (long)((full_at - now) / 1000u));
         }
         cr_chan_lock(ch);
     }
@@ -282,19 +330,62 @@ static __attribute__((noinline, cold)) int recv_general_locked(
     return err;
 }
 
+/* MPI_Isend in standard mode of a predefined datatype on the channel path:
+ * a small message to a shared-memory peer goes straight into the channel's
+ * ring with a request born complete (cr_chan_isend_now), under the channel's
+ * lock alone; any other takes send_chan, under the same hold. */
+static __attribute__((noinline, cold)) int isend_chan(const void *buf, MPI_Count count,
+                                                      cr_datatype_t *datatype, int dest, int tag,
+                                                      cr_comm_t *comm, MPI_Request *request)
+{
+    cr_chan_t *ch = chan_take(comm, tag, comm->rank);
+    if (CR_LIKELY(datatype->contig)) {
+        cr_request_t *r = cr_chan_isend_now(ch, (const char *)buf + datatype->lb,
+                                            (size_t)count * (size_t)datatype->size, dest, tag,
+                                            comm);
+        if (CR_LIKELY(r != NULL)) {
+            cr_chan_unlock_slow(ch);
+            *request = r->handle;
+            return MPI_SUCCESS;
+        }
+    }
+    return send_chan(ch, buf, count, datatype, dest, tag, comm, CR_MODE_STD, request);
+}
+
 __attribute__((noinline)) int cr_send_general(const void *buf, MPI_Count count, cr_datatype_t *datatype, int dest, int tag,
                     cr_comm_t *comm, int mode, cr_how_t how, MPI_Request *request)
 {
-    if (CR_UNLIKELY(cr_threaded))
+    if (CR_UNLIKELY(cr_threaded)) {
+        if (how == CR_NONBLOCKING && mode == CR_MODE_STD && cr_chan_locking && datatype->builtin)
+            return isend_chan(buf, count, datatype, dest, tag, comm, request);
         return send_general_locked(buf, count, datatype, dest, tag, comm, mode, how, request);
+    }
     return send_general(buf, count, datatype, dest, tag, comm, mode, how, request);
+}
+
+/* MPI_Irecv of a predefined datatype on the channel path: recv_chan's work,
+ * taken from cr_recv_general's threaded branch without the hops through
+ * recv_general_locked and chan_finish. */
+static __attribute__((noinline, cold)) int irecv_chan(void *buf, MPI_Count count,
+                                                      cr_datatype_t *datatype, int source, int tag,
+                                                      cr_comm_t *comm, MPI_Request *request)
+{
+    cr_chan_t *ch = chan_take(comm, tag, source);
+    cr_request_t *r = NULL;
+    int err = cr_chan_irecv(ch, buf, count, datatype, source, tag, comm, CR_CTX_PT2PT, &r);
+    if (CR_LIKELY(!err) && CR_LIKELY(!(err = cr_request_attach_handle(r)))) *request = r->handle;
+    cr_chan_unlock_slow(ch);
+    return err;
 }
 
 __attribute__((noinline)) int cr_recv_general(void *buf, MPI_Count count, cr_datatype_t *datatype, int source, int tag,
                     cr_comm_t *comm, MPI_Status *status, cr_how_t how, MPI_Request *request)
 {
-    if (CR_UNLIKELY(cr_threaded))
+    if (CR_UNLIKELY(cr_threaded)) {
+        if (how == CR_NONBLOCKING && cr_chan_locking && datatype->builtin)
+            return irecv_chan(buf, count, datatype, source, tag, comm, request);
         return recv_general_locked(buf, count, datatype, source, tag, comm, status, how, request);
+    }
     return recv_general(buf, count, datatype, source, tag, comm, status, how, request);
 }
 
@@ -421,6 +512,28 @@ static inline __attribute__((always_inline)) int finish_plain(MPI_Request *h, cr
     return err;
 }
 
+/* finish_plain() of a complete channel-path request (chan_req) under its
+ * channel's lock, ch: back to ch's pool without cr_request_free's tests (it
+ * has no callback, no communicator reference, and a predefined datatype or
+ * none, whose reference costs nothing). */
+static inline __attribute__((always_inline)) int finish_chan(cr_chan_t *ch, MPI_Request *h,
+                                                            cr_request_t *r, MPI_Status *status)
+{
+    if (CR_UNLIKELY(r->home != ch || r->tmp)) return finish_plain(h, r, status);
+    int err = r->err;
+    if (r->kind == CR_REQ_SEND) {
+        if (status != MPI_STATUS_IGNORE) {
+            status->count_hi_and_cancelled = r->status.count_hi_and_cancelled & 1;
+            status->count_lo = 0;
+        }
+    } else {
+        status_out(status, r);
+    }
+    *h = MPI_REQUEST_NULL;
+    cr_chan_request_put(ch, r);
+    return err;
+}
+
 /* Finish a completed request for the user: status out, free or deactivate, and
  * return its error. */
 static int finish(MPI_Request *h, cr_request_t *r, MPI_Status *status)
@@ -458,7 +571,7 @@ static void empty_status(MPI_Status *st)
 }
 
 /* NULL for MPI_REQUEST_NULL and inactive persistent requests. */
-static inline cr_request_t *active_req(MPI_Request h)
+static inline __attribute__((always_inline)) cr_request_t *active_req(MPI_Request h)
 {
     if (h == MPI_REQUEST_NULL) return NULL;
     cr_request_t *r = cr_request_ptr(h);
@@ -479,7 +592,7 @@ static int poll_req(cr_request_t *r)
  * completion calls, non-blocking I/O).
  * Such a request is a plain send or receive from a channel's pool, of a
  * predefined datatype, with nothing to call when it is freed. */
-static int chan_req(const cr_request_t *r)
+static inline __attribute__((always_inline)) int chan_req(const cr_request_t *r)
 {
     return r->home && (r->kind == CR_REQ_SEND || r->kind == CR_REQ_RECV) && !r->persistent &&
            !r->on_free && (!r->dt || r->dt->builtin);
@@ -655,27 +768,71 @@ static int wait_in(cr_chan_t *ch, MPI_Request *h, MPI_Status *status)
  * fast path is born complete) is finished in the loop, with no call but the
  * request's free: per request, the sender of a message-rate loop pays little
  * more than that free. */
+/* MPI_Waitall on the channel path, in one pass: the first active request
+ * names the channel, whose lock is taken then, and every entry is finished
+ * under it up to the first active request that is not a channel-path request
+ * (chan_req) of that channel.  One that is complete already (a send born
+ * complete, cr_chan_isend_now) goes straight back to the channel's pool,
+ * with no wait and no free call; the others wait on the channel (wait_in).
+ * Returns how many entries it finished (count: all of them); the caller
+ * finishes the rest under the library lock, as before channels (they wait
+ * in order, so finishing the first ones early changes nothing). */
+static __attribute__((noinline)) int waitall_chan(int count, MPI_Request array_of_requests[],
+                                                  MPI_Status array_of_statuses[], int *any_err)
+{
+    cr_chan_t *ch = NULL;
+    int i;
+    for (i = 0; i < count; i++) {
+        MPI_Status tmp, *st = status_at(array_of_statuses, i);
+        cr_request_t *r = active_req(array_of_requests[i]);
+        int err = MPI_SUCCESS;
+        if (!r) {
+            empty_status(st);
+        } else {
+            if (!chan_req(r) || (ch && r->chan != ch)) break;
+            if (!ch) {
+                ch = r->chan;
+                cr_chan_lock_slow(ch);
+            }
+            if (__atomic_load_n(&r->complete, __ATOMIC_ACQUIRE))
+                err = finish_chan(ch, &array_of_requests[i], r, st);
+            else
+                err = wait_in(ch, &array_of_requests[i], st == MPI_STATUS_IGNORE ? &tmp : st);
+        }
+        err_note(array_of_statuses, i, err, any_err);
+    }
+    if (ch) cr_chan_unlock_slow(ch);
+    return i;
+}
+
+/* MPI_Waitall waits for each request under the lock it holds (wait_in),
+ * without going through core_wait's choice of lock.  Under the library lock,
+ * a plain send or receive that is complete already (every send of MPI_Isend's
+ * fast path is born complete) is finished in the loop, with no call but the
+ * request's free: per request, the sender of a message-rate loop pays little
+ * more than that free. */
 int core_waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
-    int any_err = 0;
-    cr_chan_t *ch = chan_of_all(count, array_of_requests);
-    hold(ch);
-    for (int i = 0; i < count; i++) {
+    int any_err = 0, i = 0;
+    if (CR_UNLIKELY(cr_chan_locking) && !cr_lib_held()) {
+        i = waitall_chan(count, array_of_requests, array_of_statuses, &any_err);
+        if (i == count) return any_err ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+    }
+    cr_lib_lock();
+    for (; i < count; i++) {
         MPI_Status tmp, *st = status_at(array_of_statuses, i);
-        if (!ch) {
-            MPI_Request h = array_of_requests[i];
-            cr_request_t *r = h == MPI_REQUEST_NULL ? NULL : cr_request_ptr(h);
-            if (r && (r->kind == CR_REQ_SEND || r->kind == CR_REQ_RECV) && !r->persistent &&
-                __atomic_load_n(&r->complete, __ATOMIC_ACQUIRE)) {
-                int err = finish_plain(&array_of_requests[i], r, st);
-                err_note(array_of_statuses, i, err, &any_err);
-                continue;
-            }
+        MPI_Request h = array_of_requests[i];
+        cr_request_t *r = h == MPI_REQUEST_NULL ? NULL : cr_request_ptr(h);
+        if (r && (r->kind == CR_REQ_SEND || r->kind == CR_REQ_RECV) && !r->persistent &&
+            __atomic_load_n(&r->complete, __ATOMIC_ACQUIRE)) {
+            int err = finish_plain(&array_of_requests[i], r, st);
+            err_note(array_of_statuses, i, err, &any_err);
+            continue;
         }
-        int err = wait_in(ch, &array_of_requests[i], st == MPI_STATUS_IGNORE ? &tmp : st);
+        int err = wait_locked(&array_of_requests[i], st == MPI_STATUS_IGNORE ? &tmp : st);
         err_note(array_of_statuses, i, err, &any_err);
     }
-    let_go(ch);
+    cr_lib_unlock();
     return any_err ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
 }
 

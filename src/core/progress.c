@@ -118,11 +118,14 @@ void cr_progress_add_waker(tr_iface_t *tr)
     for (int i = 0; i < nbells; i++)
         if (bells[i] == tr) return;
     if (!(tr->caps.flags & TR_CAP_SLEEP) || nbells == CR_PROGRESS_MAX_BELLS) {
-        nbells = 0;          /* a peer's message could not wake a sleeper */
+        /* a peer's message could not wake a sleeper (nbells atomic: a
+         * channel's waiting thread reads it without the library lock) */
+        __atomic_store_n(&nbells, 0, __ATOMIC_RELEASE);
         bells_off = 1;
         return;
     }
-    bells[nbells++] = tr;
+    bells[nbells] = tr;
+    __atomic_store_n(&nbells, nbells + 1, __ATOMIC_RELEASE);
 }
 
 void cr_progress_fini(void)
@@ -238,6 +241,31 @@ static int wait_sleep(cr_wait_t *w, uint64_t now, const int *quit, long max_us)
     if (woken) return 1;                /* look again, spinning */
     cr_wait_stats.sleep_timeouts++;
     return 0;
+}
+
+/* ---- the sleep of a thread waiting on one channel ---------------------------------
+ * (pt2pt's channel path, p2p_api.c chan_wait_until): outside the library
+ * lock, on the one doorbell a threaded process sleeps on (as
+ * cr_progress_can_sleep allows threads).  bells[] and nbells change only at
+ * set-up and when dynamic processes add the network, under the library lock;
+ * nbells is read here atomically, and a network transport, once added,
+ * keeps threads from sleeping (it has a descriptor or no doorbell). */
+int cr_wait_bell_prepare(void)
+{
+    int n = __atomic_load_n(&nbells, __ATOMIC_ACQUIRE);
+    if (n != 1 || ut_settings.wait_sleep_us < 0 || bells[0]->ops->sleep_fd(bells[0]) >= 0)
+        return -1;
+    return bells[0]->ops->sleep_prepare(bells[0]) != 0 ? -1 : 0;
+}
+
+void cr_wait_bell_cancel(void)
+{
+    bells[0]->ops->sleep_cancel(bells[0]);
+}
+
+void cr_wait_bell_sleep(long max_us)
+{
+    bells[0]->ops->sleep_wait(bells[0], max_us);
 }
 
 int cr_wait_idle_sleep(cr_wait_t *w, const int *quit)

@@ -44,6 +44,17 @@ void cr_progress_wake_sleepers(void);
  * sleep (the caller naps or yields). */
 int cr_wait_idle_sleep(cr_wait_t *w, const int *quit);
 
+/* The doorbell sleep of a thread that waits on one channel, without the
+ * library lock (the channel path's waits, p2p_api.c): cr_wait_bell_prepare
+ * announces the sleep on the process's doorbell (0), or returns -1 when a
+ * thread may not sleep now (no doorbell, several, one with a descriptor, or
+ * COURIER_WAIT_SLEEP_US -1); after it the caller polls once more and either
+ * takes the announcement back (cr_wait_bell_cancel) or sleeps until the
+ * doorbell rings, at most max_us (cr_wait_bell_sleep). */
+int cr_wait_bell_prepare(void);
+void cr_wait_bell_cancel(void);
+void cr_wait_bell_sleep(long max_us);
+
 /* What the policy calls to yield, to read the clock and to block on several
  * doorbells' descriptors (ppoll: returns how many are ready, 0 when max_us
  * ran out); unit tests replace them to watch the policy's steps. */

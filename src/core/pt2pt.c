@@ -83,22 +83,6 @@ struct cr_out {
 /* ---- channels: their locks and which one a message takes ------------------------ */
 int cr_chan_locking;
 
-void cr_chan_lock_slow(cr_chan_t *ch)
-{
-    pthread_mutex_lock(&ch->lock.m);
-    __atomic_store_n(&ch->owner, pthread_self(), __ATOMIC_RELAXED);
-    ch->hold_events = 0;
-}
-
-void cr_chan_unlock_slow(cr_chan_t *ch)
-{
-    int ring = ch->hold_events != 0;
-    __atomic_store_n(&ch->owner, (pthread_t)0, __ATOMIC_RELAXED);
-    pthread_mutex_unlock(&ch->lock.m);
-    /* a thread of this process may sleep on a request this hold completed */
-    if (ring) cr_progress_wake_sleepers();
-}
-
 /* cr_comm_t.chan_sel: what the choice of a communicator's channel depends on,
  * worked out on first use (under the library lock, as the hints that
  * comm->asserts holds may change). */
@@ -126,6 +110,13 @@ static unsigned chan_sel(cr_comm_t *comm)
         sel |= SEL_IN_JOB;
     if (comm->asserts & CR_COMM_ASSERT_NO_ANY_TAG) sel |= SEL_BY_TAG;
     if (comm->asserts & CR_COMM_ASSERT_NO_ANY_SOURCE) sel |= SEL_BY_SRC;
+    /* one channel for all its traffic: cr_chan_of takes it without a call */
+    cr_chan_t *fixed = NULL;
+    if (!(sel & SEL_IN_JOB))
+        fixed = &cr_chan0;
+    else if (!(sel & (SEL_BY_TAG | SEL_BY_SRC)))
+        fixed = &cr_chans[comm->ctx / CR_CTX_STRIDE % (unsigned)cr_nchan];
+    __atomic_store_n(&comm->chan_fixed, fixed, __ATOMIC_RELEASE);
     __atomic_store_n(&comm->chan_sel, sel, __ATOMIC_RELEASE);
     cr_lib_unlock();
     return sel;
@@ -444,9 +435,20 @@ tr_iface_t *cr_chan_net_peer(cr_chan_t *ch, int peer, uint64_t *addr)
     return tr && tr == ch->net ? cr_chan_net_shared(ch) : tr;
 }
 
+/* With the channel locks on: how many channels have out-queue work (a
+ * non-empty busy list), which moves only when its channel is polled.  A
+ * thread waiting on one channel polls only that one (p2p_api.c,
+ * chan_wait_until) while this is 0; otherwise it polls every channel, as
+ * the work queued on another may be what its peer waits for before it
+ * answers.  Changed only when a channel's list becomes empty or non-empty
+ * (a full ring, a peer not connected yet), never per message. */
+int cr_chans_busy;
+
 static void busy_add(cr_chan_t *ch, cr_vc_t *v)
 {
     if (v->in_busy) return;
+    if (!ch->busy && CR_UNLIKELY(cr_chan_locking))
+        __atomic_fetch_add(&cr_chans_busy, 1, __ATOMIC_RELAXED);
     v->in_busy = 1;
     v->busy_next = ch->busy;
     ch->busy = v;
@@ -1256,6 +1258,8 @@ static inline __attribute__((always_inline)) int chan_progress(cr_chan_t *ch)
                 v->in_busy = 0;
             }
         }
+        if (!ch->busy && CR_UNLIKELY(cr_chan_locking))
+            __atomic_fetch_sub(&cr_chans_busy, 1, __ATOMIC_RELAXED);
     }
     ch->hold_events += (unsigned)n;
     return n;
@@ -1308,7 +1312,6 @@ int cr_chan_init(cr_chan_t *ch, int me, int npeers, tr_iface_t **trs, int ntr, t
                  tr_iface_t *shm)
 {
     memset(ch, 0, sizeof *ch);
-    pthread_mutex_init(&ch->lock.m, NULL);
     pthread_mutex_init(&ch->pool_lock.m, NULL);
     adapt_cfg.mode = (int)ut_settings.adaptive;
     adapt_cfg.slow_ns = (uint64_t)ut_settings.adaptive_slow_us * 1000u;
@@ -1615,6 +1618,43 @@ cr_request_t *cr_isend_fast(const void *data, size_t bytes, int dest, int tag, c
         return NULL;
     }
     r->vpeer = peer;          /* for MPI_Cancel (cr_cancel_send) */
+    r->complete = 1;
+    return r;
+}
+
+/* The channel path's form of cr_isend_fast (channel ch held, the channel
+ * locks on): a standard send of `bytes` contiguous bytes that fits one
+ * eager packet to a shared-memory peer with nothing queued ahead of it goes
+ * straight into channel ch's ring, and its request, from ch's own pool, is
+ * born complete with its handle.  Returns it, or NULL when the caller must
+ * take cr_chan_isend (ch still held): what that would do for such a message,
+ * less its layers (no datatype reference, no protocol state, no completion
+ * step).  With one channel, or without threads, it never runs. */
+cr_request_t *cr_chan_isend_now(cr_chan_t *ch, const void *data, size_t bytes, int dest, int tag,
+                                cr_comm_t *comm)
+{
+    if (CR_UNLIKELY(dest < 0)) return NULL;           /* MPI_PROC_NULL */
+    int peer = cr_comm_world_rank(comm, dest);
+    cr_vc_t *v = &ch->vc[peer];
+    if (v->kind != CR_VC_SHM || v->out_head || bytes > v->eager_max ||
+        bytes > v->tr->caps.max_short)
+        return NULL;
+    cr_request_t *r = cr_chan_request_new(ch, CR_REQ_SEND);
+    if (CR_UNLIKELY(!r)) return NULL;
+    if (CR_UNLIKELY(cr_request_attach_handle(r) != MPI_SUCCESS)) {
+        cr_request_free(r);
+        return NULL;
+    }
+    r->wire_gen = wire_gen_take(ch);
+    tr_am_hdr_t h = { .type = CR_AM_EAGER, .ctx = comm->ctx + CR_CTX_PT2PT, .src = comm->rank,
+                      .tag = tag, .aux = cr_msg_id(r) };
+    if (shm_send_pkt(shm_ctx_of(v->tr), (int)v->addr, &h, data, bytes)) {
+        cr_request_free(r);      /* the ring is full: the general path queues it */
+        return NULL;
+    }
+    cr_pvar_count_send(ch->index, CR_VC_SHM, CR_PVAR_EAGER, bytes);
+    r->chan = ch;             /* for MPI_Cancel (cr_cancel_send) */
+    r->vpeer = peer;
     r->complete = 1;
     return r;
 }

@@ -7,6 +7,7 @@
 #define COURIER_CORE_PT2PT_H
 #include "core/adapt.h"
 #include "core/core.h"
+#include "core/progress.h"
 #include "core/threads.h"
 #include "transport/transport.h"
 #include "util/settings.h"
@@ -175,7 +176,7 @@ typedef struct __attribute__((aligned(CR_CHAN_ALIGN))) cr_chan {
     int index;                /* in cr_chans */
     cr_poller_t poller;       /* its poller in the progress engine */
     /* last, so that the fields of the fast paths above keep their places */
-    cr_lock_t lock;           /* with the channel locks on: everything above */
+    cr_mutex_t lock;          /* with the channel locks on: everything above */
     cr_lock_t pool_lock;      /* a leaf lock: pool_remote */
     /* Its free requests.  Taken from under the channel's lock (every caller
      * of cr_chan_request_new holds it), and given back there by a thread that
@@ -210,6 +211,8 @@ cr_chan_t *cr_chan_pick(cr_comm_t *comm, int ctx_off, int tag, int src);
 static inline cr_chan_t *cr_chan_of(cr_comm_t *comm, int ctx_off, int tag, int src)
 {
     if (CR_LIKELY(cr_nchan == 1)) return &cr_chan0;
+    cr_chan_t *fixed = __atomic_load_n(&comm->chan_fixed, __ATOMIC_ACQUIRE);
+    if (CR_LIKELY(fixed != NULL)) return fixed;
     return cr_chan_pick(comm, ctx_off, tag, src);
 }
 /* Take and let go of a channel's lock: only while the channel locks are on
@@ -218,8 +221,22 @@ static inline cr_chan_t *cr_chan_of(cr_comm_t *comm, int ctx_off, int tag, int s
  * hold whose polls found events wakes this process's sleeping threads (their
  * requests may be among those completed). */
 extern int cr_chan_locking;
-void cr_chan_lock_slow(cr_chan_t *ch);
-void cr_chan_unlock_slow(cr_chan_t *ch);
+/* The _slow forms: the lock itself, inline on the channel path (taken and let
+ * go twice per message sent, once per MPI_Isend and per MPI_Waitall). */
+static inline __attribute__((always_inline)) void cr_chan_lock_slow(cr_chan_t *ch)
+{
+    cr_mutex_lock(&ch->lock);
+    __atomic_store_n(&ch->owner, pthread_self(), __ATOMIC_RELAXED);
+    ch->hold_events = 0;
+}
+static inline __attribute__((always_inline)) void cr_chan_unlock_slow(cr_chan_t *ch)
+{
+    int ring = ch->hold_events != 0;
+    __atomic_store_n(&ch->owner, (pthread_t)0, __ATOMIC_RELAXED);
+    cr_mutex_unlock(&ch->lock);
+    /* a thread of this process may sleep on a request this hold completed */
+    if (CR_UNLIKELY(ring)) cr_progress_wake_sleepers();
+}
 static inline void cr_chan_lock(cr_chan_t *ch)
 {
     if (CR_UNLIKELY(cr_chan_locking)) cr_chan_lock_slow(ch);
@@ -228,6 +245,10 @@ static inline void cr_chan_unlock(cr_chan_t *ch)
 {
     if (CR_UNLIKELY(cr_chan_locking)) cr_chan_unlock_slow(ch);
 }
+
+/* How many channels have outgoing work queued (with the channel locks on;
+ * read atomically, pt2pt.c). */
+extern int cr_chans_busy;
 
 /* Set up a channel for npeers peers, this process being peer me, reaching
  * them through the transports given (tried in this order: self, shm, network;
@@ -279,6 +300,12 @@ int cr_chan_isend(cr_chan_t *ch, const void *buf, MPI_Aint count, cr_datatype_t 
 int cr_chan_irecv(cr_chan_t *ch, void *buf, MPI_Aint count, cr_datatype_t *dt, int src, int tag,
                   cr_comm_t *comm, int ctx_off, cr_request_t **req);
 
+/* The channel path's MPI_Isend of contiguous bytes to a shared-memory peer,
+ * straight into channel ch's ring (ch held, the channel locks on): a
+ * complete request with its handle, or NULL for cr_chan_isend (pt2pt.c). */
+cr_request_t *cr_chan_isend_now(cr_chan_t *ch, const void *data, size_t bytes, int dest, int tag,
+                                cr_comm_t *comm);
+
 /* Start a buffered send (p2p_bsend.c): the data is packed into memory of its
  * own and charged to the attached buffer that serves comm; *out (when out is
  * not NULL) gets a complete request with a handle. */
@@ -312,6 +339,19 @@ int cr_greq_cancel(cr_request_t *r);
  * locks are on, else from the global one (request.c); cr_request_free puts
  * it back where it came from. */
 cr_request_t *cr_chan_request_new(cr_chan_t *ch, cr_req_kind_t kind);
+/* Give back a complete channel-path request to its own channel's pool, ch
+ * (r->home), held by the caller: one with no callback, no communicator
+ * reference, no packed copy and a predefined datatype or none (what
+ * cr_request_free would do for it, less its tests). */
+static inline __attribute__((always_inline)) void cr_chan_request_put(cr_chan_t *ch,
+                                                                      cr_request_t *r)
+{
+    r->comm = NULL;
+    r->handle = MPI_REQUEST_NULL;      /* the slot stays with the object */
+    r->dt = NULL;                      /* predefined: its reference was never counted */
+    r->next = ch->pool;
+    ch->pool = r;
+}
 /* Put a request of a channel's pool into the global one (the channel ends). */
 void cr_request_retire(cr_request_t *r);
 

@@ -5,11 +5,31 @@
 #include "core/threads.h"
 #include "core/progress.h"
 
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 int cr_threaded;
 
 void cr_threads_enable(void)
 {
     cr_threaded = 1;
+}
+
+/* ---- the one-word mutex (threads.h) -------------------------------------------
+ * Held and contended, the word is 2: whoever takes it sets 2 (it cannot know
+ * whether others still sleep), so the holder's unlock wakes one sleeper,
+ * which takes it with 2 again.  A wake-up is never lost: a sleeper sleeps
+ * only while the word is still 2 (FUTEX_WAIT compares it). */
+void cr_mutex_lock_contended(cr_mutex_t *m)
+{
+    while (__atomic_exchange_n(&m->v, 2, __ATOMIC_ACQUIRE) != 0)
+        syscall(SYS_futex, &m->v, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
+}
+
+void cr_mutex_wake(cr_mutex_t *m)
+{
+    syscall(SYS_futex, &m->v, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
 /* ---- the library lock --------------------------------------------------------
@@ -68,6 +88,17 @@ int cr_lib_release_all(void)
     obj_depth = 1;
     cr_lib_unlock_slow();
     return depth;
+}
+
+int cr_lib_try_reacquire(void)
+{
+    if (pthread_mutex_trylock(&obj_mutex) != 0) return 0;
+    __atomic_store_n(&obj_owner, pthread_self(), __ATOMIC_RELAXED);
+    __atomic_store_n(&obj_owned, 1, __ATOMIC_RELEASE);
+    obj_depth = 1;
+    hold_dirty = 0;
+    hold_events = cr_progress_events;
+    return 1;
 }
 
 void cr_lib_reacquire(int depth)
