@@ -74,14 +74,17 @@ static int coll_call(coll_kind_t coll, cr_comm_t *c, const coll_args_t *a, cr_ho
     if (c->remote && inter_in_place(coll, a))
         return cr_error(MPI_ERR_BUFFER, "%s: %s=MPI_IN_PLACE: not allowed on an intercommunicator",
                         what, a->sbuf == MPI_IN_PLACE ? "sendbuf" : "recvbuf");
-    const coll_alg_t *alg = how == CR_BLOCKING && !trivial ? coll_select(coll, c, a)
-                                                          : coll_select_sched(coll, c, a);
+    const coll_alg_t *alg = how != CR_BLOCKING ? coll_select_nb(coll, c, a)
+                            : !trivial         ? coll_select(coll, c, a)
+                                               : coll_select_sched(coll, c, a);
     if (!alg)
         return cr_error(MPI_ERR_UNSUPPORTED_OPERATION,
                         "%s on an %s is not implemented yet", what,
                         c->remote ? "intercommunicator" : "intracommunicator");
     if (how == CR_BLOCKING && trivial) return MPI_SUCCESS;
-    if (alg->run) return alg->run(c, a);   /* direct: no tag, no schedule */
+    if (alg->run && how == CR_BLOCKING) return alg->run(c, a);   /* direct: no tag, no schedule */
+    if (alg->run)   /* a shm algorithm's state machine (coll_nbshm.c): no tag either */
+        return coll_nbc_start_shm(c, coll, a, how == CR_PERSISTENT, req);
     int tag = coll_next_tag(c);
     if (how == CR_NONBLOCKING) return coll_nbc_start(c, tag, alg, a, req);
     if (how == CR_PERSISTENT) return coll_persist_init(c, tag, alg, a, req);
