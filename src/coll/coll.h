@@ -287,6 +287,10 @@ int coll_nbc_start_shm(cr_comm_t *comm, coll_kind_t coll, const coll_args_t *a, 
  * set when it did; 1 once it finished. */
 typedef struct coll_nbshm coll_nbshm_t;
 int coll_nbshm_ready(const cr_comm_t *c);
+/* Can the machine take this call (fits: the algorithm's own test)?  Bcast
+ * takes every length where single copy works (its root then publishes its
+ * buffer, coll_bcast_cma.c's protocol). */
+int coll_nbshm_fits(coll_kind_t coll, const cr_comm_t *c, const coll_args_t *a, coll_fits_fn fits);
 coll_nbshm_t *coll_nbshm_new(cr_comm_t *c, coll_kind_t coll, const coll_args_t *a);
 void coll_nbshm_free(coll_nbshm_t *m);
 void coll_nbshm_begin(coll_nbshm_t *m);

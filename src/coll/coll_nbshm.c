@@ -47,11 +47,21 @@ struct coll_nbshm {
     int step;                   /* NB_* */
     int r;                      /* peers 1 .. r-1 after this rank seen (gather, allgather) */
     int err;
+    cshm_view_t v;              /* bcast by single copy: the root's packed message */
 };
 
 /* Steps: before the claim; posted this rank's part and waiting for the
  * peers'; done. */
 enum { NB_CLAIM = 0, NB_PEERS = 1, NB_DONE = 2 };
+
+int coll_nbshm_fits(coll_kind_t coll, const cr_comm_t *c, const coll_args_t *a,
+                    coll_fits_fn fits)
+{
+    /* bcast: every length where single copy works (bcast_by_cma), so that
+     * root and readers take this path whatever their counts */
+    if (coll == COLL_BCAST && ((const coll_shm_t *)c->coll_shm)->cma) return 1;
+    return !fits || fits(c, a);
+}
 
 int coll_nbshm_ready(const cr_comm_t *c)
 {
@@ -78,6 +88,7 @@ coll_nbshm_t *coll_nbshm_new(cr_comm_t *c, coll_kind_t coll, const coll_args_t *
 void coll_nbshm_free(coll_nbshm_t *m)
 {
     if (!m) return;
+    cshm_view_free(&m->v);
     if (m->a.dt) cr_dt_release(m->a.dt);
     if (m->a.sdt) cr_dt_release(m->a.sdt);
     if (m->a.rdt) cr_dt_release(m->a.rdt);
@@ -97,6 +108,7 @@ void coll_nbshm_begin(coll_nbshm_t *m)
     m->step = NB_CLAIM;
     m->r = 1;
     m->err = MPI_SUCCESS;
+    m->v.tmp = NULL;
     m->next = NULL;
     if (sh->nb_tail) sh->nb_tail->next = m;
     else sh->nb_head = m;
@@ -131,12 +143,49 @@ static size_t bcast_place(size_t bytes)
     return bytes <= CSHM_INLINE - 8 || bytes > CSHM_INLINE ? bytes : CSHM_INLINE + 1;
 }
 
+/* Does the root of a bcast of `bytes` take single copy (coll_bcast_cma.c's
+ * protocol without the split): at COURIER_COLL_BCAST_CMA_MIN_BYTES, and
+ * always above a slot. */
+static int bcast_by_cma(const coll_shm_t *sh, size_t bytes)
+{
+    return sh->cma && (bytes > coll_shm_slot_cap() ||
+                       bytes >= (size_t)ut_settings.coll_bcast_cma_min_bytes);
+}
+
+/* The root of a single-copy bcast: publish the buffer's address (a packed
+ * copy's for a non-contiguous type) and the byte count marked CSHM_BCAST_CMA,
+ * then wait until every reader posted FIN (they read the buffer until then). */
+static int bcast_cma_root(coll_nbshm_t *m, coll_shm_t *sh)
+{
+    const coll_args_t *a = &m->a;
+    uint64_t n = m->n;
+    if (m->step == NB_CLAIM) {
+        if (!cshm_claim_ready(sh, n, CSHM_NBUF)) return NB_CLAIM;
+        m->err = cshm_view(&m->v, a->rbuf, a->count, a->dt);
+        cshm_done_open(sh, n);   /* readers count themselves there where ranks meet */
+        cshm_ctl(sh, sh->me, n)->w[0] = m->err ? 0 : (uint64_t)(uintptr_t)m->v.p;
+        cshm_ctl(sh, sh->me, n)->w[CSHM_BCAST_BYTES] = a->bytes | CSHM_BCAST_CMA;
+        cshm_post(sh, n, CSHM_POSTED);
+        m->step = NB_PEERS;
+    }
+    if (!peers_at(m, sh, CSHM_FIN)) return NB_PEERS;
+    cshm_view_free(&m->v);
+    if (sh->safe < n) sh->safe = n;
+    cshm_post(sh, n, CSHM_FIN);
+    return NB_DONE;
+}
+
+/* The root chooses the path by its own length; a reader follows the root's
+ * mark, so that a reader whose count differs (an erroneous program, which
+ * must get an error, not hang: coll_bcast_length) still meets it here. */
 static int bcast_step(coll_nbshm_t *m, coll_shm_t *sh)
 {
     const coll_args_t *a = &m->a;
     uint64_t n = m->n;
     int root = a->root;
     size_t at = bcast_place(a->bytes);
+    if (sh->me == root && (m->step != NB_CLAIM || bcast_by_cma(sh, a->bytes)))
+        return bcast_cma_root(m, sh);
     if (sh->me == root) {
         if (!cshm_claim_ready(sh, n, cshm_data_depth(sh, at))) return NB_CLAIM;
         cshm_pack(a->rbuf, a->count, a->dt, cshm_data(sh, root, n, at));
@@ -147,7 +196,13 @@ static int bcast_step(coll_nbshm_t *m, coll_shm_t *sh)
     if (!cshm_reached(sh, root, n, CSHM_POSTED)) return NB_CLAIM;
     uint64_t sent = cshm_ctl(sh, root, n)->w[CSHM_BCAST_BYTES];
     m->err = cshm_bcast_length(sent, a);
-    if (!m->err) cshm_unpack(cshm_data(sh, root, n, at), a->rbuf, a->count, a->dt);
+    if (!m->err && (sent & CSHM_BCAST_CMA)) {
+        uint64_t addr = cshm_ctl(sh, root, n)->w[0];
+        m->err = addr ? cshm_get_into(sh, root, addr, a->bytes, a->rbuf, a->count, a->dt, 0)
+                      : cr_error(MPI_ERR_OTHER, "MPI_Ibcast: the root could not publish its buffer");
+    } else if (!m->err) {
+        cshm_unpack(cshm_data(sh, root, n, at), a->rbuf, a->count, a->dt);
+    }
     cshm_bcast_end(sh, root, n, sent);
     return NB_DONE;
 }

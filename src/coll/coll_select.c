@@ -281,7 +281,7 @@ static int applies(const coll_alg_t *alg, const cr_comm_t *comm, const coll_args
     if (!(alg->flags & COLL_ALG_SHM)) return 1;
     if (mode == SEL_NB)
         return (alg->flags & COLL_ALG_NB) && coll_nbshm_ready(comm) &&
-               (!alg->fits || alg->fits(comm, a));
+               coll_nbshm_fits(alg->coll, comm, a, alg->fits);
     return direct && coll_shm_usable(comm, !!(alg->flags & COLL_ALG_CMA)) &&
            (!alg->fits || alg->fits(comm, a));
 }
