@@ -35,6 +35,7 @@
  * (coll_shm.h): every rank posts in its line, also where the blocking calls
  * meet at the counter. */
 #include <stdlib.h>
+#include <string.h>
 #include "coll/coll_shm.h"
 #include "util/settings.h"
 
@@ -70,10 +71,17 @@ int coll_nbshm_ready(const cr_comm_t *c)
            a->state == CSHM_OK;
 }
 
+/* Freed machines kept for the next call (as coll_nbc.c's entries; the
+ * library's lock guards both). */
+enum { NBSHM_CACHE = 8 };
+static coll_nbshm_t *cache[NBSHM_CACHE];
+static int ncache;
+
 coll_nbshm_t *coll_nbshm_new(cr_comm_t *c, coll_kind_t coll, const coll_args_t *a)
 {
-    coll_nbshm_t *m = calloc(1, sizeof *m);
+    coll_nbshm_t *m = ncache ? cache[--ncache] : malloc(sizeof *m);
     if (!m) return NULL;
+    memset(m, 0, sizeof *m);
     m->c = c;
     m->coll = coll;
     m->a = *a;
@@ -93,7 +101,8 @@ void coll_nbshm_free(coll_nbshm_t *m)
     if (m->a.sdt) cr_dt_release(m->a.sdt);
     if (m->a.rdt) cr_dt_release(m->a.rdt);
     if (m->a.op) cr_op_release((cr_op_t *)m->a.op);
-    free(m);
+    if (ncache < NBSHM_CACHE) cache[ncache++] = m;
+    else free(m);
 }
 
 int coll_nbshm_err(const coll_nbshm_t *m)
