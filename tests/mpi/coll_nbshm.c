@@ -8,7 +8,9 @@
  * calls between a non-blocking call and its wait (MPI_Ibarrier; MPI_Bcast;
  * MPI_Wait, and more); persistent calls started many times with new data
  * between the starts, freed inactive and freed while active; the first calls
- * of a new communicator, before its area exists.
+ * of a new communicator, before its area exists; a non-commutative user op on
+ * a derived type (the product in rank order, also persistent with the type
+ * and op freed after the init) and double sums bitwise the blocking call's.
  *
  * NBSHM_EXPECT=on or off says whether COURIER_COLL_NB_SHM is on; Courier's
  * coll_<x>_algorithm performance variables then say whether the shm
@@ -322,6 +324,73 @@ static void t_new_comm(int salt)
     CHECK_MPI(MPI_Comm_free(&c));
 }
 
+/* A non-commutative op (2x2 matrices of unsigned, product mod 2^32, on a
+ * contiguous type) and double sums: the non-blocking and persistent results
+ * are the canonical product in rank order and bitwise the blocking call's.
+ * The persistent request outlives the user's handles of its type and op. */
+typedef struct {
+    unsigned m[4];
+} mat_t;
+static void mat_mul(const mat_t *a, const mat_t *b, mat_t *c)   /* c = a b */
+{
+    mat_t t;
+    t.m[0] = a->m[0] * b->m[0] + a->m[1] * b->m[2];
+    t.m[1] = a->m[0] * b->m[1] + a->m[1] * b->m[3];
+    t.m[2] = a->m[2] * b->m[0] + a->m[3] * b->m[2];
+    t.m[3] = a->m[2] * b->m[1] + a->m[3] * b->m[3];
+    *c = t;
+}
+static void mat_op(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    for (int i = 0; i < *len; i++) mat_mul((mat_t *)in + i, (mat_t *)inout + i, (mat_t *)inout + i);
+}
+static mat_t mat_of(int r, int i, int salt)
+{
+    return (mat_t){ { (unsigned)(r + 1), (unsigned)(i + salt), (unsigned)(2 * r + i), 1u } };
+}
+static void t_userop(int salt)
+{
+    enum { NM = 4, ND = 8 };   /* 64 bytes of matrices, 64 of doubles */
+    MPI_Datatype mt;
+    MPI_Op op;
+    CHECK_MPI(MPI_Type_contiguous(4, MPI_UNSIGNED, &mt));
+    CHECK_MPI(MPI_Type_commit(&mt));
+    CHECK_MPI(MPI_Op_create(mat_op, 0, &op));
+    mat_t in[NM], out[NM], want[NM];
+    double din[ND], dnb[ND], dbl[ND];
+    for (int i = 0; i < NM; i++) {
+        in[i] = mat_of(rank, i, salt);
+        want[i] = mat_of(0, i, salt);
+        for (int r = 1; r < size; r++) {
+            mat_t x = mat_of(r, i, salt);
+            mat_mul(&want[i], &x, &want[i]);
+        }
+    }
+    for (int i = 0; i < ND; i++) din[i] = 1.0 / (3.0 + rank + i) + salt * 1e-3;
+    int root = salt % size;
+    MPI_Request r[3];
+    memset(out, 0, sizeof out);
+    CHECK_MPI(MPI_Ireduce(in, out, NM, mt, op, root, MPI_COMM_WORLD, &r[0]));
+    CHECK_MPI(MPI_Iallreduce(din, dnb, ND, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &r[1]));
+    CHECK_MPI(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+    CHECK_MPI(MPI_Allreduce(din, dbl, ND, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+    if (rank == root)
+        CHECK(memcmp(out, want, sizeof want) == 0, "ireduce of a non-commutative op: not the product in rank order");
+    CHECK(memcmp(dnb, dbl, sizeof dbl) == 0, "iallreduce of doubles: not bitwise the blocking result");
+    /* persistent, the handles freed at once */
+    CHECK_MPI(MPI_Allreduce_init(in, out, NM, mt, op, MPI_COMM_WORLD, MPI_INFO_NULL, &r[2]));
+    CHECK_MPI(MPI_Op_free(&op));
+    CHECK_MPI(MPI_Type_free(&mt));
+    for (int it = 0; it < 3; it++) {
+        memset(out, 0, sizeof out);
+        CHECK_MPI(MPI_Start(&r[2]));
+        CHECK_MPI(MPI_Wait(&r[2], MPI_STATUS_IGNORE));
+        CHECK(memcmp(out, want, sizeof want) == 0, "persistent allreduce of a non-commutative op, start %d", it);
+    }
+    CHECK_MPI(MPI_Request_free(&r[2]));
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -332,6 +401,7 @@ int main(int argc, char **argv)
     pvar_open();
     t_new_comm(1);
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));   /* MPI_COMM_WORLD's area exists from here on */
+    for (int k = 0; k < 4; k++) t_userop(k + 2);
     int salt = 10;
     for (int k = 0; k < NSIZE; k++) {
         long n = sizes[k] / (long)sizeof(int);
