@@ -52,8 +52,9 @@ struct coll_nbshm {
 };
 
 /* Steps: before the claim; posted this rank's part and waiting for the
- * peers'; done. */
-enum { NB_CLAIM = 0, NB_PEERS = 1, NB_DONE = 2 };
+ * peers'; done; a split single-copy bcast's exchange of halves (between the
+ * first two). */
+enum { NB_CLAIM = 0, NB_PEERS = 1, NB_DONE = 2, NB_SPLIT = 3 };
 
 int coll_nbshm_fits(coll_kind_t coll, const cr_comm_t *c, const coll_args_t *a,
                     coll_fits_fn fits)
@@ -171,10 +172,29 @@ static int bcast_cma_root(coll_nbshm_t *m, coll_shm_t *sh)
     if (m->step == NB_CLAIM) {
         if (!cshm_claim_ready(sh, n, CSHM_NBUF)) return NB_CLAIM;
         m->err = cshm_view(&m->v, a->rbuf, a->count, a->dt);
+        /* two ranks on cores of their own: the root puts the second half while
+         * the reader gets the first (coll_bcast_cma.c, CSHM_BCAST_SPLIT) */
+        int split = !m->err && sh->p == 2 && !cr_proc.oversubscribed &&
+                    ut_settings.cma_split_min > 0 && a->bytes >= (size_t)ut_settings.cma_split_min;
         cshm_done_open(sh, n);   /* readers count themselves there where ranks meet */
         cshm_ctl(sh, sh->me, n)->w[0] = m->err ? 0 : (uint64_t)(uintptr_t)m->v.p;
-        cshm_ctl(sh, sh->me, n)->w[CSHM_BCAST_BYTES] = a->bytes | CSHM_BCAST_CMA;
+        cshm_ctl(sh, sh->me, n)->w[CSHM_BCAST_BYTES] =
+            a->bytes | CSHM_BCAST_CMA | (split ? CSHM_BCAST_SPLIT : 0);
         cshm_post(sh, n, CSHM_POSTED);
+        m->step = split ? NB_SPLIT : NB_PEERS;
+    }
+    if (m->step == NB_SPLIT) {
+        /* the reader's address (CSHM_READY), or its FIN: it does not split */
+        int reader = 1 - sh->me;
+        if (!cshm_reached(sh, reader, n, CSHM_READY)) return NB_SPLIT;
+        cshm_ctl_t *rl = cshm_ctl(sh, reader, n);
+        if (__atomic_load_n(&rl->step, __ATOMIC_ACQUIRE) == cshm_step(n, CSHM_READY)) {
+            size_t half = cshm_bcast_half(a->bytes);
+            int e = cshm_put(sh, reader, rl->w[0] + half, a->bytes - half, m->v.p + half);
+            cshm_ctl(sh, sh->me, n)->w[1] = e != MPI_SUCCESS;
+            if (e && !m->err) m->err = e;
+            cshm_post(sh, n, CSHM_READY);
+        }
         m->step = NB_PEERS;
     }
     if (!peers_at(m, sh, CSHM_FIN)) return NB_PEERS;
@@ -195,6 +215,15 @@ static int bcast_step(coll_nbshm_t *m, coll_shm_t *sh)
     size_t at = bcast_place(a->bytes);
     if (sh->me == root && (m->step != NB_CLAIM || bcast_by_cma(sh, a->bytes)))
         return bcast_cma_root(m, sh);
+    if (m->step == NB_SPLIT) {
+        /* the reader of a split: the root's half is there once it posts READY */
+        if (!cshm_reached(sh, root, n, CSHM_READY)) return NB_SPLIT;
+        if (!m->err && cshm_ctl(sh, root, n)->w[1])
+            m->err = cr_error(MPI_ERR_OTHER, "MPI_Ibcast: the root could not write the second "
+                              "half of %zu bytes into this process's buffer", a->bytes);
+        cshm_bcast_end(sh, root, n, cshm_ctl(sh, root, n)->w[CSHM_BCAST_BYTES]);
+        return NB_DONE;
+    }
     if (sh->me == root) {
         if (!cshm_claim_ready(sh, n, cshm_data_depth(sh, at))) return NB_CLAIM;
         cshm_pack(a->rbuf, a->count, a->dt, cshm_data(sh, root, n, at));
@@ -205,6 +234,15 @@ static int bcast_step(coll_nbshm_t *m, coll_shm_t *sh)
     if (!cshm_reached(sh, root, n, CSHM_POSTED)) return NB_CLAIM;
     uint64_t sent = cshm_ctl(sh, root, n)->w[CSHM_BCAST_BYTES];
     m->err = cshm_bcast_length(sent, a);
+    if (!m->err && (sent & CSHM_BCAST_SPLIT) && a->dt->contig && cshm_ctl(sh, root, n)->w[0]) {
+        /* publish where the message goes, get the first half; the root puts the second */
+        uint64_t mine = cshm_addr(a->rbuf, a->dt);
+        cshm_ctl(sh, sh->me, n)->w[0] = mine;
+        cshm_post(sh, n, CSHM_READY);
+        m->err = cshm_get(sh, root, cshm_ctl(sh, root, n)->w[0], cshm_bcast_half(a->bytes),
+                          (void *)(uintptr_t)mine);
+        return NB_SPLIT;
+    }
     if (!m->err && (sent & CSHM_BCAST_CMA)) {
         uint64_t addr = cshm_ctl(sh, root, n)->w[0];
         m->err = addr ? cshm_get_into(sh, root, addr, a->bytes, a->rbuf, a->count, a->dt, 0)
