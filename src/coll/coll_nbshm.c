@@ -246,7 +246,8 @@ static int bcast_step(coll_nbshm_t *m, coll_shm_t *sh)
     if (!m->err && (sent & CSHM_BCAST_CMA)) {
         uint64_t addr = cshm_ctl(sh, root, n)->w[0];
         m->err = addr ? cshm_get_into(sh, root, addr, a->bytes, a->rbuf, a->count, a->dt, 0)
-                      : cr_error(MPI_ERR_OTHER, "MPI_Ibcast: the root could not publish its buffer");
+                      : cr_error(MPI_ERR_OTHER,
+                                 "MPI_Ibcast: the root could not publish its buffer");
     } else if (!m->err) {
         cshm_unpack(cshm_data(sh, root, n, at), a->rbuf, a->count, a->dt);
     }
