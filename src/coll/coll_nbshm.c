@@ -30,8 +30,10 @@
  * call of the communicator, at the same point of the sequence on every
  * rank): making it is a blocking exchange, which a non-blocking call must not
  * do.  The selection (coll_select_nb) takes the shm rows for calls whose data
- * fit a slot and falls back to the schedules otherwise; COURIER_COLL_NB_SHM=0
- * turns it off.  The calls run the algorithms of ranks that do not meet
+ * fit a slot, and for bcast of any length where single copy works (its root
+ * then publishes its buffer, coll_bcast_cma.c's protocol, split between two
+ * ranks as there), and falls back to the schedules otherwise;
+ * COURIER_COLL_NB_SHM=0 turns it off.  The calls run the algorithms of ranks that do not meet
  * (coll_shm.h): every rank posts in its line, also where the blocking calls
  * meet at the counter. */
 #include <stdlib.h>
