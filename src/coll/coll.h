@@ -297,6 +297,12 @@ void coll_nbshm_begin(coll_nbshm_t *m);
 int coll_nbshm_advance(coll_nbshm_t *m, int *moved);
 int coll_nbshm_err(const coll_nbshm_t *m);
 int coll_nbshm_pending(const coll_nbshm_t *m);
+/* Sleeping (coll_nbc.c's can_sleep and poll): announce that this rank is
+ * about to sleep waiting for m's peer, so that its post rings the doorbell
+ * (0: m cannot say whom it waits for; do not sleep); polled: called at every
+ * poll, takes the announcements back after the sleep. */
+int coll_nbshm_announce(coll_nbshm_t *m);
+void coll_nbshm_polled(void);
 /* The same for a schedule built by the caller (neighbourhood collectives):
  * *s is moved into the request. */
 int coll_nbc_start_sched(coll_sched_t *s, int persistent, MPI_Request *out);

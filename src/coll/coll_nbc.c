@@ -68,12 +68,16 @@ static void nbc_release(coll_nbc_t *nb)
 static int busy;             /* guards against re-entry through cr_progress() */
 static int nshm;             /* listed calls with a shm state machine */
 static int coll_nbc_progress(void *arg);
-/* A shm call's peers post in shared memory without ringing this process's
- * doorbell: while one is listed, the waiting policy must not sleep. */
+/* A shm call's peers post in shared memory and ring this process's doorbell
+ * only for a rank that announced itself as waiting for them: the oldest call
+ * of each area does so (coll_nbshm_announce), or the policy must not sleep. */
 static int coll_nbc_can_sleep(void *arg)
 {
     (void)arg;
-    return nshm == 0;
+    if (nshm == 0) return 1;
+    for (coll_nbc_t *nb = active; nb; nb = nb->next)
+        if (nb->shm && !coll_nbshm_announce(nb->shm)) return 0;
+    return 1;
 }
 static cr_poller_t nbc_poller = { .name = "coll", .poll = coll_nbc_progress,
                                   .can_sleep = coll_nbc_can_sleep };
@@ -127,6 +131,7 @@ static int advance(coll_nbc_t *nb, int *moved)
 static int coll_nbc_progress(void *arg)
 {
     (void)arg;
+    coll_nbshm_polled();
     if (busy || !active) return 0;
     busy = 1;
     int events = 0;

@@ -22,9 +22,16 @@
  * A call that finds the slot it writes still in use (cshm_claim_ready) waits
  * in its first step, like the blocking call's claim.
  *
- * Waking.  Ranks that wait for these calls poll, they do not sleep on the
- * doorbell (nobody rings it for a line post): the poller says so
- * (coll_nbc.c, can_sleep) while any such call is pending.
+ * Waking.  A rank whose waiting policy is about to sleep (MPI_Wait on such a
+ * call, or a blocking call draining them) asks the poller whether it may
+ * (coll_nbc.c, can_sleep): for the oldest call of each area it says whom
+ * the call waits for in the area's waitfor word and counts itself among the
+ * area's sleepers, as a blocking wait past its spin phase does
+ * (cshm_wait_slow), so that the peer's cshm_post rings its doorbell; the
+ * policy's last poll comes after that, then the sleep.  The poll after the
+ * sleep takes the announcement back.  A call that waits in its claim (for
+ * whichever rank is behind) cannot say whom it waits for: then no sleep, the
+ * policy yields.
  *
  * When.  Only where the area already exists (made by an earlier blocking
  * call of the communicator, at the same point of the sequence on every
@@ -57,6 +64,8 @@ struct coll_nbshm {
  * peers'; done; a split single-copy bcast's exchange of halves (between the
  * first two). */
 enum { NB_CLAIM = 0, NB_PEERS = 1, NB_DONE = 2, NB_SPLIT = 3 };
+
+static void unannounce(coll_shm_t *sh);   /* sleeping, below */
 
 int coll_nbshm_fits(coll_kind_t coll, const cr_comm_t *c, const coll_args_t *a,
                     coll_fits_fn fits)
@@ -388,6 +397,7 @@ int coll_nbshm_advance(coll_nbshm_t *m, int *moved)
     if (m->step != NB_DONE) return 0;
     sh->nb_head = m->next;
     if (!sh->nb_head) sh->nb_tail = NULL;
+    if (!sh->nb_head && sh->nb_announced) unannounce(sh);   /* the area may go with its comm */
     m->next = NULL;
     sh->nb_pending--;
     return 1;
@@ -396,6 +406,64 @@ int coll_nbshm_advance(coll_nbshm_t *m, int *moved)
 int coll_nbshm_pending(const coll_nbshm_t *m)
 {
     return m->step != NB_DONE;
+}
+
+/* ---- sleeping --------------------------------------------------------------------- */
+static coll_shm_t *announced;   /* areas this rank announced itself on, linked */
+static int announce_fresh;      /* the next poll is the policy's last before the sleep */
+
+/* The rank the area's oldest call m waits for, or -1 when it waits in its
+ * claim (any rank may be the one behind). */
+static int waits_for(const coll_nbshm_t *m, const coll_shm_t *sh)
+{
+    if (m->step == NB_SPLIT) return 1 - sh->me;   /* two ranks: the other */
+    if (m->step == NB_PEERS) return (sh->me + m->r) % sh->p;
+    if (m->coll == COLL_BCAST && sh->me != m->a.root) return m->a.root;
+    if (m->coll == COLL_BARRIER || (m->coll == COLL_GATHER && sh->me == m->a.root))
+        return (sh->me + m->r) % sh->p;   /* they claim nothing */
+    return -1;
+}
+
+static void unannounce(coll_shm_t *sh)
+{
+    __atomic_store_n(&sh->waitfor[sh->me], CSHM_WF_NONE, __ATOMIC_RELAXED);
+    __atomic_sub_fetch(sh->sleepers, 1, __ATOMIC_RELEASE);
+    sh->nb_announced = 0;
+    for (coll_shm_t **pp = &announced; *pp; pp = &(*pp)->nb_next_announced)
+        if (*pp == sh) {
+            *pp = sh->nb_next_announced;
+            break;
+        }
+    sh->nb_next_announced = NULL;
+}
+
+int coll_nbshm_announce(coll_nbshm_t *m)
+{
+    coll_shm_t *sh = m->c->coll_shm;
+    if (sh->nb_head != m || m->step == NB_DONE) return 1;   /* only the oldest waits */
+    int r = waits_for(m, sh);
+    if (r < 0) return 0;
+    /* the word before the count, and both before the policy's last poll
+     * (cshm_wait_slow: a poster that reads a stale tag is one whose post
+     * that poll sees) */
+    __atomic_store_n(&sh->waitfor[sh->me], (uint32_t)r + 1, __ATOMIC_RELAXED);
+    if (!sh->nb_announced) {
+        __atomic_add_fetch(sh->sleepers, 1, __ATOMIC_SEQ_CST);
+        sh->nb_announced = 1;
+        sh->nb_next_announced = announced;
+        announced = sh;
+    }
+    announce_fresh = 1;
+    return 1;
+}
+
+void coll_nbshm_polled(void)
+{
+    if (announce_fresh) {
+        announce_fresh = 0;   /* the last poll before the sleep: keep it */
+        return;
+    }
+    while (announced) unannounce(announced);
 }
 
 void coll_nbshm_drain(coll_shm_t *a)

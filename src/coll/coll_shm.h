@@ -113,6 +113,9 @@ typedef struct coll_shm {
      * rank still finishes the area's calls in sequence order */
     struct coll_nbshm *nb_head, *nb_tail;
     unsigned nb_pending;
+    int nb_announced;           /* counted among the area's sleepers for a sleep of the
+                                 * waiting policy (coll_nbshm_announce) */
+    struct coll_shm *nb_next_announced;
 } coll_shm_t;
 
 /* May comm's collectives use the node's shared memory: an intracommunicator
