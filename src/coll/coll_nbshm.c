@@ -29,9 +29,10 @@
  * area's sleepers, as a blocking wait past its spin phase does
  * (cshm_wait_slow), so that the peer's cshm_post rings its doorbell; the
  * policy's last poll comes after that, then the sleep.  The poll after the
- * sleep takes the announcement back.  A call that waits in its claim (for
- * whichever rank is behind) cannot say whom it waits for: then no sleep, the
- * policy yields.
+ * sleep takes the announcement back.  A call that waits in its claim waits
+ * for the first rank it found behind: that rank's FIN of the call that used
+ * the slot last is a cshm_post, blocking or not (the calls that only mark
+ * FIN, in meetings, leave every rank's safe past them).
  *
  * When.  Only where the area already exists (made by an earlier blocking
  * call of the communicator, at the same point of the sequence on every
@@ -56,6 +57,7 @@ struct coll_nbshm {
     uint64_t n;                 /* the call's sequence number while it runs */
     int step;                   /* NB_* */
     int r;                      /* peers 1 .. r-1 after this rank seen (gather, allgather) */
+    int behind;                 /* a rank the claim waits for, -1: none */
     int err;
     cshm_view_t v;              /* bcast by single copy: the root's packed message */
 };
@@ -66,6 +68,14 @@ struct coll_nbshm {
 enum { NB_CLAIM = 0, NB_PEERS = 1, NB_DONE = 2, NB_SPLIT = 3 };
 
 static void unannounce(coll_shm_t *sh);   /* sleeping, below */
+
+/* The claim of m's data of `depth` (cshm_claim_ready): 1 when free, else 0
+ * and m->behind says whom it waits for. */
+static int claim(coll_nbshm_t *m, coll_shm_t *sh, uint64_t depth)
+{
+    m->behind = -1;
+    return cshm_claim_ready(sh, m->n, depth, &m->behind);
+}
 
 int coll_nbshm_fits(coll_kind_t coll, const cr_comm_t *c, const coll_args_t *a,
                     coll_fits_fn fits)
@@ -128,6 +138,7 @@ void coll_nbshm_begin(coll_nbshm_t *m)
     m->n = cshm_begin(sh);
     m->step = NB_CLAIM;
     m->r = 1;
+    m->behind = -1;
     m->err = MPI_SUCCESS;
     m->v.tmp = NULL;
     m->next = NULL;
@@ -181,7 +192,7 @@ static int bcast_cma_root(coll_nbshm_t *m, coll_shm_t *sh)
     const coll_args_t *a = &m->a;
     uint64_t n = m->n;
     if (m->step == NB_CLAIM) {
-        if (!cshm_claim_ready(sh, n, CSHM_NBUF)) return NB_CLAIM;
+        if (!claim(m, sh, CSHM_NBUF)) return NB_CLAIM;
         m->err = cshm_view(&m->v, a->rbuf, a->count, a->dt);
         /* two ranks on cores of their own: the root puts the second half while
          * the reader gets the first (coll_bcast_cma.c, CSHM_BCAST_SPLIT) */
@@ -236,7 +247,7 @@ static int bcast_step(coll_nbshm_t *m, coll_shm_t *sh)
         return NB_DONE;
     }
     if (sh->me == root) {
-        if (!cshm_claim_ready(sh, n, cshm_data_depth(sh, at))) return NB_CLAIM;
+        if (!claim(m, sh, cshm_data_depth(sh, at))) return NB_CLAIM;
         cshm_pack(a->rbuf, a->count, a->dt, cshm_data(sh, root, n, at));
         cshm_ctl(sh, root, n)->w[CSHM_BCAST_BYTES] = a->bytes;
         cshm_post(sh, n, CSHM_FIN);
@@ -273,7 +284,7 @@ static int reduce_step(coll_nbshm_t *m, coll_shm_t *sh)
     int me = sh->me;
     if (m->step == NB_CLAIM) {
         size_t bytes = cshm_operand_bytes(a->count, a->dt);
-        if (!cshm_claim_ready(sh, n, cshm_data_depth(sh, bytes))) return NB_CLAIM;
+        if (!claim(m, sh, cshm_data_depth(sh, bytes))) return NB_CLAIM;
         if (me != a->root) {
             coll_copy(a->sbuf, cshm_operand(sh, me, n, a->count, a->dt), a->count, a->dt);
             cshm_post(sh, n, CSHM_FIN);
@@ -298,7 +309,7 @@ static int allreduce_step(coll_nbshm_t *m, coll_shm_t *sh)
     const coll_args_t *a = &m->a;
     uint64_t n = m->n;
     if (m->step == NB_CLAIM) {
-        if (!cshm_claim_ready(sh, n, CSHM_NBUF)) return NB_CLAIM;
+        if (!claim(m, sh, CSHM_NBUF)) return NB_CLAIM;
         const void *src = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
         coll_copy(src, cshm_operand(sh, sh->me, n, a->count, a->dt), a->count, a->dt);
         cshm_post(sh, n, CSHM_POSTED);
@@ -320,7 +331,7 @@ static int gather_step(coll_nbshm_t *m, coll_shm_t *sh)
     int me = sh->me, p = sh->p;
     size_t bytes = a->bytes;
     if (me != a->root) {
-        if (!cshm_claim_ready(sh, n, cshm_data_depth(sh, bytes))) return NB_CLAIM;
+        if (!claim(m, sh, cshm_data_depth(sh, bytes))) return NB_CLAIM;
         cshm_pack(a->sbuf, a->scount, a->sdt, cshm_data(sh, me, n, bytes));
         cshm_post(sh, n, CSHM_FIN);
         return NB_DONE;
@@ -349,7 +360,7 @@ static int allgather_step(coll_nbshm_t *m, coll_shm_t *sh)
     int me = sh->me, p = sh->p;
     int inl = a->bytes <= CSHM_INLINE;
     if (m->step == NB_CLAIM) {
-        if (!cshm_claim_ready(sh, n, CSHM_NBUF)) return NB_CLAIM;
+        if (!claim(m, sh, CSHM_NBUF)) return NB_CLAIM;
         void *mine = coll_elem(a->rbuf, (MPI_Aint)me * a->rcount, a->rdt);
         void *dst = inl ? (void *)cshm_ctl(sh, me, n)->w : (void *)cshm_slot(sh, me, n);
         if (a->sbuf == MPI_IN_PLACE) {
@@ -412,12 +423,12 @@ int coll_nbshm_pending(const coll_nbshm_t *m)
 static coll_shm_t *announced;   /* areas this rank announced itself on, linked */
 static int announce_fresh;      /* the next poll is the policy's last before the sleep */
 
-/* The rank the area's oldest call m waits for, or -1 when it waits in its
- * claim (any rank may be the one behind). */
+/* The rank the area's oldest call m waits for, or -1 when it cannot tell. */
 static int waits_for(const coll_nbshm_t *m, const coll_shm_t *sh)
 {
     if (m->step == NB_SPLIT) return 1 - sh->me;   /* two ranks: the other */
     if (m->step == NB_PEERS) return (sh->me + m->r) % sh->p;
+    if (m->behind >= 0) return m->behind;         /* in its claim: the rank behind */
     if (m->coll == COLL_BCAST && sh->me != m->a.root) return m->a.root;
     if (m->coll == COLL_BARRIER || (m->coll == COLL_GATHER && sh->me == m->a.root))
         return (sh->me + m->r) % sh->p;   /* they claim nothing */

@@ -468,11 +468,14 @@ void cshm_claim_slow(coll_shm_t *a, uint64_t n, uint64_t depth)
     if (safe > a->safe) a->safe = safe;
 }
 
-int cshm_claim_ready(coll_shm_t *a, uint64_t n, uint64_t depth)
+int cshm_claim_ready(coll_shm_t *a, uint64_t n, uint64_t depth, int *behind)
 {
     if (n <= depth || a->safe >= n - depth) return 1;
     for (int r = 0; r < a->p; r++)
-        if (r != a->me && !finished(a, r, n - depth)) return 0;
+        if (r != a->me && !finished(a, r, n - depth)) {
+            *behind = r;
+            return 0;
+        }
     cshm_claim_slow(a, n, depth);   /* waits for nothing now; learns how far they got */
     return 1;
 }

@@ -179,8 +179,9 @@ static inline void cshm_claim(coll_shm_t *a, uint64_t n)
 }
 /* cshm_claim_depth without waiting (the non-blocking calls' state
  * machines): 1 when every rank finished call n - depth (then as
- * cshm_claim_slow, it records how far they got), else 0. */
-int cshm_claim_ready(coll_shm_t *a, uint64_t n, uint64_t depth);
+ * cshm_claim_slow, it records how far they got), else 0 and *behind is a
+ * rank that did not (the one to wait for). */
+int cshm_claim_ready(coll_shm_t *a, uint64_t n, uint64_t depth, int *behind);
 /* The depth cshm_claim_data claims for data of `bytes` (line, cell, slot). */
 static inline uint64_t cshm_data_depth(const coll_shm_t *a, size_t bytes)
 {

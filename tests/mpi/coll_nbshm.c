@@ -18,6 +18,7 @@
  * the slot, but for bcast, which takes single copy there where it works, not
  * checked; off: never).  Other MPIs: only the data are checked. */
 #include "mpitest.h"
+#include <time.h>
 
 static int rank, size, expect = -1;
 /* a failed data check, counted; 1 (stops the loop over the elements) */
@@ -391,6 +392,31 @@ static void t_userop(int salt)
     CHECK_MPI(MPI_Request_free(&r[2]));
 }
 
+/* The root of small broadcasts runs ahead while the others sleep (no CPU):
+ * with few lines (variant ring4) its calls soon wait in their claim for the
+ * readers, and its waiting policy sleeps until a reader's FIN rings it. */
+static void t_root_ahead(int salt)
+{
+    enum { NCALL = 64 };
+    int v[NCALL];
+    MPI_Request r[NCALL];
+    if (rank != 0) {
+        struct timespec ts = { 0, 50 * 1000 * 1000 };   /* 50 ms */
+        nanosleep(&ts, NULL);
+    }
+    for (int i = 0; i < NCALL; i++) {
+        v[i] = rank == 0 ? val(0, i, salt) : -1;
+        CHECK_MPI(MPI_Ibcast(&v[i], 1, MPI_INT, 0, MPI_COMM_WORLD, &r[i]));
+        if (i % 2) CHECK_MPI(MPI_Wait(&r[i], MPI_STATUS_IGNORE));
+    }
+    CHECK_MPI(MPI_Waitall(NCALL, r, MPI_STATUSES_IGNORE));
+    for (int i = 0; i < NCALL; i++)
+        if (v[i] != val(0, i, salt)) {
+            CHECK(v[i] == val(0, i, salt), "root ahead: ibcast %d got %d", i, v[i]);
+            break;
+        }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -412,6 +438,7 @@ int main(int argc, char **argv)
         t_mixed(n, salt += 3);
         t_free_active(n, salt += 3);
     }
+    t_root_ahead(salt += 3);
     /* a long run of small calls: the ring of lines and slots wraps many times */
     for (int it = 0; it < 200; it++) t_mixed(2, salt += 3);
     if (have_pvar) {
