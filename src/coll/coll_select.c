@@ -261,14 +261,14 @@ int coll_forced_alg(coll_kind_t coll)
     return (int)*f;
 }
 
-/* forced: the algorithm was forced by its setting (the hierarchical ones then
- * take any communicator whose ranks span nodes, not only those whose every
- * node holds COURIER_COLL_HIER_MIN_PPN ranks). */
 /* What kind of call a selection is for: a blocking one that may run a direct
  * algorithm, a schedule only, or a non-blocking or persistent one (schedules,
  * and the shm algorithms with a state machine). */
 enum { SEL_SCHED = 0, SEL_DIRECT = 1, SEL_NB = 2 };
 
+/* forced: the algorithm was forced by its setting (the hierarchical ones then
+ * take any communicator whose ranks span nodes, not only those whose every
+ * node holds COURIER_COLL_HIER_MIN_PPN ranks). */
 static int applies(const coll_alg_t *alg, const cr_comm_t *comm, const coll_args_t *a,
                    int mode, int forced)
 {
