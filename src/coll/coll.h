@@ -191,8 +191,8 @@ int coll_exscan_recdbl(coll_sched_t *s, const coll_args_t *a);
  * algorithm exists for this kind of communicator (Scan and Exscan on an
  * intercommunicator, which the standard does not define). */
 const coll_alg_t *coll_select(coll_kind_t coll, const cr_comm_t *comm, const coll_args_t *a);
-/* The same for a call that cannot use a direct algorithm: the non-blocking
- * and persistent forms, and the fallback below (schedules only). */
+/* The same for a call that cannot use a direct algorithm: a trivial blocking
+ * call's check, and the fallback below (schedules only). */
 const coll_alg_t *coll_select_sched(coll_kind_t coll, const cr_comm_t *comm,
                                     const coll_args_t *a);
 /* The same for a non-blocking or persistent call: a schedule, or a shared-memory
