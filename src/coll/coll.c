@@ -5,8 +5,11 @@
  * algorithm, builds its schedule and either runs it to completion (blocking),
  * starts it as a request (non-blocking, coll_nbc.c) or keeps it in a
  * persistent request that MPI_Start runs again and again (coll_nbc.c).  The
- * three forms share everything but the last step, so they always agree on
- * algorithms and on message tags. */
+ * three forms share everything but the selection's mode and the last step;
+ * every rank makes the same call in the same form, so they agree on
+ * algorithms and on message tags.  On a node's shared area the non-blocking
+ * and persistent forms of some collectives run the shm algorithms' state
+ * machines instead of a schedule (coll_nbshm.c). */
 #include <stdlib.h>
 #include <string.h>
 #include "coll/coll.h"
