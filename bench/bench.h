@@ -96,6 +96,8 @@ extern const bench_test_t bench_p2p_tests[];
 extern const int bench_n_p2p_tests;
 extern const bench_test_t bench_coll_tests[];
 extern const int bench_n_coll_tests;
+extern const bench_test_t bench_icoll_tests[];   /* bench_coll.c, group "icoll" */
+extern const int bench_n_icoll_tests;
 extern const bench_test_t bench_rma_tests[];   /* bench_rma.c, group "rma" */
 extern const int bench_n_rma_tests;
 /* bench_mt.c: the multi-threaded tests (group "thread": latency_mt,

@@ -5,7 +5,13 @@
  * np*bytes per rank, reduce_scatter reduces np*bytes and leaves `bytes` at
  * each rank.  Movement uses MPI_BYTE; reductions MPI_INT with MPI_SUM (exact,
  * so results can be checked).  Roots are rank 0.  The timed loop issues the
- * operations back to back, as OSU does; a sample's time is the slowest rank's. */
+ * operations back to back, as OSU does; a sample's time is the slowest rank's.
+ *
+ * Group icoll: the non-blocking forms' latency, each iteration MPI_Ixxx then
+ * MPI_Wait with nothing between (ibarrier, ibcast, ireduce, iallreduce,
+ * igather, iallgather), checked like the blocking ones; and the persistent
+ * forms (pbcast, pallreduce: MPI_Xxx_init once per sample, then MPI_Start +
+ * MPI_Wait per iteration). */
 #include "bench.h"
 
 #include <string.h>
@@ -221,6 +227,142 @@ static long alltoall_check(bench_ctx_t *c)
     return bad;
 }
 
+/* ---- the non-blocking forms: start + wait ---- */
+static int wait1(int rc, MPI_Request *r)
+{
+    return rc == MPI_SUCCESS ? MPI_Wait(r, MPI_STATUS_IGNORE) : rc;
+}
+#define ITIMED(start)                                                                         \
+    do {                                                                                       \
+        MPI_Request r_;                                                                        \
+        TIMED(wait1((start), &r_));                                                            \
+    } while (0)
+static int ibarrier_run(bench_ctx_t *c, long iters, double *secs) { ITIMED(MPI_Ibarrier(W, &r_)); }
+static int ibcast_run(bench_ctx_t *c, long iters, double *secs)
+{
+    ITIMED(MPI_Ibcast(c->sbuf, (int)c->bytes, MPI_BYTE, 0, W, &r_));
+}
+static int ireduce_run(bench_ctx_t *c, long iters, double *secs)
+{
+    ITIMED(MPI_Ireduce(c->sbuf, c->rbuf, (int)nint(c), MPI_INT, MPI_SUM, 0, W, &r_));
+}
+static int iallreduce_run(bench_ctx_t *c, long iters, double *secs)
+{
+    ITIMED(MPI_Iallreduce(c->sbuf, c->rbuf, (int)nint(c), MPI_INT, MPI_SUM, W, &r_));
+}
+static int igather_run(bench_ctx_t *c, long iters, double *secs)
+{
+    int n = (int)c->bytes;
+    ITIMED(MPI_Igather(c->sbuf, n, MPI_BYTE, c->rbuf, n, MPI_BYTE, 0, W, &r_));
+}
+static int iallgather_run(bench_ctx_t *c, long iters, double *secs)
+{
+    int n = (int)c->bytes;
+    ITIMED(MPI_Iallgather(c->sbuf, n, MPI_BYTE, c->rbuf, n, MPI_BYTE, W, &r_));
+}
+/* persistent: set up per sample (collective: every rank runs the same samples) */
+static int pstart_loop(MPI_Request *r, long iters, double *secs)
+{
+    int rc = MPI_SUCCESS;
+    double t0 = MPI_Wtime();
+    for (long i = 0; i < iters && rc == MPI_SUCCESS; i++) {
+        rc = MPI_Start(r);
+        if (rc == MPI_SUCCESS) rc = MPI_Wait(r, MPI_STATUS_IGNORE);
+    }
+    *secs = MPI_Wtime() - t0;
+    int rf = MPI_Request_free(r);
+    return rc != MPI_SUCCESS ? rc : rf;
+}
+static int pbcast_run(bench_ctx_t *c, long iters, double *secs)
+{
+    MPI_Request r;
+    int rc = MPI_Bcast_init(c->sbuf, (int)c->bytes, MPI_BYTE, 0, W, MPI_INFO_NULL, &r);
+    return rc != MPI_SUCCESS ? rc : pstart_loop(&r, iters, secs);
+}
+static int pallreduce_run(bench_ctx_t *c, long iters, double *secs)
+{
+    MPI_Request r;
+    int rc = MPI_Allreduce_init(c->sbuf, c->rbuf, (int)nint(c), MPI_INT, MPI_SUM, W,
+                                MPI_INFO_NULL, &r);
+    return rc != MPI_SUCCESS ? rc : pstart_loop(&r, iters, secs);
+}
+/* the checks: one non-blocking call, then the blocking form's verification */
+static long ibarrier_check(bench_ctx_t *c)
+{
+    MPI_Request r;
+    return bench_mpi_err(c, wait1(MPI_Ibarrier(W, &r), &r), "MPI_Ibarrier") ? -1 : 0;
+}
+static long ibcast_check(bench_ctx_t *c)
+{
+    unsigned seed = bench_seed(0, c->bytes, 310);
+    MPI_Request r;
+    if (c->o->rank == 0)
+        bench_fill(c->sbuf, c->bytes, seed);
+    else
+        memset(c->sbuf, 0x5a, c->bytes);
+    if (bench_mpi_err(c, wait1(MPI_Ibcast(c->sbuf, (int)c->bytes, MPI_BYTE, 0, W, &r), &r),
+                      "MPI_Ibcast"))
+        return -1;
+    return bench_verify(c->sbuf, c->bytes, seed);
+}
+static long ireduce_check(bench_ctx_t *c)
+{
+    MPI_Request r;
+    red_fill(c, nint(c), 0);
+    if (bench_mpi_err(c, wait1(MPI_Ireduce(c->sbuf, c->rbuf, (int)nint(c), MPI_INT, MPI_SUM, 0,
+                                           W, &r), &r), "MPI_Ireduce"))
+        return -1;
+    return c->o->rank == 0 ? red_verify(c, nint(c), 0) : 0;
+}
+static long iallreduce_check(bench_ctx_t *c)
+{
+    MPI_Request r;
+    red_fill(c, nint(c), 0);
+    if (bench_mpi_err(c, wait1(MPI_Iallreduce(c->sbuf, c->rbuf, (int)nint(c), MPI_INT, MPI_SUM,
+                                              W, &r), &r), "MPI_Iallreduce"))
+        return -1;
+    return red_verify(c, nint(c), 0);
+}
+static long igather_check(bench_ctx_t *c)
+{
+    int n = (int)c->bytes;
+    long bad = 0;
+    MPI_Request r;
+    bench_fill(c->sbuf, c->bytes, bench_seed(c->o->rank, c->bytes, 410));
+    memset(c->rbuf, 0x5a, c->rbuf_len);
+    if (bench_mpi_err(c, wait1(MPI_Igather(c->sbuf, n, MPI_BYTE, c->rbuf, n, MPI_BYTE, 0, W, &r),
+                               &r), "MPI_Igather"))
+        return -1;
+    if (c->o->rank == 0)
+        for (int i = 0; i < c->o->np; i++)
+            bad += bench_verify(blk(c->rbuf, c, i), c->bytes, bench_seed(i, c->bytes, 410));
+    return bad;
+}
+static long iallgather_check(bench_ctx_t *c)
+{
+    int n = (int)c->bytes;
+    long bad = 0;
+    MPI_Request r;
+    bench_fill(c->sbuf, c->bytes, bench_seed(c->o->rank, c->bytes, 610));
+    memset(c->rbuf, 0x5a, c->rbuf_len);
+    if (bench_mpi_err(c, wait1(MPI_Iallgather(c->sbuf, n, MPI_BYTE, c->rbuf, n, MPI_BYTE, W, &r),
+                               &r), "MPI_Iallgather"))
+        return -1;
+    for (int i = 0; i < c->o->np; i++)
+        bad += bench_verify(blk(c->rbuf, c, i), c->bytes, bench_seed(i, c->bytes, 610));
+    return bad;
+}
+#define pbcast_check ibcast_check
+#define pallreduce_check iallreduce_check
+#define ibarrier_bufsize barrier_bufsize
+#define ibcast_bufsize bcast_bufsize
+#define pbcast_bufsize bcast_bufsize
+#define ireduce_bufsize red_bufsize
+#define iallreduce_bufsize red_bufsize
+#define pallreduce_bufsize red_bufsize
+#define igather_bufsize gather_bufsize
+#define iallgather_bufsize gather_bufsize
+
 #define COLL(n, red, sl, fn)                                                                  \
     { .name = #n, .group = "coll", .metric = METRIC_LAT, .min_np = 1, .reduction = red,       \
       .sizeless = sl, .bufsize = fn##_bufsize, .run = fn##_run, .check = fn##_check,           \
@@ -237,3 +379,14 @@ const bench_test_t bench_coll_tests[] = {
     COLL(reduce_scatter, 1, 0, reduce_scatter),
 };
 const int bench_n_coll_tests = (int)(sizeof bench_coll_tests / sizeof bench_coll_tests[0]);
+
+#define ICOLL(n, red, sl) \
+    { .name = #n, .group = "icoll", .metric = METRIC_LAT, .min_np = 1, .reduction = red,      \
+      .sizeless = sl, .bufsize = n##_bufsize, .run = n##_run, .check = n##_check,              \
+      .value = coll_value }
+const bench_test_t bench_icoll_tests[] = {
+    ICOLL(ibarrier, 0, 1),   ICOLL(ibcast, 0, 0),  ICOLL(ireduce, 1, 0),
+    ICOLL(iallreduce, 1, 0), ICOLL(igather, 0, 0), ICOLL(iallgather, 0, 0),
+    ICOLL(pbcast, 0, 0),     ICOLL(pallreduce, 1, 0),
+};
+const int bench_n_icoll_tests = (int)(sizeof bench_icoll_tests / sizeof bench_icoll_tests[0]);

@@ -45,10 +45,12 @@ static void usage(FILE *f)
 {
     fputs("usage: mpiexec -n N mpibench [options] [test|group ...]\n"
           "tests:  latency bw bibw msgrate | barrier bcast reduce allreduce gather scatter\n"
-          "        allgather alltoall reduce_scatter | put_lat get_lat put_lat_fence get_lat_fence\n"
+          "        allgather alltoall reduce_scatter | ibarrier ibcast ireduce iallreduce igather\n"
+          "        iallgather (start + wait) pbcast pallreduce (persistent: start + wait) | put_lat get_lat put_lat_fence get_lat_fence\n"
           "        put_bw get_bw acc_lat fop_lat cas_lat fence lock_unlock shm_store mem_store | memory\n"
           "        latency_mt msgrate_mt msgrate_mt_shared (T threads per rank, --threads)\n"
-          "groups: pt2pt coll rma all (default: all; all leaves out the group thread), thread\n"
+          "groups: pt2pt coll rma all (default: all; all leaves out the groups thread and icoll),\n"
+          "        thread, icoll\n"
           "   or: mpiexec -n N mpibench overlap [options] [operation ...]\n"
           "operations: isendrecv iallreduce ialltoall ibcast iallgather ireduce (default: all);\n"
           "        each timed alone (t_pure), around a computation of about t_pure (t_total),\n"
@@ -416,6 +418,9 @@ static const bench_test_t *find_test(const char *name)
     for (int i = 0; i < bench_n_coll_tests; i++)
         if (!strcmp(name, bench_coll_tests[i].name))
             return &bench_coll_tests[i];
+    for (int i = 0; i < bench_n_icoll_tests; i++)
+        if (!strcmp(name, bench_icoll_tests[i].name))
+            return &bench_icoll_tests[i];
     for (int i = 0; i < bench_n_rma_tests; i++)
         if (!strcmp(name, bench_rma_tests[i].name))
             return &bench_rma_tests[i];
@@ -584,6 +589,9 @@ int main(int argc, char **argv)
                     sel[nsel++] = &bench_rma_tests[j];
                 if (!strcmp(a, "all"))
                     want_memory = 1;
+            } else if (!strcmp(a, "icoll")) {
+                for (int j = 0; j < bench_n_icoll_tests && nsel < 64; j++)
+                    sel[nsel++] = &bench_icoll_tests[j];
             } else if (!strcmp(a, "memory")) {
                 want_memory = 1;
             } else if (!strcmp(a, "thread")) {

@@ -5,8 +5,11 @@
  * algorithm, builds its schedule and either runs it to completion (blocking),
  * starts it as a request (non-blocking, coll_nbc.c) or keeps it in a
  * persistent request that MPI_Start runs again and again (coll_nbc.c).  The
- * three forms share everything but the last step, so they always agree on
- * algorithms and on message tags. */
+ * three forms share everything but the selection's mode and the last step;
+ * every rank makes the same call in the same form, so they agree on
+ * algorithms and on message tags.  On a node's shared area the non-blocking
+ * and persistent forms of some collectives run the shm algorithms' state
+ * machines instead of a schedule (coll_nbshm.c). */
 #include <stdlib.h>
 #include <string.h>
 #include "coll/coll.h"
@@ -74,14 +77,17 @@ static int coll_call(coll_kind_t coll, cr_comm_t *c, const coll_args_t *a, cr_ho
     if (c->remote && inter_in_place(coll, a))
         return cr_error(MPI_ERR_BUFFER, "%s: %s=MPI_IN_PLACE: not allowed on an intercommunicator",
                         what, a->sbuf == MPI_IN_PLACE ? "sendbuf" : "recvbuf");
-    const coll_alg_t *alg = how == CR_BLOCKING && !trivial ? coll_select(coll, c, a)
-                                                          : coll_select_sched(coll, c, a);
+    const coll_alg_t *alg = how != CR_BLOCKING ? coll_select_nb(coll, c, a)
+                            : !trivial         ? coll_select(coll, c, a)
+                                               : coll_select_sched(coll, c, a);
     if (!alg)
         return cr_error(MPI_ERR_UNSUPPORTED_OPERATION,
                         "%s on an %s is not implemented yet", what,
                         c->remote ? "intercommunicator" : "intracommunicator");
     if (how == CR_BLOCKING && trivial) return MPI_SUCCESS;
-    if (alg->run) return alg->run(c, a);   /* direct: no tag, no schedule */
+    if (alg->run && how == CR_BLOCKING) return alg->run(c, a);   /* direct: no tag, no schedule */
+    if (alg->run)   /* a shm algorithm's state machine (coll_nbshm.c): no tag either */
+        return coll_nbc_start_shm(c, coll, a, how == CR_PERSISTENT, req);
     int tag = coll_next_tag(c);
     if (how == CR_NONBLOCKING) return coll_nbc_start(c, tag, alg, a, req);
     if (how == CR_PERSISTENT) return coll_persist_init(c, tag, alg, a, req);

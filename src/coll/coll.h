@@ -146,6 +146,9 @@ enum {
     COLL_ALG_HIER = 16,         /* direct, hierarchical: blocking calls on an intracommunicator
                                  * whose ranks span nodes (coll_hier.h); `fits` asked after
                                  * the node layer exists */
+    COLL_ALG_NB = 32,           /* with COLL_ALG_SHM: also runs non-blocking and persistent
+                                 * calls, as a state machine of the progress engine
+                                 * (coll_nbshm.c), once the communicator's area exists */
 };
 
 typedef struct {
@@ -188,10 +191,13 @@ int coll_exscan_recdbl(coll_sched_t *s, const coll_args_t *a);
  * algorithm exists for this kind of communicator (Scan and Exscan on an
  * intercommunicator, which the standard does not define). */
 const coll_alg_t *coll_select(coll_kind_t coll, const cr_comm_t *comm, const coll_args_t *a);
-/* The same for a call that cannot use a direct algorithm: the non-blocking
- * and persistent forms, and the fallback below (schedules only). */
+/* The same for a call that cannot use a direct algorithm: a trivial blocking
+ * call's check, and the fallback below (schedules only). */
 const coll_alg_t *coll_select_sched(coll_kind_t coll, const cr_comm_t *comm,
                                     const coll_args_t *a);
+/* The same for a non-blocking or persistent call: a schedule, or a shared-memory
+ * algorithm with a state machine (COLL_ALG_NB) where coll_nbshm_ready(comm). */
+const coll_alg_t *coll_select_nb(coll_kind_t coll, const cr_comm_t *comm, const coll_args_t *a);
 /* Run a blocking call with the schedule algorithm coll_select_sched picks
  * (a new tag): what a direct algorithm does when it finds that it cannot run
  * (every rank finds the same). */
@@ -268,6 +274,35 @@ int coll_nbc_start(cr_comm_t *comm, int tag, const coll_alg_t *alg, const coll_a
  * inactive persistent request; each MPI_Start runs the schedule again. */
 int coll_persist_init(cr_comm_t *comm, int tag, const coll_alg_t *alg, const coll_args_t *a,
                       MPI_Request *out);
+/* Non-blocking or persistent (persistent set) call of a COLL_ALG_NB algorithm:
+ * the shared-memory state machine (coll_nbshm.c) under a request that the
+ * progress engine completes; persistent: set up once, run at each MPI_Start. */
+int coll_nbc_start_shm(cr_comm_t *comm, coll_kind_t coll, const coll_args_t *a, int persistent,
+                       MPI_Request *out);
+/* The state machines (coll_nbshm.c).  ready: comm's area exists and
+ * COURIER_COLL_NB_SHM allows them (the same answer on every rank).  new:
+ * a call's machine, holding the arguments' datatypes and op (NULL: out of
+ * memory); begin: take the call's sequence number (the call starts, in
+ * collective order); advance: move it on as far as the peers allow, *moved
+ * set when it did; 1 once it finished. */
+typedef struct coll_nbshm coll_nbshm_t;
+int coll_nbshm_ready(const cr_comm_t *c);
+/* Can the machine take this call (fits: the algorithm's own test)?  Bcast
+ * takes every length where single copy works (its root then publishes its
+ * buffer, coll_bcast_cma.c's protocol). */
+int coll_nbshm_fits(coll_kind_t coll, const cr_comm_t *c, const coll_args_t *a, coll_fits_fn fits);
+coll_nbshm_t *coll_nbshm_new(cr_comm_t *c, coll_kind_t coll, const coll_args_t *a);
+void coll_nbshm_free(coll_nbshm_t *m);
+void coll_nbshm_begin(coll_nbshm_t *m);
+int coll_nbshm_advance(coll_nbshm_t *m, int *moved);
+int coll_nbshm_err(const coll_nbshm_t *m);
+int coll_nbshm_pending(const coll_nbshm_t *m);
+/* Sleeping (coll_nbc.c's can_sleep and poll): announce that this rank is
+ * about to sleep waiting for m's peer, so that its post rings the doorbell
+ * (0: m cannot say whom it waits for; do not sleep); polled: called at every
+ * poll, takes the announcements back after the sleep. */
+int coll_nbshm_announce(coll_nbshm_t *m);
+void coll_nbshm_polled(void);
 /* The same for a schedule built by the caller (neighbourhood collectives):
  * *s is moved into the request. */
 int coll_nbc_start_sched(coll_sched_t *s, int persistent, MPI_Request *out);

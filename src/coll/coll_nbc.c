@@ -24,8 +24,14 @@
  * internal request (the run, completed like a non-blocking collective's);
  * MPI_Wait/Test finish the run and leave the persistent request inactive.  A
  * persistent request freed while a run is going leaves the schedule to be
- * freed when the run ends. */
+ * freed when the run ends.
+ *
+ * Calls that selected a shared-memory algorithm with a state machine
+ * (COLL_ALG_NB, coll_nbshm.c) sit on the same list with a machine instead of
+ * a schedule (an empty one that only holds the communicator); a persistent
+ * one keeps its machine and begins it again at each MPI_Start. */
 #include <stdlib.h>
+#include <string.h>
 #include "coll/coll.h"
 #include "core/pt2pt.h"
 
@@ -36,12 +42,45 @@ typedef struct coll_nbc {
     int listed;
     int persistent;             /* owned by a persistent request, not by req */
     int orphan;                 /* its persistent request is gone: free at the end */
+    coll_nbshm_t *shm;          /* the shm state machine, or NULL: the schedule */
 } coll_nbc_t;
 
 static coll_nbc_t *active;   /* started, not yet complete */
+/* Freed entries kept for the next call: malloc and free were a third of the
+ * instructions of an 8-byte MPI_Ibcast + MPI_Wait through the area (callgrind,
+ * coll7).  Guarded like the list (the library's lock). */
+enum { NBC_CACHE = 8 };
+static coll_nbc_t *cache[NBC_CACHE];
+static int ncache;
+
+static coll_nbc_t *nbc_alloc(void)
+{
+    if (ncache == 0) return calloc(1, sizeof(coll_nbc_t));
+    coll_nbc_t *nb = cache[--ncache];
+    memset(nb, 0, sizeof *nb);
+    return nb;
+}
+static void nbc_release(coll_nbc_t *nb)
+{
+    if (ncache < NBC_CACHE) cache[ncache++] = nb;
+    else free(nb);
+}
 static int busy;             /* guards against re-entry through cr_progress() */
+static int nshm;             /* listed calls with a shm state machine */
 static int coll_nbc_progress(void *arg);
-static cr_poller_t nbc_poller = { .name = "coll", .poll = coll_nbc_progress };
+/* A shm call's peers post in shared memory and ring this process's doorbell
+ * only for a rank that announced itself as waiting for them: the oldest call
+ * of each area does so (coll_nbshm_announce), or the policy must not sleep. */
+static int coll_nbc_can_sleep(void *arg)
+{
+    (void)arg;
+    if (nshm == 0) return 1;
+    for (coll_nbc_t *nb = active; nb; nb = nb->next)
+        if (nb->shm && !coll_nbshm_announce(nb->shm)) return 0;
+    return 1;
+}
+static cr_poller_t nbc_poller = { .name = "coll", .poll = coll_nbc_progress,
+                                  .can_sleep = coll_nbc_can_sleep };
 
 static void unlink_nbc(coll_nbc_t *nb)
 {
@@ -51,6 +90,7 @@ static void unlink_nbc(coll_nbc_t *nb)
     if (nb->next) nb->next->prev = nb->prev;
     nb->next = nb->prev = NULL;
     nb->listed = 0;
+    if (nb->shm) nshm--;
     if (!active) cr_poller_set_active(&nbc_poller, 0);
 }
 
@@ -59,15 +99,25 @@ static void nbc_destroy(coll_nbc_t *nb)
     unlink_nbc(nb);
     cr_comm_t *comm = nb->s.comm;
     coll_sched_free(&nb->s);
-    free(nb);
+    coll_nbshm_free(nb->shm);
+    nbc_release(nb);
     cr_comm_release(comm);      /* the schedule's reference (coll_nbc_start_sched) */
 }
 
 /* Move one schedule on; complete its request when it is done.  Returns 1 if
  * it completed. */
-static int advance(coll_nbc_t *nb)
+static int advance(coll_nbc_t *nb, int *moved)
 {
-    if (!coll_sched_advance(&nb->s)) return 0;
+    if (nb->shm) {
+        if (!coll_nbshm_advance(nb->shm, moved)) return 0;
+        nb->s.err = coll_nbshm_err(nb->shm);
+    } else {
+        int before = nb->s.next;
+        if (!coll_sched_advance(&nb->s)) {
+            *moved = nb->s.next != before;   /* a new round started */
+            return 0;
+        }
+    }
     cr_request_t *r = nb->req;
     unlink_nbc(nb);
     r->err = nb->s.err;
@@ -81,14 +131,14 @@ static int advance(coll_nbc_t *nb)
 static int coll_nbc_progress(void *arg)
 {
     (void)arg;
+    coll_nbshm_polled();
     if (busy || !active) return 0;
     busy = 1;
     int events = 0;
     for (coll_nbc_t *nb = active, *next; nb; nb = next) {
         next = nb->next;
-        int before = nb->s.next;
-        if (advance(nb)) events++;
-        else if (nb->s.next != before) events++;   /* a new round started */
+        int moved = 0;
+        if (advance(nb, &moved) || moved) events++;
     }
     busy = 0;
     return events;
@@ -101,8 +151,13 @@ static int run(coll_nbc_t *nb, cr_request_t *r)
     r->status.MPI_TAG = MPI_ANY_TAG;
     nb->req = r;
     nb->s.err = MPI_SUCCESS;      /* a persistent schedule was built without error */
-    int e = coll_sched_start(&nb->s);
-    if (e) return e;
+    if (nb->shm) {
+        coll_nbshm_begin(nb->shm);   /* takes the call's place in the sequence */
+        nshm++;
+    } else {
+        int e = coll_sched_start(&nb->s);
+        if (e) return e;
+    }
     cr_progress_register(&nbc_poller);
     cr_poller_set_active(&nbc_poller, 1);
     nb->next = active;
@@ -112,7 +167,8 @@ static int run(coll_nbc_t *nb, cr_request_t *r)
     /* local-only schedules (size 1, zero counts) finish here */
     if (!busy) {
         busy = 1;
-        advance(nb);
+        int moved;
+        advance(nb, &moved);
         busy = 0;
     }
     return MPI_SUCCESS;
@@ -149,16 +205,19 @@ static int persist_start(cr_request_t *p, cr_request_t **child)
     return MPI_SUCCESS;
 }
 
-int coll_nbc_start_sched(coll_sched_t *s, int persistent, MPI_Request *out)
+/* The request of a started or persistent call (nb takes over *s). */
+static int start_nbc(coll_sched_t *s, coll_nbshm_t *shm, int persistent, MPI_Request *out)
 {
-    coll_nbc_t *nb = calloc(1, sizeof(*nb));
+    coll_nbc_t *nb = nbc_alloc();
     cr_request_t *r = nb ? cr_request_new(CR_REQ_COLL, 1) : NULL;
     if (!r) {
-        free(nb);
+        if (nb) nbc_release(nb);
         coll_sched_free(s);
+        coll_nbshm_free(shm);
         return cr_error(MPI_ERR_NO_MEM, "out of memory starting a collective");
     }
     nb->s = *s;
+    nb->shm = shm;
     nb->persistent = persistent;
     /* MPI_Comm_free may come while the schedule still runs (or, persistent,
      * before MPI_Request_free): the communicator lives until nbc_destroy */
@@ -181,6 +240,24 @@ int coll_nbc_start_sched(coll_sched_t *s, int persistent, MPI_Request *out)
     }
     *out = r->handle;
     return MPI_SUCCESS;
+}
+
+int coll_nbc_start_sched(coll_sched_t *s, int persistent, MPI_Request *out)
+{
+    return start_nbc(s, NULL, persistent, out);
+}
+
+int coll_nbc_start_shm(cr_comm_t *comm, coll_kind_t coll, const coll_args_t *a, int persistent,
+                       MPI_Request *out)
+{
+    coll_sched_t s;
+    coll_sched_init(&s, comm, 0);   /* no steps: holds the communicator */
+    coll_nbshm_t *m = coll_nbshm_new(comm, coll, a);
+    if (!m) {
+        coll_sched_free(&s);
+        return cr_error(MPI_ERR_NO_MEM, "out of memory starting a collective");
+    }
+    return start_nbc(&s, m, persistent, out);
 }
 
 static int start_alg(cr_comm_t *comm, int tag, const coll_alg_t *alg, const coll_args_t *a,

@@ -85,18 +85,20 @@ static const coll_alg_t coll_algs[] = {
      * calls on intracommunicators whose ranks all share this node */
 #define SHM COLL_ALG_SHM
 #define CMA (COLL_ALG_SHM | COLL_ALG_CMA)
-    { COLL_BARRIER, 3, "shm", SHM, NULL, coll_barrier_shm, NULL },
-    { COLL_BCAST, 4, "shm", SHM, NULL, coll_bcast_shm, coll_bcast_shm_fits },
+    /* NB: also non-blocking and persistent calls (coll_nbshm.c) */
+#define NB COLL_ALG_NB
+    { COLL_BARRIER, 3, "shm", SHM | NB, NULL, coll_barrier_shm, NULL },
+    { COLL_BCAST, 4, "shm", SHM | NB, NULL, coll_bcast_shm, coll_bcast_shm_fits },
     { COLL_BCAST, 5, "cma", CMA, NULL, coll_bcast_cma, NULL },
-    { COLL_REDUCE, 3, "shm", SHM, NULL, coll_reduce_shm, coll_reduce_shm_fits },
+    { COLL_REDUCE, 3, "shm", SHM | NB, NULL, coll_reduce_shm, coll_reduce_shm_fits },
     { COLL_REDUCE, 4, "cma", CMA, NULL, coll_reduce_cma, coll_reduce_cma_fits },
-    { COLL_ALLREDUCE, 4, "shm", SHM, NULL, coll_allreduce_shm, coll_allreduce_shm_fits },
+    { COLL_ALLREDUCE, 4, "shm", SHM | NB, NULL, coll_allreduce_shm, coll_allreduce_shm_fits },
     { COLL_ALLREDUCE, 5, "cma", CMA, NULL, coll_allreduce_cma, coll_allreduce_cma_fits },
-    { COLL_GATHER, 4, "shm", SHM, NULL, coll_gather_shm, coll_gather_shm_fits },
+    { COLL_GATHER, 4, "shm", SHM | NB, NULL, coll_gather_shm, coll_gather_shm_fits },
     { COLL_GATHER, 5, "cma", CMA, NULL, coll_gather_cma, NULL },
     { COLL_SCATTER, 4, "shm", SHM, NULL, coll_scatter_shm, coll_scatter_shm_fits },
     { COLL_SCATTER, 5, "cma", CMA, NULL, coll_scatter_cma, NULL },
-    { COLL_ALLGATHER, 4, "shm", SHM, NULL, coll_allgather_shm, coll_allgather_shm_fits },
+    { COLL_ALLGATHER, 4, "shm", SHM | NB, NULL, coll_allgather_shm, coll_allgather_shm_fits },
     { COLL_ALLGATHER, 5, "cma", CMA, NULL, coll_allgather_cma, NULL },
     { COLL_ALLTOALL, 4, "shm", SHM, NULL, coll_alltoall_shm, coll_alltoall_shm_fits },
     { COLL_ALLTOALL, 5, "cma", CMA, NULL, coll_alltoall_cma, coll_alltoallv_cma_fits },
@@ -110,6 +112,7 @@ static const coll_alg_t coll_algs[] = {
     { COLL_EXSCAN, 2, "shm", SHM, NULL, coll_exscan_shm, coll_scan_shm_fits },
 #undef SHM
 #undef CMA
+#undef NB
     /* hierarchical (coll_hier.h): blocking calls on intracommunicators whose
      * ranks span nodes: a node phase plus a leaders' phase */
 #define HIER COLL_ALG_HIER
@@ -258,18 +261,27 @@ int coll_forced_alg(coll_kind_t coll)
     return (int)*f;
 }
 
+/* What kind of call a selection is for: a blocking one that may run a direct
+ * algorithm, a schedule only, or a non-blocking or persistent one (schedules,
+ * and the shm algorithms with a state machine). */
+enum { SEL_SCHED = 0, SEL_DIRECT = 1, SEL_NB = 2 };
+
 /* forced: the algorithm was forced by its setting (the hierarchical ones then
  * take any communicator whose ranks span nodes, not only those whose every
  * node holds COURIER_COLL_HIER_MIN_PPN ranks). */
 static int applies(const coll_alg_t *alg, const cr_comm_t *comm, const coll_args_t *a,
-                   int direct, int forced)
+                   int mode, int forced)
 {
+    int direct = mode == SEL_DIRECT;
     if (!(alg->flags & COLL_ALG_INTER) != !comm->remote) return 0;
     if (alg->flags & COLL_ALG_COMMUTATIVE && a->op && !a->op->commute) return 0;
     if (alg->flags & COLL_ALG_HIER)
         return direct && coll_hier_usable((cr_comm_t *)comm, forced) &&
                (!alg->fits || alg->fits(comm, a));
     if (!(alg->flags & COLL_ALG_SHM)) return 1;
+    if (mode == SEL_NB)
+        return (alg->flags & COLL_ALG_NB) && coll_nbshm_ready(comm) &&
+               coll_nbshm_fits(alg->coll, comm, a, alg->fits);
     return direct && coll_shm_usable(comm, !!(alg->flags & COLL_ALG_CMA)) &&
            (!alg->fits || alg->fits(comm, a));
 }
@@ -310,12 +322,13 @@ static void coll_rows_build(void)
 }
 
 static const coll_alg_t *select_alg(coll_kind_t coll, const cr_comm_t *comm,
-                                    const coll_args_t *a, int direct)
+                                    const coll_args_t *a, int mode)
 {
+    int direct = mode == SEL_DIRECT;
     int id = coll_forced_alg(coll);
     if (id) {
         const coll_alg_t *alg = find_alg(coll, id);
-        if (alg && applies(alg, comm, a, direct, 1)) return alg;
+        if (alg && applies(alg, comm, a, mode, 1)) return alg;
     }
     long bytes = a->bytes > (size_t)LONG_MAX ? LONG_MAX : (long)a->bytes;
     if (CR_UNLIKELY(!__atomic_load_n(&coll_rows_ready, __ATOMIC_ACQUIRE)))
@@ -328,11 +341,11 @@ static const coll_alg_t *select_alg(coll_kind_t coll, const cr_comm_t *comm,
         if (r->oversub && !(direct && cr_proc.oversubscribed && coll_shm_usable(comm, 0)))
             continue;
         const coll_alg_t *alg = coll_rows[i].alg;
-        if (alg && applies(alg, comm, a, direct, 0)) return alg;
+        if (alg && applies(alg, comm, a, mode, 0)) return alg;
     }
     /* no row matched: any algorithm of the collective that can run the call */
     for (int i = 0; i < NALGS; i++)
-        if (coll_algs[i].coll == coll && applies(&coll_algs[i], comm, a, direct, 0))
+        if (coll_algs[i].coll == coll && applies(&coll_algs[i], comm, a, mode, 0))
             return &coll_algs[i];
     return NULL;
 }
@@ -346,11 +359,16 @@ static const coll_alg_t *chosen(coll_kind_t coll, const coll_alg_t *alg)
 
 const coll_alg_t *coll_select(coll_kind_t coll, const cr_comm_t *comm, const coll_args_t *a)
 {
-    return chosen(coll, select_alg(coll, comm, a, 1));
+    return chosen(coll, select_alg(coll, comm, a, SEL_DIRECT));
 }
 
 const coll_alg_t *coll_select_sched(coll_kind_t coll, const cr_comm_t *comm,
                                     const coll_args_t *a)
 {
-    return chosen(coll, select_alg(coll, comm, a, 0));
+    return chosen(coll, select_alg(coll, comm, a, SEL_SCHED));
+}
+
+const coll_alg_t *coll_select_nb(coll_kind_t coll, const cr_comm_t *comm, const coll_args_t *a)
+{
+    return chosen(coll, select_alg(coll, comm, a, SEL_NB));
 }

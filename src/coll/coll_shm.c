@@ -269,7 +269,13 @@ static int make_area(cr_comm_t *c, coll_shm_t *a)
 coll_shm_t *coll_shm_area(cr_comm_t *c)
 {
     coll_shm_t *a = c->coll_shm;
-    if (CR_LIKELY(a && a->state == CSHM_OK)) return a;
+    if (CR_LIKELY(a && a->state == CSHM_OK)) {
+        /* a blocking call after non-blocking ones this rank has not finished
+         * (MPI_Ibarrier; MPI_Bcast; MPI_Wait): finish them first, so that every
+         * rank still finishes the area's calls in order (coll_nbshm.c) */
+        if (CR_UNLIKELY(a->nb_pending != 0)) coll_nbshm_drain(a);
+        return a;
+    }
     if (!a) a = coll_shm_state(c);
     if (!a || a->state == CSHM_NONE) return NULL;
     if (make_area(c, a) != MPI_SUCCESS || a->state != CSHM_OK) {
@@ -460,6 +466,18 @@ void cshm_claim_slow(coll_shm_t *a, uint64_t n, uint64_t depth)
         safe = lo;
     }
     if (safe > a->safe) a->safe = safe;
+}
+
+int cshm_claim_ready(coll_shm_t *a, uint64_t n, uint64_t depth, int *behind)
+{
+    if (n <= depth || a->safe >= n - depth) return 1;
+    for (int r = 0; r < a->p; r++)
+        if (r != a->me && !finished(a, r, n - depth)) {
+            *behind = r;
+            return 0;
+        }
+    cshm_claim_slow(a, n, depth);   /* waits for nothing now; learns how far they got */
+    return 1;
 }
 
 /* ---- single copy ------------------------------------------------------------------- */

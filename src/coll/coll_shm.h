@@ -107,6 +107,15 @@ typedef struct coll_shm {
     int *bell;                  /* comm rank -> node-local index (doorbells) */
     struct coll_hier *hier;     /* the node layer of a communicator that spans nodes
                                  * (coll_hier.c), NULL until first considered */
+    /* non-blocking and persistent calls on the area (coll_nbshm.c) that this
+     * rank started and has not finished, oldest first: only the oldest moves,
+     * and a blocking call on the area first waits until none is left, so this
+     * rank still finishes the area's calls in sequence order */
+    struct coll_nbshm *nb_head, *nb_tail;
+    unsigned nb_pending;
+    int nb_announced;           /* counted among the area's sleepers for a sleep of the
+                                 * waiting policy (coll_nbshm_announce) */
+    struct coll_shm *nb_next_announced;
 } coll_shm_t;
 
 /* May comm's collectives use the node's shared memory: an intracommunicator
@@ -127,6 +136,9 @@ size_t coll_shm_slot_cap(void);
  * from the same collective call).  NULL on every rank when it cannot be made;
  * coll_shm_usable() then says no for good and the caller falls back. */
 coll_shm_t *coll_shm_area(cr_comm_t *c);
+/* The part of coll_shm_area for an area with non-blocking calls pending:
+ * drive the progress engine (the waiting policy) until they are finished. */
+void coll_nbshm_drain(coll_shm_t *a);
 
 /* ---- one call ------------------------------------------------------------------ */
 static inline uint64_t cshm_begin(coll_shm_t *a)
@@ -164,6 +176,21 @@ void cshm_claim_slow(coll_shm_t *a, uint64_t n, uint64_t depth);
 static inline void cshm_claim(coll_shm_t *a, uint64_t n)
 {
     if (CR_UNLIKELY(n > CSHM_NBUF && a->safe < n - CSHM_NBUF)) cshm_claim_slow(a, n, CSHM_NBUF);
+}
+/* cshm_claim_depth without waiting (the non-blocking calls' state
+ * machines): 1 when every rank finished call n - depth (then as
+ * cshm_claim_slow, it records how far they got), else 0 and *behind is a
+ * rank that did not (the one to wait for). */
+int cshm_claim_ready(coll_shm_t *a, uint64_t n, uint64_t depth, int *behind);
+/* The depth cshm_claim_data claims for data of `bytes` (line, cell, slot). */
+static inline uint64_t cshm_data_depth(const coll_shm_t *a, size_t bytes)
+{
+    return bytes <= CSHM_INLINE ? a->nline : bytes <= a->cell_bytes ? a->ncell : CSHM_NBUF;
+}
+/* Has rank r reached `phase` of call n (acquire, as cshm_wait)? */
+static inline int cshm_reached(const coll_shm_t *a, int r, uint64_t n, int phase)
+{
+    return __atomic_load_n(&cshm_ctl(a, r, n)->step, __ATOMIC_ACQUIRE) >= cshm_step(n, phase);
 }
 /* Before writing only this rank's line (beyond its step) for call n, or
  * its cell (depth ncell): wait until every rank finished call n - depth, the

@@ -66,6 +66,7 @@ CR_SETTING(liveness_ms,        INT,  100, 0, 3600000, "While a wait is idle, che
 CR_SETTING(ofi_provider,       STRING, 0, 0, 0,    "libfabric provider of the network transport, e.g. tcp, verbs, psm2, cxi, sockets (tcp also matches the layered tcp;ofi_rxm); unset: the first that works (FI_PROVIDER narrows libfabric's own list)")
 /* shared-memory collectives on one node (src/coll/coll_shm.c, issue 16) */
 CR_SETTING(coll_shm,           BOOL, 1, 0, 1,      "Collectives of a communicator whose ranks all share one node may run through a shared segment and single copy (0: message algorithms only)")
+CR_SETTING(coll_nb_shm,        BOOL, 1, 0, 1,      "Non-blocking and persistent barrier, bcast, reduce, allreduce, gather and allgather of a communicator whose shared collective segment exists run its shm algorithms as state machines of the progress engine (0: always the message schedules)")
 CR_SETTING(coll_shm_slot_bytes, SIZE, 32768, 64, 16777216, "Bytes of each rank's data slot in a communicator's shared collective segment (4 slots per rank): the largest message of the shm algorithms")
 CR_SETTING(coll_cma_chunk_bytes, SIZE, 65536, 4096, 1073741824, "Bytes per piece of the single-copy (cma) reductions and of copies through a bounce buffer")
 CR_SETTING(coll_scan_alg,      INT,  0, 0, 4,      "Force the MPI_Scan and MPI_Exscan algorithm: 0 automatic, 1 recursive doubling, 2 shm, 3 hier (nodes that are runs of consecutive ranks), 4 cma (Scan only: a chain of single copies)")
