@@ -435,6 +435,9 @@ int rma_sam_op(cr_win_t *w, int rank, int kind, MPI_Aint at, size_t bytes, cr_ba
 {
     rma_target_t *t = &w->t[rank];
     *err = MPI_SUCCESS;
+    /* serve others' requests here too (one load per window when none wait):
+     * ranks that all operate on each other keep one another's rings moving */
+    sam_poll(NULL);
     if (bytes == 0 || (cmp ? 2 * bytes : bytes) > (size_t)ut_settings.rma_shm_am_max ||
         (kind == RMA_SAM_ACC && rma_am_acc_by_atomics(w, b))) {
         *err = rma_sam_settle(w, rank);
