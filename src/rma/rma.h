@@ -115,8 +115,6 @@ typedef struct {
     cr_adapt_t sam_adapt;          /* whether it is seen polling (core/adapt.h) */
     struct rma_sam_pend *sam_pend; /* requests of mine in its ring not yet settled */
     int sam_npend;
-    uint64_t sam_posted;           /* requests ever put in its ring ... */
-    uint64_t sam_back;             /* ... and of those, taken back (done by copies) */
 } rma_target_t;
 
 /* What one rank of a window did, printed at MPI_Win_free with

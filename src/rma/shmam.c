@@ -18,9 +18,11 @@
  * - The target serves the slot at its head when it is POSTED, after taking
  *   it (POSTED -> TAKEN by compare-and-swap); a put or an accumulate without
  *   results then frees the slot for ticket p + slots at once, a request that
- *   returns data leaves it DONE for the origin to read and free.  Either way
- *   the target then counts it done in the origin's counter in the ring's
- *   header (done[origin]): flush waits for that count.
+ *   returns data leaves it DONE for the origin to read and free.  As the
+ *   target serves in ticket order, an origin's requests are all served when
+ *   the word of its newest one says DONE or holds a later ticket: flush
+ *   watches that one line, which the target wrote last.  Up to 16 bytes of
+ *   data share the line of the slot's word.
  * - An origin that waited COURIER_RMA_SHM_AM_SLOW_US for its requests takes
  *   back, newest first, those the target has not taken (POSTED -> BACK by
  *   compare-and-swap; the target skips BACK slots and frees them), waits for
@@ -55,17 +57,17 @@ enum { SAM_STATE_BITS = 3 };
 /* request flags */
 enum { SAM_CAS = 1, SAM_OLD = 2 };
 
-/* The ring's header; the origins' counters follow (done, err per window
- * rank, a cache line for each), then the slots. */
+/* The ring's header; the origins' error words follow (per window rank, a
+ * cache line each), then the slots. */
 typedef struct {
     volatile uint64_t tail;        /* the next ticket an origin takes */
     char pad[56];
 } sam_ring_t;
 
 typedef struct {
-    volatile uint64_t done;        /* requests of this origin served */
-    volatile uint64_t err;         /* the first error met serving them (an MPI error class) */
-    char pad[48];
+    volatile uint64_t err;         /* the first error met serving this origin's requests
+                                      that return nothing (an MPI error class) */
+    char pad[56];
 } sam_count_t;
 
 typedef struct {
@@ -74,9 +76,9 @@ typedef struct {
     int32_t basic, op;             /* accumulates: the element type, the MPI_Op */
     int32_t origin, err;           /* window rank of the origin; MPI_SUCCESS or an error class */
     uint64_t at, bytes;            /* offset from the window base (dynamic: the address), length */
-    char pad[16];
 } sam_slot_t;                      /* the data follow: in (then cmp); results replace them */
-_Static_assert(sizeof(sam_slot_t) == 64, "a slot's header is one cache line");
+enum { SAM_LINE = 64 };
+_Static_assert(sizeof(sam_slot_t) == 48, "a slot's header leaves 16 bytes of its line for data");
 _Static_assert(sizeof(sam_count_t) == 64, "one origin's counters are one cache line");
 
 /* One request of this process not yet settled: its ticket, and where a
@@ -115,8 +117,8 @@ size_t rma_sam_bytes(cr_win_t *w, int flavor)
     w->sam = ut_settings.rma_shm_am != 0 && w->nlocal > 1 &&
              (flavor == MPI_WIN_FLAVOR_CREATE || flavor == MPI_WIN_FLAVOR_DYNAMIC);
     if (!w->sam) return 0;
-    size_t line = sizeof(sam_slot_t);
-    w->sam_slot_bytes = line + ((size_t)ut_settings.rma_shm_am_max + line - 1) / line * line;
+    size_t n = sizeof(sam_slot_t) + (size_t)ut_settings.rma_shm_am_max;
+    w->sam_slot_bytes = (n + SAM_LINE - 1) / SAM_LINE * SAM_LINE;
     w->sam_nslots = (uint32_t)ut_settings.rma_shm_am_slots;
     return sizeof(sam_ring_t) + (size_t)w->size * sizeof(sam_count_t) +
            (size_t)w->sam_nslots * w->sam_slot_bytes;
@@ -127,10 +129,7 @@ void rma_sam_init(cr_win_t *w)
     if (!w->sam) return;
     sam_ring_t *r = ring_of(w, w->my_local);
     r->tail = 0;
-    for (int o = 0; o < w->size; o++) {
-        count_of(r, o)->done = 0;
-        count_of(r, o)->err = 0;
-    }
+    for (int o = 0; o < w->size; o++) count_of(r, o)->err = 0;
     for (uint32_t i = 0; i < w->sam_nslots; i++) slot_of(w, r, i)->word = SAM_WORD(i, SAM_FREE);
     w->sam_head = 0;
     sam_cfg.mode = ut_settings.rma_shm_am == 1 ? CR_ADAPT_AUTO : CR_ADAPT_OFF;
@@ -253,7 +252,6 @@ static int sam_poll(void *arg)
             __atomic_store_n(&s->word, result ? SAM_WORD(h, SAM_DONE)
                                               : SAM_WORD(h + w->sam_nslots, SAM_FREE),
                              __ATOMIC_RELEASE);
-            __atomic_fetch_add(&c->done, 1, __ATOMIC_RELEASE);
             w->sam_head++;
             w->stats.sam_served++;
             events++;
@@ -309,7 +307,6 @@ static int sam_post(cr_win_t *w, rma_target_t *t, int kind, uint32_t flags, uint
     if (cmp) memcpy(slot_data(s) + bytes, cmp, bytes);
     __atomic_store_n(&s->word, SAM_WORD(p, SAM_POSTED), __ATOMIC_RELEASE);
     t->sam_pend[t->sam_npend++] = (struct rma_sam_pend){ p, out };
-    t->sam_posted++;
     w->stats.sam_reqs++;
     return 1;
 }
@@ -354,15 +351,23 @@ static int back_copy(cr_win_t *w, rma_target_t *t, sam_slot_t *c, void *out)
                     t->world, tr_status_str(st));
 }
 
-/* Wait, with progress, until the target has served want requests of ours;
- * with a limit (limit_ns > 0), at most that long: 1 when it did. */
-static int wait_done(sam_count_t *c, uint64_t want, uint64_t limit_ns)
+/* 1 when the target has served the request of ticket p (and so every
+ * earlier one: it serves in order): its slot says DONE, or was freed. */
+static inline int served(cr_win_t *w, sam_ring_t *r, uint64_t p)
 {
-    if (__atomic_load_n(&c->done, __ATOMIC_ACQUIRE) >= want) return 1;
+    uint64_t v = __atomic_load_n(&slot_of(w, r, p)->word, __ATOMIC_ACQUIRE);
+    return v == SAM_WORD(p, SAM_DONE) || (v >> SAM_STATE_BITS) > p;
+}
+
+/* Wait, with progress, until the target has served ticket p; with a limit
+ * (limit_ns > 0), at most that long: 1 when it did. */
+static int wait_served(cr_win_t *w, sam_ring_t *r, uint64_t p, uint64_t limit_ns)
+{
+    if (served(w, r, p)) return 1;
     cr_wait_t wt = CR_WAIT_INIT;
     uint64_t t0 = limit_ns ? cr_wait_sys.now_ns() : 0;
     int ok = 1;
-    while (__atomic_load_n(&c->done, __ATOMIC_ACQUIRE) < want) {
+    while (!served(w, r, p)) {
         if (limit_ns && cr_wait_sys.now_ns() - t0 > limit_ns) {
             ok = 0;
             break;
@@ -382,7 +387,7 @@ int rma_sam_settle_slow(cr_win_t *w, int rank)
     int n = t->sam_npend, kept = n, err = MPI_SUCCESS;
     cr_adapt_obs_t obs = { 0, 0, 0, 0, 0 };
     /* a limit of 0 would take back even what the target is serving now */
-    if (!wait_done(c, t->sam_posted - t->sam_back, sam_slow_ns ? sam_slow_ns : 1)) {
+    if (!wait_served(w, r, pd[n - 1].ticket, sam_slow_ns ? sam_slow_ns : 1)) {
         /* not looked at in time: take back what the target has not taken,
          * newest first (it serves in order: the first it took ends it) */
         char *copies = malloc((size_t)n * w->sam_slot_bytes);
@@ -397,11 +402,10 @@ int rma_sam_settle_slow(cr_win_t *w, int rank)
                                              __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
                 break;
             kept = i;
-            t->sam_back++;
             w->stats.sam_back++;
         }
         /* the ones it took, it is serving */
-        wait_done(c, t->sam_posted - t->sam_back, 0);
+        if (kept > 0) wait_served(w, r, pd[kept - 1].ticket, 0);
         for (int i = kept; i < n && !err; i++)
             err = back_copy(w, t, (sam_slot_t *)(void *)(copies + (size_t)i * w->sam_slot_bytes),
                             pd[i].out);
