@@ -566,6 +566,35 @@ static int get_general(void *origin_addr, MPI_Count origin_count, cr_datatype_t 
                        cr_datatype_t *target_datatype, cr_win_t *win, cr_how_t how,
                        MPI_Request *request);
 
+/* direct_fast's conditions for a target reached by copies on a window with
+ * request rings (shmam.c), not dynamic, that spans no nodes: *off is the
+ * target datatype's base as an offset from the target's key (what op_range
+ * gives for RMA_CMA).  The caller then goes the way put_general and
+ * get_general would: a request, or the copy. */
+static inline __attribute__((always_inline)) int sam_fast(cr_win_t *w, int rank, MPI_Aint disp,
+                                                          MPI_Count ocount,
+                                                          const cr_datatype_t *odt,
+                                                          MPI_Count tcount,
+                                                          const cr_datatype_t *tdt,
+                                                          MPI_Aint *off, size_t *bytes)
+{
+    if (CR_UNLIKELY(!w->sam || (unsigned)rank >= (unsigned)w->size)) return 0;
+    const rma_target_t *t = &w->t[rank];
+    if (CR_UNLIKELY(t->path != RMA_CMA || !(t->lock || t->posted || w->fence_open) ||
+                    w->am != NULL || w->flavor == MPI_WIN_FLAVOR_DYNAMIC))
+        return 0;
+    if (CR_UNLIKELY(!odt->contig || !tdt->contig || odt->basic != tdt->basic ||
+                    tdt->true_extent != tdt->size))
+        return 0;
+    MPI_Count b = ocount * odt->size;
+    if (CR_UNLIKELY(b != tcount * tdt->size || b <= 0)) return 0;
+    MPI_Aint o = target_disp_bytes(t, disp);
+    if (CR_UNLIKELY(o + tdt->true_lb < 0 || o + tdt->true_lb + (MPI_Aint)b > t->size)) return 0;
+    *off = o;
+    *bytes = (size_t)b;
+    return 1;
+}
+
 int core_put(const void *origin_addr, MPI_Count origin_count, cr_datatype_t *origin_datatype,
              int target_rank, MPI_Aint target_disp, MPI_Count target_count,
              cr_datatype_t *target_datatype, cr_win_t *win, cr_how_t how,
@@ -578,6 +607,18 @@ int core_put(const void *origin_addr, MPI_Count origin_count, cr_datatype_t *ori
                               target_count, target_datatype, &at, &bytes))) {
         direct_copy(at, (const char *)origin_addr + origin_datatype->true_lb, bytes);
         return MPI_SUCCESS;
+    }
+    MPI_Aint off;
+    if (how == CR_BLOCKING && sam_fast(win, target_rank, target_disp, origin_count,
+                                       origin_datatype, target_count, target_datatype, &off,
+                                       &bytes)) {
+        const char *src = (const char *)origin_addr + origin_datatype->true_lb;
+        int err;
+        if (!rma_sam_op(win, target_rank, RMA_SAM_PUT, off + target_datatype->true_lb, bytes,
+                        target_datatype->basic, NULL, src, NULL, NULL, &err) && !err)
+            err = cma_move(&win->t[target_rank], off, target_count, target_datatype, (void *)src,
+                           1);
+        return err;
     }
     return put_general(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                        target_count, target_datatype, win, how, request);
@@ -595,6 +636,17 @@ int core_get(void *origin_addr, MPI_Count origin_count, cr_datatype_t *origin_da
                               target_count, target_datatype, &at, &bytes))) {
         direct_copy((char *)origin_addr + origin_datatype->true_lb, at, bytes);
         return MPI_SUCCESS;
+    }
+    MPI_Aint off;
+    if (how == CR_BLOCKING && sam_fast(win, target_rank, target_disp, origin_count,
+                                       origin_datatype, target_count, target_datatype, &off,
+                                       &bytes)) {
+        char *dst = (char *)origin_addr + origin_datatype->true_lb;
+        int err;
+        if (!rma_sam_op(win, target_rank, RMA_SAM_GET, off + target_datatype->true_lb, bytes,
+                        target_datatype->basic, NULL, NULL, NULL, dst, &err) && !err)
+            err = cma_move(&win->t[target_rank], off, target_count, target_datatype, dst, 0);
+        return err;
     }
     return get_general(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                        target_count, target_datatype, win, how, request);

@@ -105,7 +105,7 @@ static sam_count_t *count_of(sam_ring_t *r, int origin)
 static sam_slot_t *slot_of(cr_win_t *w, sam_ring_t *r, uint64_t ticket)
 {
     return (sam_slot_t *)(void *)((char *)count_of(r, w->size) +
-                                  (size_t)(ticket % w->sam_nslots) * w->sam_slot_bytes);
+                                  (size_t)(ticket & (w->sam_nslots - 1)) * w->sam_slot_bytes);
 }
 static char *slot_data(sam_slot_t *s)
 {
@@ -119,7 +119,9 @@ size_t rma_sam_bytes(cr_win_t *w, int flavor)
     if (!w->sam) return 0;
     size_t n = sizeof(sam_slot_t) + (size_t)ut_settings.rma_shm_am_max;
     w->sam_slot_bytes = (n + SAM_LINE - 1) / SAM_LINE * SAM_LINE;
-    w->sam_nslots = (uint32_t)ut_settings.rma_shm_am_slots;
+    /* a power of two: a slot's index is a mask of the ticket */
+    w->sam_nslots = 1;
+    while (w->sam_nslots < (uint32_t)ut_settings.rma_shm_am_slots) w->sam_nslots <<= 1;
     return sizeof(sam_ring_t) + (size_t)w->size * sizeof(sam_count_t) +
            (size_t)w->sam_nslots * w->sam_slot_bytes;
 }
