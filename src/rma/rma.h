@@ -203,7 +203,8 @@ struct cr_win {
     size_t sam_off;                /* the ring's offset in a rank's control area */
     size_t sam_slot_bytes;         /* one slot: header and rma_shm_am_max bytes */
     uint32_t sam_nslots;
-    uint64_t sam_head;             /* my ring: the next ticket to serve */
+    uint64_t sam_head;             /* my ring: the next ticket to serve ... */
+    volatile uint64_t *sam_headw;  /* ... and its slot's word */
     struct cr_win *sam_next;       /* the windows whose rings this rank serves */
     uint64_t word_pending;         /* nlock: lock-word releases in flight (net.c) */
     int word_err;                  /* ... the first of them that failed (tr_status_t) */

@@ -134,6 +134,7 @@ void rma_sam_init(cr_win_t *w)
     for (int o = 0; o < w->size; o++) count_of(r, o)->err = 0;
     for (uint32_t i = 0; i < w->sam_nslots; i++) slot_of(w, r, i)->word = SAM_WORD(i, SAM_FREE);
     w->sam_head = 0;
+    w->sam_headw = &slot_of(w, r, 0)->word;
     sam_cfg.mode = ut_settings.rma_shm_am == 1 ? CR_ADAPT_AUTO : CR_ADAPT_OFF;
     sam_cfg.slow_ns = sam_slow_ns = (uint64_t)ut_settings.rma_shm_am_slow_us * 1000u;
     sam_cfg.probe_every = (uint32_t)ut_settings.adaptive_probe;
@@ -223,42 +224,58 @@ static void serve(cr_win_t *w, sam_slot_t *s)
     s->err = err;
 }
 
+/* The next ticket to serve. */
+static void head_advance(cr_win_t *w, sam_ring_t *r)
+{
+    w->sam_head++;
+    w->sam_headw = &slot_of(w, r, w->sam_head)->word;
+}
+
+/* Serve what waits in w's ring. */
+static __attribute__((noinline)) int serve_ring(cr_win_t *w)
+{
+    sam_ring_t *r = ring_of(w, w->my_local);
+    int events = 0;
+    for (;;) {
+        uint64_t h = w->sam_head;
+        sam_slot_t *s = slot_of(w, r, h);
+        uint64_t v = __atomic_load_n(&s->word, __ATOMIC_ACQUIRE);
+        if (v == SAM_WORD(h, SAM_BACK)) {       /* taken back by its origin */
+            __atomic_store_n(&s->word, SAM_WORD(h + w->sam_nslots, SAM_FREE), __ATOMIC_RELEASE);
+            head_advance(w, r);
+            continue;
+        }
+        if (v != SAM_WORD(h, SAM_POSTED)) break;   /* nothing (more) published */
+        if (!__atomic_compare_exchange_n(&s->word, &v, SAM_WORD(h, SAM_TAKEN), 0,
+                                         __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            continue;                               /* taken back meanwhile */
+        serve(w, s);
+        int origin = s->origin, err = s->err;
+        int result = s->kind == RMA_SAM_GET || (s->flags & SAM_OLD);
+        if (err && !result) {
+            uint64_t none = 0;
+            __atomic_compare_exchange_n(&count_of(r, origin)->err, &none, (uint64_t)err, 0,
+                                        __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+        }
+        __atomic_store_n(&s->word, result ? SAM_WORD(h, SAM_DONE)
+                                          : SAM_WORD(h + w->sam_nslots, SAM_FREE),
+                         __ATOMIC_RELEASE);
+        head_advance(w, r);
+        w->stats.sam_served++;
+        events++;
+    }
+    return events;
+}
+
 static int sam_poll(void *arg)
 {
     (void)arg;
     int events = 0;
-    for (cr_win_t *w = sam_wins; w; w = w->sam_next) {
-        sam_ring_t *r = ring_of(w, w->my_local);
-        for (;;) {
-            uint64_t h = w->sam_head;
-            sam_slot_t *s = slot_of(w, r, h);
-            uint64_t v = __atomic_load_n(&s->word, __ATOMIC_ACQUIRE);
-            if (v == SAM_WORD(h, SAM_BACK)) {       /* taken back by its origin */
-                __atomic_store_n(&s->word, SAM_WORD(h + w->sam_nslots, SAM_FREE), __ATOMIC_RELEASE);
-                w->sam_head++;
-                continue;
-            }
-            if (v != SAM_WORD(h, SAM_POSTED)) break;   /* nothing (more) published */
-            if (!__atomic_compare_exchange_n(&s->word, &v, SAM_WORD(h, SAM_TAKEN), 0,
-                                             __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-                continue;                               /* taken back meanwhile */
-            serve(w, s);
-            int origin = s->origin, err = s->err;
-            int result = s->kind == RMA_SAM_GET || (s->flags & SAM_OLD);
-            sam_count_t *c = count_of(r, origin);
-            if (err && !result) {
-                uint64_t none = 0;
-                __atomic_compare_exchange_n(&c->err, &none, (uint64_t)err, 0, __ATOMIC_RELAXED,
-                                            __ATOMIC_RELAXED);
-            }
-            __atomic_store_n(&s->word, result ? SAM_WORD(h, SAM_DONE)
-                                              : SAM_WORD(h + w->sam_nslots, SAM_FREE),
-                             __ATOMIC_RELEASE);
-            w->sam_head++;
-            w->stats.sam_served++;
-            events++;
-        }
-    }
+    for (cr_win_t *w = sam_wins; w; w = w->sam_next)
+        /* the common case, every poll of the process: nothing at the head */
+        if (CR_UNLIKELY(__atomic_load_n(w->sam_headw, __ATOMIC_RELAXED) !=
+                        SAM_WORD(w->sam_head, SAM_FREE)))
+            events += serve_ring(w);
     return events;
 }
 
