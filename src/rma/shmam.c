@@ -25,7 +25,8 @@
  *   data share the line of the slot's word.
  * - An origin that waited COURIER_RMA_SHM_AM_SLOW_US for its requests takes
  *   back, newest first, those the target has not taken (POSTED -> BACK by
- *   compare-and-swap; the target skips BACK slots and frees them), waits for
+ *   compare-and-swap, then reads and frees the slot; the target skips a slot
+ *   taken back, or freed so, at its head), waits for
  *   the ones it has taken (it is running them), and does the taken-back ones
  *   by copies, in order.  So an origin never needs the target to call MPI
  *   (issue 13's passive-target progress), at the cost of that wait; and the
@@ -240,8 +241,9 @@ static __attribute__((noinline)) int serve_ring(cr_win_t *w)
         uint64_t h = w->sam_head;
         sam_slot_t *s = slot_of(w, r, h);
         uint64_t v = __atomic_load_n(&s->word, __ATOMIC_ACQUIRE);
-        if (v == SAM_WORD(h, SAM_BACK)) {       /* taken back by its origin */
-            __atomic_store_n(&s->word, SAM_WORD(h + w->sam_nslots, SAM_FREE), __ATOMIC_RELEASE);
+        if (v == SAM_WORD(h, SAM_BACK) || (v >> SAM_STATE_BITS) > h) {
+            /* taken back by its origin, which frees the slot once it has
+             * read it (maybe already) */
             head_advance(w, r);
             continue;
         }
@@ -414,12 +416,14 @@ int rma_sam_settle_slow(cr_win_t *w, int rank)
         for (int i = n - 1; i >= 0; i--) {
             sam_slot_t *s = slot_of(w, r, pd[i].ticket);
             uint64_t v = SAM_WORD(pd[i].ticket, SAM_POSTED);
-            if (__atomic_load_n(&s->word, __ATOMIC_ACQUIRE) != v) break;
-            /* unchanged while POSTED: only this process writes it then */
-            memcpy(copies + (size_t)i * w->sam_slot_bytes, s, w->sam_slot_bytes);
             if (!__atomic_compare_exchange_n(&s->word, &v, SAM_WORD(pd[i].ticket, SAM_BACK), 0,
                                              __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
                 break;
+            /* the target skips it now and nobody else writes it: read it,
+             * then free it */
+            memcpy(copies + (size_t)i * w->sam_slot_bytes, s, w->sam_slot_bytes);
+            __atomic_store_n(&s->word, SAM_WORD(pd[i].ticket + w->sam_nslots, SAM_FREE),
+                             __ATOMIC_RELEASE);
             kept = i;
             w->stats.sam_back++;
         }
