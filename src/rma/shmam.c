@@ -29,11 +29,14 @@
  *   taken back, or freed so, at its head), waits for
  *   the ones it has taken (it is running them), and does the taken-back ones
  *   by copies, in order.  So an origin never needs the target to call MPI
- *   (issue 13's passive-target progress), at the cost of that wait; and the
- *   target is then judged not polling (core/adapt.h's verdicts: one request in
- *   COURIER_ADAPTIVE_PROBE, doubling, tries again), its operations going by
- *   copies meanwhile.  A target that sleeps on its doorbell gets this
- *   operation by copies and is woken for the next ones.
+ *   (issue 13's passive-target progress), at the cost of that wait.  An
+ *   origin that waited longer than COURIER_RMA_SHM_AM_LATE_US (about what a
+ *   copy costs) judges the target not polling (core/adapt.h's verdicts: one
+ *   request in COURIER_ADAPTIVE_PROBE, doubling, tries again), its operations
+ *   going by copies meanwhile: on a node whose cores are shared with other
+ *   work a request often waits for the target's next time slice.  A target
+ *   that sleeps on its doorbell counts as not polling too; a probe's request
+ *   wakes it.
  * - Ordering: the target serves requests in ticket order, and an origin
  *   settles (completes) every request of its to a target before any copy to
  *   it, and in flush, unlock, fence and complete; a request that returns data
@@ -93,7 +96,7 @@ static cr_win_t *sam_wins;         /* windows whose ring this rank serves */
 static int sam_poll(void *arg);
 static cr_poller_t sam_poller = { "rma-shm", sam_poll, NULL, NULL, 0, 0 };
 static cr_adapt_cfg_t sam_cfg;     /* mode CR_ADAPT_AUTO where COURIER_RMA_SHM_AM=1 */
-static uint64_t sam_slow_ns;
+static uint64_t sam_slow_ns;       /* COURIER_RMA_SHM_AM_SLOW_US: when requests are taken back */
 
 static sam_ring_t *ring_of(cr_win_t *w, int local)
 {
@@ -137,7 +140,8 @@ void rma_sam_init(cr_win_t *w)
     w->sam_head = 0;
     w->sam_headw = &slot_of(w, r, 0)->word;
     sam_cfg.mode = ut_settings.rma_shm_am == 1 ? CR_ADAPT_AUTO : CR_ADAPT_OFF;
-    sam_cfg.slow_ns = sam_slow_ns = (uint64_t)ut_settings.rma_shm_am_slow_us * 1000u;
+    sam_cfg.slow_ns = (uint64_t)ut_settings.rma_shm_am_late_us * 1000u;
+    sam_slow_ns = (uint64_t)ut_settings.rma_shm_am_slow_us * 1000u;
     sam_cfg.probe_every = (uint32_t)ut_settings.adaptive_probe;
     sam_cfg.probe_max = (uint32_t)ut_settings.adaptive_probe_max;
     sam_cfg.busy_bytes_per_us = 0;
@@ -287,11 +291,13 @@ static int sam_want(rma_target_t *t)
 {
     if (ut_settings.rma_shm_am == 2) return 1;
     int st = shm_peer_idle(&shm_ctxs[0], t->shm_local);
-    if ((st & SHM_PEER_SLEEPS) && !(st & SHM_PEER_ANSWERS)) {
-        /* asleep in a blocking call: this one by copies, and it polls again
-         * for the next ones */
-        shm_wake(t->shm_local);
-        return 0;
+    if ((st & SHM_PEER_SLEEPS) && !(st & SHM_PEER_ANSWERS) && !t->sam_adapt.eager) {
+        /* asleep in a blocking call: not polling.  Only probes wake it (a
+         * request is followed by a wake-up): a target woken for every
+         * operation spins for nothing where they go by copies, on cores
+         * that may be scarce */
+        cr_adapt_obs_t o = { 0, 1, 1, 0, 0 };
+        cr_adapt_observe(&t->sam_adapt, &sam_cfg, &o);
     }
     return !cr_adapt_choose_eager(&t->sam_adapt, &sam_cfg);
 }
@@ -381,21 +387,24 @@ static inline int served(cr_win_t *w, sam_ring_t *r, uint64_t p)
 }
 
 /* Wait, with progress, until the target has served ticket p; with a limit
- * (limit_ns > 0), at most that long: 1 when it did. */
-static int wait_served(cr_win_t *w, sam_ring_t *r, uint64_t p, uint64_t limit_ns)
+ * (limit_ns > 0), at most that long, and *waited says how long it waited
+ * (0 when served already): 1 when it was served. */
+static int wait_served(cr_win_t *w, sam_ring_t *r, uint64_t p, uint64_t limit_ns,
+                       uint64_t *waited)
 {
     if (served(w, r, p)) return 1;
     cr_wait_t wt = CR_WAIT_INIT;
-    uint64_t t0 = limit_ns ? cr_wait_sys.now_ns() : 0;
+    uint64_t t0 = limit_ns ? cr_wait_sys.now_ns() : 0, now = t0;
     int ok = 1;
     while (!served(w, r, p)) {
-        if (limit_ns && cr_wait_sys.now_ns() - t0 > limit_ns) {
+        if (limit_ns && (now = cr_wait_sys.now_ns()) - t0 > limit_ns) {
             ok = 0;
             break;
         }
         cr_wait_poll(&wt);
     }
     cr_wait_end(&wt);
+    if (limit_ns) *waited = (ok ? cr_wait_sys.now_ns() : now) - t0;
     return ok;
 }
 
@@ -407,8 +416,10 @@ int rma_sam_settle_slow(cr_win_t *w, int rank)
     struct rma_sam_pend *pd = t->sam_pend;
     int n = t->sam_npend, kept = n, err = MPI_SUCCESS;
     cr_adapt_obs_t obs = { 0, 0, 0, 0, 0 };
-    /* a limit of 0 would take back even what the target is serving now */
-    if (!wait_served(w, r, pd[n - 1].ticket, sam_slow_ns ? sam_slow_ns : 1)) {
+    /* a limit of 0 would take back even what the target is serving now; the
+     * wait is the verdict's look: longer than a copy takes, the target was
+     * not polling when the requests came (descheduled, or computing) */
+    if (!wait_served(w, r, pd[n - 1].ticket, sam_slow_ns ? sam_slow_ns : 1, &obs.look_ns)) {
         /* not looked at in time: take back what the target has not taken,
          * newest first (it serves in order: the first it took ends it) */
         char *copies = malloc((size_t)n * w->sam_slot_bytes);
@@ -428,12 +439,11 @@ int rma_sam_settle_slow(cr_win_t *w, int rank)
             w->stats.sam_back++;
         }
         /* the ones it took, it is serving */
-        if (kept > 0) wait_served(w, r, pd[kept - 1].ticket, 0);
+        if (kept > 0) wait_served(w, r, pd[kept - 1].ticket, 0, NULL);
         for (int i = kept; i < n && !err; i++)
             err = back_copy(w, t, (sam_slot_t *)(void *)(copies + (size_t)i * w->sam_slot_bytes),
                             pd[i].out);
         free(copies);
-        obs.look_ns = sam_slow_ns + 1;
     }
     cr_adapt_observe(&t->sam_adapt, &sam_cfg, &obs);
     /* the results of the data-returning ones it served */
