@@ -215,11 +215,9 @@ static void all_ops(int dynamic)
     free(mem);
 }
 
-/* Rank 0 sleeps (how 0) or computes (how 1) without calling MPI; the others
- * lock its window, operate on it and unlock, and must be done long before
- * it calls MPI again.  The computing target waits until every origin's value
- * is in its memory (at most 20 s), which it could not see if the origins
- * waited for it. */
+/* Rank 0 sleeps (how 0) or computes (how 1) for NAP_MS without calling MPI;
+ * the others lock its window, operate on it and unlock 20 times, and must be
+ * done in half that time. */
 static void absent_target(int how)
 {
     enum { NAP_MS = 1500 };
@@ -234,15 +232,11 @@ static void absent_target(int how)
             struct timespec ts = { NAP_MS / 1000, (NAP_MS % 1000) * 1000000L };
             nanosleep(&ts, NULL);
         } else {
+            /* on the CPU all along (it does not read its window meanwhile: with
+             * COURIER_ASYNC_PROGRESS its own thread may be writing it) */
             double t0 = mt_now();
-            int have = 0;
-            while (have < np - 1 && mt_now() - t0 < 20) {
-                have = 0;
-                for (int i = 1; i < np; i++)
-                    have += __atomic_load_n(&mem[i], __ATOMIC_ACQUIRE) == 100 + i;
-            }
-            CHECK(have == np - 1, "only %d of %d origins' puts arrived while the target "
-                  "computed", have, np - 1);
+            volatile double x = 0;
+            while (mt_now() - t0 < NAP_MS / 1000.0) x = x + 1;
         }
     } else {
         double t0 = mt_now();
@@ -261,9 +255,8 @@ static void absent_target(int how)
             CHECK_INT(back, round == 19 ? v : 0);
         }
         double took = mt_now() - t0;
-        if (how == 0)
-            CHECK(took < NAP_MS / 2000.0, "the origin took %.3f s while the target slept "
-                  "%d ms", took, NAP_MS);
+        CHECK(took < NAP_MS / 2000.0, "the origin took %.3f s while the target %s %d ms", took,
+              how == 0 ? "slept" : "computed", NAP_MS);
     }
     MPI_Barrier(MPI_COMM_WORLD);
     if (me == 0) {
