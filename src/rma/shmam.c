@@ -35,8 +35,8 @@
  *   request in COURIER_ADAPTIVE_PROBE, doubling, tries again), its operations
  *   going by copies meanwhile: on a node whose cores are shared with other
  *   work a request often waits for the target's next time slice.  A target
- *   that sleeps on its doorbell counts as not polling too; a probe's request
- *   wakes it.
+ *   that sleeps on its doorbell gets the operation by copies and is woken, to
+ *   poll for the next ones.
  * - Ordering: the target serves requests in ticket order, and an origin
  *   settles (completes) every request of its to a target before any copy to
  *   it, and in flush, unlock, fence and complete; a request that returns data
@@ -291,13 +291,14 @@ static int sam_want(rma_target_t *t)
 {
     if (ut_settings.rma_shm_am == 2) return 1;
     int st = shm_peer_idle(&shm_ctxs[0], t->shm_local);
-    if ((st & SHM_PEER_SLEEPS) && !(st & SHM_PEER_ANSWERS) && !t->sam_adapt.eager) {
-        /* asleep in a blocking call: not polling.  Only probes wake it (a
-         * request is followed by a wake-up): a target woken for every
-         * operation spins for nothing where they go by copies, on cores
-         * that may be scarce */
-        cr_adapt_obs_t o = { 0, 1, 1, 0, 0 };
-        cr_adapt_observe(&t->sam_adapt, &sam_cfg, &o);
+    if ((st & SHM_PEER_SLEEPS) && !(st & SHM_PEER_ANSWERS)) {
+        /* asleep in a blocking call (it sleeps after COURIER_WAIT_SLEEP_US
+         * without events, copies giving it none): this one by copies, and
+         * it is woken to poll for the next ones (it then stays awake as
+         * long as requests come; judging it not polling instead would keep
+         * it asleep, as a probe's wake-up is always late) */
+        shm_wake(t->shm_local);
+        return 0;
     }
     return !cr_adapt_choose_eager(&t->sam_adapt, &sam_cfg);
 }
