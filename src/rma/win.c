@@ -373,6 +373,7 @@ static int win_make(cr_comm_t *comm, int flavor, void *base, MPI_Aint size, MPI_
     /* nobody uses the window (its lock words, its memory) before everyone has it */
     err = cr_barrier_internal(w->comm);
     if (err) {
+        rma_sam_fini(w);
         win_destroy(w);
         return err;
     }
