@@ -197,6 +197,11 @@ static void runs_copy(cr_win_t *w, const am_run_t *r, int n, char *s, int write)
         }
 }
 
+int rma_am_acc_by_atomics(cr_win_t *w, cr_basic_t b)
+{
+    return rma_net_atomic_type(w, b) || (w->catomic && rma_cpu_type(b));
+}
+
 static void on_acc(struct rma_am_win *a, int origin, const am_msg_t *m, const am_run_t *r,
                    const char *data)
 {
@@ -206,8 +211,7 @@ static void on_acc(struct rma_am_win *a, int origin, const am_msg_t *m, const am
     if (!cur || ((m->arg & ACC_OLD) && !old))
         cr_abort_job(1, "courier: out of memory in a one-sided accumulate");
     int err = runs_check(w, r, m->nruns);
-    if (!err && (rma_net_atomic_type(w, (cr_basic_t)m->basic) ||
-                 (w->catomic && rma_cpu_type((cr_basic_t)m->basic)))) {
+    if (!err && rma_am_acc_by_atomics(w, (cr_basic_t)m->basic)) {
         /* a type the network's atomics do on this window, or that this
          * node's origins update by the CPU's atomics (catomic): other origins
          * update these elements by them, not under the accumulate lock, so

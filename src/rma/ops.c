@@ -448,6 +448,25 @@ static int net_fragmented(cr_win_t *w, rma_target_t *t, MPI_Aint tcount, const c
     return rma_net_fragmented(tcount, tdt, atomic);
 }
 
+/* A target reached by cross-memory copies on a window with request rings:
+ * the operation as a request that the target serves (shmam.c) when it is
+ * small and contiguous at the target and the target is seen polling.  1
+ * when it went so (*err says how), 0 when the caller does it by copies,
+ * every earlier request to the target complete by then. */
+static int sam_try(cr_win_t *w, int rank, int kind, MPI_Aint at, MPI_Aint tcount,
+                   cr_datatype_t *tdt, const cr_op_t *op, const void *in, const void *cmp,
+                   void *out, int *err)
+{
+    *err = MPI_SUCCESS;
+    if (!w->sam) return 0;
+    if (!tdt->contig) {
+        *err = rma_sam_settle(w, rank);
+        return 0;
+    }
+    return rma_sam_op(w, rank, kind, at + tdt->true_lb, (size_t)tcount * (size_t)tdt->size,
+                      tdt->basic, op, in, cmp, out, err);
+}
+
 /* ---- put / get ----------------------------------------------------------------------- */
 /* The direct path's common case, in few instructions: a target whose window
  * memory is mapped here (RMA_DIRECT) in an open access epoch, on a window
@@ -547,6 +566,35 @@ static int get_general(void *origin_addr, MPI_Count origin_count, cr_datatype_t 
                        cr_datatype_t *target_datatype, cr_win_t *win, cr_how_t how,
                        MPI_Request *request);
 
+/* direct_fast's conditions for a target reached by copies on a window with
+ * request rings (shmam.c), not dynamic, that spans no nodes: *off is the
+ * target datatype's base as an offset from the target's key (what op_range
+ * gives for RMA_CMA).  The caller then goes the way put_general and
+ * get_general would: a request, or the copy. */
+static inline __attribute__((always_inline)) int sam_fast(cr_win_t *w, int rank, MPI_Aint disp,
+                                                          MPI_Count ocount,
+                                                          const cr_datatype_t *odt,
+                                                          MPI_Count tcount,
+                                                          const cr_datatype_t *tdt,
+                                                          MPI_Aint *off, size_t *bytes)
+{
+    if (CR_UNLIKELY(!w->sam || (unsigned)rank >= (unsigned)w->size)) return 0;
+    const rma_target_t *t = &w->t[rank];
+    if (CR_UNLIKELY(t->path != RMA_CMA || !(t->lock || t->posted || w->fence_open) ||
+                    w->am != NULL || w->flavor == MPI_WIN_FLAVOR_DYNAMIC))
+        return 0;
+    if (CR_UNLIKELY(!odt->contig || !tdt->contig || odt->basic != tdt->basic ||
+                    tdt->true_extent != tdt->size))
+        return 0;
+    MPI_Count b = ocount * odt->size;
+    if (CR_UNLIKELY(b != tcount * tdt->size || b <= 0)) return 0;
+    MPI_Aint o = target_disp_bytes(t, disp);
+    if (CR_UNLIKELY(o + tdt->true_lb < 0 || o + tdt->true_lb + (MPI_Aint)b > t->size)) return 0;
+    *off = o;
+    *bytes = (size_t)b;
+    return 1;
+}
+
 int core_put(const void *origin_addr, MPI_Count origin_count, cr_datatype_t *origin_datatype,
              int target_rank, MPI_Aint target_disp, MPI_Count target_count,
              cr_datatype_t *target_datatype, cr_win_t *win, cr_how_t how,
@@ -559,6 +607,18 @@ int core_put(const void *origin_addr, MPI_Count origin_count, cr_datatype_t *ori
                               target_count, target_datatype, &at, &bytes))) {
         direct_copy(at, (const char *)origin_addr + origin_datatype->true_lb, bytes);
         return MPI_SUCCESS;
+    }
+    MPI_Aint off;
+    if (how == CR_BLOCKING && sam_fast(win, target_rank, target_disp, origin_count,
+                                       origin_datatype, target_count, target_datatype, &off,
+                                       &bytes)) {
+        const char *src = (const char *)origin_addr + origin_datatype->true_lb;
+        int err;
+        if (!rma_sam_op(win, target_rank, RMA_SAM_PUT, off + target_datatype->true_lb, bytes,
+                        target_datatype->basic, NULL, src, NULL, NULL, &err) && !err)
+            err = cma_move(&win->t[target_rank], off, target_count, target_datatype, (void *)src,
+                           1);
+        return err;
     }
     return put_general(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                        target_count, target_datatype, win, how, request);
@@ -576,6 +636,17 @@ int core_get(void *origin_addr, MPI_Count origin_count, cr_datatype_t *origin_da
                               target_count, target_datatype, &at, &bytes))) {
         direct_copy((char *)origin_addr + origin_datatype->true_lb, at, bytes);
         return MPI_SUCCESS;
+    }
+    MPI_Aint off;
+    if (how == CR_BLOCKING && sam_fast(win, target_rank, target_disp, origin_count,
+                                       origin_datatype, target_count, target_datatype, &off,
+                                       &bytes)) {
+        char *dst = (char *)origin_addr + origin_datatype->true_lb;
+        int err;
+        if (!rma_sam_op(win, target_rank, RMA_SAM_GET, off + target_datatype->true_lb, bytes,
+                        target_datatype->basic, NULL, NULL, NULL, dst, &err) && !err)
+            err = cma_move(&win->t[target_rank], off, target_count, target_datatype, dst, 0);
+        return err;
     }
     return get_general(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                        target_count, target_datatype, win, how, request);
@@ -607,8 +678,11 @@ static __attribute__((noinline)) int put_general(const void *origin_addr, MPI_Co
             if (!p && bytes) return cr_error(MPI_ERR_NO_MEM, "no memory to pack %zu bytes", bytes);
             const rma_dkey_t *d = NULL;
             int frag = net_fragmented(win, t, target_count, target_datatype, 0);
-            if (t->path == RMA_CMA)
-                err = cma_move(t, at, target_count, target_datatype, (void *)p, 1);
+            if (t->path == RMA_CMA) {
+                if (!sam_try(win, target_rank, RMA_SAM_PUT, at, target_count, target_datatype,
+                             NULL, p, NULL, NULL, &err) && !err)
+                    err = cma_move(t, at, target_count, target_datatype, (void *)p, 1);
+            }
             else if (t->net && !frag)
                 err = rma_net_move(win, target_rank, at, target_count, target_datatype, (void *)p,
                                    bytes, 1, NULL);
@@ -655,7 +729,9 @@ static __attribute__((noinline)) int get_general(void *origin_addr, MPI_Count or
     const rma_dkey_t *d = NULL;
     int frag = net_fragmented(win, t, target_count, target_datatype, 0);
     if (t->path == RMA_CMA) {
-        err = cma_move(t, at, target_count, target_datatype, stream, 0);
+        if (!sam_try(win, target_rank, RMA_SAM_GET, at, target_count, target_datatype, NULL, NULL,
+                     NULL, stream, &err) && !err)
+            err = cma_move(t, at, target_count, target_datatype, stream, 0);
     } else if (t->net && !frag) {
         err = rma_net_move(win, target_rank, at, target_count, target_datatype, stream, bytes, 0,
                            NULL);
@@ -705,7 +781,10 @@ static int acc_run(cr_win_t *win, rma_target_t *t, int rank, MPI_Aint at, MPI_Ai
     }
     int natomic = win->natomic && rma_net_atomic_type(win, tdt->basic);
     if (natomic && !net_fragmented(win, t, tcount, tdt, 1)) {
-        /* every origin, this one too, by the network's atomics (net.c) */
+        /* every origin, this one too, by the network's atomics (net.c),
+         * after this origin's requests to the target (accumulate ordering) */
+        int err = rma_sam_settle(win, rank);
+        if (err) return err;
         MPI_Aint off = t->path == RMA_DIRECT ? at - (MPI_Aint)(uintptr_t)t->base : at;
         return rma_net_acc(win, rank, off, tcount, tdt, op, in, cmp, old, defer);
     }
@@ -727,6 +806,9 @@ static int acc_run(cr_win_t *win, rma_target_t *t, int rank, MPI_Aint at, MPI_Ai
         return err;
     }
     int err = MPI_SUCCESS;
+    if (t->path == RMA_CMA &&
+        (sam_try(win, rank, RMA_SAM_ACC, at, tcount, tdt, op, in, cmp, old, &err) || err))
+        return err;
     rma_acc_lock(t->ctl);
     if (t->path == RMA_DIRECT && !cmp) {
         rma_acc_local((char *)at, tcount, tdt, op, in, old);

@@ -34,6 +34,7 @@
 #define COURIER_RMA_H
 #include "core/core.h"
 #include "core/info.h"
+#include "core/adapt.h"
 
 enum { RMA_DIRECT = 1, RMA_CMA, RMA_AM };
 /* Lock states (rma_target_t.lock) and the lock word's exclusive bit. */
@@ -109,6 +110,11 @@ typedef struct {
      * to it drains them first: accumulate ordering; flush_local too: their
      * results land in the caller's buffers) */
     int nacc_open;
+    /* CMA targets of windows with request rings (w->sam, shmam.c) */
+    int shm_local;                 /* its index in the shared-memory transport */
+    cr_adapt_t sam_adapt;          /* whether it is seen polling (core/adapt.h) */
+    struct rma_sam_pend *sam_pend; /* requests of mine in its ring not yet settled */
+    int sam_npend;
 } rma_target_t;
 
 /* What one rank of a window did, printed at MPI_Win_free with
@@ -122,6 +128,11 @@ typedef struct {
     unsigned long word_cpu;        /* lock-word atomics by the CPU */
     unsigned long am_msgs;         /* active-message requests sent */
     unsigned long waits;           /* times this rank waited for the network (round trips) */
+    unsigned long sam_reqs;        /* small operations sent as requests to a target's ring */
+    unsigned long sam_copies;      /* ... done by cross-memory copies instead (the target was
+                                      seen not polling, or its ring was full) */
+    unsigned long sam_back;        /* requests taken back (not looked at in time), done by copies */
+    unsigned long sam_served;      /* requests of others this rank served */
 } rma_stats_t;
 
 /* What the core knows of every window: struct cr_win begins with it. */
@@ -186,6 +197,15 @@ struct cr_win {
                                       the types the network's atomics do, by the CPU's atomics
                                       (the network's are the CPU's), not through the network */
     rma_stats_t stats;
+    /* shmam.c: small operations to this node's CMA targets as requests in a
+     * ring of each rank's control area that its progress engine serves */
+    int sam;                       /* the rings exist (the same at every rank of the node) */
+    size_t sam_off;                /* the ring's offset in a rank's control area */
+    size_t sam_slot_bytes;         /* one slot: header and rma_shm_am_max bytes */
+    uint32_t sam_nslots;
+    uint64_t sam_head;             /* my ring: the next ticket to serve ... */
+    volatile uint64_t *sam_headw;  /* ... and its slot's word */
+    struct cr_win *sam_next;       /* the windows whose rings this rank serves */
     uint64_t word_pending;         /* nlock: lock-word releases in flight (net.c) */
     int word_err;                  /* ... the first of them that failed (tr_status_t) */
 };
@@ -357,7 +377,45 @@ void rma_net_dyn_lookup(cr_win_t *w, uint64_t a, uint64_t out[4]);
 int rma_net_dyn_find(cr_win_t *w, int rank, uint64_t a, uint64_t e, const rma_dkey_t **out);
 void rma_net_dyn_forget(cr_win_t *w);
 
+/* ---- shmam.c ---------------------------------------------------------------- */
+/* Small operations to a target on this node whose memory is its own
+ * (RMA_CMA: MPI_Win_create, dynamic) as requests in a ring of the target's
+ * control area, which the target's progress engine serves while it polls;
+ * where it does not (judged as core/adapt.h does for rendezvous), an origin
+ * takes back what the target has not looked at and does it by cross-memory
+ * copies, which need nothing of the target (docs/rma.md).
+ * rma_sam_bytes: the ring's bytes in each control area (0: no rings; sets
+ * w->sam and the ring's geometry; before the segment is laid out).
+ * rma_sam_init: after the segment is mapped, before the window's barrier:
+ * this rank's ring emptied, its serving started.  rma_sam_fini: stop. */
+size_t rma_sam_bytes(cr_win_t *w, int flavor);
+void rma_sam_init(cr_win_t *w);
+void rma_sam_fini(cr_win_t *w);
+/* Kinds of request. */
+enum { RMA_SAM_PUT = 1, RMA_SAM_GET, RMA_SAM_ACC };
+/* Try one operation on the contiguous bytes [at, at + bytes) of target rank
+ * (at: offset from its key, as op_range gives for RMA_CMA): a put of in, a
+ * get into out, or an accumulate-class operation (op with in, NULL for
+ * MPI_NO_OP; compare-and-swap when cmp is not NULL, op ignored; old values to
+ * out, may be NULL) on elements of basic type b.  Returns 1 when it went as
+ * a request (data-returning ones are complete: out is filled; *err says how
+ * it went), 0 when the caller must do it by copies (every earlier request to
+ * rank is complete then). */
+int rma_sam_op(cr_win_t *w, int rank, int kind, MPI_Aint at, size_t bytes, cr_basic_t b,
+               const cr_op_t *op, const void *in, const void *cmp, void *out, int *err);
+/* Complete every request of this process to rank (flush, unlock, fence,
+ * complete; and before any copy to it, which must not overtake them). */
+int rma_sam_settle_slow(cr_win_t *w, int rank);
+static inline int rma_sam_settle(cr_win_t *w, int rank)
+{
+    return CR_UNLIKELY(w->t[rank].sam_npend) ? rma_sam_settle_slow(w, rank) : MPI_SUCCESS;
+}
+
 /* ---- am.c ------------------------------------------------------------------- */
+/* 1 when the target's handler applies accumulates on basic type b element by
+ * element with the CPU's atomics (the types other origins update so: network
+ * atomics, or CPU atomics on catomic windows), 0 under its accumulate lock. */
+int rma_am_acc_by_atomics(cr_win_t *w, cr_basic_t b);
 /* Operations through active messages (RMA_AM targets).  Each returns
  * MPI_SUCCESS or an error code; data-returning ones complete when the reply
  * has arrived (done is set). */

@@ -96,15 +96,16 @@ static int target_lock(cr_win_t *win, int rank, int type)
 static int target_unlock(cr_win_t *win, int rank)
 {
     rma_target_t *t = &win->t[rank];
-    int held = t->lock, err = MPI_SUCCESS;
+    /* requests in its ring first (shmam.c); the lock goes even when one failed */
+    int held = t->lock, err = rma_sam_settle(win, rank);
     t->lock = RMA_UNLOCKED;
     if (held & RMA_LOCK_NOCHECK) {   /* no lock word taken: complete the operations only */
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
-        return t->path == RMA_AM ? rma_am_flush(win, rank) : MPI_SUCCESS;
+        return err ? err : t->path == RMA_AM ? rma_am_flush(win, rank) : MPI_SUCCESS;
     }
     if (win->nlock) {
         /* the operations are complete at the target before the word says so */
-        err = t->path == RMA_AM ? rma_am_flush(win, rank) : MPI_SUCCESS;
+        if (!err && t->path == RMA_AM) err = rma_am_flush(win, rank);
         int e = rma_net_unlock(win, rank, held & RMA_LOCK_TYPE);
         return err ? err : e;
     }
@@ -197,7 +198,7 @@ int core_win_unlock_all(cr_win_t *win)
         for (int r = 0; r < win->size; r++) {
             rma_target_t *t = &win->t[r];
             t->lock = RMA_UNLOCKED;
-            int e = t->path == RMA_AM ? rma_am_flush(win, r) : MPI_SUCCESS;
+            int e = t->path == RMA_AM ? rma_am_flush(win, r) : rma_sam_settle(win, r);
             if (e && !err) err = e;
         }
         int e = rma_net_unlock_all(win);
@@ -222,6 +223,7 @@ int core_win_flush(int rank, cr_win_t *win)
         return cr_error(MPI_ERR_RMA_SYNC, "rank %d of the window is not locked by this process: "
                         "flush needs a passive-target epoch", rank);
     if (t->path == RMA_AM) return rma_am_flush(win, rank);
+    if ((err = rma_sam_settle(win, rank))) return err;   /* requests (shmam.c) */
     /* operations on mapped memory and copies completed when they returned */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     return MPI_SUCCESS;
@@ -229,6 +231,10 @@ int core_win_flush(int rank, cr_win_t *win)
 
 int core_win_flush_all(cr_win_t *win)
 {
+    for (int r = 0; r < win->size && win->sam; r++) {
+        int err = rma_sam_settle(win, r);
+        if (err) return err;
+    }
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     for (int r = 0; r < win->size && win->am_targets; r++)
         if (win->t[r].path == RMA_AM) {
@@ -382,7 +388,9 @@ int core_win_complete(cr_win_t *win)
         int k = win->start_ranks[i];
         rma_target_t *t = &win->t[k];
         t->posted = 0;
-        int e = t->path == RMA_AM ? rma_am_complete(win, k)
+        int e = rma_sam_settle(win, k);
+        if (e && !err) err = e;
+        e = t->path == RMA_AM ? rma_am_complete(win, k)
                                   : (__atomic_fetch_add(&t->ctl->complete, 1, __ATOMIC_RELEASE),
                                      MPI_SUCCESS);
         if (e && !err) err = e;

@@ -160,9 +160,14 @@ static void debug_paths(cr_win_t *w)
                      : w->t[r].net || w->t[r].dnet ? 'n' : 'a';
     if (n < w->size) paths[n++] = '.', paths[n++] = '.';
     paths[n] = 0;
+    char sam_note[160] = "";
+    if (w->sam)
+        snprintf(sam_note, sizeof sam_note, "; to c ranks, operations of up to %ld bytes as "
+                 "requests they serve while seen polling (COURIER_RMA_SHM_AM=%d)",
+                 (long)ut_settings.rma_shm_am_max, (int)ut_settings.rma_shm_am);
     fprintf(stderr, "[courier] rank %d: window 0x%08x (%s, %d ranks, %d on this node): paths to "
             "ranks %s (d direct load/store, c cross-memory copy, a active messages, n network "
-            "RMA for put and get, messages for the rest)%s%s%s%s\n",
+            "RMA for put and get, messages for the rest)%s%s%s%s%s\n",
             cr_proc.world_rank, (unsigned)w->head.handle, flavor_name(w->flavor), w->size,
             w->nlocal, paths,
             w->natomic ? (w->catomic ? "; accumulates by network atomics from other nodes"
@@ -172,7 +177,8 @@ static void debug_paths(cr_win_t *w)
             w->nlock ? (w->clock ? "; locks by network atomics from other nodes"
                                  : "; locks by network atomics from every locker")
                      : "",
-            w->clock ? "; this node's lock words by CPU atomics" : "");
+            w->clock ? "; this node's lock words by CPU atomics" : "",
+            sam_note);
 }
 
 /* COURIER_DEBUG=2, at MPI_Win_free: what this rank did on the window. */
@@ -181,9 +187,13 @@ static void debug_stats(cr_win_t *w)
     const rma_stats_t *s = &w->stats;
     fprintf(stderr, "[courier] rank %d: window 0x%08x freed: accumulates %lu by CPU atomics, "
             "%lu by network atomics (%lu not waited for in the call); lock-word atomics %lu "
-            "over the network, %lu by the CPU; %lu active messages; %lu waits for the network\n",
+            "over the network, %lu by the CPU; %lu active messages; %lu waits for the network; "
+            "small operations to this node's c ranks: %lu as requests (%lu of them taken back, "
+            "not served in time), %lu by copies (target not seen polling, or its ring full); "
+            "%lu requests of others served\n",
             cr_proc.world_rank, (unsigned)w->head.handle, s->acc_cpu, s->acc_net,
-            s->acc_net_later, s->word_net, s->word_cpu, s->am_msgs, s->waits);
+            s->acc_net_later, s->word_net, s->word_cpu, s->am_msgs, s->waits, s->sam_reqs,
+            s->sam_back, s->sam_copies, s->sam_served);
 }
 
 static void win_destroy(cr_win_t *w)
@@ -286,6 +296,9 @@ static int win_make(cr_comm_t *comm, int flavor, void *base, MPI_Aint size, MPI_
     w->dyn_max = flavor == MPI_WIN_FLAVOR_DYNAMIC ? (int)ut_settings.rma_dynamic_max : 0;
     w->ctl_stride = round_up(sizeof(rma_ctl_t) + (size_t)w->size * 8 +
                              (size_t)w->dyn_max * sizeof(rma_dyn_t), 64);
+    /* then the ring of requests to this rank (shmam.c) */
+    w->sam_off = w->ctl_stride;
+    w->ctl_stride += rma_sam_bytes(w, flavor);
     size_t off = round_up(RMA_PAGE + (size_t)w->nlocal * w->ctl_stride, RMA_PAGE);
     size_t *data_off = calloc((size_t)w->size, sizeof(size_t));
     if (!data_off) {
@@ -356,9 +369,11 @@ static int win_make(cr_comm_t *comm, int flavor, void *base, MPI_Aint size, MPI_
      * network's atomics (whose are the CPU's): no round trip through the
      * provider's loopback for its own accumulates */
     w->cself = ut_settings.rma_cpu_atomics && !w->catomic && w->natomic && rma_net_atomic_cpu();
+    rma_sam_init(w);
     /* nobody uses the window (its lock words, its memory) before everyone has it */
     err = cr_barrier_internal(w->comm);
     if (err) {
+        rma_sam_fini(w);
         win_destroy(w);
         return err;
     }
@@ -498,6 +513,7 @@ int core_win_free(cr_win_t *win)
     err = cr_barrier_internal(win->comm);
     if (err) return err;
     if (ut_settings.debug >= 2) debug_stats(win);
+    rma_sam_fini(win);
     rma_am_fini(win);
     rma_net_fini(win);
     cr_errhandler_release(win->head.errh);
