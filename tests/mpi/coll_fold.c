@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* MPI_Allreduce and MPI_Reduce over the sizes where the folds on one node
  * change path (coll8): operands in the control line (up to 48/56 bytes), in a
- * cell (1 KiB), in a slot (32 KiB, also the single-copy threshold), and
+ * cell (1 KiB), in a slot (32 KiB, also the single-copy threshold), the
+ * two-rank recursive-doubling range (7 KiB .. the 8 KiB eager limit), and
  * single copy above; with and without MPI_IN_PLACE, every root.
  *   - the predefined ops on the 4- and 8-byte kinds that have AVX2 and
  *     three-operand kernels (cr_op_apply3), and on MPI_SHORT, which has
@@ -18,7 +19,7 @@
 
 static int rank, size;
 
-static const long sizes[] = { 4, 8, 40, 48, 52, 56, 64, 1016, 1024, 1032, 4096, 8192,
+static const long sizes[] = { 4, 8, 40, 48, 52, 56, 64, 1016, 1024, 1032, 4096, 7160, 7168, 8192, 8200,
                               16384, 32760, 32768, 32776, 65536 };
 enum { NSIZES = sizeof(sizes) / sizeof(sizes[0]), BIG = 1 << 20 };
 
