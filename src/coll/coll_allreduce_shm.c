@@ -8,7 +8,11 @@
  * same operation on the same operands in the same order, so all get the same
  * bits, and non-commutative ops the canonical result.  The price is p - 1
  * reductions of the whole vector on every rank, so it is for short vectors
- * (up to a slot).  alpha-beta: alpha_line + (p - 1) n (beta_copy + gamma). */
+ * (up to a slot).  alpha-beta: alpha_line + n beta_copy + (p - 1) n (beta_x +
+ * gamma), beta_x reading a peer's slot from the other core's cache; the first
+ * of the p - 1 ops reads two operands and writes recvbuf in one pass
+ * (cshm_fold, cr_op_apply3), so at two ranks each rank makes one copy (its
+ * operand into its slot) and one op pass. */
 #include "coll/coll_shm.h"
 
 int coll_allreduce_shm_fits(const cr_comm_t *c, const coll_args_t *a)

@@ -8,8 +8,9 @@
  * The other ranks do not wait for the root: they run up to CSHM_NBUF calls
  * ahead of it, nline calls (COURIER_COLL_SHM_LINES) when the operand fits in
  * the line or the cell.  Vectors up to a slot.
- * alpha-beta: alpha_line + n beta_copy (in parallel) + (p - 1) n (beta_copy +
- * gamma) at the root. */
+ * alpha-beta: alpha_line + n beta_copy (in parallel) + (p - 1) n (beta_x +
+ * gamma) at the root, whose first op reads two operands (its own from
+ * sendbuf) and writes recvbuf in one pass (cshm_fold, cr_op_apply3). */
 #include "coll/coll_shm.h"
 
 int coll_reduce_shm_fits(const cr_comm_t *c, const coll_args_t *a)

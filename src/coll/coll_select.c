@@ -160,6 +160,12 @@ static const coll_rule_t coll_rules[] = {
     { COLL_BCAST, NULL, NULL, NULL, NULL, 4 },
     { COLL_REDUCE, NULL, NULL, S(coll_reduce_cma_min_bytes), NULL, 4 },
     { COLL_REDUCE, NULL, NULL, NULL, NULL, 3 },
+    /* A pair, from 2 KiB up to the eager limit: recursive doubling's two eager
+     * messages beat the slots (coll8, quiet, load 1: 2 KiB 1.33 us against
+     * 1.62, 4 KiB 1.84 against 2.67, 8 KiB 2.6 against 4.9; the slots win at
+     * 512 B and tie at 1 KiB, and rendezvous loses above; docs/collectives.md) */
+    { COLL_ALLREDUCE, NULL, S(coll_p2p_max_ranks), S(coll_allreduce_p2p_min_bytes),
+      S(eager_limit), 1 },
     /* oversubscribed: single copy's three synchronisations of all ranks cost
      * 9 context switches per call at 4 ranks on 2 cores, reduce + bcast's
      * trees 8 but half the CPU time up to about 128 KiB (docs/collectives.md) */

@@ -550,8 +550,17 @@ void cshm_fold(const cr_op_t *op, cshm_operand_fn operand, void *ctx, int p, voi
                MPI_Aint count, const cr_datatype_t *dt)
 {
     const void *last = operand(ctx, p - 1);
-    if (last != acc) coll_copy(last, acc, count, dt);
-    for (int i = p - 2; i >= 0; i--) cr_op_apply(op, operand(ctx, i), acc, count, dt);
+    int i = p - 2;
+    /* The first op reads both operands and writes acc in one pass where a
+     * kernel does that (cr_op_apply3): at two ranks the whole fold.  Only
+     * with operands in the slots, which stay put; a single-copy fold fetches
+     * each into the same bounce buffer (cma_operand). */
+    if (last != acc && !(i >= 0 && operand == cshm_slot_operand &&
+                         cr_op_apply3(op, operand(ctx, i--), last, acc, count, dt))) {
+        i = p - 2;
+        coll_copy(last, acc, count, dt);
+    }
+    for (; i >= 0; i--) cr_op_apply(op, operand(ctx, i), acc, count, dt);
 }
 
 /* Can the association change the op's result?  Only for MPI_SUM and MPI_PROD
@@ -616,8 +625,10 @@ static fold_part_t fold_merge(fold_tree_t *t, fold_part_t l, fold_part_t r)
         o.tmp = l.tmp;
     } else {
         void *d = fold_tmp(t, &o.tmp);
-        coll_copy(r.v, d, t->count, t->dt);
-        cr_op_apply(t->op, l.v, d, t->count, t->dt);
+        if (!cr_op_apply3(t->op, l.v, r.v, d, t->count, t->dt)) {
+            coll_copy(r.v, d, t->count, t->dt);
+            cr_op_apply(t->op, l.v, d, t->count, t->dt);
+        }
         o.v = d;
         if (l.tmp >= 0) t->used &= ~(1ull << l.tmp);
     }

@@ -356,6 +356,13 @@ int cr_op_check(const cr_op_t *op, const cr_datatype_t *dt);
  * earlier rank's operand). */
 void cr_op_apply(const cr_op_t *op, const void *in, void *inout, MPI_Aint count,
                  const cr_datatype_t *dt);
+/* out[i] = in[i] op in2[i] in one pass (what copying in2 to out and then
+ * cr_op_apply(op, in, out) give, bit for bit), for the predefined ops and
+ * kinds that have a three-operand kernel on a dense dt: 1 when done, else 0
+ * and nothing is written (the caller copies and applies).  out must not
+ * overlap in or in2. */
+int cr_op_apply3(const cr_op_t *op, const void *in, const void *in2, void *out,
+                 MPI_Aint count, const cr_datatype_t *dt);
 /* The same for a predefined op (MPI_REPLACE and MPI_NO_OP included) on packed
  * streams of `bytes` bytes of basic elements of kind b (pairs unpadded). */
 void cr_op_apply_packed(const cr_op_t *op, cr_basic_t b, const void *in, void *inout,

@@ -66,8 +66,8 @@ typedef long double _Complex cr_complex32_t;
 #endif
 
 /* ---- kernels ---------------------------------------------------------- */
-#define KERNEL(name, T, EXPR)                                                     \
-    static void name(const void *restrict vin, void *restrict vio, size_t n)     \
+#define KERNEL_AT(name, T, EXPR, ATTR)                                            \
+    ATTR static void name(const void *restrict vin, void *restrict vio, size_t n) \
     {                                                                             \
         const T *restrict a = (const T *)vin;                                     \
         T *restrict b = (T *)vio;                                                 \
@@ -76,6 +76,7 @@ typedef long double _Complex cr_complex32_t;
             b[i] = (EXPR);                                                        \
         }                                                                         \
     }
+#define KERNEL(name, T, EXPR) KERNEL_AT(name, T, EXPR, )
 
 /* U: the unsigned type the arithmetic of T is done in (at least unsigned int,
  * so that narrow types do not promote to a signed int that can overflow). */
@@ -179,6 +180,78 @@ COMPLEX_TYPES(X_COMPLEX)
 LOGIC_TYPES(X_LOGIC)
 BYTE_TYPES(X_BYTE)
 
+/* Wide kernels.  The library is built for the baseline x86-64 (SSE2: 16
+ * bytes per instruction); the element-wise loops of the ops that reductions
+ * spend their time in are also compiled for AVX2 (32 bytes) and taken when
+ * the CPU has it (op_kernel).  Each element is still in[i] op inout[i], one
+ * IEEE operation in the same rounding, so the bits are those of the baseline
+ * kernels: only the number of instructions changes (coll8: 8 KiB of MPI_INT
+ * MPI_SUM takes 1,553 instructions with AVX2 under callgrind, the SSE2 loop
+ * twice its 256 iterations of 6). */
+/* Three-operand kernels out[i] = a[i] op b[i] (cr_op_apply3): a fold that
+ * would copy one operand into its result and apply the other reads both
+ * in one pass instead (the reductions on one node, coll_shm.c). */
+#define KERNEL3_AT(name, T, EXPR, ATTR)                                                \
+    ATTR static void name(const void *restrict va, const void *restrict vb,           \
+                          void *restrict vo, size_t n)                                \
+    {                                                                                  \
+        const T *restrict a = (const T *)va, *restrict b2 = (const T *)vb;             \
+        T *restrict o = (T *)vo;                                                       \
+        for (size_t i = 0; i < n; i++) {                                               \
+            T x = a[i], y = b2[i];                                                     \
+            o[i] = (EXPR);                                                             \
+        }                                                                              \
+    }
+typedef void (*op_kernel3_t)(const void *a, const void *b, void *out, size_t n);
+#define DEF_K3_ARITH(P, K, T, U, ATTR)                                                 \
+    KERNEL3_AT(P##max_##K, T, x > y ? x : y, ATTR)                                     \
+    KERNEL3_AT(P##min_##K, T, x < y ? x : y, ATTR)                                     \
+    KERNEL3_AT(P##sum_##K, T, (T)((U)x + (U)y), ATTR)                                  \
+    KERNEL3_AT(P##prod_##K, T, (T)((U)x * (U)y), ATTR)
+#define DEF_K3_FLOAT(P, K, T, ATTR)                                                    \
+    KERNEL3_AT(P##max_##K, T, x > y ? x : y, ATTR)                                     \
+    KERNEL3_AT(P##min_##K, T, x < y ? x : y, ATTR)                                     \
+    KERNEL3_AT(P##sum_##K, T, x + y, ATTR)                                             \
+    KERNEL3_AT(P##prod_##K, T, x * y, ATTR)
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#define OP_WIDE 1
+#define WIDE_ATTR __attribute__((target("avx2")))
+#define DEF_WIDE_ARITH(K, T, U)                                        \
+    KERNEL_AT(w_max_##K, T, x > y ? x : y, WIDE_ATTR)                  \
+    KERNEL_AT(w_min_##K, T, x < y ? x : y, WIDE_ATTR)                  \
+    KERNEL_AT(w_sum_##K, T, (T)((U)x + (U)y), WIDE_ATTR)               \
+    KERNEL_AT(w_prod_##K, T, (T)((U)x * (U)y), WIDE_ATTR)              \
+    KERNEL_AT(w_band_##K, T, (T)(x & y), WIDE_ATTR)                    \
+    KERNEL_AT(w_bor_##K, T, (T)(x | y), WIDE_ATTR)                     \
+    KERNEL_AT(w_bxor_##K, T, (T)(x ^ y), WIDE_ATTR)
+#define DEF_WIDE_FLOAT(K, T, U)                                        \
+    KERNEL_AT(w_max_##K, T, x > y ? x : y, WIDE_ATTR)                  \
+    KERNEL_AT(w_min_##K, T, x < y ? x : y, WIDE_ATTR)                  \
+    KERNEL_AT(w_sum_##K, T, x + y, WIDE_ATTR)                          \
+    KERNEL_AT(w_prod_##K, T, x * y, WIDE_ATTR)
+/* The 4- and 8-byte kinds (narrower ones are rare in reductions, and
+ * __int128 and long double do not vectorise). */
+#define WIDE_INT_TYPES(X)                                                              \
+    X(INT, int, unsigned) X(UINT, unsigned, unsigned)                                  \
+    X(LONG, long, unsigned long) X(ULONG, unsigned long, unsigned long)                \
+    X(LLONG, long long, unsigned long long) X(ULLONG, unsigned long long, unsigned long long) \
+    X(INT32, int32_t, uint32_t) X(INT64, int64_t, uint64_t)                            \
+    X(UINT32, uint32_t, uint32_t) X(UINT64, uint64_t, uint64_t)                        \
+    X(F_INTEGER, int32_t, uint32_t) X(F_INTEGER4, int32_t, uint32_t)                   \
+    X(F_INTEGER8, int64_t, uint64_t) X(AINT, MPI_Aint, unsigned long)                  \
+    X(OFFSET, MPI_Offset, unsigned long long) X(COUNT, MPI_Count, unsigned long long)
+#define WIDE_FLOAT_TYPES(X)                                                            \
+    X(FLOAT, float, _) X(DOUBLE, double, _) X(F_REAL, float, _) X(F_DOUBLE, double, _)  \
+    X(F_REAL4, float, _) X(F_REAL8, double, _)
+WIDE_INT_TYPES(DEF_WIDE_ARITH)
+WIDE_FLOAT_TYPES(DEF_WIDE_FLOAT)
+#define X_K3_INT(K, T, U) DEF_K3_ARITH(k3_, K, T, U, ) DEF_K3_ARITH(w3_, K, T, U, WIDE_ATTR)
+#define X_K3_FLOAT(K, T, U) DEF_K3_FLOAT(k3_, K, T, ) DEF_K3_FLOAT(w3_, K, T, WIDE_ATTR)
+WIDE_INT_TYPES(X_K3_INT)
+WIDE_FLOAT_TYPES(X_K3_FLOAT)
+#endif
+
 /* MINLOC / MAXLOC: the better value wins; on a tie the smaller index. */
 #define X_PAIR(K, VT, IT)                                                               \
     typedef struct { VT v; IT i; } pair_##K##_t;                                        \
@@ -242,6 +315,49 @@ static const op_kernel_t op_table[OPI_COUNT][CR_B_COUNT_OF_KINDS] = {
     CINT_TYPES(RX_CINT) CHAR_TYPES(RX_CINT) FINT_TYPES(RX_FINT) FLOAT_TYPES(RX_FLOAT) COMPLEX_TYPES(RX_COMPLEX)
     LOGIC_TYPES(RX_LOGIC) BYTE_TYPES(RX_BYTE) PAIR_TYPES(RX_PAIR) BF16_TYPES(RX_BF16)
 };
+
+#ifdef OP_WIDE
+#define RW_ARITH(K, T, U) [OPI_MAX][CR_B_##K] = w_max_##K, [OPI_MIN][CR_B_##K] = w_min_##K, \
+    [OPI_SUM][CR_B_##K] = w_sum_##K, [OPI_PROD][CR_B_##K] = w_prod_##K,
+#define RW_INT(K, T, U) RW_ARITH(K, T, U) [OPI_BAND][CR_B_##K] = w_band_##K, \
+    [OPI_BOR][CR_B_##K] = w_bor_##K, [OPI_BXOR][CR_B_##K] = w_bxor_##K,
+static const op_kernel_t op_wide[OPI_COUNT][CR_B_COUNT_OF_KINDS] = {
+    WIDE_INT_TYPES(RW_INT) WIDE_FLOAT_TYPES(RW_ARITH)
+};
+#endif
+
+#ifdef OP_WIDE
+#define R3_ARITH(P, K) [OPI_MAX][CR_B_##K] = P##max_##K, [OPI_MIN][CR_B_##K] = P##min_##K, \
+    [OPI_SUM][CR_B_##K] = P##sum_##K, [OPI_PROD][CR_B_##K] = P##prod_##K,
+#define R3_BASE(K, T, U) R3_ARITH(k3_, K)
+#define R3_WIDE(K, T, U) R3_ARITH(w3_, K)
+static const op_kernel3_t op_table3[2][OPI_COUNT][CR_B_COUNT_OF_KINDS] = {
+    { WIDE_INT_TYPES(R3_BASE) WIDE_FLOAT_TYPES(R3_BASE) },
+    { WIDE_INT_TYPES(R3_WIDE) WIDE_FLOAT_TYPES(R3_WIDE) },
+};
+
+/* 1 when the CPU runs the AVX2 kernels (asked once; every thread gets the same). */
+static int op_wide_ok(void)
+{
+    static int wide = -1;
+    int w = __atomic_load_n(&wide, __ATOMIC_RELAXED);
+    if (CR_UNLIKELY(w < 0)) {
+        __builtin_cpu_init();
+        w = __builtin_cpu_supports("avx2") ? 1 : 0;
+        __atomic_store_n(&wide, w, __ATOMIC_RELAXED);
+    }
+    return w;
+}
+#endif
+
+/* The kernel of (op index, kind): the wide one where the CPU can run it. */
+static op_kernel_t op_kernel(int oi, cr_basic_t b)
+{
+#ifdef OP_WIDE
+    if (op_wide_ok() && op_wide[oi][b]) return op_wide[oi][b];
+#endif
+    return op_table[oi][b];
+}
 
 /* Bytes of one element of a kind in memory (pairs: the C struct, padding included). */
 #define SX(K, T, U) [CR_B_##K] = sizeof(T),
@@ -334,7 +450,7 @@ static void apply_packed(int oi, cr_basic_t b, const void *in, void *inout, size
     } else if (oi == OPI_MINLOC || oi == OPI_MAXLOC) {
         packed_loc(b, in, inout, n, oi == OPI_MAXLOC);
     } else if (oi != OPI_NO_OP) {
-        op_table[oi][b](in, inout, n);
+        op_kernel(oi, b)(in, inout, n);
     }
 }
 
@@ -343,6 +459,26 @@ void cr_op_apply_packed(const cr_op_t *op, cr_basic_t b, const void *in, void *i
 {
     size_t es = packed_pair_size[b] ? packed_pair_size[b] : elem_size[b];
     if (es) apply_packed(op_index(op), b, in, inout, bytes / es);
+}
+
+int cr_op_apply3(const cr_op_t *op, const void *in, const void *in2, void *out,
+                 MPI_Aint count, const cr_datatype_t *dt)
+{
+#ifdef OP_WIDE
+    if (count <= 0 || !op->builtin || !dt_dense(dt)) return 0;
+    int oi = op_index(op);
+    cr_basic_t b = dt->basic;
+    if (oi <= OPI_NULL || oi >= OPI_COUNT || b >= CR_B_COUNT_OF_KINDS) return 0;
+    op_kernel3_t k = op_table3[op_wide_ok()][oi][b];
+    if (!k) return 0;
+    size_t n = (size_t)count * (size_t)dt->nbasic;
+    k((const char *)in + dt->true_lb, (const char *)in2 + dt->true_lb,
+      (char *)out + dt->true_lb, n);
+    return 1;
+#else
+    (void)op; (void)in; (void)in2; (void)out; (void)count; (void)dt;
+    return 0;
+#endif
 }
 
 void cr_op_apply(const cr_op_t *op, const void *in, void *inout, MPI_Aint count,
@@ -376,7 +512,7 @@ void cr_op_apply(const cr_op_t *op, const void *in, void *inout, MPI_Aint count,
         if (oi == OPI_REPLACE)
             memcpy(r, a, n * elem_size[b]);
         else
-            op_table[oi][b](a, r, n);
+            op_kernel(oi, b)(a, r, n);
         return;
     }
     /* Holes in the layout: pack both operands a piece at a time, apply, unpack. */

@@ -72,6 +72,7 @@ CR_SETTING(coll_cma_chunk_bytes, SIZE, 65536, 4096, 1073741824, "Bytes per piece
 CR_SETTING(coll_scan_alg,      INT,  0, 0, 4,      "Force the MPI_Scan and MPI_Exscan algorithm: 0 automatic, 1 recursive doubling, 2 shm, 3 hier (nodes that are runs of consecutive ranks), 4 cma (Scan only: a chain of single copies)")
 CR_SETTING(coll_p2p_max_ranks, INT, 2, 0, 2147483647, "On communicators of at most this many ranks, MPI_Reduce, MPI_Gather and MPI_Scatter of at least COURIER_COLL_P2P_MIN_BYTES go as point-to-point messages, whose split single copy uses both processes (0: never)")
 CR_SETTING(coll_p2p_min_bytes, SIZE, 65536, 0, 1073741824, "Smallest MPI_Reduce vector, or MPI_Gather or MPI_Scatter block, in bytes, that goes as point-to-point messages on communicators of at most COURIER_COLL_P2P_MAX_RANKS ranks")
+CR_SETTING(coll_allreduce_p2p_min_bytes, SIZE, 2048, 0, 1073741824, "Smallest MPI_Allreduce vector, in bytes, that goes by recursive doubling (eager messages) rather than through the shared slots on communicators of at most COURIER_COLL_P2P_MAX_RANKS ranks, up to COURIER_EAGER_LIMIT")
 CR_SETTING(coll_bcast_cma_min_bytes, SIZE, 32768, 0, 1073741824, "Smallest MPI_Bcast message, in bytes, copied once from the root's buffer on one node (cma)")
 CR_SETTING(coll_reduce_cma_min_bytes, SIZE, 32768, 0, 1073741824, "Smallest MPI_Reduce vector, in bytes, reduced by single copy on one node (cma)")
 CR_SETTING(coll_allreduce_cma_min_bytes, SIZE, 32768, 0, 1073741824, "Smallest MPI_Allreduce vector, in bytes, reduced by single copy on one node (cma)")
