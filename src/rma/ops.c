@@ -476,17 +476,20 @@ static int sam_try(cr_win_t *w, int rank, int kind, MPI_Aint at, MPI_Aint tcount
  * target's first byte.  Returns 0 for anything else (MPI_PROC_NULL and every
  * error included), which the general path then takes with its checks and
  * messages; where this returns 1 the general path would have done the same
- * copy (op_target, type_match, op_range and dt_move on contiguous types). */
-static inline __attribute__((always_inline)) int direct_fast(cr_win_t *w, int rank, MPI_Aint disp,
-                                                             MPI_Count ocount,
-                                                             const cr_datatype_t *odt,
-                                                             MPI_Count tcount,
-                                                             const cr_datatype_t *tdt, char **at,
-                                                             size_t *bytes)
+ * copy (op_target, type_match, op_range and dt_move on contiguous types).
+ * short_way checks these conditions for a target on path (RMA_DIRECT for
+ * direct_fast, RMA_CMA for sam_fast); *off: the displacement's bytes from the
+ * target's base, before the target datatype's lower bound. */
+static inline __attribute__((always_inline)) int short_way(cr_win_t *w, int rank, int path,
+                                                           MPI_Aint disp, MPI_Count ocount,
+                                                           const cr_datatype_t *odt,
+                                                           MPI_Count tcount,
+                                                           const cr_datatype_t *tdt,
+                                                           MPI_Aint *off, size_t *bytes)
 {
     if (CR_UNLIKELY((unsigned)rank >= (unsigned)w->size)) return 0;
     const rma_target_t *t = &w->t[rank];
-    if (CR_UNLIKELY(t->path != RMA_DIRECT || !(t->lock || t->posted || w->fence_open) ||
+    if (CR_UNLIKELY(t->path != path || !(t->lock || t->posted || w->fence_open) ||
                     w->am != NULL || w->flavor == MPI_WIN_FLAVOR_DYNAMIC))
         return 0;
     if (CR_UNLIKELY(!odt->contig || !tdt->contig || odt->basic != tdt->basic ||
@@ -494,10 +497,23 @@ static inline __attribute__((always_inline)) int direct_fast(cr_win_t *w, int ra
         return 0;
     MPI_Count b = ocount * odt->size;
     if (CR_UNLIKELY(b != tcount * tdt->size || b <= 0)) return 0;
-    MPI_Aint lo = target_disp_bytes(t, disp) + tdt->true_lb;
-    if (CR_UNLIKELY(lo < 0 || lo + (MPI_Aint)b > t->size)) return 0;
-    *at = t->base + lo;
+    MPI_Aint o = target_disp_bytes(t, disp);
+    if (CR_UNLIKELY(o + tdt->true_lb < 0 || o + tdt->true_lb + (MPI_Aint)b > t->size)) return 0;
+    *off = o;
     *bytes = (size_t)b;
+    return 1;
+}
+
+static inline __attribute__((always_inline)) int direct_fast(cr_win_t *w, int rank, MPI_Aint disp,
+                                                             MPI_Count ocount,
+                                                             const cr_datatype_t *odt,
+                                                             MPI_Count tcount,
+                                                             const cr_datatype_t *tdt, char **at,
+                                                             size_t *bytes)
+{
+    MPI_Aint o;
+    if (!short_way(w, rank, RMA_DIRECT, disp, ocount, odt, tcount, tdt, &o, bytes)) return 0;
+    *at = w->t[rank].base + o + tdt->true_lb;
     return 1;
 }
 
@@ -578,21 +594,8 @@ static inline __attribute__((always_inline)) int sam_fast(cr_win_t *w, int rank,
                                                           const cr_datatype_t *tdt,
                                                           MPI_Aint *off, size_t *bytes)
 {
-    if (CR_UNLIKELY(!w->sam || (unsigned)rank >= (unsigned)w->size)) return 0;
-    const rma_target_t *t = &w->t[rank];
-    if (CR_UNLIKELY(t->path != RMA_CMA || !(t->lock || t->posted || w->fence_open) ||
-                    w->am != NULL || w->flavor == MPI_WIN_FLAVOR_DYNAMIC))
-        return 0;
-    if (CR_UNLIKELY(!odt->contig || !tdt->contig || odt->basic != tdt->basic ||
-                    tdt->true_extent != tdt->size))
-        return 0;
-    MPI_Count b = ocount * odt->size;
-    if (CR_UNLIKELY(b != tcount * tdt->size || b <= 0)) return 0;
-    MPI_Aint o = target_disp_bytes(t, disp);
-    if (CR_UNLIKELY(o + tdt->true_lb < 0 || o + tdt->true_lb + (MPI_Aint)b > t->size)) return 0;
-    *off = o;
-    *bytes = (size_t)b;
-    return 1;
+    if (CR_UNLIKELY(!w->sam)) return 0;
+    return short_way(w, rank, RMA_CMA, disp, ocount, odt, tcount, tdt, off, bytes);
 }
 
 int core_put(const void *origin_addr, MPI_Count origin_count, cr_datatype_t *origin_datatype,
