@@ -145,7 +145,7 @@ void coll_nbshm_begin(coll_nbshm_t *m)
     if (sh->nb_tail) sh->nb_tail->next = m;
     else sh->nb_head = m;
     sh->nb_tail = m;
-    sh->nb_pending++;
+    __atomic_add_fetch(&sh->nb_pending, 1, __ATOMIC_RELAXED);   /* read without the lock: coll_shm_unlocked */
 }
 
 /* Have all ranks but this one reached `phase` of call n?  Looks at each once
@@ -410,7 +410,9 @@ int coll_nbshm_advance(coll_nbshm_t *m, int *moved)
     if (!sh->nb_head) sh->nb_tail = NULL;
     if (!sh->nb_head && sh->nb_announced) unannounce(sh);   /* the area may go with its comm */
     m->next = NULL;
-    sh->nb_pending--;
+    /* the last touch of the area: a blocking call of the communicator's
+     * thread without the library lock starts once it sees the count drop */
+    __atomic_sub_fetch(&sh->nb_pending, 1, __ATOMIC_RELEASE);
     return 1;
 }
 
@@ -480,6 +482,6 @@ void coll_nbshm_polled(void)
 void coll_nbshm_drain(coll_shm_t *a)
 {
     cr_wait_t w = CR_WAIT_INIT;
-    while (a->nb_pending != 0) cr_wait_poll(&w);
+    while (__atomic_load_n(&a->nb_pending, __ATOMIC_ACQUIRE) != 0) cr_wait_poll(&w);
     cr_wait_end(&w);
 }

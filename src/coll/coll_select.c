@@ -356,10 +356,16 @@ static const coll_alg_t *select_alg(coll_kind_t coll, const cr_comm_t *comm,
     return NULL;
 }
 
-/* Remember the choice for the tools interface (coll_last_alg). */
+/* Remember the choice for the tools interface (coll_last_alg).  Threads
+ * select without the library lock (coll.c, coll_call_mt): relaxed atomic
+ * accesses, and a store only when the choice changes, so that threads
+ * running one collective on distinct communicators do not write one line
+ * on every call. */
 static const coll_alg_t *chosen(coll_kind_t coll, const coll_alg_t *alg)
 {
-    coll_last_alg[coll] = alg ? alg->id : 0;
+    int id = alg ? alg->id : 0;
+    if (__atomic_load_n(&coll_last_alg[coll], __ATOMIC_RELAXED) != id)
+        __atomic_store_n(&coll_last_alg[coll], id, __ATOMIC_RELAXED);
     return alg;
 }
 
