@@ -65,16 +65,23 @@ static int run_sched(const coll_alg_t *alg, cr_comm_t *c, int tag, const coll_ar
     return e;
 }
 
-static int coll_call_mt(coll_kind_t coll, cr_comm_t *c, const coll_args_t *a, int trivial);
+static int coll_call_mt(coll_kind_t coll, cr_comm_t *c, const coll_args_t *a, cr_how_t how,
+                        MPI_Request *req, int trivial);
 
 /* Run (blocking), start (non-blocking) or set up (persistent) one collective.
  * `trivial`: a blocking call that has nothing to do on any rank (no data, or a
  * single rank with no local copy) returns at once; the same decision is taken
- * on every rank, so the sequence numbers stay in step.  With threads, under
- * the library lock. */
-static int coll_call_locked(coll_kind_t coll, cr_comm_t *c, const coll_args_t *a, cr_how_t how,
-                            MPI_Request *req, int trivial)
+ * on every rank, so the sequence numbers stay in step.  With threads a
+ * blocking call comes here without the library lock (maint/notes.py,
+ * LIB_LOCK_FREE_BLOCKING): coll_call_mt decides which lock it needs, and
+ * comes back here holding the library lock when it needs that. */
+static int coll_call(coll_kind_t coll, cr_comm_t *c, const coll_args_t *a, cr_how_t how,
+                     MPI_Request *req, int trivial)
 {
+    /* the same arguments in the same registers: a jump (testing `how` here
+     * too cost single-threaded calls 5 instructions of register shuffling) */
+    if (CR_UNLIKELY(cr_threaded) && !cr_lib_held())
+        return coll_call_mt(coll, c, a, how, req, trivial);
     const char *what = coll_names[coll];
     /* Every collective has an algorithm for intracommunicators, so a trivial
      * blocking call there needs no selection at all. */
@@ -99,16 +106,6 @@ static int coll_call_locked(coll_kind_t coll, cr_comm_t *c, const coll_args_t *a
     return run_sched(alg, c, tag, a);
 }
 
-/* coll_call_locked, for every form.  With threads a blocking call comes here
- * without the library lock (maint/notes.py, LIB_LOCK_FREE_BLOCKING) and
- * coll_call_mt decides which lock it needs. */
-static inline int coll_call(coll_kind_t coll, cr_comm_t *c, const coll_args_t *a, cr_how_t how,
-                            MPI_Request *req, int trivial)
-{
-    if (CR_UNLIKELY(cr_threaded) && how == CR_BLOCKING) return coll_call_mt(coll, c, a, trivial);
-    return coll_call_locked(coll, c, a, how, req, trivial);
-}
-
 /* The blocking call of a threaded process (docs/threads.md, "Collectives on
  * distinct communicators").  On an intracommunicator whose shared-memory
  * area is made and published (coll_shm_unlocked), a call whose algorithm
@@ -124,13 +121,17 @@ static inline int coll_call(coll_kind_t coll, cr_comm_t *c, const coll_args_t *a
  * global pool, the progress engine), intercommunicators, communicators
  * spanning nodes, non-blocking calls of this rank unfinished on the area, a
  * user op, and a caller that holds the lock already (the hierarchical
- * collectives' phases, a fence). */
+ * collectives' phases, a fence: coll_call does not come here then).  A
+ * non-blocking or persistent form that comes without the lock (none is
+ * bound so) takes it. */
 static __attribute__((noinline)) int coll_call_mt(coll_kind_t coll, cr_comm_t *c,
-                                                  const coll_args_t *a, int trivial)
+                                                  const coll_args_t *a, cr_how_t how,
+                                                  MPI_Request *req, int trivial)
 {
-    if (trivial && !c->remote) return MPI_SUCCESS;
-    coll_shm_t *sh = coll_shm_unlocked(c);
-    if (sh && (!a->op || a->op->builtin) && !cr_lib_held()) {
+    int blocking = how == CR_BLOCKING;
+    if (blocking && trivial && !c->remote) return MPI_SUCCESS;
+    coll_shm_t *sh = blocking ? coll_shm_unlocked(c) : NULL;
+    if (sh && (!a->op || a->op->builtin)) {
         const coll_alg_t *alg = coll_select(coll, c, a);
         if (alg && alg->run && (alg->flags & COLL_ALG_SHM)) {
             sh->unlocked = 1;
@@ -140,8 +141,8 @@ static __attribute__((noinline)) int coll_call_mt(coll_kind_t coll, cr_comm_t *c
         }
     }
     cr_lib_lock_slow();
-    int e = coll_call_locked(coll, c, a, CR_BLOCKING, NULL, trivial);
-    if (!c->remote) coll_shm_publish_unlocked(c);
+    int e = coll_call(coll, c, a, how, req, trivial);
+    if (blocking && !c->remote) coll_shm_publish_unlocked(c);
     cr_lib_unlock_slow();
     return e;
 }

@@ -145,7 +145,9 @@ void coll_nbshm_begin(coll_nbshm_t *m)
     if (sh->nb_tail) sh->nb_tail->next = m;
     else sh->nb_head = m;
     sh->nb_tail = m;
-    __atomic_add_fetch(&sh->nb_pending, 1, __ATOMIC_RELAXED);   /* read without the lock: coll_shm_unlocked */
+    /* written under the library lock (with threads), read without it by
+     * this thread (coll_shm_unlocked): no locked instruction needed */
+    __atomic_store_n(&sh->nb_pending, sh->nb_pending + 1, __ATOMIC_RELAXED);
 }
 
 /* Have all ranks but this one reached `phase` of call n?  Looks at each once
@@ -412,7 +414,7 @@ int coll_nbshm_advance(coll_nbshm_t *m, int *moved)
     m->next = NULL;
     /* the last touch of the area: a blocking call of the communicator's
      * thread without the library lock starts once it sees the count drop */
-    __atomic_sub_fetch(&sh->nb_pending, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&sh->nb_pending, sh->nb_pending - 1, __ATOMIC_RELEASE);
     return 1;
 }
 
@@ -482,6 +484,6 @@ void coll_nbshm_polled(void)
 void coll_nbshm_drain(coll_shm_t *a)
 {
     cr_wait_t w = CR_WAIT_INIT;
-    while (__atomic_load_n(&a->nb_pending, __ATOMIC_ACQUIRE) != 0) cr_wait_poll(&w);
+    while (a->nb_pending != 0) cr_wait_poll(&w);
     cr_wait_end(&w);
 }
