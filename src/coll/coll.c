@@ -134,9 +134,10 @@ static __attribute__((noinline)) int coll_call_mt(coll_kind_t coll, cr_comm_t *c
     if (sh && (!a->op || a->op->builtin)) {
         const coll_alg_t *alg = coll_select(coll, c, a);
         if (alg && alg->run && (alg->flags & COLL_ALG_SHM)) {
+            int was = sh->unlocked;   /* (a call inside a call keeps the outer's) */
             sh->unlocked = 1;
             int e = alg->run(c, a);
-            sh->unlocked = 0;
+            sh->unlocked = was;
             return e;
         }
     }
