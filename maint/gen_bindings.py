@@ -637,7 +637,18 @@ def entry(p):
     else:
         lines.append("return %s;" % raise_)
     body = "".join("    %s\n" % s for s in lines)
-    return alias + head + body.replace("    \bfail:", "fail:") + "}\n"
+    body = body.replace("    \bfail:", "fail:")
+    fast = notes.FAST_PATHS.get(p.name)
+    if not fast:
+        return alias + head + body + "}\n"
+    # the hand-written short way first; the checks and the core call above
+    # as a function of their own, reached by a tail call (maint/notes.py)
+    full = "cr_full_" + stem(p.name)
+    args = ", ".join(a.name for a in p.params)
+    return ("static __attribute__((noinline)) %s\n{\n" % p.decl("cr_full_") + body +
+            "}\n\n" + alias + head +
+            "    if (CR_LIKELY(%s(%s) == 0)) return MPI_SUCCESS;\n" % (fast, args) +
+            "    return %s(%s);\n}\n" % (full, args))
 
 
 def write(outdir, rel, text):
