@@ -534,6 +534,15 @@ void cr_progress_unregister(cr_poller_t *p);
 void cr_poller_set_active(cr_poller_t *p, int active);
 /* Pollers other than the channels' with work under way (see active). */
 extern int cr_progress_nactive;
+/* Work that comes without a message, which a blocking wait must still see
+ * where it polls only one peer's ring (MPI_Recv's fast path): requests that
+ * origins put into the rings of this process's MPI_Win_create and dynamic
+ * windows (src/rma/shmam.c sets it while it serves such rings).  NULL when
+ * there is none: the wait pays one load and one well-predicted test per
+ * idle poll, nothing when its message is there.  Else it returns nonzero
+ * when such work waits, and the wait leaves for the general path, whose
+ * polls run every poller. */
+extern int (*cr_wait_side)(void);
 /* Poll every poller once; returns how many events they handled. */
 int cr_progress(void);
 
