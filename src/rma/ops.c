@@ -12,9 +12,13 @@
 #include "rma/api.h"
 #include "core/datatype.h"
 #include "transport/shm/shm.h"
+#include "util/settings.h"
 
 #include <stdlib.h>
 #include <string.h>
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 
 /* ---- datatype runs ---------------------------------------------------------------- */
 typedef struct {
@@ -59,9 +63,44 @@ void rma_dt_runs(MPI_Aint count, const cr_datatype_t *dt,
 }
 
 /* ---- moving data on mapped memory ---------------------------------------------------- */
+/* A large copy whose destination is not read again soon by this core: by
+ * non-temporal (streaming) stores, 64 bytes at a time from a 64-byte aligned
+ * destination, so that the destination's lines are written to memory without
+ * first being read into the cache (a plain store reads each line in before
+ * writing it: three memory transfers per line copied instead of two), and do
+ * not push the caller's working set out of the caches.  The stores are
+ * fenced before it returns: they are then ordered as plain ones. */
+static void copy_nt(char *dst, const char *src, size_t n)
+{
+#if defined(__x86_64__)
+    size_t head = (size_t)(-(uintptr_t)dst & 63);
+    memcpy(dst, src, head);
+    dst += head;
+    src += head;
+    n -= head;
+    size_t body = n & ~(size_t)63;
+    for (size_t i = 0; i < body; i += 64) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(src + i));
+        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(src + i + 16));
+        __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(src + i + 32));
+        __m128i d = _mm_loadu_si128((const __m128i *)(const void *)(src + i + 48));
+        _mm_stream_si128((__m128i *)(void *)(dst + i), a);
+        _mm_stream_si128((__m128i *)(void *)(dst + i + 16), b);
+        _mm_stream_si128((__m128i *)(void *)(dst + i + 32), c);
+        _mm_stream_si128((__m128i *)(void *)(dst + i + 48), d);
+    }
+    memcpy(dst + body, src + body, n - body);
+    _mm_sfence();
+#else
+    memcpy(dst, src, n);
+#endif
+}
+
 /* rma_copy's other sizes (fast.h): 1, 2, 4 and 16 bytes by moves of their
  * own (both loads before the stores where there are two, so overlapping
- * buffers are safe as with memmove), larger ones by memmove. */
+ * buffers are safe as with memmove); from COURIER_RMA_COPY_NT_BYTES on, by
+ * copy_nt where the buffers do not overlap (docs/performance.md, "RMA get
+ * bandwidth"); the rest by memmove. */
 void rma_copy_any(void *dst, const void *src, size_t n)
 {
     switch (n) {
@@ -76,7 +115,12 @@ void rma_copy_any(void *dst, const void *src, size_t n)
         __builtin_memcpy((char *)dst + 8, &b, 8);
         return;
     }
-    default: memmove(dst, src, n);
+    default: {
+        size_t nt = ut_settings.rma_copy_nt_bytes;
+        uintptr_t d = (uintptr_t)dst, s = (uintptr_t)src;
+        if (nt && n >= nt && (d + n <= s || s + n <= d)) copy_nt(dst, src, n);
+        else memmove(dst, src, n);
+    }
     }
 }
 
