@@ -647,7 +647,8 @@ def entry(p):
     args = ", ".join(a.name for a in p.params)
     return ("static __attribute__((noinline)) %s\n{\n" % p.decl("cr_full_") + body +
             "}\n\n" + alias + head +
-            "    if (CR_LIKELY(%s(%s) == 0)) return MPI_SUCCESS;\n" % (fast, args) +
+            "    int cr_done = %s(%s);\n" % (fast, args) +
+            "    if (CR_LIKELY(cr_done != -1)) return cr_done;\n" +
             "    return %s(%s);\n}\n" % (full, args))
 
 

@@ -112,7 +112,7 @@ LIB_LOCK_FREE_ENTRIES = {"core_send", "core_recv", "core_wait", "core_test", "co
 # Procedures whose entry point first tries a short way written by hand: an
 # inline function (declared in a layer's api.h) that takes the procedure's
 # own arguments, handles included, does the whole call in the common case and
-# returns 0 then, anything else when it did nothing.  The generated checks and
+# returns its result then (MPI_SUCCESS), -1 when it did nothing.  The generated checks and
 # core call follow as a function of their own (cr_full_<name>), so that the
 # entry point itself is the short way and a tail call: no registers saved on
 # the common path.  The short way must make every check the standard requires

@@ -138,7 +138,8 @@ fail:
 #pragma weak MPI_Get = PMPI_Get
 int __attribute__((visibility("default"))) PMPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    if (CR_LIKELY(rma_get_fast(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win) == 0)) return MPI_SUCCESS;
+    int cr_done = rma_get_fast(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+    if (CR_LIKELY(cr_done != -1)) return cr_done;
     return cr_full_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
 
@@ -254,7 +255,8 @@ fail:
 #pragma weak MPI_Put = PMPI_Put
 int __attribute__((visibility("default"))) PMPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    if (CR_LIKELY(rma_put_fast(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win) == 0)) return MPI_SUCCESS;
+    int cr_done = rma_put_fast(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+    if (CR_LIKELY(cr_done != -1)) return cr_done;
     return cr_full_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
 
@@ -834,7 +836,8 @@ fail:
 #pragma weak MPI_Win_flush = PMPI_Win_flush
 int __attribute__((visibility("default"))) PMPI_Win_flush(int rank, MPI_Win win)
 {
-    if (CR_LIKELY(rma_flush_fast(rank, win) == 0)) return MPI_SUCCESS;
+    int cr_done = rma_flush_fast(rank, win);
+    if (CR_LIKELY(cr_done != -1)) return cr_done;
     return cr_full_Win_flush(rank, win);
 }
 

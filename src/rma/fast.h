@@ -5,10 +5,12 @@
  * one node -- a target whose memory is mapped here (RMA_DIRECT), in an open
  * access epoch, the same predefined datatype of contiguous elements on both
  * sides, the same count, inside the target's window, MPI initialized and no
- * threads (no lock to take).  Each returns 0 when it did the whole call, 1
- * when it did nothing: everything else (other datatypes, MPI_PROC_NULL, the
+ * threads (no lock to take).  Each returns MPI_SUCCESS when it did the whole
+ * call, -1 when it did nothing: everything else (other datatypes, MPI_PROC_NULL, the
  * other paths, every error, the _c forms) goes through the checks and the
- * core's general way, which would have done the same thing here.
+ * core's general way, which would have done the same thing here.  (They
+ * return MPI_SUCCESS when done, -1 when not: the entry point returns what
+ * they return otherwise, so that a copy other than 8 bytes is a tail call.)
  *
  * What the standard requires checking, and how it is checked on the short
  * way: MPI initialized (cr_proc.state); counts not negative and datatypes
@@ -41,6 +43,9 @@
  * (ops.c: 1, 2, 4, 16 bytes by moves of their own, larger ones by
  * rma_copy_large). */
 void rma_copy_any(void *dst, const void *src, size_t n);
+/* rma_copy_any, then MPI_SUCCESS (the short ways' copies other than 8 bytes,
+ * as their tail calls). */
+int rma_copy_done(void *dst, const void *src, size_t n);
 
 /* The direct path's copy: 8 bytes (the commonest small operation: a double,
  * an int64, an address) by one load and one store; the rest out of line. */
@@ -109,10 +114,15 @@ static inline __attribute__((always_inline)) int rma_put_fast(const void *origin
     size_t n;
     char *at = rma_fast_target(origin_count, origin_datatype, target_rank, target_disp,
                                target_count, target_datatype, win, &w, &n);
-    if (CR_UNLIKELY(at == NULL)) return 1;
-    rma_copy(at, origin_addr, n);
+    if (CR_UNLIKELY(at == NULL)) return -1;
     w->dstores |= RMA_DSTORES;
-    return 0;
+    if (CR_LIKELY(n == 8)) {
+        uint64_t v;
+        __builtin_memcpy(&v, origin_addr, 8);
+        __builtin_memcpy(at, &v, 8);
+        return MPI_SUCCESS;
+    }
+    return rma_copy_done(at, origin_addr, n);     /* a tail call */
 }
 
 static inline __attribute__((always_inline)) int rma_get_fast(void *origin_addr, int origin_count,
@@ -126,18 +136,23 @@ static inline __attribute__((always_inline)) int rma_get_fast(void *origin_addr,
     size_t n;
     const char *at = rma_fast_target(origin_count, origin_datatype, target_rank, target_disp,
                                      target_count, target_datatype, win, &w, &n);
-    if (CR_UNLIKELY(at == NULL)) return 1;
-    rma_copy(origin_addr, at, n);
-    return 0;
+    if (CR_UNLIKELY(at == NULL)) return -1;
+    if (CR_LIKELY(n == 8)) {
+        uint64_t v;
+        __builtin_memcpy(&v, at, 8);
+        __builtin_memcpy(origin_addr, &v, 8);
+        return MPI_SUCCESS;
+    }
+    return rma_copy_done(origin_addr, at, n);     /* a tail call */
 }
 
 static inline __attribute__((always_inline)) int rma_flush_fast(int rank, MPI_Win win)
 {
     cr_win_t *w = cr_win_hot_obj;
     if (CR_UNLIKELY(win != cr_win_hot || w == NULL || (unsigned)rank >= (unsigned)w->size))
-        return 1;
+        return -1;
     const rma_target_t *t = &w->t[rank];
-    if (CR_UNLIKELY(!t->fast || !(t->lock | t->posted | w->fence_open))) return 1;
+    if (CR_UNLIKELY(!t->fast || !(t->lock | t->posted | w->fence_open))) return -1;
     if (w->dstores) {
         w->dstores &= RMA_DFENCE_ALWAYS;
         __atomic_thread_fence(__ATOMIC_SEQ_CST);

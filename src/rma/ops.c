@@ -63,6 +63,12 @@ void rma_dt_runs(MPI_Aint count, const cr_datatype_t *dt,
 }
 
 /* ---- moving data on mapped memory ---------------------------------------------------- */
+int rma_copy_done(void *dst, const void *src, size_t n)
+{
+    rma_copy_any(dst, src, n);
+    return MPI_SUCCESS;
+}
+
 /* A large copy whose destination is not read again soon by this core: by
  * non-temporal (streaming) stores, 64 bytes at a time from a 64-byte aligned
  * destination, so that the destination's lines are written to memory without
