@@ -55,6 +55,14 @@ path): every `src/<layer>/api.h` (or api_<area>.h) holds prototypes
   MPI_Request and MPI_Message pointers and arrays stay handles: the core
   completes them in place.
 
+- Short ways.  maint/notes.py FAST_PATHS names, for a few procedures, an
+  inline function of a layer (declared in its api.h, e.g. src/rma/fast.h)
+  that takes the procedure's own arguments, handles included, and does the
+  whole call in its common case (returning its result, MPI_SUCCESS) or
+  nothing (-1).  The entry point tries it first; the checks and the core
+  call above become a function of their own, cr_full_<name>, reached by a
+  tail call, so that the common case saves no registers for them.
+
 Procedures that return a value instead of an error code (MPI_Wtime,
 MPI_Aint_add, MPI_File_c2f, MPI 5.0's MPI_Comm_toint / MPI_Comm_fromint: the
 standard's return_kind is not ERROR_CODE) return their core entry's result
