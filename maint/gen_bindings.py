@@ -55,6 +55,14 @@ path): every `src/<layer>/api.h` (or api_<area>.h) holds prototypes
   MPI_Request and MPI_Message pointers and arrays stay handles: the core
   completes them in place.
 
+- Short ways.  maint/notes.py FAST_PATHS names, for a few procedures, an
+  inline function of a layer (declared in its api.h, e.g. src/rma/fast.h)
+  that takes the procedure's own arguments, handles included, and does the
+  whole call in its common case (returning its result, MPI_SUCCESS) or
+  nothing (-1).  The entry point tries it first; the checks and the core
+  call above become a function of their own, cr_full_<name>, reached by a
+  tail call, so that the common case saves no registers for them.
+
 Procedures that return a value instead of an error code (MPI_Wtime,
 MPI_Aint_add, MPI_File_c2f, MPI 5.0's MPI_Comm_toint / MPI_Comm_fromint: the
 standard's return_kind is not ERROR_CODE) return their core entry's result
@@ -638,7 +646,19 @@ def entry(p):
     else:
         lines.append("return %s;" % raise_)
     body = "".join("    %s\n" % s for s in lines)
-    return alias + head + body.replace("    \bfail:", "fail:") + "}\n"
+    body = body.replace("    \bfail:", "fail:")
+    fast = notes.FAST_PATHS.get(p.name)
+    if not fast:
+        return alias + head + body + "}\n"
+    # the hand-written short way first; the checks and the core call above
+    # as a function of their own, reached by a tail call (maint/notes.py)
+    full = "cr_full_" + stem(p.name)
+    args = ", ".join(a.name for a in p.params)
+    return ("static __attribute__((noinline)) %s\n{\n" % p.decl("cr_full_") + body +
+            "}\n\n" + alias + head +
+            "    int cr_done = %s(%s);\n" % (fast, args) +
+            "    if (CR_LIKELY(cr_done != -1)) return cr_done;\n" +
+            "    return %s(%s);\n}\n" % (full, args))
 
 
 def write(outdir, rel, text):

@@ -119,6 +119,17 @@ LIB_LOCK_FREE_BLOCKING = {"core_barrier", "core_bcast", "core_reduce", "core_all
                           "core_alltoallv", "core_alltoallw", "core_reduce_scatter",
                           "core_reduce_scatter_block", "core_scan", "core_exscan"}
 
+# Procedures whose entry point first tries a short way written by hand: an
+# inline function (declared in a layer's api.h) that takes the procedure's
+# own arguments, handles included, does the whole call in the common case and
+# returns its result then (MPI_SUCCESS), -1 when it did nothing.  The generated checks and
+# core call follow as a function of their own (cr_full_<name>), so that the
+# entry point itself is the short way and a tail call: no registers saved on
+# the common path.  The short way must make every check the standard requires
+# of what it accepts, or leave the case to the full function (src/rma/fast.h).
+FAST_PATHS = {"MPI_Put": "rma_put_fast", "MPI_Get": "rma_get_fast",
+              "MPI_Win_flush": "rma_flush_fast"}
+
 MEMBERS = {
     "Send": ("core_send", {"mode": "CR_MODE_STD"}),
     "Ssend": ("core_send", {"mode": "CR_MODE_SYNC"}),

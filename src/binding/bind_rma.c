@@ -111,8 +111,7 @@ fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
-#pragma weak MPI_Get = PMPI_Get
-int __attribute__((visibility("default"))) PMPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+static __attribute__((noinline)) int cr_full_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     static const char cr_fname[] = "MPI_Get";
     int cr_err;
@@ -134,6 +133,14 @@ int __attribute__((visibility("default"))) PMPI_Get(void* origin_addr, int origi
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_win(win, cr_err, cr_fname);
+}
+
+#pragma weak MPI_Get = PMPI_Get
+int __attribute__((visibility("default"))) PMPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    int cr_done = rma_get_fast(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+    if (CR_LIKELY(cr_done != -1)) return cr_done;
+    return cr_full_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
 
 #pragma weak MPI_Get_accumulate = PMPI_Get_accumulate
@@ -221,8 +228,7 @@ fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
-#pragma weak MPI_Put = PMPI_Put
-int __attribute__((visibility("default"))) PMPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+static __attribute__((noinline)) int cr_full_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     static const char cr_fname[] = "MPI_Put";
     int cr_err;
@@ -244,6 +250,14 @@ int __attribute__((visibility("default"))) PMPI_Put(const void* origin_addr, int
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_win(win, cr_err, cr_fname);
+}
+
+#pragma weak MPI_Put = PMPI_Put
+int __attribute__((visibility("default"))) PMPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    int cr_done = rma_put_fast(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+    if (CR_LIKELY(cr_done != -1)) return cr_done;
+    return cr_full_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
 
 #pragma weak MPI_Put_c = PMPI_Put_c
@@ -801,8 +815,7 @@ fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
-#pragma weak MPI_Win_flush = PMPI_Win_flush
-int __attribute__((visibility("default"))) PMPI_Win_flush(int rank, MPI_Win win)
+static __attribute__((noinline)) int cr_full_Win_flush(int rank, MPI_Win win)
 {
     static const char cr_fname[] = "MPI_Win_flush";
     int cr_err;
@@ -818,6 +831,14 @@ int __attribute__((visibility("default"))) PMPI_Win_flush(int rank, MPI_Win win)
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_win(win, cr_err, cr_fname);
+}
+
+#pragma weak MPI_Win_flush = PMPI_Win_flush
+int __attribute__((visibility("default"))) PMPI_Win_flush(int rank, MPI_Win win)
+{
+    int cr_done = rma_flush_fast(rank, win);
+    if (CR_LIKELY(cr_done != -1)) return cr_done;
+    return cr_full_Win_flush(rank, win);
 }
 
 #pragma weak MPI_Win_flush_all = PMPI_Win_flush_all

@@ -147,7 +147,18 @@ typedef struct {
     cr_errhandler_t *errh;     /* NULL: MPI_ERRORS_ARE_FATAL */
 } cr_win_head_t;
 typedef struct cr_session cr_session_t;
-cr_win_t *cr_win_ptr(MPI_Win h);             /* NULL if invalid (src/rma/win.c) */
+/* The window for a handle, or NULL when the handle is not a live window
+ * (src/rma/win.c keeps the table).  Inline: every one-sided call looks its
+ * window up, and MPI_Put + MPI_Win_flush of 8 bytes is some 30 instructions
+ * on their short ways (docs/rma.md); storage and kind are the handle's top
+ * six bits, tested at once. */
+extern cr_objtab_t cr_win_tab;
+static inline __attribute__((always_inline)) cr_win_t *cr_win_ptr(MPI_Win h)
+{
+    if (CR_LIKELY(((uint32_t)h >> 26) == ((uint32_t)CR_ST_USER << 4 | (uint32_t)CR_K_WIN)))
+        return (cr_win_t *)cr_objtab_get(&cr_win_tab, CR_H_INDEX(h));
+    return NULL;
+}
 cr_file_t *cr_file_ptr(MPI_File h);          /* NULL if invalid (src/io/file.c) */
 /* The I/O layer keeps each file's error handler; the core reaches it here
  * (src/io/file.c): the slot holding it (one reference), and the handle. */
@@ -310,6 +321,13 @@ static inline cr_datatype_t *cr_datatype_ptr(MPI_Datatype h)
     }
     return cr_datatype_ptr_slow(h);
 }
+/* The predefined datatypes whose element is `size` contiguous bytes from
+ * its base (true_lb 0, true extent = size: every basic type, not the pairs
+ * with padding), by the handle's low byte as cr_builtin_by_index: the handle
+ * in the high 32 bits and the size in the low ones, 0 for the others.  One
+ * load and one compare take a handle to its size on the short ways of the
+ * one-sided calls (src/rma/fast.h). */
+extern uint64_t cr_builtin_plain[256];
 /* Size in bytes of a basic kind (0 for CR_B_NONE). */
 size_t cr_basic_size(cr_basic_t b);
 
@@ -516,6 +534,15 @@ void cr_progress_unregister(cr_poller_t *p);
 void cr_poller_set_active(cr_poller_t *p, int active);
 /* Pollers other than the channels' with work under way (see active). */
 extern int cr_progress_nactive;
+/* Work that comes without a message, which a blocking wait must still see
+ * where it polls only one peer's ring (MPI_Recv's fast path): requests that
+ * origins put into the rings of this process's MPI_Win_create and dynamic
+ * windows (src/rma/shmam.c sets it while it serves such rings).  NULL when
+ * there is none: the wait pays one load and one well-predicted test per
+ * idle poll, nothing when its message is there.  Else it returns nonzero
+ * when such work waits, and the wait leaves for the general path, whose
+ * polls run every poller. */
+extern int (*cr_wait_side)(void);
 /* Poll every poller once; returns how many events they handled. */
 int cr_progress(void);
 

@@ -20,6 +20,7 @@ cr_objtab_t cr_datatype_tab;
  * the handle's low byte; the MPICH ABI puts five pair types in "direct" storage
  * (0x8c00000N), which have their own small table. */
 cr_datatype_t *cr_builtin_by_index[256];
+uint64_t cr_builtin_plain[256];
 static cr_datatype_t *pair_by_index[8];
 
 typedef struct { float v; int i; } cr_float_int_t;
@@ -147,8 +148,11 @@ void cr_datatype_init(void)
         cr_datatype_t *d = &builtins[i];
         uint32_t h = (uint32_t)d->handle;
         if (d->handle == MPI_DATATYPE_NULL) continue;
-        if (CR_H_STORAGE(h) == CR_ST_BUILTIN)
+        if (CR_H_STORAGE(h) == CR_ST_BUILTIN) {
             cr_builtin_by_index[h & 0xff] = d;
+            if (d->contig && d->true_lb == 0 && d->true_extent == (MPI_Aint)d->size && d->size > 0)
+                cr_builtin_plain[h & 0xff] = (uint64_t)h << 32 | (uint64_t)d->size;
+        }
         else
             pair_by_index[h & 0x7] = d;
         if (!basic_sizes[d->basic]) basic_sizes[d->basic] = (size_t)d->size;

@@ -365,6 +365,7 @@ void cr_runtime_stop(void)
     cr_dyn_finalize();
     stop_transports();      /* the network transport's last barrier uses PMI */
     crpmi_finalize();
+    cr_win_hot_forget();
     cr_proc.state = CR_STATE_FINALIZED;
     ut_log(UT_LOG_EVENTS, "init", "runtime stopped");
 }

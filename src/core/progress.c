@@ -17,6 +17,7 @@
 static cr_poller_t *pollers[CR_MAX_POLLERS];
 static int npollers;
 int cr_progress_nactive;
+int (*cr_wait_side)(void);
 unsigned cr_wait_spin_limit = 1;
 /* The transports whose doorbells wake this process (none: it never sleeps). */
 static tr_iface_t *bells[CR_PROGRESS_MAX_BELLS];

@@ -516,6 +516,7 @@ static void ctrl_send(cr_chan_t *ch, int peer, int type, uint64_t aux, const voi
  * their sends on lines of their own. */
 cr_pvar_sent_t cr_pvar_sent[CR_PVAR_NCHAN][CR_PVAR_NKIND][CR_PVAR_NPROTO]
     __attribute__((aligned(CR_CHAN_ALIGN)));
+unsigned long long cr_pvar_rma[CR_PVAR_NRMA];
 _Static_assert(sizeof cr_pvar_sent[0] % CR_CHAN_ALIGN == 0, "a channel's send counters fill whole blocks");
 _Static_assert(CR_PVAR_NCHAN == CR_MAX_CHANNELS, "a set of send counters per channel");
 
@@ -1713,10 +1714,11 @@ int cr_recv_fast(void *dst, size_t cap, int src, int tag, cr_comm_t *comm, MPI_S
             return 0;
         }
         /* another peer's message, a remote peer waiting for an answer (a
-         * rendezvous), or the policy's last poll before sleeping (it may have
-         * taken our message): the general path goes on */
+         * rendezvous), one-sided requests to serve (cr_wait_side), or the
+         * policy's last poll before sleeping (it may have taken our
+         * message): the general path goes on */
         if (shm_pending_except(&shm_ctxs[0], from) || (ch->net && tr_progress(ch->net)) ||
-            cr_wait_idle(&w)) {
+            CR_UNLIKELY(cr_wait_side != NULL && cr_wait_side()) || cr_wait_idle(&w)) {
             cr_wait_end(&w);
             return 1;
         }

@@ -30,6 +30,16 @@ static inline void cr_pvar_count_send(int chan, int kind, int proto, size_t byte
     cr_pvar_sent[chan][kind][proto].msgs++;
     cr_pvar_sent[chan][kind][proto].bytes += bytes;
 }
+/* Small one-sided operations to ranks of this node on MPI_Win_create and
+ * dynamic windows (src/rma/shmam.c), this process's totals over all its
+ * windows: sent as requests into the target's ring; of those, taken back
+ * because the target did not take them in time (then done by copies); done
+ * by copies at once (the target seen not polling, or its ring full); and the
+ * requests of other ranks this process served from its own rings.  Bumped
+ * under the library lock, read as MPI_T performance variables. */
+enum { CR_PVAR_RMA_SHM_REQS = 0, CR_PVAR_RMA_SHM_BACK, CR_PVAR_RMA_SHM_COPIES,
+       CR_PVAR_RMA_SHM_SERVED, CR_PVAR_NRMA };
+extern unsigned long long cr_pvar_rma[CR_PVAR_NRMA];
 /* The counts of every channel together. */
 cr_pvar_sent_t cr_pvar_sent_total(int kind, int proto);
 /* Receives posted and not yet matched (unexpected 0), or messages arrived

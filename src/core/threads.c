@@ -10,10 +10,13 @@
 #include <unistd.h>
 
 int cr_threaded;
+MPI_Win cr_win_hot;
+cr_win_t *cr_win_hot_obj;
 
 void cr_threads_enable(void)
 {
     cr_threaded = 1;
+    cr_win_hot_forget();
 }
 
 /* ---- the one-word mutex (threads.h) -------------------------------------------

@@ -32,6 +32,20 @@
 
 /* Several threads may be inside the library (set in MPI_Init_thread). */
 extern int cr_threaded;
+/* The window that the one-sided calls named last (src/rma/fast.h): its
+ * handle and object, kept only while MPI is initialized and cr_threaded is
+ * 0, so that a handle equal to cr_win_hot is a live window of a process
+ * without threads: the short ways of MPI_Put, MPI_Get and MPI_Win_flush
+ * need no other test of either.  cr_win_hot 0 (no handle): none.  Set by
+ * the epoch and communication calls (rma_fast_remember), forgotten when the
+ * window is freed, when threads start and when MPI ends. */
+extern MPI_Win cr_win_hot;
+extern cr_win_t *cr_win_hot_obj;
+static inline void cr_win_hot_forget(void)
+{
+    cr_win_hot = 0;
+    cr_win_hot_obj = NULL;
+}
 
 /* A plain lock that costs nothing while cr_threaded is 0 (for state that a
  * layer wants to guard on its own, beneath the library lock). */

@@ -97,4 +97,7 @@ int core_win_flush_all(cr_win_t *win);
 int core_win_flush_local(int rank, cr_win_t *win);
 int core_win_flush_local_all(cr_win_t *win);
 int core_win_sync(cr_win_t *win);
+/* The short ways of MPI_Put, MPI_Get and MPI_Win_flush that their entry
+ * points try first (maint/notes.py FAST_PATHS). */
+#include "rma/fast.h"
 #endif

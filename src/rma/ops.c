@@ -12,9 +12,13 @@
 #include "rma/api.h"
 #include "core/datatype.h"
 #include "transport/shm/shm.h"
+#include "util/settings.h"
 
 #include <stdlib.h>
 #include <string.h>
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 
 /* ---- datatype runs ---------------------------------------------------------------- */
 typedef struct {
@@ -59,6 +63,73 @@ void rma_dt_runs(MPI_Aint count, const cr_datatype_t *dt,
 }
 
 /* ---- moving data on mapped memory ---------------------------------------------------- */
+int rma_copy_done(void *dst, const void *src, size_t n)
+{
+    rma_copy_any(dst, src, n);
+    return MPI_SUCCESS;
+}
+
+/* A large copy whose destination is not read again soon by this core: by
+ * non-temporal (streaming) stores, 64 bytes at a time from a 64-byte aligned
+ * destination, so that the destination's lines are written to memory without
+ * first being read into the cache (a plain store reads each line in before
+ * writing it: three memory transfers per line copied instead of two), and do
+ * not push the caller's working set out of the caches.  The stores are
+ * fenced before it returns: they are then ordered as plain ones. */
+static void copy_nt(char *dst, const char *src, size_t n)
+{
+#if defined(__x86_64__)
+    size_t head = (size_t)(-(uintptr_t)dst & 63);
+    memcpy(dst, src, head);
+    dst += head;
+    src += head;
+    n -= head;
+    size_t body = n & ~(size_t)63;
+    for (size_t i = 0; i < body; i += 64) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(src + i));
+        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(src + i + 16));
+        __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(src + i + 32));
+        __m128i d = _mm_loadu_si128((const __m128i *)(const void *)(src + i + 48));
+        _mm_stream_si128((__m128i *)(void *)(dst + i), a);
+        _mm_stream_si128((__m128i *)(void *)(dst + i + 16), b);
+        _mm_stream_si128((__m128i *)(void *)(dst + i + 32), c);
+        _mm_stream_si128((__m128i *)(void *)(dst + i + 48), d);
+    }
+    memcpy(dst + body, src + body, n - body);
+    _mm_sfence();
+#else
+    memcpy(dst, src, n);
+#endif
+}
+
+/* rma_copy's other sizes (fast.h): 1, 2, 4 and 16 bytes by moves of their
+ * own (both loads before the stores where there are two, so overlapping
+ * buffers are safe as with memmove); from COURIER_RMA_COPY_NT_BYTES on, by
+ * copy_nt where the buffers do not overlap (docs/performance.md, "RMA get
+ * bandwidth"); the rest by memmove. */
+void rma_copy_any(void *dst, const void *src, size_t n)
+{
+    switch (n) {
+    case 1: __builtin_memcpy(dst, src, 1); return;
+    case 2: __builtin_memcpy(dst, src, 2); return;
+    case 4: __builtin_memcpy(dst, src, 4); return;
+    case 16: {
+        uint64_t a, b;
+        __builtin_memcpy(&a, src, 8);
+        __builtin_memcpy(&b, (const char *)src + 8, 8);
+        __builtin_memcpy(dst, &a, 8);
+        __builtin_memcpy((char *)dst + 8, &b, 8);
+        return;
+    }
+    default: {
+        size_t nt = ut_settings.rma_copy_nt_bytes;
+        uintptr_t d = (uintptr_t)dst, s = (uintptr_t)src;
+        if (nt && n >= nt && (d + n <= s || s + n <= d)) copy_nt(dst, src, n);
+        else memmove(dst, src, n);
+    }
+    }
+}
+
 /* Copy `bytes` bytes of data from (src, scount, sdt) to (dst, dcount, ddt). */
 static int dt_move(void *dst, MPI_Aint dcount, cr_datatype_t *ddt, const void *src,
                    MPI_Aint scount, cr_datatype_t *sdt, size_t bytes)
@@ -489,8 +560,11 @@ static inline __attribute__((always_inline)) int short_way(cr_win_t *w, int rank
 {
     if (CR_UNLIKELY((unsigned)rank >= (unsigned)w->size)) return 0;
     const rma_target_t *t = &w->t[rank];
-    if (CR_UNLIKELY(t->path != path || !(t->lock || t->posted || w->fence_open) ||
-                    w->am != NULL || w->flavor == MPI_WIN_FLAVOR_DYNAMIC))
+    /* t->fast: RMA_DIRECT on a window neither dynamic nor spanning nodes */
+    if (CR_UNLIKELY((path == RMA_DIRECT ? !t->fast
+                                        : (t->path != path || w->am != NULL ||
+                                           w->flavor == MPI_WIN_FLAVOR_DYNAMIC)) ||
+                    !(t->lock | t->posted | w->fence_open)))
         return 0;
     if (CR_UNLIKELY(!odt->contig || !tdt->contig || odt->basic != tdt->basic ||
                     tdt->true_extent != tdt->size))
@@ -515,29 +589,6 @@ static inline __attribute__((always_inline)) int direct_fast(cr_win_t *w, int ra
     if (!short_way(w, rank, RMA_DIRECT, disp, ocount, odt, tcount, tdt, &o, bytes)) return 0;
     *at = w->t[rank].base + o + tdt->true_lb;
     return 1;
-}
-
-/* A copy between mapped memory of the direct path: short ones by moves of
- * their own (one load and one store each for 1, 2, 4, 8 and 16 bytes; both
- * loads done before the stores where there are two, so overlapping buffers
- * are safe as with memmove). */
-static inline __attribute__((always_inline)) void direct_copy(void *dst, const void *src, size_t n)
-{
-    switch (n) {
-    case 1: __builtin_memcpy(dst, src, 1); return;
-    case 2: __builtin_memcpy(dst, src, 2); return;
-    case 4: __builtin_memcpy(dst, src, 4); return;
-    case 8: __builtin_memcpy(dst, src, 8); return;
-    case 16: {
-        uint64_t a, b;
-        __builtin_memcpy(&a, src, 8);
-        __builtin_memcpy(&b, (const char *)src + 8, 8);
-        __builtin_memcpy(dst, &a, 8);
-        __builtin_memcpy((char *)dst + 8, &b, 8);
-        return;
-    }
-    default: memmove(dst, src, n);
-    }
 }
 
 /* The short way of MPI_Accumulate and MPI_Fetch_and_op: direct_fast's
@@ -605,10 +656,12 @@ int core_put(const void *origin_addr, MPI_Count origin_count, cr_datatype_t *ori
 {
     char *at;
     size_t bytes;
+    win->dstores |= RMA_DSTORES;     /* MPI_Win_flush's short way fences (fast.h) */
+    rma_fast_remember(win);
     if (CR_LIKELY(how == CR_BLOCKING &&
                   direct_fast(win, target_rank, target_disp, origin_count, origin_datatype,
                               target_count, target_datatype, &at, &bytes))) {
-        direct_copy(at, (const char *)origin_addr + origin_datatype->true_lb, bytes);
+        rma_copy(at, (const char *)origin_addr + origin_datatype->true_lb, bytes);
         return MPI_SUCCESS;
     }
     MPI_Aint off;
@@ -634,10 +687,11 @@ int core_get(void *origin_addr, MPI_Count origin_count, cr_datatype_t *origin_da
 {
     char *at;
     size_t bytes;
+    rma_fast_remember(win);
     if (CR_LIKELY(how == CR_BLOCKING &&
                   direct_fast(win, target_rank, target_disp, origin_count, origin_datatype,
                               target_count, target_datatype, &at, &bytes))) {
-        direct_copy((char *)origin_addr + origin_datatype->true_lb, at, bytes);
+        rma_copy((char *)origin_addr + origin_datatype->true_lb, at, bytes);
         return MPI_SUCCESS;
     }
     MPI_Aint off;
@@ -859,6 +913,7 @@ int core_accumulate(const void *origin_addr, MPI_Count origin_count,
         return acc_fast_apply(win, p, n, target_datatype, target_count, op,
                               (const char *)origin_addr + origin_datatype->true_lb, NULL);
     }
+    win->dstores |= RMA_DSTORES;     /* maybe plain stores (fast.h) */
     int err = op_target(win, target_rank, &t);
     if (CR_UNLIKELY(err)) return err;
     if (t) {
@@ -888,6 +943,7 @@ int core_get_accumulate(const void *origin_addr, MPI_Count origin_count,
 {
     rma_target_t *t;
     MPI_Aint at;
+    win->dstores |= RMA_DSTORES;     /* maybe plain stores (fast.h) */
     int err = op_target(win, target_rank, &t);
     if (CR_UNLIKELY(err)) return err;
     if (!(op->handle == MPI_NO_OP) &&
@@ -938,6 +994,7 @@ int core_fetch_and_op(const void *origin_addr, void *result_addr, cr_datatype_t 
         /* origin_addr and result_addr are the packed streams, as in acc_cpu */
         return acc_fast_apply(win, p, n, datatype, 1, op, origin_addr, result_addr);
     }
+    win->dstores |= RMA_DSTORES;     /* maybe plain stores (fast.h) */
     int err = op_target(win, target_rank, &t);
     if (CR_UNLIKELY(err) || !t) return err;
     if (CR_UNLIKELY(!datatype->builtin))
@@ -984,6 +1041,7 @@ int core_compare_and_swap(const void *origin_addr, const void *compare_addr, voi
         win->stats.acc_cpu++;
         return MPI_SUCCESS;
     }
+    win->dstores |= RMA_DSTORES;     /* maybe plain stores (fast.h) */
     int err = op_target(win, target_rank, &t);
     if (CR_UNLIKELY(err) || !t) return err;
     if (CR_UNLIKELY(!cas_type(datatype)))

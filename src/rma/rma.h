@@ -37,6 +37,8 @@
 #include "core/adapt.h"
 
 enum { RMA_DIRECT = 1, RMA_CMA, RMA_AM };
+/* cr_win.dstores */
+enum { RMA_DSTORES = 1, RMA_DFENCE_ALWAYS = 2 };
 /* Lock states (rma_target_t.lock) and the lock word's exclusive bit. */
 enum { RMA_UNLOCKED = 0, RMA_SHARED = 1, RMA_EXCL = 2 };
 #define RMA_LOCK_EXCL_BIT (1ull << 62)
@@ -74,6 +76,8 @@ typedef struct {
     uint8_t path;                  /* RMA_DIRECT, RMA_CMA, RMA_AM */
     uint8_t lock;                  /* the passive-target lock this process holds on it */
     uint8_t posted;                /* PSCW: in the current access group */
+    uint8_t fast;                  /* the short ways (fast.h) may reach it: RMA_DIRECT on a
+                                      window that is not dynamic and spans no nodes */
     int world;                     /* peer number */
     int local;                     /* index in the node segment, -1 when on another node */
     char *base;                    /* DIRECT: window memory in this process's address space;
@@ -196,6 +200,12 @@ struct cr_win {
                                       rank's accumulate-class operations on its own memory, on
                                       the types the network's atomics do, by the CPU's atomics
                                       (the network's are the CPU's), not through the network */
+    /* what MPI_Win_flush's short way (fast.h) must fence: RMA_DSTORES, plain
+     * stores into mapped target memory since the last fence (every
+     * operation but gets and the accumulates by the CPU's atomics, which are
+     * locked instructions, sets it); RMA_DFENCE_ALWAYS (MPI_Win_allocate_shared
+     * windows, whose memory the ranks also load and store themselves) */
+    uint8_t dstores;
     rma_stats_t stats;
     /* shmam.c: small operations to this node's CMA targets as requests in a
      * ring of each rank's control area that its progress engine serves */

@@ -49,6 +49,7 @@
 #define _GNU_SOURCE
 #include "rma/rma.h"
 #include "core/progress.h"
+#include "core/pvar.h"
 #include "transport/shm/shm.h"
 #include "util/settings.h"
 
@@ -94,6 +95,7 @@ struct rma_sam_pend {
 
 static cr_win_t *sam_wins;         /* windows whose ring this rank serves */
 static int sam_poll(void *arg);
+static int sam_waiting(void);
 static cr_poller_t sam_poller = { "rma-shm", sam_poll, NULL, NULL, 0, 0 };
 static cr_adapt_cfg_t sam_cfg;     /* mode CR_ADAPT_AUTO where COURIER_RMA_SHM_AM=1 */
 static uint64_t sam_slow_ns;       /* COURIER_RMA_SHM_AM_SLOW_US: when requests are taken back */
@@ -155,6 +157,7 @@ void rma_sam_init(cr_win_t *w)
     w->sam_next = sam_wins;
     sam_wins = w;
     cr_progress_register(&sam_poller);
+    cr_wait_side = sam_waiting;
 }
 
 void rma_sam_fini(cr_win_t *w)
@@ -169,7 +172,10 @@ void rma_sam_fini(cr_win_t *w)
         free(w->t[k].sam_pend);
         w->t[k].sam_pend = NULL;
     }
-    if (!sam_wins) cr_progress_unregister(&sam_poller);
+    if (!sam_wins) {
+        cr_progress_unregister(&sam_poller);
+        cr_wait_side = NULL;
+    }
 }
 
 /* ---- the target's side ------------------------------------------------------------- */
@@ -268,9 +274,21 @@ static __attribute__((noinline)) int serve_ring(cr_win_t *w)
                          __ATOMIC_RELEASE);
         head_advance(w, r);
         w->stats.sam_served++;
+        cr_pvar_rma[CR_PVAR_RMA_SHM_SERVED]++;
         events++;
     }
     return events;
+}
+
+/* cr_wait_side (core.h): 1 when a request waits at the head of one of this
+ * rank's rings, for the waits that poll only a peer's ring (MPI_Recv's fast
+ * path), which then run the whole progress step (sam_poll among it). */
+static int sam_waiting(void)
+{
+    for (cr_win_t *w = sam_wins; w; w = w->sam_next)
+        if (__atomic_load_n(w->sam_headw, __ATOMIC_RELAXED) != SAM_WORD(w->sam_head, SAM_FREE))
+            return 1;
+    return 0;
 }
 
 static int sam_poll(void *arg)
@@ -336,6 +354,7 @@ static int sam_post(cr_win_t *w, rma_target_t *t, int kind, uint32_t flags, uint
     __atomic_store_n(&s->word, SAM_WORD(p, SAM_POSTED), __ATOMIC_RELEASE);
     t->sam_pend[t->sam_npend++] = (struct rma_sam_pend){ p, out };
     w->stats.sam_reqs++;
+    cr_pvar_rma[CR_PVAR_RMA_SHM_REQS]++;
     return 1;
 }
 
@@ -438,6 +457,7 @@ int rma_sam_settle_slow(cr_win_t *w, int rank)
                              __ATOMIC_RELEASE);
             kept = i;
             w->stats.sam_back++;
+            cr_pvar_rma[CR_PVAR_RMA_SHM_BACK]++;
         }
         /* the ones it took, it is serving */
         if (kept > 0) wait_served(w, r, pd[kept - 1].ticket, 0, NULL);
@@ -483,6 +503,7 @@ int rma_sam_op(cr_win_t *w, int rank, int kind, MPI_Aint at, size_t bytes, cr_ba
     }
     if (!sam_want(t)) {
         w->stats.sam_copies++;
+        cr_pvar_rma[CR_PVAR_RMA_SHM_COPIES]++;
         *err = rma_sam_settle(w, rank);
         return 0;
     }
@@ -500,6 +521,7 @@ int rma_sam_op(cr_win_t *w, int rank, int kind, MPI_Aint at, size_t bytes, cr_ba
     if (!sam_post(w, t, kind, flags, (uint64_t)at, bytes, b, op, in, cmp,
                   kind == RMA_SAM_PUT ? NULL : out)) {
         w->stats.sam_copies++;
+        cr_pvar_rma[CR_PVAR_RMA_SHM_COPIES]++;
         *err = rma_sam_settle(w, rank);
         return 0;
     }

@@ -117,6 +117,7 @@ static int target_unlock(cr_win_t *win, int rank)
 
 int core_win_lock(int lock_type, int rank, int assert, cr_win_t *win)
 {
+    rma_fast_remember(win);     /* the short ways' window (fast.h) */
     epoch_begins(win);
     if (lock_type != MPI_LOCK_SHARED && lock_type != MPI_LOCK_EXCLUSIVE)
         return cr_error(MPI_ERR_LOCKTYPE, "lock_type=%d: neither MPI_LOCK_SHARED nor "
@@ -161,6 +162,7 @@ int core_win_unlock(int rank, cr_win_t *win)
 
 int core_win_lock_all(int assert, cr_win_t *win)
 {
+    rma_fast_remember(win);     /* the short ways' window (fast.h) */
     epoch_begins(win);
     if (win->no_locks)
         return cr_error(MPI_ERR_RMA_SYNC, "the window was created with the info no_locks=true: "
@@ -215,6 +217,7 @@ int core_win_unlock_all(cr_win_t *win)
 
 int core_win_flush(int rank, cr_win_t *win)
 {
+    rma_fast_remember(win);     /* the short ways' window (fast.h) */
     if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
     int err = check_rank(win, rank, "MPI_Win_flush");
     if (err) return err;
@@ -290,6 +293,7 @@ int core_win_sync(cr_win_t *win)
 /* ---- fence ------------------------------------------------------------------------------- */
 int core_win_fence(int assert, cr_win_t *win)
 {
+    rma_fast_remember(win);     /* the short ways' window (fast.h) */
     epoch_begins(win);
     if (win->nlocks || win->lock_all || win->nstart >= 0 || win->exposed)
         return cr_error(MPI_ERR_RMA_SYNC, "MPI_Win_fence inside a %s epoch",
@@ -355,6 +359,7 @@ int core_win_post(cr_group_t *group, int assert, cr_win_t *win)
 
 int core_win_start(cr_group_t *group, int assert, cr_win_t *win)
 {
+    rma_fast_remember(win);     /* the short ways' window (fast.h) */
     epoch_begins(win);
     if (win->nstart >= 0)
         return cr_error(MPI_ERR_RMA_SYNC, "MPI_Win_start: an access epoch is open already "

@@ -6,6 +6,7 @@
  * handlers (see rma.h and docs/rma.md). */
 #define _GNU_SOURCE
 #include "rma/rma.h"
+#include "core/threads.h"
 #include "rma/api.h"
 #include "core/attr.h"
 #include "core/comm_priv.h"
@@ -32,16 +33,9 @@ typedef struct {
     volatile int attached;
 } rma_seg_hdr_t;
 
-static cr_objtab_t win_tab;
+cr_objtab_t cr_win_tab;
 static cr_win_t *win_list;
 static int win_serial;
-
-cr_win_t *cr_win_ptr(MPI_Win h)
-{
-    if (CR_H_STORAGE(h) == CR_ST_USER && CR_H_KIND(h) == CR_K_WIN)
-        return (cr_win_t *)cr_objtab_get(&win_tab, CR_H_INDEX(h));
-    return NULL;
-}
 
 cr_win_t *rma_win_by_id(int id)
 {
@@ -199,11 +193,12 @@ static void debug_stats(cr_win_t *w)
 static void win_destroy(cr_win_t *w)
 {
     if (!w) return;
+    if (cr_win_hot_obj == w) cr_win_hot_forget();     /* fast.h */
     if (w->seg) munmap(w->seg, w->seg_bytes);
     if (w->comm) cr_comm_release(w->comm);
     free(w->t);
     free(w->start_ranks);
-    if (w->head.handle) cr_objtab_remove(&win_tab, CR_H_INDEX(w->head.handle));
+    if (w->head.handle) cr_objtab_remove(&cr_win_tab, CR_H_INDEX(w->head.handle));
     for (cr_win_t **pp = &win_list; *pp; pp = &(*pp)->next)
         if (*pp == w) {
             *pp = w->next;
@@ -343,7 +338,7 @@ static int win_make(cr_comm_t *comm, int flavor, void *base, MPI_Aint size, MPI_
     free(data_off);
     w->base = holds_data ? w->t[w->rank].base : flavor == MPI_WIN_FLAVOR_DYNAMIC ? NULL : base;
     if (flavor == MPI_WIN_FLAVOR_DYNAMIC) w->wsize = 0;
-    int idx = cr_objtab_add(&win_tab, w);
+    int idx = cr_objtab_add(&cr_win_tab, w);
     if (idx < 0) {
         win_destroy(w);
         return cr_error(MPI_ERR_NO_MEM, "no memory for a window handle");
@@ -377,6 +372,11 @@ static int win_make(cr_comm_t *comm, int flavor, void *base, MPI_Aint size, MPI_
         win_destroy(w);
         return err;
     }
+    /* the targets the short ways reach (fast.h) */
+    for (int r = 0; r < w->size; r++)
+        w->t[r].fast = w->t[r].path == RMA_DIRECT && !w->am && flavor != MPI_WIN_FLAVOR_DYNAMIC;
+    /* the ranks load and store shared memory themselves: MPI_Win_flush fences always */
+    w->dstores = flavor == MPI_WIN_FLAVOR_SHARED ? RMA_DFENCE_ALWAYS : 0;
     if (ut_settings.debug >= 2) debug_paths(w);
     *out = w;
     return MPI_SUCCESS;

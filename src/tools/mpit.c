@@ -119,7 +119,7 @@ struct courier_t_cvar_handle {
 };
 
 /* ---- performance variables ---------------------------------------------------------- */
-typedef enum { PV_QUEUE, PV_SENT_MSGS, PV_SENT_BYTES, PV_COLL_ALG } pv_source_t;
+typedef enum { PV_QUEUE, PV_SENT_MSGS, PV_SENT_BYTES, PV_COLL_ALG, PV_RMA } pv_source_t;
 
 typedef struct {
     char name[64];
@@ -142,7 +142,18 @@ static const char *const proto_name[CR_PVAR_NPROTO] = { "eager", "rndv" };
 
 static void pvars_build(void)
 {
-    int max = 2 + 2 * (CR_PVAR_NKIND - 1) * CR_PVAR_NPROTO + COLL_NCOLL;
+    static const char *const rma_name[CR_PVAR_NRMA] = {
+        "rma_shm_requests", "rma_shm_requests_back", "rma_shm_copies", "rma_shm_requests_served",
+    };
+    static const char *const rma_desc[CR_PVAR_NRMA] = {
+        "Small one-sided operations sent as requests to a ring of a target on the node "
+        "(MPI_Win_create and dynamic windows)",
+        "Of those, requests taken back because the target did not take them in time, done by copies",
+        "Small one-sided operations to such targets done by copies at once (target not polling, "
+        "or its ring full)",
+        "Requests of other ranks served from this rank's rings",
+    };
+    int max = 2 + 2 * (CR_PVAR_NKIND - 1) * CR_PVAR_NPROTO + COLL_NCOLL + CR_PVAR_NRMA;
     pvars = calloc((size_t)max, sizeof *pvars);
     if (!pvars) return;
     pvar_t *p = pvars;
@@ -182,6 +193,14 @@ static void pvars_build(void)
         p->a = c;
         p->category = CAT_COLL;
     }
+    for (int k = 0; k < CR_PVAR_NRMA; k++, p++) {
+        snprintf(p->name, sizeof p->name, "%s", rma_name[k]);
+        snprintf(p->desc, sizeof p->desc, "%s", rma_desc[k]);
+        p->var_class = MPI_T_PVAR_CLASS_COUNTER;
+        p->source = PV_RMA;
+        p->a = k;
+        p->category = CAT_PT2PT;
+    }
     npvars = (int)(p - pvars);
 }
 
@@ -203,6 +222,7 @@ static unsigned long long pvar_now(const pvar_t *p)
     case PV_SENT_MSGS: return cr_pvar_sent_total(p->a, p->b).msgs;
     case PV_SENT_BYTES: return cr_pvar_sent_total(p->a, p->b).bytes;
     case PV_COLL_ALG: return (unsigned long long)__atomic_load_n(&coll_last_alg[p->a], __ATOMIC_RELAXED);
+    case PV_RMA: return cr_pvar_rma[p->a];
     }
     return 0;
 }

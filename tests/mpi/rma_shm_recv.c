@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+/* A target that waits in MPI_Recv serves the one-sided requests in the ring
+ * of its MPI_Win_create window (docs/rma.md, "Small operations on
+ * MPI_Win_create memory"): rank 0 sits in one MPI_Recv from the last rank
+ * while every other rank does ROUNDS puts of 8 bytes + MPI_Win_flush into
+ * its own slot of rank 0's window, then gets the slot back; only then does
+ * the last rank send what rank 0 waits for.
+ *
+ * The list runs it with every small operation sent as a request
+ * (COURIER_RMA_SHM_AM=2) and a long time before a request is taken back
+ * (COURIER_RMA_SHM_AM_SLOW_US): a target whose wait did not look at its ring
+ * would leave each request to be taken back after that time and done by a
+ * copy.  Checked through the MPI_T performance variables (src/tools/mpit.c):
+ * at each origin, every put and get went as a request and none was taken
+ * back or done by a copy; at rank 0, it served them all; and the data: the
+ * get returns the last put, rank 0's window holds every origin's last value.
+ * With one rank there is no other rank to wait for: it checks nothing but
+ * the variables' presence.  Uses Courier's variable names; standard MPI
+ * otherwise. */
+#include "mpitest.h"
+
+enum { ROUNDS = 1000 };
+enum { V_REQS = 0, V_BACK, V_COPIES, V_SERVED, NV };
+static const char *const vname[NV] = { "rma_shm_requests", "rma_shm_requests_back",
+                                       "rma_shm_copies", "rma_shm_requests_served" };
+
+static MPI_T_pvar_session session;
+static MPI_T_pvar_handle handle[NV];
+
+static void vars_open(void)
+{
+    int provided;
+    CHECK_MPI(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
+    CHECK_MPI(MPI_T_pvar_session_create(&session));
+    for (int v = 0; v < NV; v++) {
+        int idx = -1, count = 0;
+        CHECK_MPI(MPI_T_pvar_get_index(vname[v], MPI_T_PVAR_CLASS_COUNTER, &idx));
+        CHECK_MPI(MPI_T_pvar_handle_alloc(session, idx, NULL, &handle[v], &count));
+        CHECK_INT(count, 1);
+    }
+}
+
+static unsigned long long var(int v)
+{
+    unsigned long long x = 0;
+    CHECK_MPI(MPI_T_pvar_read(session, handle[v], &x));
+    return x;
+}
+
+static void vars_close(void)
+{
+    for (int v = 0; v < NV; v++) CHECK_MPI(MPI_T_pvar_handle_free(session, &handle[v]));
+    CHECK_MPI(MPI_T_pvar_session_free(&session));
+    CHECK_MPI(MPI_T_finalize());
+}
+
+static int64_t value(int rank, int i)
+{
+    return ((int64_t)rank << 32) | (int64_t)i;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int me, np;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    vars_open();
+    int64_t *mem = mt_malloc((size_t)np * sizeof(int64_t));
+    for (int r = 0; r < np; r++) mem[r] = -1;
+    MPI_Win win;
+    CHECK_MPI(MPI_Win_create(mem, (MPI_Aint)((size_t)np * sizeof(int64_t)), sizeof(int64_t),
+                             MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    /* the origins among themselves (made while rank 0 can still take part) */
+    MPI_Comm origins;
+    CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, me == 0, me, &origins));
+    unsigned long long before[NV], after[NV];
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int v = 0; v < NV; v++) before[v] = var(v);
+    if (np > 1 && me == 0) {
+        /* all of the origins' operations happen while rank 0 is in here */
+        int token = -1;
+        CHECK_MPI(MPI_Recv(&token, 1, MPI_INT, np - 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        CHECK_INT(token, np - 1);
+    } else if (np > 1) {
+        CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+        for (int i = 0; i < ROUNDS; i++) {
+            int64_t v = value(me, i);
+            CHECK_MPI(MPI_Put(&v, 1, MPI_INT64_T, 0, me, 1, MPI_INT64_T, win));
+            CHECK_MPI(MPI_Win_flush(0, win));
+        }
+        int64_t got = -1;
+        CHECK_MPI(MPI_Get(&got, 1, MPI_INT64_T, 0, me, 1, MPI_INT64_T, win));
+        CHECK_MPI(MPI_Win_flush(0, win));
+        CHECK(got == value(me, ROUNDS - 1), "rank %d got 0x%llx back, put 0x%llx last", me,
+              (unsigned long long)got, (unsigned long long)value(me, ROUNDS - 1));
+        CHECK_MPI(MPI_Win_unlock(0, win));
+        for (int v = 0; v < NV; v++) after[v] = var(v);
+        CHECK(after[V_REQS] - before[V_REQS] == ROUNDS + 1,
+              "rank %d: %llu of its %d operations went as requests", me,
+              after[V_REQS] - before[V_REQS], ROUNDS + 1);
+        CHECK(after[V_BACK] == before[V_BACK], "rank %d: %llu requests taken back (not served "
+              "while the target waited in MPI_Recv)", me, after[V_BACK] - before[V_BACK]);
+        CHECK(after[V_COPIES] == before[V_COPIES], "rank %d: %llu operations by copies", me,
+              after[V_COPIES] - before[V_COPIES]);
+        /* every origin is done: the last one lets rank 0 go */
+        CHECK_MPI(MPI_Barrier(origins));
+        if (me == np - 1) {
+            int token = me;
+            CHECK_MPI(MPI_Send(&token, 1, MPI_INT, 0, 7, MPI_COMM_WORLD));
+        }
+    }
+    if (np > 1 && me == 0) {
+        for (int v = 0; v < NV; v++) after[v] = var(v);
+        unsigned long long want = (unsigned long long)(np - 1) * (ROUNDS + 1);
+        CHECK(after[V_SERVED] - before[V_SERVED] == want, "rank 0 served %llu requests, not %llu",
+              after[V_SERVED] - before[V_SERVED], want);
+    }
+    MPI_Comm_free(&origins);
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, me, 0, win));
+    if (me == 0)
+        for (int r = 1; r < np; r++)
+            CHECK(mem[r] == value(r, ROUNDS - 1), "rank 0's slot %d holds 0x%llx, not 0x%llx", r,
+                  (unsigned long long)mem[r], (unsigned long long)value(r, ROUNDS - 1));
+    CHECK_MPI(MPI_Win_unlock(me, win));
+    CHECK_MPI(MPI_Win_free(&win));
+    free(mem);
+    vars_close();
+    int rc = mt_finish("rma_shm_recv");
+    MPI_Finalize();
+    return rc;
+}
