@@ -11,8 +11,9 @@
  * (COURIER_RMA_SHM_AM_SLOW_US): a target whose wait did not look at its ring
  * would leave each request to be taken back after that time and done by a
  * copy.  Checked through the MPI_T performance variables (src/tools/mpit.c):
- * at each origin, every put and get went as a request and none was taken
- * back or done by a copy; at rank 0, it served them all; and the data: the
+ * at each origin, none was taken back, and every put and get went as a
+ * request (at 2 ranks; with several origins some may find the ring's next
+ * slot still held and go by copies); at rank 0, it served every request; and the data: the
  * get returns the last put, rank 0's window holds every origin's last value.
  * With one rank there is no other rank to wait for: it checks nothing but
  * the variables' presence.  Uses Courier's variable names; standard MPI
@@ -74,14 +75,16 @@ int main(int argc, char **argv)
     /* the origins among themselves (made while rank 0 can still take part) */
     MPI_Comm origins;
     CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, me == 0, me, &origins));
-    unsigned long long before[NV], after[NV];
+    unsigned long long before[NV], after[NV], sent_as_requests = 0;
     MPI_Barrier(MPI_COMM_WORLD);
     for (int v = 0; v < NV; v++) before[v] = var(v);
     if (np > 1 && me == 0) {
         /* all of the origins' operations happen while rank 0 is in here */
-        int token = -1;
-        CHECK_MPI(MPI_Recv(&token, 1, MPI_INT, np - 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-        CHECK_INT(token, np - 1);
+        unsigned long long token[2] = {0, 0};
+        CHECK_MPI(MPI_Recv(token, 2, MPI_UNSIGNED_LONG_LONG, np - 1, 7, MPI_COMM_WORLD,
+                           MPI_STATUS_IGNORE));
+        CHECK(token[0] == (unsigned long long)(np - 1), "token %llu from rank %d", token[0], np - 1);
+        sent_as_requests = token[1];
     } else if (np > 1) {
         CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
         for (int i = 0; i < ROUNDS; i++) {
@@ -96,23 +99,32 @@ int main(int argc, char **argv)
               (unsigned long long)got, (unsigned long long)value(me, ROUNDS - 1));
         CHECK_MPI(MPI_Win_unlock(0, win));
         for (int v = 0; v < NV; v++) after[v] = var(v);
-        CHECK(after[V_REQS] - before[V_REQS] == ROUNDS + 1,
-              "rank %d: %llu of its %d operations went as requests", me,
-              after[V_REQS] - before[V_REQS], ROUNDS + 1);
+        unsigned long long reqs = after[V_REQS] - before[V_REQS];
+        unsigned long long copies = after[V_COPIES] - before[V_COPIES];
         CHECK(after[V_BACK] == before[V_BACK], "rank %d: %llu requests taken back (not served "
               "while the target waited in MPI_Recv)", me, after[V_BACK] - before[V_BACK]);
-        CHECK(after[V_COPIES] == before[V_COPIES], "rank %d: %llu operations by copies", me,
-              after[V_COPIES] - before[V_COPIES]);
-        /* every origin is done: the last one lets rank 0 go */
-        CHECK_MPI(MPI_Barrier(origins));
+        CHECK(reqs + copies == ROUNDS + 1, "rank %d: %llu requests + %llu copies, not %d", me,
+              reqs, copies, ROUNDS + 1);
+        if (np == 2)
+            /* one origin: its ring always has room, so every operation went as a request */
+            CHECK(reqs == ROUNDS + 1, "rank %d: %llu of its %d operations went as requests", me,
+                  reqs, ROUNDS + 1);
+        else
+            /* several origins on 2 cores: a slot a descheduled origin has not retired yet
+             * stops the others' requests when the ring comes round to it, and they go by
+             * copies meanwhile (docs/rma.md); the ring must still have been used */
+            CHECK(reqs > 0, "rank %d: no operation went as a request", me);
+        /* every origin is done: the last one lets rank 0 go, with the origins' total */
+        unsigned long long total = 0;
+        CHECK_MPI(MPI_Allreduce(&reqs, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, origins));
         if (me == np - 1) {
-            int token = me;
-            CHECK_MPI(MPI_Send(&token, 1, MPI_INT, 0, 7, MPI_COMM_WORLD));
+            unsigned long long token[2] = {(unsigned long long)me, total};
+            CHECK_MPI(MPI_Send(token, 2, MPI_UNSIGNED_LONG_LONG, 0, 7, MPI_COMM_WORLD));
         }
     }
     if (np > 1 && me == 0) {
         for (int v = 0; v < NV; v++) after[v] = var(v);
-        unsigned long long want = (unsigned long long)(np - 1) * (ROUNDS + 1);
+        unsigned long long want = sent_as_requests;
         CHECK(after[V_SERVED] - before[V_SERVED] == want, "rank 0 served %llu requests, not %llu",
               after[V_SERVED] - before[V_SERVED], want);
     }
