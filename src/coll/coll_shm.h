@@ -116,6 +116,9 @@ typedef struct coll_shm {
     int nb_announced;           /* counted among the area's sleepers for a sleep of the
                                  * waiting policy (coll_nbshm_announce) */
     struct coll_shm *nb_next_announced;
+    /* coll_select's last choice per collective once the area exists
+     * (coll_select.c, "memo") */
+    coll_memo_t memo[COLL_NCOLL];
 } coll_shm_t;
 
 /* May comm's collectives use the node's shared memory: an intracommunicator
