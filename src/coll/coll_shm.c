@@ -295,15 +295,17 @@ coll_shm_t *coll_shm_area(cr_comm_t *c)
  * thread in to see it.  The poller stays registered while any thread waits
  * (the library lock guards the count). */
 static _Thread_local struct {
-    volatile uint64_t *w;
-    uint64_t target;
+    volatile uint64_t *w, *w2;  /* w2: a second word that also ends the wait, or NULL */
+    uint64_t target, target2;
 } waiting;
 static int nwaiting;
 
 static int wait_poll(void *arg)
 {
     (void)arg;
-    return waiting.w && __atomic_load_n(waiting.w, __ATOMIC_ACQUIRE) >= waiting.target;
+    return waiting.w && (__atomic_load_n(waiting.w, __ATOMIC_ACQUIRE) >= waiting.target ||
+                         (waiting.w2 &&
+                          __atomic_load_n(waiting.w2, __ATOMIC_ACQUIRE) >= waiting.target2));
 }
 
 static cr_poller_t wait_poller = { .name = "coll_shm", .poll = wait_poll };
@@ -319,7 +321,11 @@ static uint32_t wait_tag(const coll_shm_t *a, volatile uint64_t *w)
     return CSHM_WF_RELEASE;
 }
 
-void cshm_wait_slow(coll_shm_t *a, volatile uint64_t *w, uint64_t target)
+/* Wait until *w >= target or (w2 set) *w2 >= target2; both words of one
+ * rank's lines, or w the release word of a meeting (what a waiter past its
+ * spin phase says it waits for is w's). */
+static void wait_either(coll_shm_t *a, volatile uint64_t *w, uint64_t target,
+                        volatile uint64_t *w2, uint64_t target2)
 {
     cr_wait_t wt = CR_WAIT_INIT;
     wt.sleep_ns = a->sleep_ns;
@@ -327,6 +333,7 @@ void cshm_wait_slow(coll_shm_t *a, volatile uint64_t *w, uint64_t target)
     int slow = 0;
     for (;;) {
         if (__atomic_load_n(w, __ATOMIC_ACQUIRE) >= target) break;
+        if (w2 && __atomic_load_n(w2, __ATOMIC_ACQUIRE) >= target2) break;
         if (cr_progress() > 0) {
             cr_wait_busy(&wt);
             continue;
@@ -338,6 +345,8 @@ void cshm_wait_slow(coll_shm_t *a, volatile uint64_t *w, uint64_t target)
             __atomic_add_fetch(a->sleepers, 1, __ATOMIC_SEQ_CST);
             waiting.w = w;
             waiting.target = target;
+            waiting.w2 = w2;
+            waiting.target2 = target2;
             if (nwaiting++ == 0) cr_progress_register(&wait_poller);
             continue;
         }
@@ -350,6 +359,11 @@ void cshm_wait_slow(coll_shm_t *a, volatile uint64_t *w, uint64_t target)
         __atomic_sub_fetch(a->sleepers, 1, __ATOMIC_RELEASE);
     }
     cr_wait_end(&wt);
+}
+
+void cshm_wait_slow(coll_shm_t *a, volatile uint64_t *w, uint64_t target)
+{
+    wait_either(a, w, target, NULL, 0);
 }
 
 /* The waiter wrote its tag before it counted itself among the sleepers and
@@ -439,12 +453,25 @@ void cshm_wait_done(coll_shm_t *a, uint64_t n)
 
 /* Did rank r finish call m?  Its line for m holds the step of the last call
  * it posted there: m's own, or a later call's once r is nline calls further
- * (it finished m then), or an earlier call's (r is not at m yet).  Ranks
- * finish calls in order, so the answer is monotone in m. */
+ * (it finished m then), or an earlier call's (r is not at m yet).  A call
+ * that ends with FIN says so in m's line; one that ends without
+ * (cshm_post_once) says so when r posts anything in call m + 1, which it
+ * does only once it finished m (a rank finishes the area's calls in order,
+ * and every call posts at least once).  So the answer is monotone in m. */
 static int finished(const coll_shm_t *a, int r, uint64_t m)
 {
     return m == 0 ||
-           __atomic_load_n(&cshm_ctl(a, r, m)->step, __ATOMIC_ACQUIRE) >= cshm_step(m, CSHM_FIN);
+           __atomic_load_n(&cshm_ctl(a, r, m)->step, __ATOMIC_ACQUIRE) >= cshm_step(m, CSHM_FIN) ||
+           __atomic_load_n(&cshm_ctl(a, r, m + 1)->step, __ATOMIC_ACQUIRE) >=
+               cshm_step(m + 1, CSHM_POSTED);
+}
+
+/* Wait until rank r finished call m (finished: its FIN in m, or its first
+ * post in m + 1). */
+static void wait_finished(coll_shm_t *a, int r, uint64_t m)
+{
+    wait_either(a, &cshm_ctl(a, r, m)->step, cshm_step(m, CSHM_FIN), &cshm_ctl(a, r, m + 1)->step,
+                cshm_step(m + 1, CSHM_POSTED));
 }
 
 void cshm_claim_slow(coll_shm_t *a, uint64_t n, uint64_t depth)
@@ -453,7 +480,7 @@ void cshm_claim_slow(coll_shm_t *a, uint64_t n, uint64_t depth)
     uint64_t safe = n - 1;   /* this rank itself finished every earlier call */
     for (int r = 0; r < a->p; r++) {
         if (r == a->me || finished(a, r, safe)) continue;
-        if (!finished(a, r, need)) cshm_wait(a, r, need, CSHM_FIN);
+        if (!finished(a, r, need)) wait_finished(a, r, need);
         /* the last call r finished, in (need, safe): a binary search over its
          * lines, so that a root that ran ahead learns at once how far the
          * readers got and does not come here again on every call */
