@@ -241,6 +241,18 @@ static inline void cshm_post_once(coll_shm_t *a, uint64_t n, int phase)
     __builtin_prefetch(cshm_ctl(a, a->me, n + 1), 1);
 #endif
 }
+/* A reader of rooted call n (bcast, scatter) done with the root's line:
+ * ask for the root's line for call n + 1 now (a read prefetch).  In a run of
+ * calls from one root that runs ahead, that line is then on its way while
+ * this call copies out and returns, where the next call would wait a whole
+ * line hand-over for it.  Where the root has not written it yet the
+ * prefetch finds this rank's own copy from call n + 1 - nline (nothing
+ * moves), or fetches a line the root's write must take back, as it must
+ * take back that old copy otherwise. */
+static inline void cshm_prefetch_next(const coll_shm_t *a, int r, uint64_t n)
+{
+    __builtin_prefetch(cshm_ctl(a, r, n + 1), 0);
+}
 /* Publish this rank's progress in call n where nobody waits for it (every
  * rank of a meeting learns it from the meeting): no wake-up. */
 static inline void cshm_mark(coll_shm_t *a, uint64_t n, int phase)
