@@ -103,6 +103,9 @@ typedef struct coll_shm {
                                  * (rank 0's choice: COURIER_COLL_SHM_MEET) */
     uint64_t sleep_ns;          /* a waiter's yield phase (cr_wait_t.sleep_ns) */
     unsigned spin_skip;         /* polls of the spin phase a waiter skips */
+    unsigned word_polls;        /* loads of the awaited word before a wait's first
+                                 * progress poll (COURIER_COLL_SHM_WORD_POLLS; 0 where
+                                 * ranks outnumber cores) */
     const volatile uint64_t *info; /* per rank, one line: pid, probe address */
     cshm_ctl_t *ctl;            /* p x nline control lines */
     char *slots;                /* p x CSHM_NBUF slots */
