@@ -229,15 +229,22 @@ int core_bcast(void *buffer, MPI_Count count, cr_datatype_t *datatype, int root,
                      (!comm->remote && comm->size == 1) || a.bytes == 0);
 }
 
-/* The arguments of a reduction over count elements; checks the op. */
+/* The arguments of a reduction over count elements (the op already checked). */
+static void reduction_args(coll_args_t *a, const void *sendbuf, void *recvbuf, MPI_Aint count,
+                           cr_datatype_t *dt, cr_op_t *op, int root)
+{
+    *a = (coll_args_t){ .sbuf = sendbuf, .rbuf = recvbuf, .count = count, .dt = dt, .op = op,
+                        .root = root };
+    a->bytes = coll_bytes(a);
+}
+
+/* The same, checking the op first. */
 static int reduction(coll_args_t *a, const void *sendbuf, void *recvbuf, MPI_Aint count,
                      cr_datatype_t *dt, cr_op_t *op, int root)
 {
     int e = cr_op_check(op, dt);
     if (e) return e;
-    *a = (coll_args_t){ .sbuf = sendbuf, .rbuf = recvbuf, .count = count, .dt = dt, .op = op,
-                        .root = root };
-    a->bytes = coll_bytes(a);
+    reduction_args(a, sendbuf, recvbuf, count, dt, op, root);
     return MPI_SUCCESS;
 }
 
@@ -249,8 +256,7 @@ int core_reduce(const void *sendbuf, void *recvbuf, MPI_Count count, cr_datatype
     int e = cr_op_check(op, datatype);
     if (e) return e;
     if (nothing_to_do(comm, how, block_bytes(count, datatype))) return MPI_SUCCESS;
-    e = reduction(&a, sendbuf, recvbuf, count, datatype, op, root);
-    if (e) return e;
+    reduction_args(&a, sendbuf, recvbuf, count, datatype, op, root);   /* op checked above */
     return coll_call(COLL_REDUCE, comm, &a, how, request, a.bytes == 0);
 }
 
@@ -262,8 +268,7 @@ int core_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, cr_datat
     int e = cr_op_check(op, datatype);
     if (e) return e;
     if (nothing_to_do(comm, how, block_bytes(count, datatype))) return MPI_SUCCESS;
-    e = reduction(&a, sendbuf, recvbuf, count, datatype, op, 0);
-    if (e) return e;
+    reduction_args(&a, sendbuf, recvbuf, count, datatype, op, 0);   /* op checked above */
     return coll_call(COLL_ALLREDUCE, comm, &a, how, request, a.bytes == 0);
 }
 

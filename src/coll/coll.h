@@ -191,6 +191,16 @@ int coll_exscan_recdbl(coll_sched_t *s, const coll_args_t *a);
  * algorithm exists for this kind of communicator (Scan and Exscan on an
  * intercommunicator, which the standard does not define). */
 const coll_alg_t *coll_select(coll_kind_t coll, const cr_comm_t *comm, const coll_args_t *a);
+/* coll_select's memo of its last choice for one collective on one
+ * communicator (coll_select.c): what the choice depended on, and the choice. */
+typedef struct {
+    unsigned long serial;       /* ut_settings_serial when chosen; 0: empty */
+    size_t bytes;
+    MPI_Aint count;
+    MPI_Aint ext, text, size;   /* of a->dt (0 without) */
+    unsigned bits;              /* COLL_MEMO_* of the call */
+    const coll_alg_t *alg;
+} coll_memo_t;
 /* The same for a call that cannot use a direct algorithm: a trivial blocking
  * call's check, and the fallback below (schedules only). */
 const coll_alg_t *coll_select_sched(coll_kind_t coll, const cr_comm_t *comm,

@@ -12,7 +12,10 @@
  * gamma), beta_x reading a peer's slot from the other core's cache; the first
  * of the p - 1 ops reads two operands and writes recvbuf in one pass
  * (cshm_fold, cr_op_apply3), so at two ranks each rank makes one copy (its
- * operand into its slot) and one op pass. */
+ * operand into its slot) and one op pass.  Where ranks do not meet, each
+ * posts once per call, its operand's phase, and no FIN (cshm_post_once):
+ * at two ranks with an operand of up to 48 bytes one line written by each
+ * rank and read by the other is the whole call. */
 #include "coll/coll_shm.h"
 
 int coll_allreduce_shm_fits(const cr_comm_t *c, const coll_args_t *a)
@@ -58,11 +61,12 @@ int coll_allreduce_shm(cr_comm_t *c, const coll_args_t *a)
         cshm_post(sh, n, CSHM_FIN);
         return MPI_SUCCESS;
     }
-    cshm_post(sh, n, CSHM_POSTED);
+    /* the one post of the call: nobody waits for this rank's FIN in it, so
+     * its next call's first post says it is done (cshm_post_once) */
+    cshm_post_once(sh, n, CSHM_POSTED);
     cshm_slots_t o = { sh, n, a->count, a->dt, CSHM_POSTED, NULL, 0 };
     cshm_fold_order(a->op, cshm_slot_operand, &o, c->size, a->rbuf, a->count, a->dt,
                     cshm_order_allreduce());
     if (sh->safe < n - 1) sh->safe = n - 1;   /* every rank posted in call n */
-    cshm_post(sh, n, CSHM_FIN);
     return MPI_SUCCESS;
 }

@@ -79,7 +79,11 @@ int coll_alltoall_shm(cr_comm_t *c, const coll_args_t *a)
         cshm_unpack(dst + (size_t)me * bytes, coll_elem(a->rbuf, (MPI_Aint)me * a->rcount, a->rdt),
                     a->rcount, a->rdt);
     }
-    cshm_post_all(sh, n);
+    /* where ranks do not meet, one post per call and no FIN: the first post
+     * of this rank's next call says it no longer reads the others' blocks
+     * (cshm_post_once) */
+    if (sh->meet) cshm_post_all(sh, n);
+    else cshm_post_once(sh, n, CSHM_POSTED);
     for (int k = 1; k < p; k++) {
         int r = (me + k) % p;
         cshm_wait(sh, r, n, CSHM_POSTED);
@@ -88,6 +92,6 @@ int coll_alltoall_shm(cr_comm_t *c, const coll_args_t *a)
                     a->rcount, a->rdt);
     }
     if (sh->safe < n - 1) sh->safe = n - 1;   /* every rank posted in call n */
-    cshm_post(sh, n, CSHM_FIN);
+    if (sh->meet) cshm_post(sh, n, CSHM_FIN);
     return MPI_SUCCESS;
 }

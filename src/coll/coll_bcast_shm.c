@@ -56,6 +56,7 @@ int coll_bcast_shm(cr_comm_t *c, const coll_args_t *a)
     uint64_t sent = cshm_ctl(sh, root, n)->w[CSHM_BCAST_BYTES];
     int e = cshm_bcast_length(sent, a);
     if (!e) cshm_unpack(cshm_data(sh, root, n, at), a->rbuf, a->count, a->dt);
+    cshm_prefetch_next(sh, root, n);
     cshm_bcast_end(sh, root, n, sent);
     return e;
 }

@@ -94,13 +94,19 @@ int coll_reduce_scatter_shm(cr_comm_t *c, const coll_args_t *a)
     const void *src = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
     cshm_claim(sh, n);
     coll_copy(src, cshm_operand(sh, me, n, total, a->dt), total, a->dt);
-    cshm_post_all(sh, n);
+    /* every rank's vector must stay until its readers are done: where ranks
+     * meet they post FIN, else the first post of their next call says it
+     * (cshm_post_once: one post per call) */
+    if (sh->meet) cshm_post_all(sh, n);
+    else cshm_post_once(sh, n, CSHM_POSTED);
     if (mine > 0) {
         cshm_slots_t o = { sh, n, total, a->dt, CSHM_POSTED, NULL, first };
         cshm_fold_order(a->op, cshm_slot_operand, &o, p, a->rbuf, mine, a->dt,
                         cshm_order_reduce_scatter(a->op));
+        /* every rank posted in call n: the next calls' claims need not look
+         * at their lines (a look costs a line from each) */
+        if (sh->safe < n - 1) sh->safe = n - 1;
     }
-    /* every rank's vector must stay until its readers are done: they post FIN */
-    cshm_post(sh, n, CSHM_FIN);
+    if (sh->meet) cshm_post(sh, n, CSHM_FIN);
     return MPI_SUCCESS;
 }

@@ -75,6 +75,7 @@ int coll_scatter_shm(cr_comm_t *c, const coll_args_t *a)
     }
     cshm_wait(sh, root, n, CSHM_FIN);
     cshm_unpack(cshm_data(sh, root, n, all) + (size_t)me * bytes, a->rbuf, a->rcount, a->rdt);
+    cshm_prefetch_next(sh, root, n);
     cshm_post(sh, n, CSHM_FIN);
     return MPI_SUCCESS;
 }

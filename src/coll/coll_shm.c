@@ -238,6 +238,10 @@ static int make_area(cr_comm_t *c, coll_shm_t *a)
         a->spin_skip = deep && spin >= 0 && (unsigned long)spin < cr_wait_spin_limit
                            ? cr_wait_spin_limit - (unsigned)spin
                            : 0;
+        /* a rank of its own core first looks only at the word it waits
+         * for; with more ranks than cores the peer is likely descheduled and
+         * the wait goes straight to the policy */
+        a->word_polls = cr_proc.oversubscribed ? 0 : (unsigned)ut_settings.coll_shm_word_polls;
         volatile uint64_t *mine = (volatile uint64_t *)a->info + a->me * 8;
         mine[INFO_PID] = (uint64_t)getpid();
         mine[INFO_PROBE] = (uint64_t)(uintptr_t)&cshm_probe_word;
@@ -308,15 +312,17 @@ void coll_shm_publish_unlocked(cr_comm_t *c)
  * thread in to see it.  The poller stays registered while any thread waits
  * (the library lock guards the count). */
 static _Thread_local struct {
-    volatile uint64_t *w;
-    uint64_t target;
+    volatile uint64_t *w, *w2;  /* w2: a second word that also ends the wait, or NULL */
+    uint64_t target, target2;
 } waiting;
 static int nwaiting;
 
 static int wait_poll(void *arg)
 {
     (void)arg;
-    return waiting.w && __atomic_load_n(waiting.w, __ATOMIC_ACQUIRE) >= waiting.target;
+    return waiting.w && (__atomic_load_n(waiting.w, __ATOMIC_ACQUIRE) >= waiting.target ||
+                         (waiting.w2 &&
+                          __atomic_load_n(waiting.w2, __ATOMIC_ACQUIRE) >= waiting.target2));
 }
 
 static cr_poller_t wait_poller = { .name = "coll_shm", .poll = wait_poll };
@@ -330,6 +336,14 @@ static uint32_t wait_tag(const coll_shm_t *a, volatile uint64_t *w)
     if (x >= lo && x < lo + lines * CSHM_LINE)
         return (uint32_t)((size_t)(x - lo) / CSHM_LINE / a->nline) + 1;
     return CSHM_WF_RELEASE;
+}
+
+/* Whether *w >= target or (w2 set) *w2 >= target2. */
+static inline int either_done(volatile uint64_t *w, uint64_t target, volatile uint64_t *w2,
+                              uint64_t target2)
+{
+    return __atomic_load_n(w, __ATOMIC_ACQUIRE) >= target ||
+           (w2 && __atomic_load_n(w2, __ATOMIC_ACQUIRE) >= target2);
 }
 
 /* The waits of a call without the library lock (coll.c, coll_call_mt; the
@@ -347,8 +361,8 @@ static uint32_t wait_tag(const coll_shm_t *a, volatile uint64_t *w)
  * idleness, and on every turn while a channel has queued outgoing work,
  * under the library lock taken only when it is free (a thread that holds it
  * moves that work itself). */
-static void sleep_unlocked(coll_shm_t *a, volatile uint64_t *w, uint64_t target, cr_chan_t *ch,
-                           long max_us)
+static void sleep_unlocked(coll_shm_t *a, volatile uint64_t *w, uint64_t target,
+                           volatile uint64_t *w2, uint64_t target2, cr_chan_t *ch, long max_us)
 {
     if (max_us <= 0) {
         cr_wait_sys.yield();
@@ -359,7 +373,7 @@ static void sleep_unlocked(coll_shm_t *a, volatile uint64_t *w, uint64_t target,
     if (cr_wait_bell_prepare() != 0) {
         cr_wait_sys.yield();        /* the process may not sleep now */
     } else {
-        int quiet = __atomic_load_n(w, __ATOMIC_ACQUIRE) < target;
+        int quiet = !either_done(w, target, w2, target2);
         if (quiet && ch) {
             cr_chan_lock_slow(ch);
             quiet = cr_chan_progress(ch) == 0 && cr_chan_can_sleep(ch);
@@ -374,14 +388,15 @@ static void sleep_unlocked(coll_shm_t *a, volatile uint64_t *w, uint64_t target,
     __atomic_sub_fetch(a->sleepers, 1, __ATOMIC_RELEASE);
 }
 
-static void wait_unlocked(coll_shm_t *a, volatile uint64_t *w, uint64_t target)
+static void wait_unlocked(coll_shm_t *a, volatile uint64_t *w, uint64_t target,
+                          volatile uint64_t *w2, uint64_t target2)
 {
     cr_chan_t *ch = a->chan;
     long sleep_us = ut_settings.wait_sleep_us;   /* -1: never sleeps */
     uint64_t period = (uint64_t)(sleep_us > 0 ? sleep_us : 0) * 1000u;
     uint64_t yield_ns = a->sleep_ns ? a->sleep_ns : period;
     uint64_t idle_since = 0, step_at = 0;
-    while (__atomic_load_n(w, __ATOMIC_ACQUIRE) < target) {
+    while (!either_done(w, target, w2, target2)) {
         if (ch) {
             cr_chan_lock_slow(ch);
             int events = cr_chan_progress(ch);
@@ -404,7 +419,7 @@ static void wait_unlocked(coll_shm_t *a, volatile uint64_t *w, uint64_t target)
             step_at = now + period;
             if (cr_lib_try_reacquire()) {
                 cr_liveness_check();
-                int events = __atomic_load_n(w, __ATOMIC_ACQUIRE) < target ? cr_progress() : 1;
+                int events = !either_done(w, target, w2, target2) ? cr_progress() : 1;
                 cr_lib_unlock_slow();
                 if (events > 0) {
                     idle_since = 0;
@@ -423,23 +438,48 @@ static void wait_unlocked(coll_shm_t *a, volatile uint64_t *w, uint64_t target)
              * every turn) as long as the policy's longest sleep */
             long max_us = period ? (long)((step_at - now) / 1000u)
                                  : (long)ut_settings.wait_sleep_max_us;
-            sleep_unlocked(a, w, target, ch, max_us);
+            sleep_unlocked(a, w, target, w2, target2, ch, max_us);
         }
     }
 }
 
-void cshm_wait_slow(coll_shm_t *a, volatile uint64_t *w, uint64_t target)
+/* Between two loads of a word another core will write. */
+static inline void word_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#else
+    __asm__ volatile("" ::: "memory");
+#endif
+}
+
+/* Wait until *w >= target or (w2 set) *w2 >= target2; both words of one
+ * rank's lines, or w the release word of a meeting (what a waiter past its
+ * spin phase says it waits for is w's). */
+static void wait_either(coll_shm_t *a, volatile uint64_t *w, uint64_t target,
+                        volatile uint64_t *w2, uint64_t target2)
 {
     if (a->unlocked) {
-        wait_unlocked(a, w, target);
+        wait_unlocked(a, w, target, w2, target2);
         return;
     }
     cr_wait_t wt = CR_WAIT_INIT;
     wt.sleep_ns = a->sleep_ns;
     wt.polls = a->spin_skip;   /* a shorter spin phase (only the first) */
     int slow = 0;
+    /* first the word alone, for a bounded while: a poll of the engine costs
+     * some 300 instructions (2 ranks, callgrind), and a post that lands
+     * during one is seen that much later, where most waits of a small
+     * collective end within a few hundred nanoseconds.  pt2pt progress waits
+     * at most word_polls pauses. */
+    for (unsigned k = a->word_polls; k; k--) {
+        if (__atomic_load_n(w, __ATOMIC_ACQUIRE) >= target) return;
+        if (w2 && __atomic_load_n(w2, __ATOMIC_ACQUIRE) >= target2) return;
+        word_relax();
+    }
     for (;;) {
         if (__atomic_load_n(w, __ATOMIC_ACQUIRE) >= target) break;
+        if (w2 && __atomic_load_n(w2, __ATOMIC_ACQUIRE) >= target2) break;
         if (cr_progress() > 0) {
             cr_wait_busy(&wt);
             continue;
@@ -451,6 +491,8 @@ void cshm_wait_slow(coll_shm_t *a, volatile uint64_t *w, uint64_t target)
             __atomic_add_fetch(a->sleepers, 1, __ATOMIC_SEQ_CST);
             waiting.w = w;
             waiting.target = target;
+            waiting.w2 = w2;
+            waiting.target2 = target2;
             if (nwaiting++ == 0) cr_progress_register(&wait_poller);
             continue;
         }
@@ -463,6 +505,11 @@ void cshm_wait_slow(coll_shm_t *a, volatile uint64_t *w, uint64_t target)
         __atomic_sub_fetch(a->sleepers, 1, __ATOMIC_RELEASE);
     }
     cr_wait_end(&wt);
+}
+
+void cshm_wait_slow(coll_shm_t *a, volatile uint64_t *w, uint64_t target)
+{
+    wait_either(a, w, target, NULL, 0);
 }
 
 /* The waiter wrote its tag before it counted itself among the sleepers and
@@ -552,12 +599,25 @@ void cshm_wait_done(coll_shm_t *a, uint64_t n)
 
 /* Did rank r finish call m?  Its line for m holds the step of the last call
  * it posted there: m's own, or a later call's once r is nline calls further
- * (it finished m then), or an earlier call's (r is not at m yet).  Ranks
- * finish calls in order, so the answer is monotone in m. */
+ * (it finished m then), or an earlier call's (r is not at m yet).  A call
+ * that ends with FIN says so in m's line; one that ends without
+ * (cshm_post_once) says so when r posts anything in call m + 1, which it
+ * does only once it finished m (a rank finishes the area's calls in order,
+ * and every call posts at least once).  So the answer is monotone in m. */
 static int finished(const coll_shm_t *a, int r, uint64_t m)
 {
     return m == 0 ||
-           __atomic_load_n(&cshm_ctl(a, r, m)->step, __ATOMIC_ACQUIRE) >= cshm_step(m, CSHM_FIN);
+           __atomic_load_n(&cshm_ctl(a, r, m)->step, __ATOMIC_ACQUIRE) >= cshm_step(m, CSHM_FIN) ||
+           __atomic_load_n(&cshm_ctl(a, r, m + 1)->step, __ATOMIC_ACQUIRE) >=
+               cshm_step(m + 1, CSHM_POSTED);
+}
+
+/* Wait until rank r finished call m (finished: its FIN in m, or its first
+ * post in m + 1). */
+static void wait_finished(coll_shm_t *a, int r, uint64_t m)
+{
+    wait_either(a, &cshm_ctl(a, r, m)->step, cshm_step(m, CSHM_FIN), &cshm_ctl(a, r, m + 1)->step,
+                cshm_step(m + 1, CSHM_POSTED));
 }
 
 void cshm_claim_slow(coll_shm_t *a, uint64_t n, uint64_t depth)
@@ -566,7 +626,7 @@ void cshm_claim_slow(coll_shm_t *a, uint64_t n, uint64_t depth)
     uint64_t safe = n - 1;   /* this rank itself finished every earlier call */
     for (int r = 0; r < a->p; r++) {
         if (r == a->me || finished(a, r, safe)) continue;
-        if (!finished(a, r, need)) cshm_wait(a, r, need, CSHM_FIN);
+        if (!finished(a, r, need)) wait_finished(a, r, need);
         /* the last call r finished, in (need, safe): a binary search over its
          * lines, so that a root that ran ahead learns at once how far the
          * readers got and does not come here again on every call */

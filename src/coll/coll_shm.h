@@ -37,10 +37,13 @@
  * wakes the others, so each waits once per call; so do the single-copy
  * algorithms' phases (cshm_post_all, cshm_fin_all), and the root of a rooted
  * single copy waits on one count of its own line that the last reader
- * completes (cshm_wait_done).  Every call ends with
- * CSHM_FIN posted: the rank no longer reads
- * anything of that call (and a rank's line for call m shows whether it
- * finished m: cshm_claim_slow relies on every call posting FIN).  Before a rank writes its slot for call n it makes
+ * completes (cshm_wait_done).  Every call posts at least once, and ends
+ * with CSHM_FIN posted (the rank no longer reads anything of that call) or,
+ * where nobody waits for that FIN within the call, ends without it
+ * (cshm_post_once: its one post was its data's): the rank's first post in
+ * its next call says that it finished this one.  So a rank's lines for
+ * calls m and m + 1 show whether it finished m (cshm_claim_slow relies on
+ * it).  Before a rank writes its slot for call n it makes
  * sure that every rank finished call n - CSHM_NBUF, the slot's last user
  * (cshm_claim: nearly always known already, since a rank that saw every rank
  * post in call m knows they all finished m - 1); a call whose data all fit
@@ -100,6 +103,9 @@ typedef struct coll_shm {
                                  * (rank 0's choice: COURIER_COLL_SHM_MEET) */
     uint64_t sleep_ns;          /* a waiter's yield phase (cr_wait_t.sleep_ns) */
     unsigned spin_skip;         /* polls of the spin phase a waiter skips */
+    unsigned word_polls;        /* loads of the awaited word before a wait's first
+                                 * progress poll (COURIER_COLL_SHM_WORD_POLLS; 0 where
+                                 * ranks outnumber cores) */
     const volatile uint64_t *info; /* per rank, one line: pid, probe address */
     cshm_ctl_t *ctl;            /* p x nline control lines */
     char *slots;                /* p x CSHM_NBUF slots */
@@ -128,6 +134,9 @@ typedef struct coll_shm {
     int unlocked_ok;
     int unlocked;
     struct cr_chan *chan;
+    /* coll_select's last choice per collective once the area exists
+     * (coll_select.c, "memo") */
+    coll_memo_t memo[COLL_NCOLL];
 } coll_shm_t;
 
 /* comm's area when a blocking call on it may run without the library lock:
@@ -241,6 +250,38 @@ static inline void cshm_post(coll_shm_t *a, uint64_t n, int phase)
      * the two (src/transport/shm/shm.h, doorbells); the compiler must not swap them */
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     if (CR_UNLIKELY(*a->sleepers != 0)) cshm_wake(a, (uint32_t)a->me + 1);
+}
+/* The last post of a call n that ends without FIN (its data and phase, in
+ * a call where no rank waits for this rank's FIN): the others learn that
+ * this rank finished n from its first post in its next call (coll_shm.c,
+ * finished).  So each rank of a two-rank allreduce writes one line per call
+ * where it wrote it twice, and the FIN's invalidation of the copy the peer
+ * had just read no longer comes, in store order, before the next call's
+ * post.  Meanwhile this rank takes its line for call n + 1 for writing
+ * (a write prefetch: it holds call n + 1 - nline's step, which the peers
+ * read), so that the next post finds it in its cache, not shared. */
+static inline void cshm_post_once(coll_shm_t *a, uint64_t n, int phase)
+{
+    cshm_post(a, n, phase);
+#if defined(__x86_64__) || defined(__i386__)
+    /* PREFETCHW (a no-op on the few x86 processors without it); GCC emits it
+     * for __builtin_prefetch(p, 1) only where the target says it has it */
+    __asm__ volatile("prefetchw %0" : : "m"(*(const char *)cshm_ctl(a, a->me, n + 1)));
+#else
+    __builtin_prefetch(cshm_ctl(a, a->me, n + 1), 1);
+#endif
+}
+/* A reader of rooted call n (bcast, scatter) done with the root's line:
+ * ask for the root's line for call n + 1 now (a read prefetch).  In a run of
+ * calls from one root that runs ahead, that line is then on its way while
+ * this call copies out and returns, where the next call would wait a whole
+ * line hand-over for it.  Where the root has not written it yet the
+ * prefetch finds this rank's own copy from call n + 1 - nline (nothing
+ * moves), or fetches a line the root's write must take back, as it must
+ * take back that old copy otherwise. */
+static inline void cshm_prefetch_next(const coll_shm_t *a, int r, uint64_t n)
+{
+    __builtin_prefetch(cshm_ctl(a, r, n + 1), 0);
 }
 /* Publish this rank's progress in call n where nobody waits for it (every
  * rank of a meeting learns it from the meeting): no wake-up. */

@@ -386,6 +386,7 @@ int core_t_cvar_write(MPI_T_cvar_handle handle, const void *buf)
      * it would be from the environment */
     if (v < ut_setting_descs[i].min || v > ut_setting_descs[i].max) return MPI_T_ERR_INVALID;
     *ut_setting_slot(&ut_setting_descs[i]) = v;
+    __atomic_add_fetch(&ut_settings_serial, 1, __ATOMIC_RELAXED);   /* stale selection memos */
     ut_setting_pin(i);
     return MPI_SUCCESS;
 }

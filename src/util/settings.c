@@ -11,6 +11,8 @@
 #include <string.h>
 #include <strings.h>
 
+unsigned long ut_settings_serial;
+
 ut_settings_t ut_settings = {
 #define CR_SETTING(field, type, def, min, max, doc) .field = (def),
 #define CR_SETTING_ALIAS(field, name)
@@ -216,6 +218,7 @@ int ut_settings_load(void)
 {
     int rc = 0;
     load_error[0] = '\0';
+    __atomic_add_fetch(&ut_settings_serial, 1, __ATOMIC_RELAXED);
     for (int i = 0; i < ut_setting_count; i++) {
         const ut_setting_desc_t *d = &ut_setting_descs[i];
         if (pinned[i]) continue;

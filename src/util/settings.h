@@ -27,6 +27,11 @@ typedef struct {
 } ut_setting_desc_t;
 
 extern ut_settings_t ut_settings;
+/* Counts the changes of ut_settings after the first load (ut_settings_load,
+ * a write through the tools interface): whatever is computed from settings
+ * and kept (the collective selection's memo, coll_select.c) is stale once
+ * this moved.  Code that writes ut_settings directly increments it too. */
+extern unsigned long ut_settings_serial;
 extern const ut_setting_desc_t ut_setting_descs[];
 extern const int ut_setting_count;
 

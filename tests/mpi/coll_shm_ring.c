@@ -11,6 +11,10 @@
  * the cell and a slot alternate), the root moves, roots sometimes pass
  * MPI_IN_PLACE, and one rank at a time is made slow (short sleeps) so that
  * the others run ahead until the ring is full.  Every datum is checked.
+ * A last run mixes in the all-rank calls (Allreduce, Alltoall,
+ * Reduce_scatter_block) that end without FIN where ranks do not meet
+ * (cshm_post_once): a root running ahead must learn from their next call's
+ * post that they are done with its line, cell or slot.
  * Works under any MPI. */
 #include <unistd.h>
 #include "mpitest.h"
@@ -53,7 +57,29 @@ static void one(const char *what, long i, size_t b, int root)
     if (what[0] == 'r') in_place = 0;
 #endif
     maybe_slow(i);
-    if (what[0] == 'b') {          /* bcast */
+    if (!strcmp(what, "allreduce") || !strcmp(what, "reduce_scatter")) {
+        /* reduce_scatter: size blocks of n ints, block r left at rank r */
+        int rs = what[0] == 'r';
+        size_t n = b / sizeof(int), all = rs ? n * (size_t)size : n, first = rs ? n * (size_t)rank : 0;
+        int *in = (int *)sbuf, *out = (int *)rbuf;
+        for (size_t k = 0; k < all; k++) in[k] = red_in(rank, i, k);
+        memset(rbuf, 0x5a, n * sizeof(int));
+        if (rs)
+            CHECK_MPI(MPI_Reduce_scatter_block(sbuf, rbuf, (int)n, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        else
+            CHECK_MPI(MPI_Allreduce(sbuf, rbuf, (int)n, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        for (size_t k = 0; k < n; k++)
+            if (out[k] != red_sum(i, first + k)) {
+                CHECK(out[k] == red_sum(i, first + k), "%s call %ld elem %zu: %d, want %d", what,
+                      i, k, out[k], red_sum(i, first + k));
+                break;
+            }
+    } else if (!strcmp(what, "alltoall")) {   /* block from s to d: seed_of(i, d, s) */
+        for (int d = 0; d < size; d++) mt_fill(sbuf + (size_t)d * b, b, seed_of(i, d, rank));
+        memset(rbuf, 0x5a, b * (size_t)size);
+        CHECK_MPI(MPI_Alltoall(sbuf, (int)b, MPI_BYTE, rbuf, (int)b, MPI_BYTE, MPI_COMM_WORLD));
+        for (int r = 0; r < size; r++) CHECK_PATTERN(rbuf + (size_t)r * b, b, seed_of(i, rank, r));
+    } else if (what[0] == 'b') {   /* bcast */
         if (rank == root) mt_fill(rbuf, b, seed_of(i, root, root));
         else memset(rbuf, 0x5a, b);
         CHECK_MPI(MPI_Bcast(rbuf, (int)b, MPI_BYTE, root, MPI_COMM_WORLD));
@@ -120,6 +146,16 @@ int main(int argc, char **argv)
     for (long i = 0; i < iters; i++)
         one(colls[(i + i / 3) % 4], i, i % 40 == 39 ? sizes[NSIZES - 1] : sizes[i % (NSIZES - 1)],
             (int)((i / 3) % size));
+    /* each all-rank call without FIN followed by five rooted calls of one
+     * root, which runs ahead past the ring (COURIER_COLL_SHM_LINES=4) and
+     * must wait in its claim until the slow rank's next post */
+    const char *mixed[] = { "allreduce", "alltoall", "reduce_scatter" };
+    const char *ahead[] = { "bcast", "scatter", "reduce" };
+    for (long i = 0; i < iters; i++) {
+        long k = i / 6;
+        one(i % 6 ? ahead[k % 3] : mixed[k % 3], i,
+            i % 50 == 49 ? sizes[NSIZES - 1] : sizes[k % (NSIZES - 1)], (int)(k % size));
+    }
     free(sbuf);
     free(rbuf);
     int rc = mt_finish("coll_shm_ring");

@@ -286,6 +286,18 @@ static void check_coll_alg(void)
     int count;
     CHECK_MPI(MPI_T_pvar_session_create(&s));
     CHECK_MPI(MPI_T_pvar_handle_alloc(s, pv, NULL, &h, &count));
+    /* first a call with the default choice: on one node it makes the
+     * communicator's shared area, after which the selection keeps its choice
+     * per collective (coll_select.c, the memo), which each write below must
+     * make stale */
+    int first = -1;
+    {
+        int data[1000];
+        for (int i = 0; i < 1000; i++) data[i] = rank == size - 1 ? i : -1;
+        CHECK_MPI(MPI_Bcast(data, 1000, MPI_INT, size - 1, MPI_COMM_WORLD));
+        for (int i = 0; i < 1000; i++) CHECK_INT(data[i], i);
+        CHECK_MPI(MPI_T_pvar_read(s, h, &first));
+    }
     for (int alg = 1; alg <= 2; alg++) {
         CHECK_MPI(write_int_cvar(cv, alg));
         CHECK_INT(read_int_cvar(cv), alg);
@@ -300,6 +312,14 @@ static void check_coll_alg(void)
     CHECK_INT(write_int_cvar(cv, 99), MPI_T_ERR_INVALID);     /* out of the setting's range */
     CHECK_INT(write_int_cvar(cv, -1), MPI_T_ERR_INVALID);
     CHECK_MPI(write_int_cvar(cv, old));
+    {   /* the default choice again, not the last forced one */
+        int data[1000], chosen = -1;
+        for (int i = 0; i < 1000; i++) data[i] = rank == size - 1 ? 3 * i : -1;
+        CHECK_MPI(MPI_Bcast(data, 1000, MPI_INT, size - 1, MPI_COMM_WORLD));
+        for (int i = 0; i < 1000; i++) CHECK_INT(data[i], 3 * i);
+        CHECK_MPI(MPI_T_pvar_read(s, h, &chosen));
+        if (size > 1) CHECK_INT(chosen, first);
+    }
     CHECK_MPI(MPI_T_pvar_handle_free(s, &h));
     CHECK_MPI(MPI_T_pvar_session_free(&s));
 }
