@@ -107,13 +107,26 @@ typedef struct coll_shm {
     int *bell;                  /* comm rank -> node-local index (doorbells) */
     struct coll_hier *hier;     /* the node layer of a communicator that spans nodes
                                  * (coll_hier.c), NULL until first considered */
-    /* non-blocking and persistent calls on the area (coll_nbshm.c) that this
-     * rank started and has not finished, oldest first: only the oldest moves,
-     * and a blocking call on the area first waits until none is left, so this
-     * rank still finishes the area's calls in sequence order */
+    /* The non-blocking and persistent calls' own sequence (coll_nbshm.c): a
+     * second set of rings in the same mapping, made with the first, seen
+     * through a coll_shm_t of its own (its seq, safe, lines, cells, slots,
+     * sleepers and waitfor words; it never meets), so that a blocking call
+     * and a non-blocking one may pass each other (one rank starts the
+     * non-blocking call before a blocking one, another after it).  NULL
+     * until the area is made, and in the view itself. */
+    struct coll_shm *nb;
+    /* Non-blocking and persistent-init calls this rank made on the
+     * communicator (counted by coll_nbc.c whatever path they took), and
+     * the largest count any rank had when the area was made: the calls
+     * numbered above it take the state machines (coll_nbshm_ready), so that
+     * every rank picks the same path for the same call even where the call
+     * and the blocking call that made the area came in different orders. */
+    uint64_t nb_calls, nb_from;
+    /* In the view: the calls this rank started and has not finished, oldest
+     * first; only the oldest moves, so this rank finishes the view's calls in
+     * its sequence order (what safe and cshm_claim_slow rest on). */
     struct coll_nbshm *nb_head, *nb_tail;
-    unsigned nb_pending;
-    int nb_announced;           /* counted among the area's sleepers for a sleep of the
+    int nb_announced;           /* counted among the view's sleepers for a sleep of the
                                  * waiting policy (coll_nbshm_announce) */
     struct coll_shm *nb_next_announced;
 } coll_shm_t;
@@ -136,9 +149,6 @@ size_t coll_shm_slot_cap(void);
  * from the same collective call).  NULL on every rank when it cannot be made;
  * coll_shm_usable() then says no for good and the caller falls back. */
 coll_shm_t *coll_shm_area(cr_comm_t *c);
-/* The part of coll_shm_area for an area with non-blocking calls pending:
- * drive the progress engine (the waiting policy) until they are finished. */
-void coll_nbshm_drain(coll_shm_t *a);
 
 /* ---- one call ------------------------------------------------------------------ */
 static inline uint64_t cshm_begin(coll_shm_t *a)
