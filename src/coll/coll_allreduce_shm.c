@@ -13,7 +13,7 @@
  * of the p - 1 ops reads two operands and writes recvbuf in one pass
  * (cshm_fold, cr_op_apply3), so at two ranks each rank makes one copy (its
  * operand into its slot) and one op pass. */
-#include "coll/coll_shm.h"
+#include "coll/coll_shm_steps.h"
 
 int coll_allreduce_shm_fits(const cr_comm_t *c, const coll_args_t *a)
 {
@@ -48,21 +48,15 @@ int coll_allreduce_shm(cr_comm_t *c, const coll_args_t *a)
     coll_shm_t *sh = coll_shm_area(c);
     if (!sh) return coll_fallback(COLL_ALLREDUCE, c, a);
     uint64_t n = cshm_begin(sh);
-    int me = c->rank;
-    const void *src = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
     cshm_claim(sh, n);
-    void *opnd = cshm_operand(sh, me, n, a->count, a->dt);
-    coll_copy(src, opnd, a->count, a->dt);
+    void *opnd = cshm_allreduce_put(sh, n, a);
     if (sh->meet) {
         allreduce_meet(sh, n, a, opnd);
         cshm_post(sh, n, CSHM_FIN);
         return MPI_SUCCESS;
     }
     cshm_post(sh, n, CSHM_POSTED);
-    cshm_slots_t o = { sh, n, a->count, a->dt, CSHM_POSTED, NULL, 0 };
-    cshm_fold_order(a->op, cshm_slot_operand, &o, c->size, a->rbuf, a->count, a->dt,
-                    cshm_order_allreduce());
-    if (sh->safe < n - 1) sh->safe = n - 1;   /* every rank posted in call n */
-    cshm_post(sh, n, CSHM_FIN);
+    cshm_allreduce_fold(sh, n, a);
     return MPI_SUCCESS;
 }
+

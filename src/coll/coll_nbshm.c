@@ -54,7 +54,7 @@
  * meet at the counter. */
 #include <stdlib.h>
 #include <string.h>
-#include "coll/coll_shm.h"
+#include "coll/coll_shm_steps.h"
 #include "util/settings.h"
 
 struct coll_nbshm {
@@ -324,84 +324,45 @@ static int reduce_step(coll_nbshm_t *m, coll_shm_t *sh)
     return NB_DONE;
 }
 
+/* The three below run the blocking algorithms' steps (coll_shm_steps.h),
+ * with a test where those wait. */
 static int allreduce_step(coll_nbshm_t *m, coll_shm_t *sh)
 {
-    const coll_args_t *a = &m->a;
-    uint64_t n = m->n;
     if (m->step == NB_CLAIM) {
         if (!claim(m, sh, CSHM_NBUF)) return NB_CLAIM;
-        const void *src = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
-        coll_copy(src, cshm_operand(sh, sh->me, n, a->count, a->dt), a->count, a->dt);
-        cshm_post(sh, n, CSHM_POSTED);
+        cshm_allreduce_put(sh, m->n, &m->a);
+        cshm_post(sh, m->n, CSHM_POSTED);
         m->step = NB_PEERS;
     }
     if (!peers_at(m, sh, CSHM_POSTED)) return NB_PEERS;
-    cshm_slots_t o = { sh, n, a->count, a->dt, CSHM_POSTED, NULL, 0 };
-    cshm_fold_order(a->op, cshm_slot_operand, &o, sh->p, a->rbuf, a->count, a->dt,
-                    cshm_order_allreduce());
-    if (sh->safe < n - 1) sh->safe = n - 1;   /* every rank posted in call n */
-    cshm_post(sh, n, CSHM_FIN);
+    cshm_allreduce_fold(sh, m->n, &m->a);   /* every operand is there: it waits for none */
     return NB_DONE;
 }
 
 static int gather_step(coll_nbshm_t *m, coll_shm_t *sh)
 {
     const coll_args_t *a = &m->a;
-    uint64_t n = m->n;
-    int me = sh->me, p = sh->p;
-    size_t bytes = a->bytes;
-    if (me != a->root) {
-        if (!claim(m, sh, cshm_data_depth(sh, bytes))) return NB_CLAIM;
-        cshm_pack(a->sbuf, a->scount, a->sdt, cshm_data(sh, me, n, bytes));
-        cshm_post(sh, n, CSHM_FIN);
+    if (sh->me != a->root) {
+        if (!claim(m, sh, cshm_data_depth(sh, a->bytes))) return NB_CLAIM;
+        cshm_gather_put(sh, m->n, a);
         return NB_DONE;
     }
     if (m->step == NB_CLAIM) {
-        if (a->sbuf != MPI_IN_PLACE)
-            cshm_copy(a->sbuf, a->scount, a->sdt,
-                      coll_elem(a->rbuf, (MPI_Aint)me * a->rcount, a->rdt), a->rcount, a->rdt);
+        cshm_gather_own(sh, a);
         m->step = NB_PEERS;
     }
-    /* each block as it arrives */
-    for (; m->r < p; m->r++) {
-        int r = (me + m->r) % p;
-        if (!cshm_reached(sh, r, n, CSHM_FIN)) return NB_PEERS;
-        cshm_unpack(cshm_data(sh, r, n, bytes),
-                    coll_elem(a->rbuf, (MPI_Aint)r * a->rcount, a->rdt), a->rcount, a->rdt);
-    }
-    cshm_post(sh, n, CSHM_FIN);
-    return NB_DONE;
+    return cshm_gather_take(sh, m->n, a, &m->r, 0) ? NB_DONE : NB_PEERS;
 }
 
 static int allgather_step(coll_nbshm_t *m, coll_shm_t *sh)
 {
-    const coll_args_t *a = &m->a;
-    uint64_t n = m->n;
-    int me = sh->me, p = sh->p;
-    int inl = a->bytes <= CSHM_INLINE;
     if (m->step == NB_CLAIM) {
         if (!claim(m, sh, CSHM_NBUF)) return NB_CLAIM;
-        void *mine = coll_elem(a->rbuf, (MPI_Aint)me * a->rcount, a->rdt);
-        void *dst = inl ? (void *)cshm_ctl(sh, me, n)->w : (void *)cshm_slot(sh, me, n);
-        if (a->sbuf == MPI_IN_PLACE) {
-            cshm_pack(mine, a->rcount, a->rdt, dst);
-        } else {
-            cshm_pack(a->sbuf, a->scount, a->sdt, dst);
-            cshm_unpack(dst, mine, a->rcount, a->rdt);
-        }
-        cshm_post(sh, n, CSHM_POSTED);
+        cshm_allgather_put(sh, m->n, &m->a);
+        cshm_post(sh, m->n, CSHM_POSTED);
         m->step = NB_PEERS;
     }
-    for (; m->r < p; m->r++) {
-        int r = (me + m->r) % p;
-        if (!cshm_reached(sh, r, n, CSHM_POSTED)) return NB_PEERS;
-        const void *src = inl ? (const void *)cshm_ctl(sh, r, n)->w
-                              : (const void *)cshm_slot(sh, r, n);
-        cshm_unpack(src, coll_elem(a->rbuf, (MPI_Aint)r * a->rcount, a->rdt), a->rcount, a->rdt);
-    }
-    if (sh->safe < n - 1) sh->safe = n - 1;   /* every rank posted in call n */
-    cshm_post(sh, n, CSHM_FIN);
-    return NB_DONE;
+    return cshm_allgather_take(sh, m->n, &m->a, &m->r, 0) ? NB_DONE : NB_PEERS;
 }
 
 int coll_nbshm_advance(coll_nbshm_t *m, int *moved)

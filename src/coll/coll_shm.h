@@ -527,4 +527,5 @@ typedef struct {
     MPI_Aint first;
 } cshm_slots_t;
 const void *cshm_slot_operand(void *ctx, int i);
+
 #endif
