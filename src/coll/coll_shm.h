@@ -16,6 +16,12 @@
  * ring of COURIER_COLL_SHM_CELLS cells of COURIER_COLL_SHM_CELL_BYTES (rank
  * 0's values; ncell, a power of two, at most nline).
  *
+ * The non-blocking and persistent calls' state machines (coll_nbshm.c) have
+ * a second, smaller set of the rings below in the same mapping, with a
+ * sequence and counters of their own (coll_shm_t.nb, a view that every
+ * cshm_* helper takes as it takes an area), so that blocking and
+ * non-blocking calls may come in different orders on different ranks.
+ *
  * Calls.  Every call on the area takes the next sequence number n (all ranks
  * call a communicator's collectives in the same order, so they agree) and uses
  * control line n % nline, cell n % ncell and data slot n % CSHM_NBUF of
