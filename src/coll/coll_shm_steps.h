@@ -19,8 +19,9 @@
  * it returns); the caller then posts CSHM_POSTED (or meets). */
 static inline void *cshm_allreduce_put(coll_shm_t *sh, uint64_t n, const coll_args_t *a)
 {
+    const void *src = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
     void *opnd = cshm_operand(sh, sh->me, n, a->count, a->dt);
-    coll_copy(a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf, opnd, a->count, a->dt);
+    coll_copy(src, opnd, a->count, a->dt);
     return opnd;
 }
 /* Fold all p operands in recursive doubling's association into recvbuf
