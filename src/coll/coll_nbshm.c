@@ -189,12 +189,6 @@ static int barrier_step(coll_nbshm_t *m, coll_shm_t *sh)
     return NB_DONE;
 }
 
-/* Bcast's data go inline only up to CSHM_INLINE - 8 bytes (coll_bcast_shm.c). */
-static size_t bcast_place(size_t bytes)
-{
-    return bytes <= CSHM_INLINE - 8 || bytes > CSHM_INLINE ? bytes : CSHM_INLINE + 1;
-}
-
 /* Does the root of a bcast of `bytes` take single copy (coll_bcast_cma.c's
  * protocol without the split): at COURIER_COLL_BCAST_CMA_MIN_BYTES, and
  * always above a slot. */
@@ -254,7 +248,7 @@ static int bcast_step(coll_nbshm_t *m, coll_shm_t *sh)
     const coll_args_t *a = &m->a;
     uint64_t n = m->n;
     int root = a->root;
-    size_t at = bcast_place(a->bytes);
+    size_t at = cshm_bcast_place(a->bytes);
     if (sh->me == root && (m->step != NB_CLAIM || bcast_by_cma(sh, a->bytes)))
         return bcast_cma_root(m, sh);
     if (m->step == NB_SPLIT) {
@@ -268,9 +262,7 @@ static int bcast_step(coll_nbshm_t *m, coll_shm_t *sh)
     }
     if (sh->me == root) {
         if (!claim(m, sh, cshm_data_depth(sh, at))) return NB_CLAIM;
-        cshm_pack(a->rbuf, a->count, a->dt, cshm_data(sh, root, n, at));
-        cshm_ctl(sh, root, n)->w[CSHM_BCAST_BYTES] = a->bytes;
-        cshm_post(sh, n, CSHM_FIN);
+        cshm_bcast_put(sh, n, a, at);   /* the blocking root's step */
         return NB_DONE;
     }
     if (!cshm_reached(sh, root, n, CSHM_POSTED)) return NB_CLAIM;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The steps of the shm algorithms of allreduce, allgather and gather, written
+/* The steps of the shm algorithms of bcast, allreduce, allgather and gather, written
  * once for the blocking calls (coll_<x>_shm.c) and the non-blocking calls'
  * state machines (coll_nbshm.c), which run the same steps on the view of
  * their own sequence (coll_shm_t.nb): the blocking call waits between them,
@@ -13,6 +13,22 @@
 #ifndef COURIER_COLL_SHM_STEPS_H
 #define COURIER_COLL_SHM_STEPS_H
 #include "coll/coll_shm.h"
+
+/* ---- bcast (coll_bcast_shm.c) --------------------------------------------------------- */
+/* Where data of `bytes` go (cshm_data): inline only up to CSHM_INLINE - 8
+ * bytes, since the line's word CSHM_BCAST_BYTES carries the byte count. */
+static inline size_t cshm_bcast_place(size_t bytes)
+{
+    return bytes <= CSHM_INLINE - 8 || bytes > CSHM_INLINE ? bytes : CSHM_INLINE + 1;
+}
+/* The root: pack the message there (at: cshm_bcast_place), write its byte
+ * count and post FIN; it is done. */
+static inline void cshm_bcast_put(coll_shm_t *sh, uint64_t n, const coll_args_t *a, size_t at)
+{
+    cshm_pack(a->rbuf, a->count, a->dt, cshm_data(sh, sh->me, n, at));
+    cshm_ctl(sh, sh->me, n)->w[CSHM_BCAST_BYTES] = a->bytes;
+    cshm_post(sh, n, CSHM_FIN);
+}
 
 /* ---- allreduce (coll_allreduce_shm.c) ------------------------------------------------ */
 /* Copy this rank's operand into its line, cell or slot (cshm_operand, which
