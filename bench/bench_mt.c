@@ -16,6 +16,11 @@
  *                       made with the MPI 4 hint mpi_assert_no_any_tag, which
  *                       an MPI may use to keep the tags apart (Courier spreads
  *                       them over its channels; others ignore it)
+ *   allreduce_mt        every thread of every rank runs MPI_Allreduce (MPI_MAX
+ *                       of unsigned chars) on its own communicator; the
+ *                       figure is the time per call of the slowest thread
+ *                       (collectives on distinct communicators, which MPI
+ *                       lets threads run at once: docs/threads.md)
  *
  * The tests need MPI_THREAD_MULTIPLE: mpibench asks for it when one of them
  * is named, and they stop with an error record when it is not provided.
@@ -38,7 +43,7 @@ static MPI_Comm shared_comm = MPI_COMM_NULL;
 static int comms_made;
 
 /* Which test: the kernel and the communicator of thread t. */
-enum { MT_LAT, MT_RATE };
+enum { MT_LAT, MT_RATE, MT_ALLRED };
 typedef struct {
     int kind;
     int shared;
@@ -63,6 +68,8 @@ static mt_kind_t kind_of(const bench_ctx_t *c)
     mt_kind_t k = { MT_RATE, 0 };
     if (!strcmp(c->t->name, "latency_mt"))
         k.kind = MT_LAT;
+    else if (!strcmp(c->t->name, "allreduce_mt"))
+        k.kind = MT_ALLRED;
     else if (!strcmp(c->t->name, "msgrate_mt_shared"))
         k.shared = 1;
     return k;
@@ -85,7 +92,7 @@ static MPI_Comm comm_of(const mt_thr_t *a, int *tag)
 /* Bytes of one thread's slice of a buffer (bench_alloc aligns the buffer to a page). */
 static size_t slice(const bench_ctx_t *c)
 {
-    size_t n = kind_of(c).kind == MT_LAT ? c->bytes : c->bytes * (size_t)c->window;
+    size_t n = kind_of(c).kind != MT_RATE ? c->bytes : c->bytes * (size_t)c->window;
     /* rounded up so that no two threads' slices share a cache line (or the
      * pair of lines an adjacent-line prefetcher fetches together) */
     return (n + 255) / 256 * 256 + 256;
@@ -129,6 +136,17 @@ static int lat_thread(mt_thr_t *a, char *sb, char *rb)
     return rc;
 }
 
+static int allred_thread(mt_thr_t *a, char *sb, char *rb)
+{
+    int tag, n = (int)a->c->bytes, rc = MPI_SUCCESS;
+    MPI_Comm comm = comm_of(a, &tag);
+    for (long i = 0; i < a->iters && rc == MPI_SUCCESS; i++)
+        rc = MPI_Allreduce(sb, rb, n, MPI_UNSIGNED_CHAR, MPI_MAX, comm);
+    if (rc != MPI_SUCCESS)
+        err_text(a, rc, "MPI_Allreduce");
+    return rc;
+}
+
 /* One window: rank 0 sends `window` messages (from distinct slots when
  * `slots`) and waits for the acknowledgement; rank 1 receives them into
  * distinct slots and acknowledges. */
@@ -164,6 +182,25 @@ static void check_thread(mt_thr_t *a, char *sb, char *rb, MPI_Request *req)
     bench_ctx_t *c = a->c;
     int me = c->o->rank, other = 1 - me, tag;
     MPI_Comm comm = comm_of(a, &tag);
+    if (a->k.kind == MT_ALLRED) {
+        /* every byte the largest of the ranks' patterned bytes */
+        bench_fill(sb, c->bytes, mt_seed(me, c, a->t, 0));
+        memset(rb, 0x5a, c->bytes);
+        a->rc = MPI_Allreduce(sb, rb, (int)c->bytes, MPI_UNSIGNED_CHAR, MPI_MAX, comm);
+        if (err_text(a, a->rc, "MPI_Allreduce"))
+            return;
+        unsigned char *want = calloc(c->bytes ? c->bytes : 1, 1), *one = malloc(c->bytes ? c->bytes : 1);
+        for (int r = 0; r < c->o->np; r++) {
+            bench_fill((char *)one, c->bytes, mt_seed(r, c, a->t, 0));
+            for (size_t i = 0; i < c->bytes; i++)
+                if (one[i] > want[i]) want[i] = one[i];
+        }
+        for (size_t i = 0; i < c->bytes; i++)
+            a->bad += (unsigned char)rb[i] != want[i];
+        free(want);
+        free(one);
+        return;
+    }
     if (a->k.kind == MT_LAT) {
         MPI_Status st;
         int count = -1;
@@ -213,6 +250,8 @@ static void *thread_main(void *p)
     double t0 = MPI_Wtime();
     if (a->k.kind == MT_LAT) {
         a->rc = lat_thread(a, sb, rb);
+    } else if (a->k.kind == MT_ALLRED) {
+        a->rc = allred_thread(a, sb, rb);
     } else {
         a->rc = MPI_SUCCESS;
         for (long i = 0; i < a->iters && a->rc == MPI_SUCCESS; i++)
@@ -316,7 +355,7 @@ static int mt_run(bench_ctx_t *c, long iters, double *secs)
 {
     long bad;
     *secs = 0.0;
-    if (c->o->rank > 1)
+    if (c->o->rank > 1 && kind_of(c).kind != MT_ALLRED)   /* a collective: every rank */
         return MPI_SUCCESS;
     return run_threads(c, iters, 0, secs, &bad);
 }
@@ -325,7 +364,7 @@ static long mt_check(bench_ctx_t *c)
 {
     if (setup(c))
         return -1;
-    if (c->o->rank > 1)
+    if (c->o->rank > 1 && kind_of(c).kind != MT_ALLRED)
         return 0;
     double secs;
     long bad;
@@ -337,6 +376,11 @@ static long mt_check(bench_ctx_t *c)
 static double lat_value(const bench_ctx_t *c, double secs, long iters)
 {
     return secs * 1e6 / (2.0 * (double)iters);
+}
+
+static double call_value(const bench_ctx_t *c, double secs, long iters)
+{
+    return secs * 1e6 / (double)iters;
 }
 
 static double rate_value(const bench_ctx_t *c, double secs, long iters)
@@ -351,5 +395,6 @@ const bench_test_t bench_mt_tests[] = {
     MT("latency_mt", METRIC_LAT, 0, lat_value),
     MT("msgrate_mt", METRIC_RATE, 1, rate_value),
     MT("msgrate_mt_shared", METRIC_RATE, 1, rate_value),
+    MT("allreduce_mt", METRIC_LAT, 0, call_value),
 };
 const int bench_n_mt_tests = (int)(sizeof bench_mt_tests / sizeof bench_mt_tests[0]);

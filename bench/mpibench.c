@@ -10,7 +10,7 @@
  * get_lat put_lat_fence get_lat_fence put_bw get_bw acc_lat fop_lat cas_lat
  * fence lock_unlock shm_store mem_store (group rma, bench_rma.c), memory; `all` (the
  * default) is every one of them.  The multi-threaded tests latency_mt,
- * msgrate_mt and msgrate_mt_shared (group thread, bench_mt.c) run only when
+ * msgrate_mt, msgrate_mt_shared and allreduce_mt (group thread, bench_mt.c) run only when
  * named; naming one makes mpibench ask for MPI_THREAD_MULTIPLE.  The overlap mode (bench_ovlp.c)
  * measures non-blocking operations around a computation instead.  Results
  * go to stdout (table, CSV or JSON lines), progress to stderr.  An MPI
@@ -48,7 +48,7 @@ static void usage(FILE *f)
           "        allgather alltoall reduce_scatter | ibarrier ibcast ireduce iallreduce igather\n"
           "        iallgather (start + wait) pbcast pallreduce (persistent: start + wait) | put_lat get_lat put_lat_fence get_lat_fence\n"
           "        put_bw get_bw acc_lat fop_lat cas_lat fence lock_unlock shm_store mem_store | memory\n"
-          "        latency_mt msgrate_mt msgrate_mt_shared (T threads per rank, --threads)\n"
+          "        latency_mt msgrate_mt msgrate_mt_shared allreduce_mt (T threads per rank, --threads)\n"
           "groups: pt2pt coll rma all (default: all; all leaves out the groups thread and icoll),\n"
           "        thread, icoll\n"
           "   or: mpiexec -n N mpibench overlap [options] [operation ...]\n"
@@ -141,7 +141,8 @@ static void out_test_title(const bench_test_t *t)
                        t->metric == METRIC_BW ? "bandwidth, 1 MB = 10^6 bytes" : "messages per second";
     if (!strcmp(t->group, "thread"))
         printf("\n# %s (%d threads per rank; %s, %s)\n", t->name, bench_mt_threads,
-               t->metric == METRIC_LAT ? "one-way time of the slowest pair" : "messages per second, all threads",
+               !strcmp(t->name, "allreduce_mt") ? "time per call of the slowest thread"
+               : t->metric == METRIC_LAT ? "one-way time of the slowest pair" : "messages per second, all threads",
                bench_metric_unit(t->metric));
     else
         printf("\n# %s (%s, %s%s)\n", t->name, what, bench_metric_unit(t->metric), win);

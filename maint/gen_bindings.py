@@ -612,7 +612,8 @@ def entry(p):
         b.checks.insert(0, "if (CR_UNLIKELY(cr_proc.state != CR_STATE_INIT)) {\n"
                            "        cr_err = cr_chk_init_error(cr_fname);\n        goto fail;\n    }")
     lines += b.checks + b.pre
-    locked = p.name not in notes.LIB_LOCK_FREE and fn not in notes.LIB_LOCK_FREE_ENTRIES
+    locked = (p.name not in notes.LIB_LOCK_FREE and fn not in notes.LIB_LOCK_FREE_ENTRIES and
+              not (fn in notes.LIB_LOCK_FREE_BLOCKING and p.how == "block"))
     if locked:
         lines.append("cr_lib_lock();")
     lines.append("cr_err = %s(%s);" % (fn, ", ".join(args)))

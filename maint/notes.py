@@ -108,6 +108,16 @@ LIB_LOCK_FREE = _names("Init Init_thread Abort")
 LIB_LOCK_FREE_ENTRIES = {"core_send", "core_recv", "core_wait", "core_test", "core_waitall",
                          "core_testall", "core_waitany", "core_testany", "core_waitsome",
                          "core_testsome"}
+# Collective core entries whose blocking forms run without the library lock
+# (src/coll/coll.c, coll_call_mt): with threads, a blocking collective on a
+# communicator whose shared-memory area is made runs its shm or cma algorithm
+# on the area alone; every other call takes the library lock there.  Their
+# non-blocking and persistent forms keep the lock in the binding.
+LIB_LOCK_FREE_BLOCKING = {"core_barrier", "core_bcast", "core_reduce", "core_allreduce",
+                          "core_gather", "core_gatherv", "core_scatter", "core_scatterv",
+                          "core_allgather", "core_allgatherv", "core_alltoall",
+                          "core_alltoallv", "core_alltoallw", "core_reduce_scatter",
+                          "core_reduce_scatter_block", "core_scan", "core_exscan"}
 
 MEMBERS = {
     "Send": ("core_send", {"mode": "CR_MODE_STD"}),

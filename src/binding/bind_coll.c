@@ -35,9 +35,7 @@ int __attribute__((visibility("default"))) PMPI_Allgather(const void* sendbuf, i
     if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, cr_chk_block(recvbuf, (MPI_Aint)cr_c->rank * recvcount, cr_o_recvtype), sendcount, "sendbuf", "this process's block of recvbuf")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
-    cr_lib_lock();
     cr_err = core_allgather(sendbuf, sendcount, cr_o_sendtype, recvbuf, recvcount, cr_o_recvtype, cr_c, CR_BLOCKING, NULL, NULL);
-    cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -65,9 +63,7 @@ int __attribute__((visibility("default"))) PMPI_Allgather_c(const void* sendbuf,
     if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, cr_chk_block(recvbuf, (MPI_Aint)cr_c->rank * recvcount, cr_o_recvtype), sendcount, "sendbuf", "this process's block of recvbuf")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
-    cr_lib_lock();
     cr_err = core_allgather(sendbuf, sendcount, cr_o_sendtype, recvbuf, recvcount, cr_o_recvtype, cr_c, CR_BLOCKING, NULL, NULL);
-    cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -159,9 +155,7 @@ int __attribute__((visibility("default"))) PMPI_Allgatherv(const void* sendbuf, 
     if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, cr_chk_block(recvbuf, displs ? displs[cr_c->rank] : 0, cr_o_recvtype), sendcount, "sendbuf", "this process's block of recvbuf")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
-    cr_lib_lock();
     cr_err = core_allgatherv(sendbuf, sendcount, cr_o_sendtype, recvbuf, CR_VEC(recvcounts), CR_VEC(displs), cr_o_recvtype, cr_c, CR_BLOCKING, NULL, NULL);
-    cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -187,9 +181,7 @@ int __attribute__((visibility("default"))) PMPI_Allgatherv_c(const void* sendbuf
     if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, cr_chk_block(recvbuf, displs ? displs[cr_c->rank] : 0, cr_o_recvtype), sendcount, "sendbuf", "this process's block of recvbuf")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
-    cr_lib_lock();
     cr_err = core_allgatherv(sendbuf, sendcount, cr_o_sendtype, recvbuf, CR_VEC(recvcounts), CR_VEC(displs), cr_o_recvtype, cr_c, CR_BLOCKING, NULL, NULL);
-    cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -277,9 +269,7 @@ int __attribute__((visibility("default"))) PMPI_Allreduce(const void* sendbuf, v
     if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (!cr_o_datatype) cr_o_datatype = cr_datatype_ptr(datatype);
-    cr_lib_lock();
     cr_err = core_allreduce(sendbuf, recvbuf, count, cr_o_datatype, cr_o_op, cr_c, CR_BLOCKING, NULL, NULL);
-    cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -305,9 +295,7 @@ int __attribute__((visibility("default"))) PMPI_Allreduce_c(const void* sendbuf,
     if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (!cr_o_datatype) cr_o_datatype = cr_datatype_ptr(datatype);
-    cr_lib_lock();
     cr_err = core_allreduce(sendbuf, recvbuf, count, cr_o_datatype, cr_o_op, cr_c, CR_BLOCKING, NULL, NULL);
-    cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -397,9 +385,7 @@ int __attribute__((visibility("default"))) PMPI_Alltoall(const void* sendbuf, in
     if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, sendcount, "sendbuf", "recvbuf")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
-    cr_lib_lock();
     cr_err = core_alltoall(sendbuf, sendcount, cr_o_sendtype, recvbuf, recvcount, cr_o_recvtype, cr_c, CR_BLOCKING, NULL, NULL);
-    cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -427,9 +413,7 @@ int __attribute__((visibility("default"))) PMPI_Alltoall_c(const void* sendbuf, 
     if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, sendcount, "sendbuf", "recvbuf")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
-    cr_lib_lock();
     cr_err = core_alltoall(sendbuf, sendcount, cr_o_sendtype, recvbuf, recvcount, cr_o_recvtype, cr_c, CR_BLOCKING, NULL, NULL);
-    cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -519,9 +503,7 @@ int __attribute__((visibility("default"))) PMPI_Alltoallv(const void* sendbuf, c
     if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, sendcounts == recvcounts && sendtype == recvtype, "sendbuf", "recvbuf")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
-    cr_lib_lock();
     cr_err = core_alltoallv(sendbuf, CR_VEC(sendcounts), CR_VEC(sdispls), cr_o_sendtype, recvbuf, CR_VEC(recvcounts), CR_VEC(rdispls), cr_o_recvtype, cr_c, CR_BLOCKING, NULL, NULL);
-    cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -545,9 +527,7 @@ int __attribute__((visibility("default"))) PMPI_Alltoallv_c(const void* sendbuf,
     if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, sendcounts == recvcounts && sendtype == recvtype, "sendbuf", "recvbuf")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
-    cr_lib_lock();
     cr_err = core_alltoallv(sendbuf, CR_VEC(sendcounts), CR_VEC(sdispls), cr_o_sendtype, recvbuf, CR_VEC(recvcounts), CR_VEC(rdispls), cr_o_recvtype, cr_c, CR_BLOCKING, NULL, NULL);
-    cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -627,9 +607,7 @@ int __attribute__((visibility("default"))) PMPI_Alltoallw(const void* sendbuf, c
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatypes(cr_chk_peer_size(cr_c), sendtypes, "sendtypes", 1, cr_a_sendtypes_stack, &cr_a_sendtypes)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatypes(cr_chk_peer_size(cr_c), recvtypes, "recvtypes", 1, cr_a_recvtypes_stack, &cr_a_recvtypes)))) goto fail;
     if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, sendcounts == recvcounts && sendtypes == recvtypes, "sendbuf", "recvbuf")))) goto fail;
-    cr_lib_lock();
     cr_err = core_alltoallw(sendbuf, CR_VEC(sendcounts), CR_VEC(sdispls), cr_a_sendtypes, recvbuf, CR_VEC(recvcounts), CR_VEC(rdispls), cr_a_recvtypes, cr_c, CR_BLOCKING, NULL, NULL);
-    cr_lib_unlock();
     cr_dt_array_free(cr_a_sendtypes, cr_a_sendtypes_stack);
     cr_dt_array_free(cr_a_recvtypes, cr_a_recvtypes_stack);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
@@ -656,9 +634,7 @@ int __attribute__((visibility("default"))) PMPI_Alltoallw_c(const void* sendbuf,
     if (sendbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatypes(cr_chk_peer_size(cr_c), sendtypes, "sendtypes", 1, cr_a_sendtypes_stack, &cr_a_sendtypes)))) goto fail;
     if (recvbuf != MPI_IN_PLACE && CR_UNLIKELY((cr_err = cr_chk_datatypes(cr_chk_peer_size(cr_c), recvtypes, "recvtypes", 1, cr_a_recvtypes_stack, &cr_a_recvtypes)))) goto fail;
     if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, sendcounts == recvcounts && sendtypes == recvtypes, "sendbuf", "recvbuf")))) goto fail;
-    cr_lib_lock();
     cr_err = core_alltoallw(sendbuf, CR_VEC(sendcounts), CR_VEC(sdispls), cr_a_sendtypes, recvbuf, CR_VEC(recvcounts), CR_VEC(rdispls), cr_a_recvtypes, cr_c, CR_BLOCKING, NULL, NULL);
-    cr_lib_unlock();
     cr_dt_array_free(cr_a_sendtypes, cr_a_sendtypes_stack);
     cr_dt_array_free(cr_a_recvtypes, cr_a_recvtypes_stack);
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
@@ -744,9 +720,7 @@ int __attribute__((visibility("default"))) PMPI_Barrier(MPI_Comm comm)
         goto fail;
     }
     if (CR_UNLIKELY((cr_err = cr_chk_comm(comm, "comm", &cr_c)))) goto fail;
-    cr_lib_lock();
     cr_err = core_barrier(cr_c, CR_BLOCKING, NULL, NULL);
-    cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -789,9 +763,7 @@ int __attribute__((visibility("default"))) PMPI_Bcast(void* buffer, int count, M
     if (CR_UNLIKELY((cr_err = cr_chk_root(cr_c, root, "root")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
-    cr_lib_lock();
     cr_err = core_bcast(buffer, count, cr_o_datatype, root, cr_c, CR_BLOCKING, NULL, NULL);
-    cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -812,9 +784,7 @@ int __attribute__((visibility("default"))) PMPI_Bcast_c(void* buffer, MPI_Count 
     if (CR_UNLIKELY((cr_err = cr_chk_root(cr_c, root, "root")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_count(count, "count")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_datatype(datatype, "datatype", 1, &cr_o_datatype)))) goto fail;
-    cr_lib_lock();
     cr_err = core_bcast(buffer, count, cr_o_datatype, root, cr_c, CR_BLOCKING, NULL, NULL);
-    cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -892,9 +862,7 @@ int __attribute__((visibility("default"))) PMPI_Exscan(const void* sendbuf, void
     if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (!cr_o_datatype) cr_o_datatype = cr_datatype_ptr(datatype);
-    cr_lib_lock();
     cr_err = core_exscan(sendbuf, recvbuf, count, cr_o_datatype, cr_o_op, cr_c, CR_BLOCKING, NULL, NULL);
-    cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -920,9 +888,7 @@ int __attribute__((visibility("default"))) PMPI_Exscan_c(const void* sendbuf, vo
     if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (!cr_o_datatype) cr_o_datatype = cr_datatype_ptr(datatype);
-    cr_lib_lock();
     cr_err = core_exscan(sendbuf, recvbuf, count, cr_o_datatype, cr_o_op, cr_c, CR_BLOCKING, NULL, NULL);
-    cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -1013,9 +979,7 @@ int __attribute__((visibility("default"))) PMPI_Gather(const void* sendbuf, int 
     if (!cr_c->remote && cr_c->rank == root && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, cr_chk_block(recvbuf, (MPI_Aint)cr_c->rank * recvcount, cr_o_recvtype), sendcount, "sendbuf", "this process's block of recvbuf")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
-    cr_lib_lock();
     cr_err = core_gather(sendbuf, sendcount, cr_o_sendtype, recvbuf, recvcount, cr_o_recvtype, root, cr_c, CR_BLOCKING, NULL, NULL);
-    cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -1044,9 +1008,7 @@ int __attribute__((visibility("default"))) PMPI_Gather_c(const void* sendbuf, MP
     if (!cr_c->remote && cr_c->rank == root && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, cr_chk_block(recvbuf, (MPI_Aint)cr_c->rank * recvcount, cr_o_recvtype), sendcount, "sendbuf", "this process's block of recvbuf")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
-    cr_lib_lock();
     cr_err = core_gather(sendbuf, sendcount, cr_o_sendtype, recvbuf, recvcount, cr_o_recvtype, root, cr_c, CR_BLOCKING, NULL, NULL);
-    cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -1141,9 +1103,7 @@ int __attribute__((visibility("default"))) PMPI_Gatherv(const void* sendbuf, int
     if (!cr_c->remote && cr_c->rank == root && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, cr_chk_block(recvbuf, displs ? displs[cr_c->rank] : 0, cr_o_recvtype), sendcount, "sendbuf", "this process's block of recvbuf")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
-    cr_lib_lock();
     cr_err = core_gatherv(sendbuf, sendcount, cr_o_sendtype, recvbuf, CR_VEC(recvcounts), CR_VEC(displs), cr_o_recvtype, root, cr_c, CR_BLOCKING, NULL, NULL);
-    cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -1170,9 +1130,7 @@ int __attribute__((visibility("default"))) PMPI_Gatherv_c(const void* sendbuf, M
     if (!cr_c->remote && cr_c->rank == root && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, cr_chk_block(recvbuf, displs ? displs[cr_c->rank] : 0, cr_o_recvtype), sendcount, "sendbuf", "this process's block of recvbuf")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
-    cr_lib_lock();
     cr_err = core_gatherv(sendbuf, sendcount, cr_o_sendtype, recvbuf, CR_VEC(recvcounts), CR_VEC(displs), cr_o_recvtype, root, cr_c, CR_BLOCKING, NULL, NULL);
-    cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -3176,9 +3134,7 @@ int __attribute__((visibility("default"))) PMPI_Reduce(const void* sendbuf, void
     if (!cr_c->remote && cr_c->rank == root && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (!cr_o_datatype) cr_o_datatype = cr_datatype_ptr(datatype);
-    cr_lib_lock();
     cr_err = core_reduce(sendbuf, recvbuf, count, cr_o_datatype, cr_o_op, root, cr_c, CR_BLOCKING, NULL, NULL);
-    cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -3205,9 +3161,7 @@ int __attribute__((visibility("default"))) PMPI_Reduce_c(const void* sendbuf, vo
     if (!cr_c->remote && cr_c->rank == root && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (!cr_o_datatype) cr_o_datatype = cr_datatype_ptr(datatype);
-    cr_lib_lock();
     cr_err = core_reduce(sendbuf, recvbuf, count, cr_o_datatype, cr_o_op, root, cr_c, CR_BLOCKING, NULL, NULL);
-    cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -3348,9 +3302,7 @@ int __attribute__((visibility("default"))) PMPI_Reduce_scatter(const void* sendb
     if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, recvcounts != NULL, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (!cr_o_datatype) cr_o_datatype = cr_datatype_ptr(datatype);
-    cr_lib_lock();
     cr_err = core_reduce_scatter(sendbuf, recvbuf, CR_VEC(recvcounts), cr_o_datatype, cr_o_op, cr_c, CR_BLOCKING, NULL, NULL);
-    cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -3375,9 +3327,7 @@ int __attribute__((visibility("default"))) PMPI_Reduce_scatter_block(const void*
     if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, recvcount, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (!cr_o_datatype) cr_o_datatype = cr_datatype_ptr(datatype);
-    cr_lib_lock();
     cr_err = core_reduce_scatter_block(sendbuf, recvbuf, recvcount, cr_o_datatype, cr_o_op, cr_c, CR_BLOCKING, NULL, NULL);
-    cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -3402,9 +3352,7 @@ int __attribute__((visibility("default"))) PMPI_Reduce_scatter_block_c(const voi
     if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, recvcount, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (!cr_o_datatype) cr_o_datatype = cr_datatype_ptr(datatype);
-    cr_lib_lock();
     cr_err = core_reduce_scatter_block(sendbuf, recvbuf, recvcount, cr_o_datatype, cr_o_op, cr_c, CR_BLOCKING, NULL, NULL);
-    cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -3487,9 +3435,7 @@ int __attribute__((visibility("default"))) PMPI_Reduce_scatter_c(const void* sen
     if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, recvcounts != NULL, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (!cr_o_datatype) cr_o_datatype = cr_datatype_ptr(datatype);
-    cr_lib_lock();
     cr_err = core_reduce_scatter(sendbuf, recvbuf, CR_VEC(recvcounts), cr_o_datatype, cr_o_op, cr_c, CR_BLOCKING, NULL, NULL);
-    cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -3571,9 +3517,7 @@ int __attribute__((visibility("default"))) PMPI_Scan(const void* sendbuf, void* 
     if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (!cr_o_datatype) cr_o_datatype = cr_datatype_ptr(datatype);
-    cr_lib_lock();
     cr_err = core_scan(sendbuf, recvbuf, count, cr_o_datatype, cr_o_op, cr_c, CR_BLOCKING, NULL, NULL);
-    cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -3599,9 +3543,7 @@ int __attribute__((visibility("default"))) PMPI_Scan_c(const void* sendbuf, void
     if (!cr_c->remote && CR_UNLIKELY((cr_err = cr_chk_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf")))) goto fail;
     if (CR_UNLIKELY((cr_err = cr_chk_op(op, "op", &cr_o_op)))) goto fail;
     if (!cr_o_datatype) cr_o_datatype = cr_datatype_ptr(datatype);
-    cr_lib_lock();
     cr_err = core_scan(sendbuf, recvbuf, count, cr_o_datatype, cr_o_op, cr_c, CR_BLOCKING, NULL, NULL);
-    cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -3692,9 +3634,7 @@ int __attribute__((visibility("default"))) PMPI_Scatter(const void* sendbuf, int
     if (!cr_c->remote && cr_c->rank == root && CR_UNLIKELY((cr_err = cr_chk_alias(recvbuf, cr_chk_block(sendbuf, (MPI_Aint)cr_c->rank * sendcount, cr_o_sendtype), recvcount, "recvbuf", "this process's block of sendbuf")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
-    cr_lib_lock();
     cr_err = core_scatter(sendbuf, sendcount, cr_o_sendtype, recvbuf, recvcount, cr_o_recvtype, root, cr_c, CR_BLOCKING, NULL, NULL);
-    cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -3723,9 +3663,7 @@ int __attribute__((visibility("default"))) PMPI_Scatter_c(const void* sendbuf, M
     if (!cr_c->remote && cr_c->rank == root && CR_UNLIKELY((cr_err = cr_chk_alias(recvbuf, cr_chk_block(sendbuf, (MPI_Aint)cr_c->rank * sendcount, cr_o_sendtype), recvcount, "recvbuf", "this process's block of sendbuf")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
-    cr_lib_lock();
     cr_err = core_scatter(sendbuf, sendcount, cr_o_sendtype, recvbuf, recvcount, cr_o_recvtype, root, cr_c, CR_BLOCKING, NULL, NULL);
-    cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -3820,9 +3758,7 @@ int __attribute__((visibility("default"))) PMPI_Scatterv(const void* sendbuf, co
     if (!cr_c->remote && cr_c->rank == root && CR_UNLIKELY((cr_err = cr_chk_alias(recvbuf, cr_chk_block(sendbuf, displs ? displs[cr_c->rank] : 0, cr_o_sendtype), recvcount, "recvbuf", "this process's block of sendbuf")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
-    cr_lib_lock();
     cr_err = core_scatterv(sendbuf, CR_VEC(sendcounts), CR_VEC(displs), cr_o_sendtype, recvbuf, recvcount, cr_o_recvtype, root, cr_c, CR_BLOCKING, NULL, NULL);
-    cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);
@@ -3849,9 +3785,7 @@ int __attribute__((visibility("default"))) PMPI_Scatterv_c(const void* sendbuf, 
     if (!cr_c->remote && cr_c->rank == root && CR_UNLIKELY((cr_err = cr_chk_alias(recvbuf, cr_chk_block(sendbuf, displs ? displs[cr_c->rank] : 0, cr_o_sendtype), recvcount, "recvbuf", "this process's block of sendbuf")))) goto fail;
     if (!cr_o_sendtype) cr_o_sendtype = cr_datatype_ptr(sendtype);
     if (!cr_o_recvtype) cr_o_recvtype = cr_datatype_ptr(recvtype);
-    cr_lib_lock();
     cr_err = core_scatterv(sendbuf, CR_VEC(sendcounts), CR_VEC(displs), cr_o_sendtype, recvbuf, recvcount, cr_o_recvtype, root, cr_c, CR_BLOCKING, NULL, NULL);
-    cr_lib_unlock();
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_comm(comm, cr_err, cr_fname);

@@ -14,6 +14,8 @@
 #include <string.h>
 #include "coll/coll.h"
 #include "coll/api.h"
+#include "coll/coll_shm.h"
+#include "core/threads.h"
 
 /* Collective traffic uses CR_CTX_COLL with tags 1 .. 2^30 (src/core uses
  * negative tags there for its internal exchanges).  Every rank calls a
@@ -63,13 +65,23 @@ static int run_sched(const coll_alg_t *alg, cr_comm_t *c, int tag, const coll_ar
     return e;
 }
 
+static int coll_call_mt(coll_kind_t coll, cr_comm_t *c, const coll_args_t *a, cr_how_t how,
+                        MPI_Request *req, int trivial);
+
 /* Run (blocking), start (non-blocking) or set up (persistent) one collective.
  * `trivial`: a blocking call that has nothing to do on any rank (no data, or a
  * single rank with no local copy) returns at once; the same decision is taken
- * on every rank, so the sequence numbers stay in step. */
+ * on every rank, so the sequence numbers stay in step.  With threads a
+ * blocking call comes here without the library lock (maint/notes.py,
+ * LIB_LOCK_FREE_BLOCKING): coll_call_mt decides which lock it needs, and
+ * comes back here holding the library lock when it needs that. */
 static int coll_call(coll_kind_t coll, cr_comm_t *c, const coll_args_t *a, cr_how_t how,
                      MPI_Request *req, int trivial)
 {
+    /* the same arguments in the same registers: a jump (testing `how` here
+     * too cost single-threaded calls 5 instructions of register shuffling) */
+    if (CR_UNLIKELY(cr_threaded) && !cr_lib_held())
+        return coll_call_mt(coll, c, a, how, req, trivial);
     const char *what = coll_names[coll];
     /* Every collective has an algorithm for intracommunicators, so a trivial
      * blocking call there needs no selection at all. */
@@ -94,13 +106,60 @@ static int coll_call(coll_kind_t coll, cr_comm_t *c, const coll_args_t *a, cr_ho
     return run_sched(alg, c, tag, a);
 }
 
+/* The blocking call of a threaded process (docs/threads.md, "Collectives on
+ * distinct communicators").  On an intracommunicator whose shared-memory
+ * area is made and published (coll_shm_unlocked), a call whose algorithm
+ * runs on the area (shm, cma) takes no library lock: the area's protocol
+ * keeps the ranks of one communicator in step, MPI forbids two threads to
+ * call collectives on one communicator at once, and nothing else of the
+ * library is touched (builtin ops only: user functions run under the
+ * library lock).  Its waits poll the area and the communicator's channel
+ * alone (coll_shm.c, wait_unlocked).  Everything else runs under the
+ * library lock as before: the first calls (selection's first-use data, the
+ * area made, collectively, then published for the calls without the lock),
+ * message algorithms (schedules over point-to-point: requests from the
+ * global pool, the progress engine), intercommunicators, communicators
+ * spanning nodes, non-blocking calls of this rank unfinished on the area, a
+ * user op, and a caller that holds the lock already (the hierarchical
+ * collectives' phases, a fence: coll_call does not come here then).  A
+ * non-blocking or persistent form that comes without the lock (none is
+ * bound so) takes it. */
+static __attribute__((noinline)) int coll_call_mt(coll_kind_t coll, cr_comm_t *c,
+                                                  const coll_args_t *a, cr_how_t how,
+                                                  MPI_Request *req, int trivial)
+{
+    int blocking = how == CR_BLOCKING;
+    if (blocking && trivial && !c->remote) return MPI_SUCCESS;
+    coll_shm_t *sh = blocking ? coll_shm_unlocked(c) : NULL;
+    if (sh && (!a->op || a->op->builtin)) {
+        const coll_alg_t *alg = coll_select(coll, c, a);
+        if (alg && alg->run && (alg->flags & COLL_ALG_SHM)) {
+            int was = sh->unlocked;   /* (a call inside a call keeps the outer's) */
+            sh->unlocked = 1;
+            int e = alg->run(c, a);
+            sh->unlocked = was;
+            return e;
+        }
+    }
+    cr_lib_lock_slow();
+    int e = coll_call(coll, c, a, how, req, trivial);
+    if (blocking && !c->remote) coll_shm_publish_unlocked(c);
+    cr_lib_unlock_slow();
+    return e;
+}
+
 int coll_fallback(coll_kind_t coll, cr_comm_t *c, const coll_args_t *a)
 {
     const coll_alg_t *alg = coll_select_sched(coll, c, a);
     if (!alg)
         return cr_error(MPI_ERR_UNSUPPORTED_OPERATION, "%s: no algorithm for this call",
                         coll_names[coll]);
-    return run_sched(alg, c, coll_next_tag(c), a);
+    /* a schedule is the library lock's (a call without it only comes here
+     * when its area vanished, which a published area does not) */
+    cr_lib_lock();
+    int e = run_sched(alg, c, coll_next_tag(c), a);
+    cr_lib_unlock();
+    return e;
 }
 
 /* A datatype argument that is used, or NULL for one the standard says to

@@ -166,6 +166,9 @@ void coll_nbshm_begin(coll_nbshm_t *m)
     if (sh->nb_tail) sh->nb_tail->next = m;
     else sh->nb_head = m;
     sh->nb_tail = m;
+    /* written under the library lock (with threads), read without it by
+     * this thread (coll_shm_unlocked): no locked instruction needed */
+    __atomic_store_n(&sh->nb_pending, sh->nb_pending + 1, __ATOMIC_RELAXED);
 }
 
 /* Have all ranks but this one reached `phase` of call n?  Looks at each once
@@ -383,6 +386,9 @@ int coll_nbshm_advance(coll_nbshm_t *m, int *moved)
     if (!sh->nb_head) sh->nb_tail = NULL;
     if (!sh->nb_head && sh->nb_announced) unannounce(sh);   /* the area may go with its comm */
     m->next = NULL;
+    /* the last touch of the view: a blocking call of the communicator's
+     * thread without the library lock starts once it sees the count drop */
+    __atomic_store_n(&sh->nb_pending, sh->nb_pending - 1, __ATOMIC_RELEASE);
     return 1;
 }
 

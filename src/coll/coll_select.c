@@ -356,10 +356,14 @@ static const coll_alg_t *select_alg(coll_kind_t coll, const cr_comm_t *comm,
     return NULL;
 }
 
-/* Remember the choice for the tools interface (coll_last_alg). */
+/* Remember the choice for the tools interface (coll_last_alg).  Threads
+ * select without the library lock (coll.c, coll_call_mt): a relaxed atomic
+ * store, the plain store it was on x86 (testing first whether the value
+ * changes, to spare threads on distinct communicators the shared line,
+ * cost single-threaded calls 4 instructions more: callgrind, 25 Nov). */
 static const coll_alg_t *chosen(coll_kind_t coll, const coll_alg_t *alg)
 {
-    coll_last_alg[coll] = alg ? alg->id : 0;
+    __atomic_store_n(&coll_last_alg[coll], alg ? alg->id : 0, __ATOMIC_RELAXED);
     return alg;
 }
 

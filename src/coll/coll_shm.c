@@ -5,6 +5,8 @@
 #define _GNU_SOURCE
 #include "coll/coll_shm.h"
 #include "coll/coll_hier.h"
+#include "core/liveness.h"
+#include "core/pt2pt.h"
 #include "transport/shm/shm.h"
 #include "util/settings.h"
 
@@ -354,6 +356,17 @@ coll_shm_t *coll_shm_area(cr_comm_t *c)
     return a;
 }
 
+void coll_shm_publish_unlocked(cr_comm_t *c)
+{
+    coll_shm_t *a = c->coll_shm;
+    if (!a || a->state != CSHM_OK || a->unlocked_ok) return;
+    /* the channel the communicator's collective traffic takes, whose polls
+     * the waits without the library lock make (with the channel locks off
+     * the library lock covers every channel: those waits poll none) */
+    a->chan = cr_chan_locking ? cr_chan_of(c, CR_CTX_COLL, 0, c->rank) : NULL;
+    __atomic_store_n(&a->unlocked_ok, 1, __ATOMIC_RELEASE);
+}
+
 /* ---- waiting and waking ----------------------------------------------------------- */
 /* While a wait is past its spin phase, a poller of the progress engine looks
  * at its word: the waiting policy's last poll before sleeping must see a post
@@ -388,8 +401,108 @@ static uint32_t wait_tag(const coll_shm_t *a, volatile uint64_t *w)
     return CSHM_WF_RELEASE;
 }
 
+/* The waits of a call without the library lock (coll.c, coll_call_mt; the
+ * area's `unlocked`), as a channel-path wait does (p2p_api.c,
+ * chan_wait_until): poll the area's word and the communicator's channel,
+ * yielding the core between polls; once idle for the area's yield phase
+ * (COURIER_WAIT_SLEEP_US, or COURIER_COLL_SHM_SLEEP_US deeply
+ * oversubscribed) sleep on the process's doorbell, holding no lock.  The
+ * sleep is announced as cshm_wait_slow announces it (waitfor, sleepers),
+ * then on the doorbell (whose membarrier orders a poster's store before its
+ * read of sleepers), then the word is read once more: a post either is seen
+ * by that read or finds the announcement and rings the doorbell.  The
+ * library's step (liveness checks, every poller: what a peer may wait for
+ * before it comes to this call) runs once per COURIER_WAIT_SLEEP_US of
+ * idleness, and on every turn while a channel has queued outgoing work,
+ * under the library lock taken only when it is free (a thread that holds it
+ * moves that work itself). */
+static void sleep_unlocked(coll_shm_t *a, volatile uint64_t *w, uint64_t target, cr_chan_t *ch,
+                           long max_us)
+{
+    if (max_us <= 0) {
+        cr_wait_sys.yield();
+        return;
+    }
+    __atomic_store_n(&a->waitfor[a->me], wait_tag(a, w), __ATOMIC_RELAXED);
+    __atomic_add_fetch(a->sleepers, 1, __ATOMIC_SEQ_CST);
+    if (cr_wait_bell_prepare() != 0) {
+        cr_wait_sys.yield();        /* the process may not sleep now */
+    } else {
+        int quiet = __atomic_load_n(w, __ATOMIC_ACQUIRE) < target;
+        if (quiet && ch) {
+            cr_chan_lock_slow(ch);
+            quiet = cr_chan_progress(ch) == 0 && cr_chan_can_sleep(ch);
+            cr_chan_unlock_slow(ch);
+        }
+        if (quiet && !__atomic_load_n(&cr_chans_busy, __ATOMIC_RELAXED))
+            cr_wait_bell_sleep(max_us);
+        else
+            cr_wait_bell_cancel();
+    }
+    __atomic_store_n(&a->waitfor[a->me], CSHM_WF_NONE, __ATOMIC_RELAXED);
+    __atomic_sub_fetch(a->sleepers, 1, __ATOMIC_RELEASE);
+}
+
+static void wait_unlocked(coll_shm_t *a, volatile uint64_t *w, uint64_t target)
+{
+    cr_chan_t *ch = a->chan;
+    long sleep_us = ut_settings.wait_sleep_us;   /* -1: never sleeps */
+    uint64_t period = (uint64_t)(sleep_us > 0 ? sleep_us : 0) * 1000u;
+    uint64_t yield_ns = a->sleep_ns ? a->sleep_ns : period;
+    uint64_t idle_since = 0, step_at = 0;
+    while (__atomic_load_n(w, __ATOMIC_ACQUIRE) < target) {
+        if (ch) {
+            cr_chan_lock_slow(ch);
+            int events = cr_chan_progress(ch);
+            cr_chan_unlock_slow(ch);
+            if (events > 0) {
+                idle_since = 0;
+                continue;
+            }
+        }
+        uint64_t now = cr_wait_sys.now_ns();
+        if (!idle_since) {
+            idle_since = now;
+            step_at = now + period;
+        }
+        if (now - idle_since < yield_ns) {
+            cr_wait_sys.yield();
+            continue;
+        }
+        if (now >= step_at || __atomic_load_n(&cr_chans_busy, __ATOMIC_RELAXED)) {
+            step_at = now + period;
+            if (cr_lib_try_reacquire()) {
+                cr_liveness_check();
+                int events = __atomic_load_n(w, __ATOMIC_ACQUIRE) < target ? cr_progress() : 1;
+                cr_lib_unlock_slow();
+                if (events > 0) {
+                    idle_since = 0;
+                    continue;
+                }
+                /* nothing: yield or sleep as below (going round at once
+                 * starved, with COURIER_WAIT_SLEEP_US 0 or -1, the ranks
+                 * that share the core: 4 ranks x 3 threads on 2 cores ran
+                 * 100 rounds of thr_collshm in minutes instead of 0.3 s) */
+            }
+        }
+        if (sleep_us < 0) {
+            cr_wait_sys.yield();
+        } else {
+            /* until the next step; with COURIER_WAIT_SLEEP_US 0 (a step on
+             * every turn) as long as the policy's longest sleep */
+            long max_us = period ? (long)((step_at - now) / 1000u)
+                                 : (long)ut_settings.wait_sleep_max_us;
+            sleep_unlocked(a, w, target, ch, max_us);
+        }
+    }
+}
+
 void cshm_wait_slow(coll_shm_t *a, volatile uint64_t *w, uint64_t target)
 {
+    if (a->unlocked) {
+        wait_unlocked(a, w, target);
+        return;
+    }
     cr_wait_t wt = CR_WAIT_INIT;
     wt.sleep_ns = a->sleep_ns;
     wt.polls = a->spin_skip;   /* a shorter spin phase (only the first) */

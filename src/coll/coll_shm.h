@@ -132,10 +132,41 @@ typedef struct coll_shm {
      * first; only the oldest moves, so this rank finishes the view's calls in
      * its sequence order (what safe and cshm_claim_slow rest on). */
     struct coll_nbshm *nb_head, *nb_tail;
+    unsigned nb_pending;        /* how many (coll_shm_unlocked reads it) */
     int nb_announced;           /* counted among the view's sleepers for a sleep of the
                                  * waiting policy (coll_nbshm_announce) */
     struct coll_shm *nb_next_announced;
+    /* Threads (coll.c, coll_call_mt; docs/threads.md, "Collectives on
+     * distinct communicators"): unlocked_ok is set (release) under the
+     * library lock once the area is made, after a call that also made this
+     * process's first-use selection data of the communicator; from then on a
+     * blocking call whose algorithm runs on the area takes no library lock,
+     * and sets `unlocked` for its duration, so that its waits poll only the
+     * area and the communicator's channel (`chan`, NULL while the channel
+     * locks are off) instead of the whole progress engine.  Only the thread
+     * that calls the communicator's collectives touches `unlocked`. */
+    int unlocked_ok;
+    int unlocked;
+    struct cr_chan *chan;
 } coll_shm_t;
+
+/* comm's area when a blocking call on it may run without the library lock:
+ * made and published (unlocked_ok), and no non-blocking call of this rank on
+ * it unfinished (those are the progress engine's, under the library lock;
+ * the engine's last touch of the view is the release that counts one
+ * finished, so nothing it wrote is missed).  They run in the view of their
+ * own sequence (nb), which the blocking call does not touch, so this is
+ * caution rather than need: such a call takes the lock, as before.  NULL
+ * otherwise. */
+static inline coll_shm_t *coll_shm_unlocked(const cr_comm_t *c)
+{
+    coll_shm_t *a = __atomic_load_n((coll_shm_t *const *)&c->coll_shm, __ATOMIC_ACQUIRE);
+    if (!a || !__atomic_load_n(&a->unlocked_ok, __ATOMIC_ACQUIRE)) return NULL;
+    return __atomic_load_n(&a->nb->nb_pending, __ATOMIC_ACQUIRE) == 0 ? a : NULL;
+}
+/* After a blocking call under the library lock (held): publish comm's area
+ * for calls without it, when it is made. */
+void coll_shm_publish_unlocked(cr_comm_t *c);
 
 /* May comm's collectives use the node's shared memory: an intracommunicator
  * of at least two ranks, all on this node, with COURIER_COLL_SHM on and no

@@ -16,7 +16,8 @@
  * large-count forms, whose general paths take it themselves (p2p_api.c) so
  * that their fast paths stay lock-free in single mode (the fast paths are
  * off with threads), and MPI_Wait and MPI_Test, which take it in core_wait
- * and core_test.  With several channels these take only a channel's lock
+ * and core_test, and the blocking collectives, which take it in coll.c
+ * unless they run on their communicator's shared-memory area (coll_call_mt).  With several channels these take only a channel's lock
  * where they can (core/pt2pt.h; lock order: library, channel, leaf locks).  A thread that waits for messages (every blocking loop
  * goes through the waiting policy, core.h) lets the lock go entirely between
  * polls (cr_lib_release_all) and takes it back as deep afterwards, so that a

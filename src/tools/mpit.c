@@ -202,7 +202,7 @@ static unsigned long long pvar_now(const pvar_t *p)
     case PV_QUEUE: return cr_proc.state == CR_STATE_INIT ? cr_pvar_queue_length(p->a) : 0;
     case PV_SENT_MSGS: return cr_pvar_sent_total(p->a, p->b).msgs;
     case PV_SENT_BYTES: return cr_pvar_sent_total(p->a, p->b).bytes;
-    case PV_COLL_ALG: return (unsigned long long)coll_last_alg[p->a];
+    case PV_COLL_ALG: return (unsigned long long)__atomic_load_n(&coll_last_alg[p->a], __ATOMIC_RELAXED);
     }
     return 0;
 }

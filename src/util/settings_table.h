@@ -20,6 +20,7 @@
 CR_SETTING(eager_limit,        SIZE, 8192, 0, 16777216,   "Largest message, in bytes, sent eagerly through the shared-memory cells; larger ones use rendezvous")
 CR_SETTING(shm_ring_bytes,     SIZE, 262144, 4096, 4194304, "Bytes of cells in each ordered pair's shared-memory ring (rounded to a power of two)")
 CR_SETTING(shm_ring_budget,    SIZE, 2097152, 0, 1073741824,"Most bytes of inbound rings per rank: with many local ranks the rings shrink to fit (0: no limit)")
+CR_SETTING(shm_prefault_bytes,  SIZE, 1048576, 0, 1073741824, "Bytes of each rank's shared-memory rings (inbound and outbound, shared evenly, each from its start) mapped at start-up rather than by the first messages, which would each take a page fault (0: none)")
 CR_SETTING(cma_min,            SIZE, 4096, 0, 1073741824,   "Smallest rendezvous message copied once with process_vm_readv, where the kernel allows it (0: always the chunk pipeline)")
 CR_SETTING(cma_split_min,      SIZE, 32768, 0, 1073741824,  "Smallest single-copy message split between receiver (readv) and sender (writev) so two cores copy (0 never)")
 CR_SETTING(spin_count,         INT,  1000, 0, 1000000000,   "Idle polls of the progress engine before a blocking call yields the core (also read from MPIR_CVAR_POLLS_BEFORE_YIELD)")
