@@ -289,14 +289,19 @@ int coll_persist_init(cr_comm_t *comm, int tag, const coll_alg_t *alg, const col
  * progress engine completes; persistent: set up once, run at each MPI_Start. */
 int coll_nbc_start_shm(cr_comm_t *comm, coll_kind_t coll, const coll_args_t *a, int persistent,
                        MPI_Request *out);
-/* The state machines (coll_nbshm.c).  ready: comm's area exists and
- * COURIER_COLL_NB_SHM allows them (the same answer on every rank).  new:
+/* The state machines (coll_nbshm.c).  ready: comm's area exists, the call
+ * comes after every call counted when it was made (count: coll_nbc.c counts
+ * each non-blocking call and persistent init of an intracommunicator after
+ * its selection), and COURIER_COLL_NB_SHM allows them (the same answer on
+ * every rank for the same call, whatever the order of blocking and
+ * non-blocking calls around it).  new:
  * a call's machine, holding the arguments' datatypes and op (NULL: out of
  * memory); begin: take the call's sequence number (the call starts, in
  * collective order); advance: move it on as far as the peers allow, *moved
  * set when it did; 1 once it finished. */
 typedef struct coll_nbshm coll_nbshm_t;
 int coll_nbshm_ready(const cr_comm_t *c);
+void coll_nbshm_count(cr_comm_t *c);
 /* Can the machine take this call (fits: the algorithm's own test)?  Bcast
  * takes every length where single copy works (its root then publishes its
  * buffer, coll_bcast_cma.c's protocol). */

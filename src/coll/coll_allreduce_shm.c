@@ -16,7 +16,7 @@
  * posts once per call, its operand's phase, and no FIN (cshm_post_once):
  * at two ranks with an operand of up to 48 bytes one line written by each
  * rank and read by the other is the whole call. */
-#include "coll/coll_shm.h"
+#include "coll/coll_shm_steps.h"
 
 int coll_allreduce_shm_fits(const cr_comm_t *c, const coll_args_t *a)
 {
@@ -51,11 +51,8 @@ int coll_allreduce_shm(cr_comm_t *c, const coll_args_t *a)
     coll_shm_t *sh = coll_shm_area(c);
     if (!sh) return coll_fallback(COLL_ALLREDUCE, c, a);
     uint64_t n = cshm_begin(sh);
-    int me = c->rank;
-    const void *src = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
     cshm_claim(sh, n);
-    void *opnd = cshm_operand(sh, me, n, a->count, a->dt);
-    coll_copy(src, opnd, a->count, a->dt);
+    void *opnd = cshm_allreduce_put(sh, n, a);
     if (sh->meet) {
         allreduce_meet(sh, n, a, opnd);
         cshm_post(sh, n, CSHM_FIN);
@@ -64,9 +61,7 @@ int coll_allreduce_shm(cr_comm_t *c, const coll_args_t *a)
     /* the one post of the call: nobody waits for this rank's FIN in it, so
      * its next call's first post says it is done (cshm_post_once) */
     cshm_post_once(sh, n, CSHM_POSTED);
-    cshm_slots_t o = { sh, n, a->count, a->dt, CSHM_POSTED, NULL, 0 };
-    cshm_fold_order(a->op, cshm_slot_operand, &o, c->size, a->rbuf, a->count, a->dt,
-                    cshm_order_allreduce());
-    if (sh->safe < n - 1) sh->safe = n - 1;   /* every rank posted in call n */
+    cshm_allreduce_fold(sh, n, a);
     return MPI_SUCCESS;
 }
+

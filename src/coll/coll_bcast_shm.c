@@ -11,7 +11,7 @@
  * call (as with eager messages).  Messages up to a slot
  * (COURIER_COLL_SHM_SLOT_BYTES).  alpha-beta: alpha_line + 2 n beta_copy
  * (the root's copy in, each reader's copy out, in parallel). */
-#include "coll/coll_shm.h"
+#include "coll/coll_shm_steps.h"
 
 int coll_bcast_shm_fits(const cr_comm_t *c, const coll_args_t *a)
 {
@@ -29,25 +29,16 @@ int cshm_bcast_length(uint64_t sent, const coll_args_t *a)
                     (unsigned long long)sent, a->bytes, (long long)a->count);
 }
 
-/* Where data of `bytes` go (cshm_data): inline only up to CSHM_INLINE - 8
- * bytes, since the line's last word carries the byte count. */
-static size_t bcast_place(size_t bytes)
-{
-    return bytes <= CSHM_INLINE - 8 || bytes > CSHM_INLINE ? bytes : CSHM_INLINE + 1;
-}
-
 int coll_bcast_shm(cr_comm_t *c, const coll_args_t *a)
 {
     coll_shm_t *sh = coll_shm_area(c);
     if (!sh) return coll_fallback(COLL_BCAST, c, a);
     uint64_t n = cshm_begin(sh);
     int root = a->root;
-    size_t at = bcast_place(a->bytes);
+    size_t at = cshm_bcast_place(a->bytes);
     if (c->rank == root) {
         cshm_claim_data(sh, n, at);
-        cshm_pack(a->rbuf, a->count, a->dt, cshm_data(sh, root, n, at));
-        cshm_ctl(sh, root, n)->w[CSHM_BCAST_BYTES] = a->bytes;
-        cshm_post(sh, n, CSHM_FIN);
+        cshm_bcast_put(sh, n, a, at);
         return MPI_SUCCESS;
     }
     /* POSTED, not FIN: a root that took the cma algorithm (a longer message)

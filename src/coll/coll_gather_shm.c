@@ -8,7 +8,7 @@
  * Blocks up to a slot.  alpha-beta:
  * alpha_line + m beta_copy (in parallel) + (p - 1) m beta_copy at the root,
  * for blocks of m bytes. */
-#include "coll/coll_shm.h"
+#include "coll/coll_shm_steps.h"
 
 int coll_gather_shm_fits(const cr_comm_t *c, const coll_args_t *a)
 {
@@ -21,23 +21,13 @@ int coll_gather_shm(cr_comm_t *c, const coll_args_t *a)
     coll_shm_t *sh = coll_shm_area(c);
     if (!sh) return coll_fallback(COLL_GATHER, c, a);
     uint64_t n = cshm_begin(sh);
-    int me = c->rank, p = c->size;
-    size_t bytes = a->bytes;
-    if (me != a->root) {
-        cshm_claim_data(sh, n, bytes);
-        cshm_pack(a->sbuf, a->scount, a->sdt, cshm_data(sh, me, n, bytes));
-        cshm_post(sh, n, CSHM_FIN);
+    if (c->rank != a->root) {
+        cshm_claim_data(sh, n, a->bytes);
+        cshm_gather_put(sh, n, a);
         return MPI_SUCCESS;
     }
-    if (a->sbuf != MPI_IN_PLACE)
-        cshm_copy(a->sbuf, a->scount, a->sdt, coll_elem(a->rbuf, (MPI_Aint)me * a->rcount, a->rdt),
-                  a->rcount, a->rdt);
-    for (int k = 1; k < p; k++) {
-        int r = (me + k) % p;
-        cshm_wait(sh, r, n, CSHM_FIN);
-        cshm_unpack(cshm_data(sh, r, n, bytes), coll_elem(a->rbuf, (MPI_Aint)r * a->rcount, a->rdt),
-                    a->rcount, a->rdt);
-    }
-    cshm_post(sh, n, CSHM_FIN);
+    cshm_gather_own(sh, a);
+    int k = 1;
+    cshm_gather_take(sh, n, a, &k, 1);
     return MPI_SUCCESS;
 }

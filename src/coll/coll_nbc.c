@@ -250,6 +250,7 @@ int coll_nbc_start_sched(coll_sched_t *s, int persistent, MPI_Request *out)
 int coll_nbc_start_shm(cr_comm_t *comm, coll_kind_t coll, const coll_args_t *a, int persistent,
                        MPI_Request *out)
 {
+    coll_nbshm_count(comm);   /* selected: the next call is the next one (coll_nbshm_ready) */
     coll_sched_t s;
     coll_sched_init(&s, comm, 0);   /* no steps: holds the communicator */
     coll_nbshm_t *m = coll_nbshm_new(comm, coll, a);
@@ -263,6 +264,7 @@ int coll_nbc_start_shm(cr_comm_t *comm, coll_kind_t coll, const coll_args_t *a, 
 static int start_alg(cr_comm_t *comm, int tag, const coll_alg_t *alg, const coll_args_t *a,
                      int persistent, MPI_Request *out)
 {
+    coll_nbshm_count(comm);   /* as coll_nbc_start_shm: every path counts */
     coll_sched_t s;
     coll_sched_init(&s, comm, tag);
     int e = alg->build(&s, a);

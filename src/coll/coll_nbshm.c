@@ -5,39 +5,47 @@
  * (coll_nbc.c lists them like schedules).  A step either moves the call on
  * or finds that a peer is not there yet and returns; nothing here waits.
  *
- * Sequence.  A call takes the area's next sequence number when it starts
- * (MPI_Ixxx, or each MPI_Start of a persistent one), in the order every rank
- * calls the communicator's collectives, blocking or not, so the numbers agree
- * with the blocking calls' (coll_shm.h, "Calls").  The area's bookkeeping
- * (safe, cshm_claim_slow's search, the meetings) rests on each rank
- * finishing the area's calls in sequence order; that still holds:
- *   - the calls this rank started and has not finished wait on the area's
- *     queue (coll_shm_t.nb_head), oldest first, and only the oldest moves;
- *   - a blocking call on the area first drives the progress engine until the
- *     queue is empty (coll_shm_area -> coll_nbshm_drain).  That is allowed:
- *     every rank started the pending calls before this one (collective
- *     order), and each of them posts its own part as soon as its claim
- *     allows, driven by any progress of any rank, so they complete; a
- *     blocking collective may always wait for the others to reach it.
+ * Sequence.  The non-blocking calls have a sequence of their own, apart from
+ * the blocking calls': rings of their own in the same area (coll_shm_t.nb, a
+ * view with its own seq, safe, lines, cells, slots, sleepers and waitfor
+ * words), so that a non-blocking call and a blocking one may be issued in
+ * different orders on different ranks, as MPICH and Open MPI allow (their
+ * non-blocking calls are message schedules with tags of their own): one
+ * rank's MPI_Iallreduce before a barrier and another's after it are the same
+ * call n of the view.  A call takes the view's next number when it starts
+ * (MPI_Ixxx, or each MPI_Start of a persistent one); the non-blocking calls
+ * among themselves come in the same order on every rank (MPI requires it),
+ * so the numbers agree.  The view's bookkeeping (safe, cshm_claim_slow's
+ * search) rests on each rank finishing the view's calls in sequence order:
+ * the calls this rank started and has not finished wait on the view's queue
+ * (coll_shm_t.nb_head), oldest first, and only the oldest moves.  A blocking
+ * call does not wait for them (its own sequence is not behind them).
  * A call that finds the slot it writes still in use (cshm_claim_ready) waits
  * in its first step, like the blocking call's claim.
  *
  * Waking.  A rank whose waiting policy is about to sleep (MPI_Wait on such a
- * call, or a blocking call draining them) asks the poller whether it may
- * (coll_nbc.c, can_sleep): for the oldest call of each area it says whom
- * the call waits for in the area's waitfor word and counts itself among the
- * area's sleepers, as a blocking wait past its spin phase does
- * (cshm_wait_slow), so that the peer's cshm_post rings its doorbell; the
- * policy's last poll comes after that, then the sleep.  The poll after the
+ * call, or any other wait, a blocking shm call's included) asks the poller
+ * whether it may (coll_nbc.c, can_sleep): for the oldest call of each view
+ * it says whom the call waits for in the view's waitfor word and counts
+ * itself among the view's sleepers, as a blocking wait past its spin phase
+ * does in the blocking part (cshm_wait_slow), so that the peer's cshm_post
+ * in the view rings its doorbell; the policy's last poll comes after that,
+ * then the sleep.  The words are the view's own, so a blocking shm wait of
+ * the same rank, which may be under way (its waiting policy asks too), keeps
+ * its own, and a post in either part wakes the rank.  The poll after the
  * sleep takes the announcement back.  A call that waits in its claim waits
  * for the first rank it found behind: that rank's FIN of the call that used
- * the slot last is a cshm_post, blocking or not (the calls that only mark
- * FIN, in meetings, leave every rank's safe past them).
+ * the slot last is a cshm_post (the view's calls never meet).
  *
  * When.  Only where the area already exists (made by an earlier blocking
- * call of the communicator, at the same point of the sequence on every
- * rank): making it is a blocking exchange, which a non-blocking call must not
- * do.  The selection (coll_select_nb) takes the shm rows for calls whose data
+ * call of the communicator): making it is a blocking exchange, which a
+ * non-blocking call must not do.  The blocking call that made it may have
+ * come before a non-blocking call on one rank and after it on another, so
+ * the area's existence alone does not decide: every non-blocking call (and
+ * persistent init) of the communicator is counted (coll_nbshm_count), the
+ * making agrees on the largest count any rank had then (nb_from), and only
+ * the calls counted beyond it take the machines, on every rank alike.  The
+ * selection (coll_select_nb) takes the shm rows for calls whose data
  * fit a slot, and for bcast of any length where single copy works (its root
  * then publishes its buffer, coll_bcast_cma.c's protocol, split between two
  * ranks as there), and falls back to the schedules otherwise;
@@ -46,7 +54,7 @@
  * meet at the counter. */
 #include <stdlib.h>
 #include <string.h>
-#include "coll/coll_shm.h"
+#include "coll/coll_shm_steps.h"
 #include "util/settings.h"
 
 struct coll_nbshm {
@@ -90,7 +98,14 @@ int coll_nbshm_ready(const cr_comm_t *c)
 {
     const coll_shm_t *a = c->coll_shm;
     return ut_settings.coll_nb_shm && ut_settings.coll_shm && !c->remote && c->size > 1 && a &&
-           a->state == CSHM_OK;
+           a->state == CSHM_OK && a->nb_calls >= a->nb_from;
+}
+
+void coll_nbshm_count(cr_comm_t *c)
+{
+    if (c->remote) return;
+    coll_shm_t *a = c->coll_shm ? c->coll_shm : coll_shm_state(c);
+    if (a) a->nb_calls++;
 }
 
 /* Freed machines kept for the next call (as coll_nbc.c's entries; the
@@ -132,9 +147,15 @@ int coll_nbshm_err(const coll_nbshm_t *m)
     return m->err;
 }
 
+/* The view of the non-blocking calls' sequence of m's communicator. */
+static coll_shm_t *view(const coll_nbshm_t *m)
+{
+    return ((coll_shm_t *)m->c->coll_shm)->nb;   /* made: coll_nbshm_ready said so */
+}
+
 void coll_nbshm_begin(coll_nbshm_t *m)
 {
-    coll_shm_t *sh = m->c->coll_shm;   /* made: coll_nbshm_ready said so */
+    coll_shm_t *sh = view(m);
     m->n = cshm_begin(sh);
     m->step = NB_CLAIM;
     m->r = 1;
@@ -169,12 +190,6 @@ static int barrier_step(coll_nbshm_t *m, coll_shm_t *sh)
     if (!peers_at(m, sh, CSHM_FIN)) return NB_PEERS;
     if (sh->safe < m->n - 1) sh->safe = m->n - 1;
     return NB_DONE;
-}
-
-/* Bcast's data go inline only up to CSHM_INLINE - 8 bytes (coll_bcast_shm.c). */
-static size_t bcast_place(size_t bytes)
-{
-    return bytes <= CSHM_INLINE - 8 || bytes > CSHM_INLINE ? bytes : CSHM_INLINE + 1;
 }
 
 /* Does the root of a bcast of `bytes` take single copy (coll_bcast_cma.c's
@@ -236,7 +251,7 @@ static int bcast_step(coll_nbshm_t *m, coll_shm_t *sh)
     const coll_args_t *a = &m->a;
     uint64_t n = m->n;
     int root = a->root;
-    size_t at = bcast_place(a->bytes);
+    size_t at = cshm_bcast_place(a->bytes);
     if (sh->me == root && (m->step != NB_CLAIM || bcast_by_cma(sh, a->bytes)))
         return bcast_cma_root(m, sh);
     if (m->step == NB_SPLIT) {
@@ -250,9 +265,7 @@ static int bcast_step(coll_nbshm_t *m, coll_shm_t *sh)
     }
     if (sh->me == root) {
         if (!claim(m, sh, cshm_data_depth(sh, at))) return NB_CLAIM;
-        cshm_pack(a->rbuf, a->count, a->dt, cshm_data(sh, root, n, at));
-        cshm_ctl(sh, root, n)->w[CSHM_BCAST_BYTES] = a->bytes;
-        cshm_post(sh, n, CSHM_FIN);
+        cshm_bcast_put(sh, n, a, at);   /* the blocking root's step */
         return NB_DONE;
     }
     if (!cshm_reached(sh, root, n, CSHM_POSTED)) return NB_CLAIM;
@@ -306,89 +319,51 @@ static int reduce_step(coll_nbshm_t *m, coll_shm_t *sh)
     return NB_DONE;
 }
 
+/* The three below run the blocking algorithms' steps (coll_shm_steps.h),
+ * with a test where those wait. */
 static int allreduce_step(coll_nbshm_t *m, coll_shm_t *sh)
 {
-    const coll_args_t *a = &m->a;
-    uint64_t n = m->n;
     if (m->step == NB_CLAIM) {
         if (!claim(m, sh, CSHM_NBUF)) return NB_CLAIM;
-        const void *src = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
-        coll_copy(src, cshm_operand(sh, sh->me, n, a->count, a->dt), a->count, a->dt);
-        cshm_post(sh, n, CSHM_POSTED);
+        cshm_allreduce_put(sh, m->n, &m->a);
+        cshm_post(sh, m->n, CSHM_POSTED);
         m->step = NB_PEERS;
     }
     if (!peers_at(m, sh, CSHM_POSTED)) return NB_PEERS;
-    cshm_slots_t o = { sh, n, a->count, a->dt, CSHM_POSTED, NULL, 0 };
-    cshm_fold_order(a->op, cshm_slot_operand, &o, sh->p, a->rbuf, a->count, a->dt,
-                    cshm_order_allreduce());
-    if (sh->safe < n - 1) sh->safe = n - 1;   /* every rank posted in call n */
-    cshm_post(sh, n, CSHM_FIN);
+    cshm_allreduce_fold(sh, m->n, &m->a);   /* every operand is there: it waits for none */
+    cshm_post(sh, m->n, CSHM_FIN);
     return NB_DONE;
 }
 
 static int gather_step(coll_nbshm_t *m, coll_shm_t *sh)
 {
     const coll_args_t *a = &m->a;
-    uint64_t n = m->n;
-    int me = sh->me, p = sh->p;
-    size_t bytes = a->bytes;
-    if (me != a->root) {
-        if (!claim(m, sh, cshm_data_depth(sh, bytes))) return NB_CLAIM;
-        cshm_pack(a->sbuf, a->scount, a->sdt, cshm_data(sh, me, n, bytes));
-        cshm_post(sh, n, CSHM_FIN);
+    if (sh->me != a->root) {
+        if (!claim(m, sh, cshm_data_depth(sh, a->bytes))) return NB_CLAIM;
+        cshm_gather_put(sh, m->n, a);
         return NB_DONE;
     }
     if (m->step == NB_CLAIM) {
-        if (a->sbuf != MPI_IN_PLACE)
-            cshm_copy(a->sbuf, a->scount, a->sdt,
-                      coll_elem(a->rbuf, (MPI_Aint)me * a->rcount, a->rdt), a->rcount, a->rdt);
+        cshm_gather_own(sh, a);
         m->step = NB_PEERS;
     }
-    /* each block as it arrives */
-    for (; m->r < p; m->r++) {
-        int r = (me + m->r) % p;
-        if (!cshm_reached(sh, r, n, CSHM_FIN)) return NB_PEERS;
-        cshm_unpack(cshm_data(sh, r, n, bytes),
-                    coll_elem(a->rbuf, (MPI_Aint)r * a->rcount, a->rdt), a->rcount, a->rdt);
-    }
-    cshm_post(sh, n, CSHM_FIN);
-    return NB_DONE;
+    return cshm_gather_take(sh, m->n, a, &m->r, 0) ? NB_DONE : NB_PEERS;
 }
 
 static int allgather_step(coll_nbshm_t *m, coll_shm_t *sh)
 {
-    const coll_args_t *a = &m->a;
-    uint64_t n = m->n;
-    int me = sh->me, p = sh->p;
-    int inl = a->bytes <= CSHM_INLINE;
     if (m->step == NB_CLAIM) {
         if (!claim(m, sh, CSHM_NBUF)) return NB_CLAIM;
-        void *mine = coll_elem(a->rbuf, (MPI_Aint)me * a->rcount, a->rdt);
-        void *dst = inl ? (void *)cshm_ctl(sh, me, n)->w : (void *)cshm_slot(sh, me, n);
-        if (a->sbuf == MPI_IN_PLACE) {
-            cshm_pack(mine, a->rcount, a->rdt, dst);
-        } else {
-            cshm_pack(a->sbuf, a->scount, a->sdt, dst);
-            cshm_unpack(dst, mine, a->rcount, a->rdt);
-        }
-        cshm_post(sh, n, CSHM_POSTED);
+        cshm_allgather_put(sh, m->n, &m->a);
+        cshm_post(sh, m->n, CSHM_POSTED);
         m->step = NB_PEERS;
     }
-    for (; m->r < p; m->r++) {
-        int r = (me + m->r) % p;
-        if (!cshm_reached(sh, r, n, CSHM_POSTED)) return NB_PEERS;
-        const void *src = inl ? (const void *)cshm_ctl(sh, r, n)->w
-                              : (const void *)cshm_slot(sh, r, n);
-        cshm_unpack(src, coll_elem(a->rbuf, (MPI_Aint)r * a->rcount, a->rdt), a->rcount, a->rdt);
-    }
-    if (sh->safe < n - 1) sh->safe = n - 1;   /* every rank posted in call n */
-    cshm_post(sh, n, CSHM_FIN);
-    return NB_DONE;
+    return cshm_allgather_take(sh, m->n, &m->a, &m->r, 0) ? NB_DONE : NB_PEERS;
 }
 
 int coll_nbshm_advance(coll_nbshm_t *m, int *moved)
 {
-    coll_shm_t *sh = m->c->coll_shm;
+    coll_shm_t *sh = view(m);
     *moved = 0;
     if (m->step == NB_DONE) return 1;
     if (sh->nb_head != m) return 0;   /* an older call of this rank goes first */
@@ -412,7 +387,7 @@ int coll_nbshm_advance(coll_nbshm_t *m, int *moved)
     if (!sh->nb_head) sh->nb_tail = NULL;
     if (!sh->nb_head && sh->nb_announced) unannounce(sh);   /* the area may go with its comm */
     m->next = NULL;
-    /* the last touch of the area: a blocking call of the communicator's
+    /* the last touch of the view: a blocking call of the communicator's
      * thread without the library lock starts once it sees the count drop */
     __atomic_store_n(&sh->nb_pending, sh->nb_pending - 1, __ATOMIC_RELEASE);
     return 1;
@@ -454,7 +429,7 @@ static void unannounce(coll_shm_t *sh)
 
 int coll_nbshm_announce(coll_nbshm_t *m)
 {
-    coll_shm_t *sh = m->c->coll_shm;
+    coll_shm_t *sh = view(m);
     if (sh->nb_head != m || m->step == NB_DONE) return 1;   /* only the oldest waits */
     int r = waits_for(m, sh);
     if (r < 0) return 0;
@@ -479,11 +454,4 @@ void coll_nbshm_polled(void)
         return;
     }
     while (announced) unannounce(announced);
-}
-
-void coll_nbshm_drain(coll_shm_t *a)
-{
-    cr_wait_t w = CR_WAIT_INIT;
-    while (a->nb_pending != 0) cr_wait_poll(&w);
-    cr_wait_end(&w);
 }

@@ -23,7 +23,10 @@
 
 /* Layout: [header line][sleepers line][arrivals line][release line]
  * [waitfor: p words, whole lines][info: p lines][ctl: p x nline lines]
- * [pad to a page][slots: p x NBUF x slot_bytes][cells: p x ncell x cell_bytes]. */
+ * [pad to a page][slots: p x NBUF x slot_bytes][cells: p x ncell x cell_bytes]
+ * [pad to a page], then the non-blocking calls' rings (coll_shm_t.nb), laid
+ * out the same way without header and info lines: [sleepers][arrivals]
+ * [release][waitfor][ctl: p x nb lines][pad][slots][cells: p x nb cells]. */
 typedef struct {
     uint32_t magic, p;
     uint64_t slot_bytes;
@@ -68,6 +71,7 @@ static void area_free(cr_comm_t *c)
     coll_shm_t *a = c->coll_shm;
     if (!a) return;
     if (a->base) munmap(a->base, a->bytes);
+    free(a->nb);   /* a view into the same mapping */
     coll_hier_free(a->hier);
     free(a->bell);
     free(a);
@@ -110,6 +114,16 @@ int coll_shm_usable(const cr_comm_t *cc, int need_cma)
 }
 
 /* ---- making the area -------------------------------------------------------------- */
+/* The tag of the exchanges that make an area (or a hierarchy): above the
+ * collective sequence's tags (coll_next_tag: 1 .. 2^30).  A tag from that
+ * sequence would be taken in a different place on a rank that started a
+ * non-blocking schedule before the blocking call that makes the area than on
+ * one that started it after (MPI_Ibcast; MPI_Barrier against MPI_Barrier;
+ * MPI_Ibcast), and the schedule's message would match the making's.  One tag
+ * serves every making: they are blocking, one after the other in the same
+ * order on every rank, and messages between two ranks do not overtake. */
+#define CSHM_MAKE_TAG ((1 << 30) + 1)
+
 /* Through a schedule: the area does not exist yet. */
 int coll_shm_small_coll(cr_comm_t *c, int *v, int n, int allreduce)
 {
@@ -117,7 +131,7 @@ int coll_shm_small_coll(cr_comm_t *c, int *v, int n, int allreduce)
                       .dt = cr_datatype_ptr(MPI_INT), .op = cr_op_ptr(MPI_MIN) };
     a.bytes = (size_t)n * sizeof(int);
     coll_sched_t s;
-    coll_sched_init(&s, c, coll_next_tag(c));
+    coll_sched_init(&s, c, CSHM_MAKE_TAG);
     int e = allreduce ? coll_allreduce_recdbl(&s, &a) : coll_bcast_binomial(&s, &a);
     if (!e) e = coll_sched_run(&s);
     coll_sched_free(&s);
@@ -163,27 +177,54 @@ static int probe_cma(coll_shm_t *a, int r)
     return st == TR_OK && v == cshm_probe_word;
 }
 
-static void set_layout(coll_shm_t *a, char *base, size_t slot, uint64_t nline, size_t cell,
-                       uint64_t ncell)
+/* The rings of one sequence at offset `at` of the mapping (base NULL: only
+ * the sizes), with the info lines when `info` (the blocking calls' part);
+ * returns the offset after them, rounded up to a page. */
+static size_t lay_rings(coll_shm_t *a, char *base, size_t at, int info, size_t slot,
+                        uint64_t nline, size_t cell, uint64_t ncell)
 {
     size_t p = (size_t)a->p;
-    a->base = base;
+    char *o = base + at;
     a->slot_bytes = slot;
     a->nline = nline;
     a->cell_bytes = cell;
     a->ncell = ncell;
-    a->sleepers = (volatile uint32_t *)(base + CSHM_LINE);
-    a->arrivals = (volatile uint64_t *)(base + 2 * CSHM_LINE);
-    a->release = (volatile uint64_t *)(base + 3 * CSHM_LINE);
-    a->waitfor = (volatile uint32_t *)(base + 4 * CSHM_LINE);
-    size_t front = 4 + (p * sizeof(uint32_t) + CSHM_LINE - 1) / CSHM_LINE;
-    a->info = (const volatile uint64_t *)(base + front * CSHM_LINE);
-    a->ctl = (cshm_ctl_t *)(base + (front + p) * CSHM_LINE);
-    size_t head = (front + p + p * (size_t)nline) * CSHM_LINE;
+    size_t line = info ? 1 : 0;   /* the header line */
+    a->sleepers = (volatile uint32_t *)(o + line * CSHM_LINE);
+    a->arrivals = (volatile uint64_t *)(o + (line + 1) * CSHM_LINE);
+    a->release = (volatile uint64_t *)(o + (line + 2) * CSHM_LINE);
+    a->waitfor = (volatile uint32_t *)(o + (line + 3) * CSHM_LINE);
+    line += 3 + (p * sizeof(uint32_t) + CSHM_LINE - 1) / CSHM_LINE;
+    if (info) {
+        a->info = (const volatile uint64_t *)(o + line * CSHM_LINE);
+        line += p;
+    }
+    a->ctl = (cshm_ctl_t *)(o + line * CSHM_LINE);
+    size_t head = (line + p * (size_t)nline) * CSHM_LINE;
     head = (head + CSHM_PAGE - 1) / CSHM_PAGE * CSHM_PAGE;
-    a->slots = base + head;
+    a->slots = o + head;
     a->cells = a->slots + p * CSHM_NBUF * slot;
-    a->bytes = head + p * CSHM_NBUF * slot + p * (size_t)ncell * cell;
+    size_t end = head + p * CSHM_NBUF * slot + p * (size_t)ncell * cell;
+    return at + (end + CSHM_PAGE - 1) / CSHM_PAGE * CSHM_PAGE;
+}
+
+/* The area's numbers, as rank 0 announces them (make_area's hello). */
+enum { H_OK, H_PID, H_SERIAL, H_NLINE, H_CELL, H_NCELL, H_MEET, H_NB_NLINE, H_NB_NCELL, H_N };
+
+/* Both parts of the area at base (NULL: only the size); the view of the
+ * non-blocking calls' part, nb, shares the rest (info, doorbells). */
+static void set_layout(coll_shm_t *a, coll_shm_t *nb, char *base, size_t slot, const int *h)
+{
+    size_t mid = lay_rings(a, base, 0, 1, slot, (uint64_t)h[H_NLINE], (size_t)h[H_CELL],
+                           (uint64_t)h[H_NCELL]);
+    a->base = base;
+    coll_shm_t tmp;
+    if (!nb) {
+        tmp = *a;
+        nb = &tmp;
+    }
+    a->bytes = lay_rings(nb, base, mid, 0, slot, (uint64_t)h[H_NB_NLINE], (size_t)h[H_CELL],
+                         (uint64_t)h[H_NB_NCELL]);
 }
 
 /* Whether this node's ranks outnumber the CPUs they may run on more than
@@ -195,6 +236,21 @@ static int deep_oversubscribed(void)
     return ratio <= 0 || (long)cr_proc.local_size > ratio * (long)cr_proc.node_cpus;
 }
 
+/* The view of the non-blocking calls' part of area a (coll_shm_t.nb): the
+ * same ranks, single copy and doorbells, its own rings and counters; it
+ * never meets (the state machines post in their lines). */
+static coll_shm_t *nb_view(const coll_shm_t *a)
+{
+    coll_shm_t *v = calloc(1, sizeof *v);
+    if (!v) return NULL;
+    v->state = CSHM_OK;
+    v->p = a->p;
+    v->me = a->me;
+    v->bell = a->bell;
+    v->info = a->info;
+    return v;
+}
+
 static int make_area(cr_comm_t *c, coll_shm_t *a)
 {
     static int serial;
@@ -202,30 +258,38 @@ static int make_area(cr_comm_t *c, coll_shm_t *a)
     /* rank 0: create; tell everyone whether it worked, the name's parts and
      * the number of control lines and the cells' size */
     int nline = (int)ring_setting(ut_settings.coll_shm_lines, 1u << 16);
+    int nb_nline = (int)ring_setting(ut_settings.coll_nb_shm_lines, 1u << 16);
     int meet = ut_settings.coll_shm_meet >= 0 ? (int)ut_settings.coll_shm_meet
                                               : cr_proc.oversubscribed;
-    int hello[7] = { 0, (int)getpid(), ++serial, nline, (int)cell_setting(),
-                     (int)ring_setting(ut_settings.coll_shm_cells, (uint64_t)nline), meet };
+    int hello[H_N] = { 0, (int)getpid(), ++serial, nline, (int)cell_setting(),
+                       (int)ring_setting(ut_settings.coll_shm_cells, (uint64_t)nline), meet,
+                       nb_nline, (int)ring_setting(ut_settings.coll_nb_shm_cells, (uint64_t)nb_nline) };
     coll_shm_t probe = *a;
-    set_layout(&probe, NULL, slot, (uint64_t)hello[3], (size_t)hello[4], (uint64_t)hello[5]);
+    set_layout(&probe, NULL, NULL, slot, hello);
     size_t bytes = probe.bytes;
     char name[320];
     char *base = NULL;
     if (a->me == 0) {
-        area_name(name, sizeof name, hello[1], hello[2]);
+        area_name(name, sizeof name, hello[H_PID], hello[H_SERIAL]);
         base = area_create(name, bytes);
-        hello[0] = base != NULL;
+        hello[H_OK] = base != NULL;
     }
-    int e = coll_shm_small_coll(c, hello, 7, 0);
+    int e = coll_shm_small_coll(c, hello, H_N, 0);
     if (e) return e;
-    if (!hello[0]) return MPI_SUCCESS;
-    area_name(name, sizeof name, hello[1], hello[2]);
-    set_layout(&probe, NULL, slot, (uint64_t)hello[3], (size_t)hello[4], (uint64_t)hello[5]);
+    if (!hello[H_OK]) return MPI_SUCCESS;
+    area_name(name, sizeof name, hello[H_PID], hello[H_SERIAL]);
+    set_layout(&probe, NULL, NULL, slot, hello);
     bytes = probe.bytes;
     if (a->me != 0) base = area_open(name, bytes);
+    coll_shm_t *nb = base ? nb_view(a) : NULL;
+    if (base && !nb) {
+        munmap(base, bytes);
+        base = NULL;
+    }
     if (base) {
-        set_layout(a, base, slot, (uint64_t)hello[3], (size_t)hello[4], (uint64_t)hello[5]);
-        a->meet = hello[6];
+        set_layout(a, nb, base, slot, hello);
+        nb->info = a->info;
+        a->meet = hello[H_MEET];
         /* deeply oversubscribed: the rank waited for is most likely
          * descheduled, so yielding to it through the other ranks of its core
          * costs a context switch each; sleep at once and let it wake us.  A
@@ -242,6 +306,8 @@ static int make_area(cr_comm_t *c, coll_shm_t *a)
          * for; with more ranks than cores the peer is likely descheduled and
          * the wait goes straight to the policy */
         a->word_polls = cr_proc.oversubscribed ? 0 : (unsigned)ut_settings.coll_shm_word_polls;
+        nb->sleep_ns = a->sleep_ns;
+        nb->spin_skip = a->spin_skip;
         volatile uint64_t *mine = (volatile uint64_t *)a->info + a->me * 8;
         mine[INFO_PID] = (uint64_t)getpid();
         mine[INFO_PROBE] = (uint64_t)(uintptr_t)&cshm_probe_word;
@@ -252,14 +318,20 @@ static int make_area(cr_comm_t *c, coll_shm_t *a)
             h->magic = CSHM_MAGIC;
         }
     }
-    int ok = base != NULL;
-    e = coll_shm_small_coll(c, &ok, 1, 1);   /* also: every info line is written */
+    /* whether every rank mapped it (the minimum), and the most non-blocking
+     * calls any rank has made so far (the minimum of their negatives): the
+     * later ones take the state machines on every rank (coll_nbshm_ready) */
+    int agree[2] = { base != NULL, -(int)(a->nb_calls & 0x3fffffff) };
+    e = coll_shm_small_coll(c, agree, 2, 1);   /* also: every info line is written */
     if (a->me == 0) shm_unlink(name);
-    if (e || !ok) {
+    if (e || !agree[0]) {
         if (base) munmap(base, bytes);
+        free(nb);
         a->base = NULL;
         return e;
     }
+    a->nb = nb;
+    a->nb_from = (uint64_t)-(int64_t)agree[1];
     a->state = CSHM_OK;
     /* single copy: each reads its successor; every rank must be readable, and
      * the area's own allreduce tells everyone */
@@ -269,19 +341,16 @@ static int make_area(cr_comm_t *c, coll_shm_t *a)
                       .bytes = sizeof(int) };
     e = coll_allreduce_shm(c, &m);
     a->cma = cma;
+    nb->cma = cma;
     return e;
 }
 
 coll_shm_t *coll_shm_area(cr_comm_t *c)
 {
     coll_shm_t *a = c->coll_shm;
-    if (CR_LIKELY(a && a->state == CSHM_OK)) {
-        /* a blocking call after non-blocking ones this rank has not finished
-         * (MPI_Ibarrier; MPI_Bcast; MPI_Wait): finish them first, so that every
-         * rank still finishes the area's calls in order (coll_nbshm.c) */
-        if (CR_UNLIKELY(a->nb_pending != 0)) coll_nbshm_drain(a);
-        return a;
-    }
+    /* the non-blocking calls pending on the area are in a sequence of their
+     * own (coll_shm_t.nb): a blocking call need not wait for them */
+    if (CR_LIKELY(a && a->state == CSHM_OK)) return a;
     if (!a) a = coll_shm_state(c);
     if (!a || a->state == CSHM_NONE) return NULL;
     if (make_area(c, a) != MPI_SUCCESS || a->state != CSHM_OK) {

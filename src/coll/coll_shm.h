@@ -16,6 +16,12 @@
  * ring of COURIER_COLL_SHM_CELLS cells of COURIER_COLL_SHM_CELL_BYTES (rank
  * 0's values; ncell, a power of two, at most nline).
  *
+ * The non-blocking and persistent calls' state machines (coll_nbshm.c) have
+ * a second, smaller set of the rings below in the same mapping, with a
+ * sequence and counters of their own (coll_shm_t.nb, a view that every
+ * cshm_* helper takes as it takes an area), so that blocking and
+ * non-blocking calls may come in different orders on different ranks.
+ *
  * Calls.  Every call on the area takes the next sequence number n (all ranks
  * call a communicator's collectives in the same order, so they agree) and uses
  * control line n % nline, cell n % ncell and data slot n % CSHM_NBUF of
@@ -113,13 +119,27 @@ typedef struct coll_shm {
     int *bell;                  /* comm rank -> node-local index (doorbells) */
     struct coll_hier *hier;     /* the node layer of a communicator that spans nodes
                                  * (coll_hier.c), NULL until first considered */
-    /* non-blocking and persistent calls on the area (coll_nbshm.c) that this
-     * rank started and has not finished, oldest first: only the oldest moves,
-     * and a blocking call on the area first waits until none is left, so this
-     * rank still finishes the area's calls in sequence order */
+    /* The non-blocking and persistent calls' own sequence (coll_nbshm.c): a
+     * second set of rings in the same mapping, made with the first, seen
+     * through a coll_shm_t of its own (its seq, safe, lines, cells, slots,
+     * sleepers and waitfor words; it never meets), so that a blocking call
+     * and a non-blocking one may pass each other (one rank starts the
+     * non-blocking call before a blocking one, another after it).  NULL
+     * until the area is made, and in the view itself. */
+    struct coll_shm *nb;
+    /* Non-blocking and persistent-init calls this rank made on the
+     * communicator (counted by coll_nbc.c whatever path they took), and
+     * the largest count any rank had when the area was made: the calls
+     * numbered above it take the state machines (coll_nbshm_ready), so that
+     * every rank picks the same path for the same call even where the call
+     * and the blocking call that made the area came in different orders. */
+    uint64_t nb_calls, nb_from;
+    /* In the view: the calls this rank started and has not finished, oldest
+     * first; only the oldest moves, so this rank finishes the view's calls in
+     * its sequence order (what safe and cshm_claim_slow rest on). */
     struct coll_nbshm *nb_head, *nb_tail;
-    unsigned nb_pending;
-    int nb_announced;           /* counted among the area's sleepers for a sleep of the
+    unsigned nb_pending;        /* how many (coll_shm_unlocked reads it) */
+    int nb_announced;           /* counted among the view's sleepers for a sleep of the
                                  * waiting policy (coll_nbshm_announce) */
     struct coll_shm *nb_next_announced;
     /* Threads (coll.c, coll_call_mt; docs/threads.md, "Collectives on
@@ -142,13 +162,16 @@ typedef struct coll_shm {
 /* comm's area when a blocking call on it may run without the library lock:
  * made and published (unlocked_ok), and no non-blocking call of this rank on
  * it unfinished (those are the progress engine's, under the library lock;
- * the engine's last touch of the area is the release that counts one
- * finished, so nothing it wrote is missed).  NULL otherwise. */
+ * the engine's last touch of the view is the release that counts one
+ * finished, so nothing it wrote is missed).  They run in the view of their
+ * own sequence (nb), which the blocking call does not touch, so this is
+ * caution rather than need: such a call takes the lock, as before.  NULL
+ * otherwise. */
 static inline coll_shm_t *coll_shm_unlocked(const cr_comm_t *c)
 {
     coll_shm_t *a = __atomic_load_n((coll_shm_t *const *)&c->coll_shm, __ATOMIC_ACQUIRE);
     if (!a || !__atomic_load_n(&a->unlocked_ok, __ATOMIC_ACQUIRE)) return NULL;
-    return __atomic_load_n(&a->nb_pending, __ATOMIC_ACQUIRE) == 0 ? a : NULL;
+    return __atomic_load_n(&a->nb->nb_pending, __ATOMIC_ACQUIRE) == 0 ? a : NULL;
 }
 /* After a blocking call under the library lock (held): publish comm's area
  * for calls without it, when it is made. */
@@ -172,9 +195,6 @@ size_t coll_shm_slot_cap(void);
  * from the same collective call).  NULL on every rank when it cannot be made;
  * coll_shm_usable() then says no for good and the caller falls back. */
 coll_shm_t *coll_shm_area(cr_comm_t *c);
-/* The part of coll_shm_area for an area with non-blocking calls pending:
- * drive the progress engine (the waiting policy) until they are finished. */
-void coll_nbshm_drain(coll_shm_t *a);
 
 /* ---- one call ------------------------------------------------------------------ */
 static inline uint64_t cshm_begin(coll_shm_t *a)
@@ -585,4 +605,5 @@ typedef struct {
     MPI_Aint first;
 } cshm_slots_t;
 const void *cshm_slot_operand(void *ctx, int i);
+
 #endif
