@@ -40,16 +40,17 @@
 #include <string.h>
 
 /* Copy n bytes between mapped memory of the direct path, n other than 8
- * (ops.c: 1, 2, 4, 16 bytes by moves of their own, larger ones by
- * rma_copy_large). */
-void rma_copy_any(void *dst, const void *src, size_t n);
+ * (ops.c: 1, 2, 4, 16 bytes by moves of their own, larger ones by memmove,
+ * or out of the window (a get: into_win 0) by non-temporal stores). */
+void rma_copy_any(void *dst, const void *src, size_t n, int into_win);
 /* rma_copy_any, then MPI_SUCCESS (the short ways' copies other than 8 bytes,
  * as their tail calls). */
-int rma_copy_done(void *dst, const void *src, size_t n);
+int rma_copy_done(void *dst, const void *src, size_t n, int into_win);
 
 /* The direct path's copy: 8 bytes (the commonest small operation: a double,
  * an int64, an address) by one load and one store; the rest out of line. */
-static inline __attribute__((always_inline)) void rma_copy(void *dst, const void *src, size_t n)
+static inline __attribute__((always_inline)) void rma_copy(void *dst, const void *src, size_t n,
+                                                           int into_win)
 {
     if (CR_LIKELY(n == 8)) {
         uint64_t v;
@@ -57,7 +58,7 @@ static inline __attribute__((always_inline)) void rma_copy(void *dst, const void
         __builtin_memcpy(dst, &v, 8);
         return;
     }
-    rma_copy_any(dst, src, n);
+    rma_copy_any(dst, src, n, into_win);
 }
 
 /* The calls that open epochs and the communication calls' full ways make w
@@ -122,7 +123,7 @@ static inline __attribute__((always_inline)) int rma_put_fast(const void *origin
         __builtin_memcpy(at, &v, 8);
         return MPI_SUCCESS;
     }
-    return rma_copy_done(at, origin_addr, n);     /* a tail call */
+    return rma_copy_done(at, origin_addr, n, 1);  /* a tail call */
 }
 
 static inline __attribute__((always_inline)) int rma_get_fast(void *origin_addr, int origin_count,
@@ -143,7 +144,7 @@ static inline __attribute__((always_inline)) int rma_get_fast(void *origin_addr,
         __builtin_memcpy(origin_addr, &v, 8);
         return MPI_SUCCESS;
     }
-    return rma_copy_done(origin_addr, at, n);     /* a tail call */
+    return rma_copy_done(origin_addr, at, n, 0);  /* a tail call */
 }
 
 static inline __attribute__((always_inline)) int rma_flush_fast(int rank, MPI_Win win)
