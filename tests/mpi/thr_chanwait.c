@@ -19,7 +19,7 @@
  * when the lock is free), so threads 1..T-1 finish; a wait that needed the
  * lock would wait for thread 0, which gives up after HOLD_S seconds (or
  * three times as long as part 1 took) and reports it.  Arguments: [T]. */
-#include "mpitest.h"
+#include "mt_hold.h"
 #include <pthread.h>
 #include <time.h>
 
@@ -32,7 +32,6 @@
 
 static int rank, size, nthreads;
 static MPI_Comm own[MAXT];
-static int holding, finished;     /* part 2: thread 0 holds the lock; threads done */
 static int held;                  /* part 2 runs */
 
 static long seed_of(int t, int i, int hop)
@@ -83,30 +82,11 @@ static void *worker(void *arg)
 {
     int t = (int)(intptr_t)arg;
     unsigned char *buf = mt_malloc(PAYLOAD);
-    if (held) while (!__atomic_load_n(&holding, __ATOMIC_ACQUIRE)) sched_yield();
+    if (held) mt_hold_wait_held();
     for (int i = 0; i < ROUNDS; i++) round_of(t, i, buf);
-    __atomic_fetch_add(&finished, 1, __ATOMIC_RELEASE);
+    mt_hold_done();
     free(buf);
     return NULL;
-}
-
-static int held_long;      /* thread 0 gave up waiting for the others */
-static double hold_limit;  /* seconds thread 0 waits for them */
-
-/* A reduction operation, called with the library lock held: waits until the
- * other threads have done their rounds (at most hold_limit seconds). */
-static void hold_op(void *in, void *inout, int *len, MPI_Datatype *dt)
-{
-    (void)in, (void)inout, (void)len, (void)dt;
-    double until = mt_now() + hold_limit;
-    __atomic_store_n(&holding, 1, __ATOMIC_RELEASE);
-    while (__atomic_load_n(&finished, __ATOMIC_ACQUIRE) < nthreads - 1) {
-        if (mt_now() > until) {
-            held_long = 1;
-            return;
-        }
-        sched_yield();
-    }
 }
 
 int main(int argc, char **argv)
@@ -136,21 +116,22 @@ int main(int argc, char **argv)
     CHECK(cpu < CPU_SHARE * wall * nthreads,
           "%d threads waiting on their channels used %.3f s of CPU in %.3f s", nthreads, cpu,
           wall);
-    hold_limit = 3 * wall > HOLD_S ? 3 * wall : HOLD_S;
+    mt_hold.limit = 3 * wall > HOLD_S ? 3 * wall : HOLD_S;
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
 
     /* part 2: threads 1..T-1 again while thread 0 holds the library lock */
     MPI_Op op;
     int a = 1, b = 2;
-    CHECK_MPI(MPI_Op_create(hold_op, 1, &op));
-    finished = 0;
+    CHECK_MPI(MPI_Op_create(mt_hold_op, 1, &op));
+    mt_hold.finished = 0;
+    mt_hold.workers = nthreads - 1;
     held = 1;
     for (int t = 1; t < nthreads; t++)
         pthread_create(&th[t], NULL, worker, (void *)(intptr_t)t);
     CHECK_MPI(MPI_Reduce_local(&a, &b, 1, MPI_INT, op));
     for (int t = 1; t < nthreads; t++) pthread_join(th[t], NULL);
-    CHECK(!held_long, "threads waiting on their channels did not finish in %.0f s while "
-                      "another thread held the library lock", hold_limit);
+    CHECK(!mt_hold.too_long, "threads waiting on their channels did not finish in %.0f s "
+                             "while another thread held the library lock", mt_hold.limit);
     MPI_Op_free(&op);
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
 

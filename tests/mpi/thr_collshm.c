@@ -25,7 +25,7 @@
  *         every rank count): they finish only if those calls take no library
  *         lock, else thread 0 gives up after HOLD_S seconds and the test
  *         fails. */
-#include "mpitest.h"
+#include "mt_hold.h"
 #include <pthread.h>
 #include <sched.h>
 
@@ -38,7 +38,6 @@ static int rank, size, nthreads, rounds = 1000, mode;
 enum { MODE_ALL, MODE_MIX, MODE_RACE, MODE_HOLD };
 static MPI_Comm own[MAXT], ring_comm;
 static pthread_barrier_t meet;
-static int holding, finished, held_long;
 
 /* Counts (elements per block) by round: mostly in a control line or a cell,
  * then a slot, and every 16th round past the single-copy limits.  `hold`
@@ -222,30 +221,14 @@ static void *worker(void *arg)
         }
     } else {
         if (mode == MODE_HOLD)
-            while (!__atomic_load_n(&holding, __ATOMIC_ACQUIRE)) sched_yield();
+            mt_hold_wait_held();
         for (int i = 0; i < rounds; i++) round_on(own[t], t, i, &b);
     }
-    __atomic_fetch_add(&finished, 1, __ATOMIC_RELEASE);
+    mt_hold_done();
     free(b.s);
     free(b.r);
     free(b.counts);
     return NULL;
-}
-
-/* hold: a reduction operation, called under the library lock, that returns
- * when the other threads finished their rounds (at most HOLD_S seconds). */
-static void hold_op(void *in, void *inout, int *len, MPI_Datatype *dt)
-{
-    (void)in, (void)inout, (void)len, (void)dt;
-    double until = mt_now() + HOLD_S;
-    __atomic_store_n(&holding, 1, __ATOMIC_RELEASE);
-    while (__atomic_load_n(&finished, __ATOMIC_ACQUIRE) < nthreads - 1) {
-        if (mt_now() > until) {
-            held_long = 1;
-            return;
-        }
-        sched_yield();
-    }
 }
 
 int main(int argc, char **argv)
@@ -275,12 +258,14 @@ int main(int argc, char **argv)
         CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
         MPI_Op op;
         int x = 1, y = 2;
-        CHECK_MPI(MPI_Op_create(hold_op, 1, &op));
+        mt_hold.workers = nthreads - 1;
+        mt_hold.limit = HOLD_S;
+        CHECK_MPI(MPI_Op_create(mt_hold_op, 1, &op));
         for (int t = 1; t < nthreads; t++)
             pthread_create(&th[t], NULL, worker, (void *)(intptr_t)t);
         CHECK_MPI(MPI_Reduce_local(&x, &y, 1, MPI_INT, op));
         for (int t = 1; t < nthreads; t++) pthread_join(th[t], NULL);
-        CHECK(!held_long, "threads did not finish %d rounds of collectives in %.0f s while "
+        CHECK(!mt_hold.too_long, "threads did not finish %d rounds of collectives in %.0f s while "
                           "another thread held the library lock", rounds, HOLD_S);
         MPI_Op_free(&op);
     } else {

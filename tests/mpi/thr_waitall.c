@@ -16,7 +16,7 @@
  * could not would wait for thread 0, which waits at most HOLD_S seconds (or
  * three times as long as the first part took, on a loaded machine) for them
  * and then reports it.  Arguments: [T] [hold]. */
-#include "mpitest.h"
+#include "mt_hold.h"
 #include <pthread.h>
 #include <time.h>
 
@@ -28,7 +28,6 @@
 
 static int rank, size, nthreads, left, right, hold;
 static MPI_Comm own[MAXT];
-static int holding, finished;     /* hold: thread 0 holds the lock; threads done */
 static int held;                  /* the second part runs: no call that needs the library
                                      lock (MPI_Get_count, calls on no active request) */
 
@@ -150,34 +149,15 @@ static void *worker(void *arg)
             sb[d][k] = mt_malloc(BIG);
             rb[d][k] = mt_malloc(BIG);
         }
-    if (held) while (!__atomic_load_n(&holding, __ATOMIC_ACQUIRE)) sched_yield();
+    if (held) mt_hold_wait_held();
     for (int i = 0; i < ROUNDS; i++) round_of(t, i, sb, rb);
-    __atomic_fetch_add(&finished, 1, __ATOMIC_RELEASE);
+    mt_hold_done();
     for (int d = 0; d < 2; d++)
         for (int k = 0; k < K; k++) {
             free(sb[d][k]);
             free(rb[d][k]);
         }
     return NULL;
-}
-
-static int held_long;      /* thread 0 gave up waiting for the others */
-static double hold_limit;  /* seconds thread 0 waits for them */
-
-/* A reduction operation, called with the library lock held: waits until the
- * other threads have done their rounds (at most HOLD_S seconds). */
-static void hold_op(void *in, void *inout, int *len, MPI_Datatype *dt)
-{
-    (void)in, (void)inout, (void)len, (void)dt;
-    double until = mt_now() + hold_limit;
-    __atomic_store_n(&holding, 1, __ATOMIC_RELEASE);
-    while (__atomic_load_n(&finished, __ATOMIC_ACQUIRE) < nthreads - 1) {
-        if (mt_now() > until) {
-            held_long = 1;
-            return;
-        }
-        sched_yield();
-    }
 }
 
 int main(int argc, char **argv)
@@ -197,7 +177,7 @@ int main(int argc, char **argv)
     for (int t = 0; t < nthreads; t++)
         pthread_create(&th[t], NULL, worker, (void *)(intptr_t)t);
     for (int t = 0; t < nthreads; t++) pthread_join(th[t], NULL);
-    hold_limit = 3 * (mt_now() - t0) > HOLD_S ? 3 * (mt_now() - t0) : HOLD_S;
+    mt_hold.limit = 3 * (mt_now() - t0) > HOLD_S ? 3 * (mt_now() - t0) : HOLD_S;
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
 
     if (hold) {
@@ -206,15 +186,16 @@ int main(int argc, char **argv)
          * requests and handle slots) */
         MPI_Op op;
         int a = 1, b = 2;
-        CHECK_MPI(MPI_Op_create(hold_op, 1, &op));
-        finished = 0;
+        CHECK_MPI(MPI_Op_create(mt_hold_op, 1, &op));
+        mt_hold.finished = 0;
+        mt_hold.workers = nthreads - 1;
         held = 1;
         for (int t = 1; t < nthreads; t++)
             pthread_create(&th[t], NULL, worker, (void *)(intptr_t)t);
         CHECK_MPI(MPI_Reduce_local(&a, &b, 1, MPI_INT, op));
         for (int t = 1; t < nthreads; t++) pthread_join(th[t], NULL);
-        CHECK(!held_long, "threads did not complete their requests in %.0f s while another "
-                          "thread held the library lock", hold_limit);
+        CHECK(!mt_hold.too_long, "threads did not complete their requests in %.0f s while "
+                                 "another thread held the library lock", mt_hold.limit);
         MPI_Op_free(&op);
         CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
     }
