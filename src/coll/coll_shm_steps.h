@@ -84,7 +84,7 @@ static inline int cshm_allgather_take(coll_shm_t *sh, uint64_t n, const coll_arg
 {
     int me = sh->me, p = sh->p;
     for (; *k < p; ++*k) {
-        int r = (me + *k) % p;
+        int r = cshm_peer(me, *k, p);
         if (wait) cshm_wait(sh, r, n, CSHM_POSTED);
         else if (!cshm_reached(sh, r, n, CSHM_POSTED)) return 0;
         cshm_unpack(cshm_allgather_block(sh, r, n, a),
@@ -116,7 +116,7 @@ static inline int cshm_gather_take(coll_shm_t *sh, uint64_t n, const coll_args_t
 {
     int me = sh->me, p = sh->p;
     for (; *k < p; ++*k) {
-        int r = (me + *k) % p;
+        int r = cshm_peer(me, *k, p);
         if (wait) cshm_wait(sh, r, n, CSHM_FIN);
         else if (!cshm_reached(sh, r, n, CSHM_FIN)) return 0;
         cshm_unpack(cshm_data(sh, r, n, a->bytes),
