@@ -49,7 +49,7 @@ static int alltoall_rounds(coll_shm_t *sh, const coll_args_t *a, int per)
         cshm_post_all(sh, n);
         if (me >= d0 && me < d1)
             for (int k = 1; k < p; k++) {
-                int r = (me + k) % p;
+                int r = cshm_peer(me, k, p);
                 cshm_wait(sh, r, n, CSHM_POSTED);
                 cshm_unpack(cshm_slot(sh, r, n) + (size_t)(me - d0) * bytes,
                             coll_elem(a->rbuf, (MPI_Aint)r * a->rcount, a->rdt), a->rcount, a->rdt);
@@ -85,7 +85,7 @@ int coll_alltoall_shm(cr_comm_t *c, const coll_args_t *a)
     if (sh->meet) cshm_post_all(sh, n);
     else cshm_post_once(sh, n, CSHM_POSTED);
     for (int k = 1; k < p; k++) {
-        int r = (me + k) % p;
+        int r = cshm_peer(me, k, p);
         cshm_wait(sh, r, n, CSHM_POSTED);
         const char *src = inl ? (const char *)cshm_ctl(sh, r, n)->w : cshm_slot(sh, r, n);
         cshm_unpack(src + (size_t)me * bytes, coll_elem(a->rbuf, (MPI_Aint)r * a->rcount, a->rdt),

@@ -358,7 +358,9 @@ static int allgather_step(coll_nbshm_t *m, coll_shm_t *sh)
         cshm_post(sh, m->n, CSHM_POSTED);
         m->step = NB_PEERS;
     }
-    return cshm_allgather_take(sh, m->n, &m->a, &m->r, 0) ? NB_DONE : NB_PEERS;
+    if (!cshm_allgather_take(sh, m->n, &m->a, &m->r, 0)) return NB_PEERS;
+    cshm_post(sh, m->n, CSHM_FIN);
+    return NB_DONE;
 }
 
 int coll_nbshm_advance(coll_nbshm_t *m, int *moved)

@@ -205,6 +205,15 @@ static inline uint64_t cshm_step(uint64_t n, int phase)
 {
     return n << 8 | (uint64_t)phase;
 }
+/* Rank (me + k) mod p for 0 <= k < p, without a division: the loops over
+ * the peers compute it right before they wait on that rank's line, and an
+ * integer division's latency (some 20-40 cycles) would sit on every
+ * hand-over of a small call (the idivl in a 2-rank gather's root). */
+static inline int cshm_peer(int me, int k, int p)
+{
+    int r = me + k;
+    return r >= p ? r - p : r;
+}
 static inline cshm_ctl_t *cshm_ctl(const coll_shm_t *a, int r, uint64_t n)
 {
     return &a->ctl[(size_t)r * a->nline + (n & (a->nline - 1))];

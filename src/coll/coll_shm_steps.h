@@ -75,20 +75,22 @@ static inline void cshm_allgather_put(coll_shm_t *sh, uint64_t n, const coll_arg
 }
 /* Unpack the other ranks' blocks, from rank me + *k on, each once it is
  * posted (wait: waiting for it; else return 0 at the first not there yet,
- * *k saying where to go on), then post FIN and return 1. */
+ * *k saying where to go on), then return 1.  It posts no FIN: the blocking
+ * call posts none where ranks do not meet (nobody waits for it in the call;
+ * its next call's first post says it is done: cshm_post_once), a state
+ * machine and a meeting call do. */
 static inline int cshm_allgather_take(coll_shm_t *sh, uint64_t n, const coll_args_t *a, int *k,
                                       int wait)
 {
     int me = sh->me, p = sh->p;
     for (; *k < p; ++*k) {
-        int r = (me + *k) % p;
+        int r = cshm_peer(me, *k, p);
         if (wait) cshm_wait(sh, r, n, CSHM_POSTED);
         else if (!cshm_reached(sh, r, n, CSHM_POSTED)) return 0;
         cshm_unpack(cshm_allgather_block(sh, r, n, a),
                     coll_elem(a->rbuf, (MPI_Aint)r * a->rcount, a->rdt), a->rcount, a->rdt);
     }
     if (sh->safe < n - 1) sh->safe = n - 1;   /* every rank posted in call n */
-    cshm_post(sh, n, CSHM_FIN);
     return 1;
 }
 
@@ -114,7 +116,7 @@ static inline int cshm_gather_take(coll_shm_t *sh, uint64_t n, const coll_args_t
 {
     int me = sh->me, p = sh->p;
     for (; *k < p; ++*k) {
-        int r = (me + *k) % p;
+        int r = cshm_peer(me, *k, p);
         if (wait) cshm_wait(sh, r, n, CSHM_FIN);
         else if (!cshm_reached(sh, r, n, CSHM_FIN)) return 0;
         cshm_unpack(cshm_data(sh, r, n, a->bytes),

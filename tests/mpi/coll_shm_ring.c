@@ -12,7 +12,7 @@
  * MPI_IN_PLACE, and one rank at a time is made slow (short sleeps) so that
  * the others run ahead until the ring is full.  Every datum is checked.
  * A last run mixes in the all-rank calls (Allreduce, Alltoall,
- * Reduce_scatter_block) that end without FIN where ranks do not meet
+ * Reduce_scatter_block, Allgather) that end without FIN where ranks do not meet
  * (cshm_post_once): a root running ahead must learn from their next call's
  * post that they are done with its line, cell or slot.
  * Works under any MPI. */
@@ -79,6 +79,14 @@ static void one(const char *what, long i, size_t b, int root)
         memset(rbuf, 0x5a, b * (size_t)size);
         CHECK_MPI(MPI_Alltoall(sbuf, (int)b, MPI_BYTE, rbuf, (int)b, MPI_BYTE, MPI_COMM_WORLD));
         for (int r = 0; r < size; r++) CHECK_PATTERN(rbuf + (size_t)r * b, b, seed_of(i, rank, r));
+    } else if (!strcmp(what, "allgather")) {   /* rank r's block: seed_of(i, size, r) */
+        int all_in_place = i % 7 == 3;   /* every rank or none */
+        memset(rbuf, 0x5a, b * (size_t)size);
+        if (all_in_place) mt_fill(rbuf + (size_t)rank * b, b, seed_of(i, size, rank));
+        else mt_fill(sbuf, b, seed_of(i, size, rank));
+        CHECK_MPI(MPI_Allgather(all_in_place ? MPI_IN_PLACE : sbuf, (int)b, MPI_BYTE, rbuf, (int)b,
+                                MPI_BYTE, MPI_COMM_WORLD));
+        for (int r = 0; r < size; r++) CHECK_PATTERN(rbuf + (size_t)r * b, b, seed_of(i, size, r));
     } else if (what[0] == 'b') {   /* bcast */
         if (rank == root) mt_fill(rbuf, b, seed_of(i, root, root));
         else memset(rbuf, 0x5a, b);
@@ -149,11 +157,12 @@ int main(int argc, char **argv)
     /* each all-rank call without FIN followed by five rooted calls of one
      * root, which runs ahead past the ring (COURIER_COLL_SHM_LINES=4) and
      * must wait in its claim until the slow rank's next post */
-    const char *mixed[] = { "allreduce", "alltoall", "reduce_scatter" };
+    const char *mixed[] = { "allreduce", "alltoall", "reduce_scatter", "allgather" };
     const char *ahead[] = { "bcast", "scatter", "reduce" };
     for (long i = 0; i < iters; i++) {
         long k = i / 6;
-        one(i % 6 ? ahead[k % 3] : mixed[k % 3], i,
+        /* (k + k / 4) % 4: each all-rank call meets every size (sizes[k % 4]) */
+        one(i % 6 ? ahead[k % 3] : mixed[(k + k / 4) % 4], i,
             i % 50 == 49 ? sizes[NSIZES - 1] : sizes[k % (NSIZES - 1)], (int)(k % size));
     }
     free(sbuf);
