@@ -9,7 +9,9 @@
  *
  * rank 0's Ir over the iterations is the cost of one operation + flush (the
  * loop's own few instructions included).  Operations: put get acc fop cas;
- * --create for an MPI_Win_create window.  Standard MPI only. */
+ * lock: an empty MPI_Win_lock(MPI_LOCK_SHARED) + MPI_Win_unlock instead (no
+ * operation, no flush, no lock around the loop); --create for an
+ * MPI_Win_create window.  Standard MPI only. */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,13 +26,18 @@ __attribute__((noinline)) int rmaops_loop(const char *op, long iters, MPI_Win wi
                                           char *dst)
 {
     int rc = MPI_SUCCESS;
-    char k = op[0] == 'p' ? 'p' : op[0] == 'g' ? 'g' : op[0] == 'a' ? 'a' : op[0] == 'f' ? 'f' : 'c';
+    char k = op[0] == 'p' ? 'p' : op[0] == 'g' ? 'g' : op[0] == 'a' ? 'a' : op[0] == 'f' ? 'f'
+             : op[0] == 'l' ? 'l' : 'c';
     for (long i = 0; i < iters && rc == MPI_SUCCESS; i++) {
         switch (k) {
         case 'p': rc = MPI_Put(src, 8, MPI_BYTE, peer, 0, 8, MPI_BYTE, win); break;
         case 'g': rc = MPI_Get(dst, 8, MPI_BYTE, peer, 0, 8, MPI_BYTE, win); break;
         case 'a': rc = MPI_Accumulate(src, 1, MPI_DOUBLE, peer, 0, 1, MPI_DOUBLE, MPI_SUM, win); break;
         case 'f': rc = MPI_Fetch_and_op(src, dst, MPI_INT64_T, peer, 0, MPI_SUM, win); break;
+        case 'l':
+            rc = MPI_Win_lock(MPI_LOCK_SHARED, peer, 0, win);
+            if (rc == MPI_SUCCESS) rc = MPI_Win_unlock(peer, win);
+            continue;   /* no flush: nothing to complete */
         default: rc = MPI_Compare_and_swap(src, src + 8, dst, MPI_INT64_T, peer, 0, win); break;
         }
         if (rc == MPI_SUCCESS)
@@ -53,8 +60,8 @@ int main(int argc, char **argv)
         else
             op = argv[i];
     }
-    if (!strchr("pgafc", op[0])) {
-        fprintf(stderr, "rmaops: operation put, get, acc, fop or cas\n");
+    if (!strchr("pgafcl", op[0])) {
+        fprintf(stderr, "rmaops: operation put, get, acc, fop, cas or lock\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
@@ -71,16 +78,18 @@ int main(int argc, char **argv)
     }
     int64_t src[2] = { 1, 0 }, dst[2] = { 0, 0 };
     int rc = MPI_SUCCESS;
+    int locked = op[0] != 'l';   /* the lock loop takes its own locks */
     if (me == 0) {
-        MPI_Win_lock(MPI_LOCK_SHARED, peer, 0, win);
+        if (locked) MPI_Win_lock(MPI_LOCK_SHARED, peer, 0, win);
         rc = rmaops_loop(op, iters, win, peer, (char *)src, (char *)dst);
-        MPI_Win_unlock(peer, win);
+        if (locked) MPI_Win_unlock(peer, win);
     }
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Win_free(&win);
     free(mem);
     if (me == 0)
-        printf("rmaops: %ld x %s + flush: %s\n", iters, op, rc == MPI_SUCCESS ? "ok" : "error");
+        printf("rmaops: %ld x %s%s: %s\n", iters, op, locked ? " + flush" : "",
+               rc == MPI_SUCCESS ? "ok" : "error");
     MPI_Finalize();
     return rc == MPI_SUCCESS ? 0 : 1;
 }

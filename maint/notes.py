@@ -128,7 +128,9 @@ LIB_LOCK_FREE_BLOCKING = {"core_barrier", "core_bcast", "core_reduce", "core_all
 # the common path.  The short way must make every check the standard requires
 # of what it accepts, or leave the case to the full function (src/rma/fast.h).
 FAST_PATHS = {"MPI_Put": "rma_put_fast", "MPI_Get": "rma_get_fast",
-              "MPI_Win_flush": "rma_flush_fast"}
+              "MPI_Win_flush": "rma_flush_fast", "MPI_Fetch_and_op": "rma_fop_fast",
+              "MPI_Compare_and_swap": "rma_cas_fast", "MPI_Win_lock": "rma_lock_fast",
+              "MPI_Win_unlock": "rma_unlock_fast"}
 
 MEMBERS = {
     "Send": ("core_send", {"mode": "CR_MODE_STD"}),

@@ -67,8 +67,7 @@ fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
-#pragma weak MPI_Compare_and_swap = PMPI_Compare_and_swap
-int __attribute__((visibility("default"))) PMPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
+static __attribute__((noinline)) int cr_full_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
     static const char cr_fname[] = "MPI_Compare_and_swap";
     int cr_err;
@@ -88,8 +87,15 @@ fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
-#pragma weak MPI_Fetch_and_op = PMPI_Fetch_and_op
-int __attribute__((visibility("default"))) PMPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
+#pragma weak MPI_Compare_and_swap = PMPI_Compare_and_swap
+int __attribute__((visibility("default"))) PMPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
+{
+    int cr_done = rma_cas_fast(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
+    if (CR_LIKELY(cr_done != -1)) return cr_done;
+    return cr_full_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
+}
+
+static __attribute__((noinline)) int cr_full_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
     static const char cr_fname[] = "MPI_Fetch_and_op";
     int cr_err;
@@ -109,6 +115,14 @@ int __attribute__((visibility("default"))) PMPI_Fetch_and_op(const void* origin_
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_win(win, cr_err, cr_fname);
+}
+
+#pragma weak MPI_Fetch_and_op = PMPI_Fetch_and_op
+int __attribute__((visibility("default"))) PMPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
+{
+    int cr_done = rma_fop_fast(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
+    if (CR_LIKELY(cr_done != -1)) return cr_done;
+    return cr_full_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
 }
 
 static __attribute__((noinline)) int cr_full_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
@@ -1047,8 +1061,7 @@ fail:
     return cr_raise_win(win, cr_err, cr_fname);
 }
 
-#pragma weak MPI_Win_lock = PMPI_Win_lock
-int __attribute__((visibility("default"))) PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
+static __attribute__((noinline)) int cr_full_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
     static const char cr_fname[] = "MPI_Win_lock";
     int cr_err;
@@ -1064,6 +1077,14 @@ int __attribute__((visibility("default"))) PMPI_Win_lock(int lock_type, int rank
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_win(win, cr_err, cr_fname);
+}
+
+#pragma weak MPI_Win_lock = PMPI_Win_lock
+int __attribute__((visibility("default"))) PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
+{
+    int cr_done = rma_lock_fast(lock_type, rank, assert, win);
+    if (CR_LIKELY(cr_done != -1)) return cr_done;
+    return cr_full_Win_lock(lock_type, rank, assert, win);
 }
 
 #pragma weak MPI_Win_lock_all = PMPI_Win_lock_all
@@ -1300,8 +1321,7 @@ int __attribute__((visibility("default"))) PMPI_Win_toint(MPI_Win win)
     return core_win_toint(win);
 }
 
-#pragma weak MPI_Win_unlock = PMPI_Win_unlock
-int __attribute__((visibility("default"))) PMPI_Win_unlock(int rank, MPI_Win win)
+static __attribute__((noinline)) int cr_full_Win_unlock(int rank, MPI_Win win)
 {
     static const char cr_fname[] = "MPI_Win_unlock";
     int cr_err;
@@ -1317,6 +1337,14 @@ int __attribute__((visibility("default"))) PMPI_Win_unlock(int rank, MPI_Win win
     if (CR_LIKELY(cr_err == MPI_SUCCESS)) return MPI_SUCCESS;
 fail:
     return cr_raise_win(win, cr_err, cr_fname);
+}
+
+#pragma weak MPI_Win_unlock = PMPI_Win_unlock
+int __attribute__((visibility("default"))) PMPI_Win_unlock(int rank, MPI_Win win)
+{
+    int cr_done = rma_unlock_fast(rank, win);
+    if (CR_LIKELY(cr_done != -1)) return cr_done;
+    return cr_full_Win_unlock(rank, win);
 }
 
 #pragma weak MPI_Win_unlock_all = PMPI_Win_unlock_all

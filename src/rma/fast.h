@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The short ways of MPI_Put, MPI_Get and MPI_Win_flush, which their entry
+/* The short ways of MPI_Put, MPI_Get, MPI_Win_flush, MPI_Fetch_and_op,
+ * MPI_Compare_and_swap, MPI_Win_lock and MPI_Win_unlock, which their entry
  * points try before the generated checks (maint/notes.py FAST_PATHS): the
  * common case of an MPI_Win_allocate or MPI_Win_allocate_shared window on
  * one node -- a target whose memory is mapped here (RMA_DIRECT), in an open
@@ -145,6 +146,172 @@ static inline __attribute__((always_inline)) int rma_get_fast(void *origin_addr,
         return MPI_SUCCESS;
     }
     return rma_copy_done(origin_addr, at, n, 0);  /* a tail call */
+}
+
+/* The 8-byte types of the short ways of MPI_Fetch_and_op and
+ * MPI_Compare_and_swap: the commonest atomics (a counter, an address, a
+ * double sum).  Integers are what a compare-and-swap takes; a double only
+ * goes to MPI_Fetch_and_op. */
+static inline __attribute__((always_inline)) int rma_fast_int8(MPI_Datatype dt)
+{
+    return dt == MPI_INT64_T || dt == MPI_UINT64_T || dt == MPI_LONG || dt == MPI_LONG_LONG ||
+           dt == MPI_UNSIGNED_LONG || dt == MPI_UNSIGNED_LONG_LONG;
+}
+
+/* The target's 8 bytes of an atomic on the short way, or NULL: the
+ * conditions of rma_fast_target for one element of dt, on a window whose
+ * accumulates on this node go by the CPU's atomics (cr_win.catomic: every
+ * other origin and the target's handler then update the same words with
+ * locked instructions, never under the accumulate lock, so these mix with
+ * theirs).  An unaligned word stays atomic on x86 (a locked instruction),
+ * as on the full way, which uses the same instructions. */
+static inline __attribute__((always_inline)) uint64_t *rma_fast_word(MPI_Datatype dt, int rank,
+                                                                     MPI_Aint disp, MPI_Win win,
+                                                                     cr_win_t **wout)
+{
+    size_t n;
+    char *at = rma_fast_target(1, dt, rank, disp, 1, dt, win, wout, &n);
+    if (CR_UNLIKELY(at == NULL || n != sizeof(uint64_t) || !(*wout)->catomic)) return NULL;
+    return (uint64_t *)(void *)at;
+}
+
+/* MPI_Fetch_and_op of an 8-byte integer or a double with MPI_SUM, MPI_REPLACE
+ * or MPI_NO_OP (the predefined ops every such type takes, so the op check of
+ * the full way, acc_check, has nothing to find): the instructions the full
+ * way's rma_acc_atomic_elems uses, counted as it counts them. */
+static inline __attribute__((always_inline)) int rma_fop_fast(const void *origin_addr,
+                                                              void *result_addr,
+                                                              MPI_Datatype datatype,
+                                                              int target_rank,
+                                                              MPI_Aint target_disp, MPI_Op op,
+                                                              MPI_Win win)
+{
+    int isint = rma_fast_int8(datatype);
+    if (CR_UNLIKELY(!isint && datatype != MPI_DOUBLE)) return -1;
+    if (CR_UNLIKELY(op != MPI_SUM && op != MPI_NO_OP && op != MPI_REPLACE)) return -1;
+    cr_win_t *w;
+    uint64_t *q = rma_fast_word(datatype, target_rank, target_disp, win, &w);
+    if (CR_UNLIKELY(q == NULL)) return -1;
+    uint64_t v, r;
+    if (op == MPI_NO_OP) {
+        r = __atomic_load_n(q, __ATOMIC_SEQ_CST);
+    } else {
+        __builtin_memcpy(&v, origin_addr, 8);
+        if (op == MPI_REPLACE) {
+            r = __atomic_exchange_n(q, v, __ATOMIC_SEQ_CST);
+        } else if (isint) {
+            r = __atomic_fetch_add(q, v, __ATOMIC_SEQ_CST);
+        } else {
+            /* a double sum: a compare-and-swap loop on the bits */
+            double a, f;
+            __builtin_memcpy(&a, &v, 8);
+            r = __atomic_load_n(q, __ATOMIC_SEQ_CST);
+            uint64_t nx;
+            do {
+                __builtin_memcpy(&f, &r, 8);
+                f += a;
+                __builtin_memcpy(&nx, &f, 8);
+            } while (!__atomic_compare_exchange_n(q, &r, nx, 0, __ATOMIC_SEQ_CST,
+                                                  __ATOMIC_SEQ_CST));
+        }
+    }
+    __builtin_memcpy(result_addr, &r, 8);
+    w->stats.acc_cpu++;
+    return MPI_SUCCESS;
+}
+
+/* MPI_Compare_and_swap of an 8-byte integer: one locked compare-exchange,
+ * the old value into result_addr, as the full way. */
+static inline __attribute__((always_inline)) int rma_cas_fast(const void *origin_addr,
+                                                              const void *compare_addr,
+                                                              void *result_addr,
+                                                              MPI_Datatype datatype,
+                                                              int target_rank,
+                                                              MPI_Aint target_disp, MPI_Win win)
+{
+    if (CR_UNLIKELY(!rma_fast_int8(datatype))) return -1;
+    cr_win_t *w;
+    uint64_t *q = rma_fast_word(datatype, target_rank, target_disp, win, &w);
+    if (CR_UNLIKELY(q == NULL)) return -1;
+    uint64_t v, r;
+    __builtin_memcpy(&v, origin_addr, 8);
+    __builtin_memcpy(&r, compare_addr, 8);
+    __atomic_compare_exchange_n(q, &r, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    __builtin_memcpy(result_addr, &r, 8);
+    w->stats.acc_cpu++;
+    return MPI_SUCCESS;
+}
+
+/* MPI_Win_lock without assertions on a target the short ways reach, when
+ * the lock word is free at the first look (shared: no exclusive holder;
+ * exclusive: no holder): the one compare-and-swap that core_win_lock's
+ * target_lock would make first, and its bookkeeping.  A lock that must wait,
+ * MPI_MODE_NOCHECK, a target already locked or in a PSCW or lock_all epoch,
+ * windows created with no_locks or locked by network atomics, and every
+ * error go the full way.  The window is cr_win_hot, so live, and its
+ * epoch_begins has nothing to do (not dynamic: t->fast). */
+static inline __attribute__((always_inline)) int rma_lock_fast(int lock_type, int rank,
+                                                               int assert, MPI_Win win)
+{
+    cr_win_t *w = cr_win_hot_obj;
+    if (CR_UNLIKELY(win != cr_win_hot || w == NULL || assert != 0 ||
+                    (unsigned)rank >= (unsigned)w->size))
+        return -1;
+    if (CR_UNLIKELY(lock_type != MPI_LOCK_SHARED && lock_type != MPI_LOCK_EXCLUSIVE)) return -1;
+    rma_target_t *t = &w->t[rank];
+    if (CR_UNLIKELY(!t->fast || (t->lock | t->posted) || w->lock_all || w->no_locks || w->nlock))
+        return -1;
+    volatile uint64_t *word = &t->ctl->lock;
+    uint64_t v = __atomic_load_n(word, __ATOMIC_RELAXED);
+    int type;
+    if (lock_type == MPI_LOCK_SHARED) {
+        if (CR_UNLIKELY((v & RMA_LOCK_EXCL_BIT) ||
+                        !__atomic_compare_exchange_n(word, &v, v + 1, 0, __ATOMIC_ACQUIRE,
+                                                     __ATOMIC_RELAXED)))
+            return -1;
+        type = RMA_SHARED;
+    } else {
+        if (CR_UNLIKELY(v != 0 ||
+                        !__atomic_compare_exchange_n(word, &v, RMA_LOCK_EXCL_BIT, 0,
+                                                     __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)))
+            return -1;
+        type = RMA_EXCL;
+    }
+    t->lock = (uint8_t)type;
+    w->nlocks++;
+    w->fence_open = 0;    /* a fence's epoch ends where another kind begins */
+    return MPI_SUCCESS;
+}
+
+/* MPI_Win_unlock of a lock rma_lock_fast (or core_win_lock without
+ * assertions) took on a target the short ways reach: t->lock exactly
+ * RMA_SHARED or RMA_EXCL (not by lock_all, not MPI_MODE_NOCHECK), no
+ * requests pending in a ring.  The operations on mapped memory are complete;
+ * a full fence orders them before the release, as in target_unlock. */
+static inline __attribute__((always_inline)) int rma_unlock_fast(int rank, MPI_Win win)
+{
+    cr_win_t *w = cr_win_hot_obj;
+    if (CR_UNLIKELY(win != cr_win_hot || w == NULL || (unsigned)rank >= (unsigned)w->size))
+        return -1;
+    rma_target_t *t = &w->t[rank];
+    int held = t->lock;
+    if (CR_UNLIKELY(!t->fast || (held != RMA_SHARED && held != RMA_EXCL) || t->sam_npend ||
+                    w->nlock))
+        return -1;
+    t->lock = RMA_UNLOCKED;
+    w->nlocks--;
+#if defined(__x86_64__)
+    /* a locked instruction is a full fence on x86: the release itself does
+     * what target_unlock's fence + release do, one locked instruction
+     * instead of two */
+    if (held == RMA_EXCL) (void)__atomic_exchange_n(&t->ctl->lock, 0, __ATOMIC_SEQ_CST);
+    else __atomic_fetch_sub(&t->ctl->lock, 1, __ATOMIC_SEQ_CST);
+#else
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (held == RMA_EXCL) __atomic_store_n(&t->ctl->lock, 0, __ATOMIC_RELEASE);
+    else __atomic_fetch_sub(&t->ctl->lock, 1, __ATOMIC_RELEASE);
+#endif
+    return MPI_SUCCESS;
 }
 
 static inline __attribute__((always_inline)) int rma_flush_fast(int rank, MPI_Win win)
