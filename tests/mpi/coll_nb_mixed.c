@@ -13,36 +13,14 @@
  * call that makes its area on one rank and after it on the others.  Every
  * datum is checked; with MIXED_EXPECT=on (off) the coll_<x>_algorithm
  * performance variables must name the shm algorithm (a schedule). */
-#include "mpitest.h"
+#include "coll_nbvars.h"
 #include <stdlib.h>
 #include <string.h>
 
 #define CHECK_FAIL(...) (mt_fail_(__FILE__, __LINE__, "data", __VA_ARGS__), 1)
-enum { NCOLL = 6, NSIZE = 3, NBLOCK = 3, ROUNDS = 2, SMALL_MAX = 4096 };
-enum { BARRIER, BCAST, REDUCE, ALLREDUCE, GATHER, ALLGATHER };
-static const char *const names[NCOLL] = { "barrier", "bcast", "reduce", "allreduce", "gather",
-                                          "allgather" };
-static const int shm_id[NCOLL] = { 3, 4, 3, 4, 4, 4 };   /* src/coll/coll_select.c */
+enum { NSIZE = 3, NBLOCK = 3, ROUNDS = 2, SMALL_MAX = 4096 };
 static const int counts[NSIZE] = { 2, 256, 2048 };      /* ints: 8 B, 1 KiB, 8 KiB */
 static int rank, size, expect = -1;                      /* MIXED_EXPECT: 1 on, 0 off */
-static MPI_T_pvar_session session;
-static MPI_T_pvar_handle pv[NCOLL];
-static int have_pvar;
-
-static void pvar_open(void)
-{
-    int provided, idx, count;
-    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) return;
-    CHECK_MPI(MPI_T_pvar_session_create(&session));
-    for (int c = 0; c < NCOLL; c++) {
-        char name[64];
-        snprintf(name, sizeof name, "coll_%s_algorithm", names[c]);
-        if (MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_STATE, &idx) != MPI_SUCCESS) return;
-        CHECK_MPI(MPI_T_pvar_handle_alloc(session, idx, NULL, &pv[c], &count));
-    }
-    have_pvar = 1;
-}
-
 /* Right after a non-blocking or persistent call's selection: did it take
  * the path MIXED_EXPECT names?  Only for data of up to SMALL_MAX bytes (the
  * thresholds above belong to the selection table). */
@@ -259,9 +237,6 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Barrier(c));   /* makes the area */
     run_all(c);
     CHECK_MPI(MPI_Comm_free(&c));
-    if (have_pvar) {
-        MPI_T_pvar_session_free(&session);
-        MPI_T_finalize();
-    }
+    pvar_close();
     return mt_finish("coll_nb_mixed") | (MPI_Finalize() != MPI_SUCCESS);
 }

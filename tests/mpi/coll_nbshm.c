@@ -17,36 +17,14 @@
  * algorithm ran (on: for blocks up to 4 KiB once the area exists; never above
  * the slot, but for bcast, which takes single copy there where it works, not
  * checked; off: never).  Other MPIs: only the data are checked. */
-#include "mpitest.h"
+#include "coll_nbvars.h"
 #include <time.h>
 
 static int rank, size, expect = -1;
 /* a failed data check, counted; 1 (stops the loop over the elements) */
 #define CHECK_FAIL(...) (mt_fail_(__FILE__, __LINE__, "data", __VA_ARGS__), 1)
-enum { NCOLL = 6, NSIZE = 6, ITERS = 12, SMALL_MAX = 4096, FREED_WAIT_S = 10 };
-enum { BARRIER, BCAST, REDUCE, ALLREDUCE, GATHER, ALLGATHER };
-static const char *const names[NCOLL] = { "barrier", "bcast", "reduce", "allreduce", "gather",
-                                          "allgather" };
-static const int shm_id[NCOLL] = { 3, 4, 3, 4, 4, 4 };   /* src/coll/coll_select.c */
+enum { NSIZE = 6, ITERS = 12, SMALL_MAX = 4096, FREED_WAIT_S = 10 };
 static const long sizes[NSIZE] = { 0, 8, 64, 4096, 65536, 262144 };   /* bytes */
-static MPI_T_pvar_session session;
-static MPI_T_pvar_handle pv[NCOLL];
-static int have_pvar;
-
-static void pvar_open(void)
-{
-    int provided, idx, count;
-    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) return;
-    CHECK_MPI(MPI_T_pvar_session_create(&session));
-    for (int c = 0; c < NCOLL; c++) {
-        char name[64];
-        snprintf(name, sizeof name, "coll_%s_algorithm", names[c]);
-        if (MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_STATE, &idx) != MPI_SUCCESS) return;
-        CHECK_MPI(MPI_T_pvar_handle_alloc(session, idx, NULL, &pv[c], &count));
-    }
-    have_pvar = 1;
-}
-
 /* After a non-blocking or persistent call of `bytes` on a communicator whose
  * area exists (area) or not: did the shm algorithm run as expected? */
 static void check_alg(int c, long bytes, int area, const char *what)
@@ -451,11 +429,7 @@ int main(int argc, char **argv)
     t_root_ahead(salt += 3);
     /* a long run of small calls: the ring of lines and slots wraps many times */
     for (int it = 0; it < 200; it++) t_mixed(2, salt += 3);
-    if (have_pvar) {
-        for (int c = 0; c < NCOLL; c++) MPI_T_pvar_handle_free(session, &pv[c]);
-        MPI_T_pvar_session_free(&session);
-        MPI_T_finalize();
-    }
+    pvar_close();
     int rc = mt_finish("coll_nbshm");
     MPI_Finalize();
     return rc;
