@@ -212,6 +212,7 @@ struct cr_win {
     int sam;                       /* the rings exist (the same at every rank of the node) */
     size_t sam_off;                /* the ring's offset in a rank's control area */
     size_t sam_slot_bytes;         /* one slot: header and rma_shm_am_max bytes */
+    size_t sam_res_bytes;          /* one origin's result area: header and rma_shm_am_max bytes */
     uint32_t sam_nslots;
     uint64_t sam_head;             /* my ring: the next ticket to serve ... */
     volatile uint64_t *sam_headw;  /* ... and its slot's word */

@@ -16,13 +16,14 @@
  *   that still holds an older ticket means the ring is full: the operation
  *   goes by copies.
  * - The target serves the slot at its head when it is POSTED, after taking
- *   it (POSTED -> TAKEN by compare-and-swap); a put or an accumulate without
- *   results then frees the slot for ticket p + slots at once, a request that
- *   returns data leaves it DONE for the origin to read and free.  As the
- *   target serves in ticket order, an origin's requests are all served when
- *   the word of its newest one says DONE or holds a later ticket: flush
- *   watches that one line, which the target wrote last.  Up to 16 bytes of
- *   data share the line of the slot's word.
+ *   it (POSTED -> TAKEN by compare-and-swap), then frees the slot for ticket
+ *   p + slots, having copied the results of a request that returns data into
+ *   the origin's result area first (res_of: an origin has at most one such
+ *   request unsettled, so a slot never waits for an origin that was
+ *   descheduled before it read its results).  As the target serves in ticket
+ *   order, an origin's requests are all served when the word of its newest
+ *   one holds a later ticket: flush watches that one line, which the target
+ *   wrote last.  Up to 16 bytes of data share the line of the slot's word.
  * - An origin that waited COURIER_RMA_SHM_AM_SLOW_US for its requests takes
  *   back, newest first, those the target has not taken (POSTED -> BACK by
  *   compare-and-swap, then reads and frees the slot; the target skips a slot
@@ -63,7 +64,8 @@ enum { SAM_STATE_BITS = 3 };
 enum { SAM_CAS = 1, SAM_OLD = 2 };
 
 /* The ring's header; the origins' error words follow (per window rank, a
- * cache line each), then the slots. */
+ * cache line each), then the origins' result areas (per window rank), then
+ * the slots. */
 typedef struct {
     volatile uint64_t tail;        /* the next ticket an origin takes */
     char pad[56];
@@ -84,6 +86,18 @@ typedef struct {
 } sam_slot_t;                      /* the data follow: in (then cmp); results replace them */
 enum { SAM_LINE = 64 };
 _Static_assert(sizeof(sam_slot_t) == 48, "a slot's header leaves 16 bytes of its line for data");
+
+/* Where the target leaves the results of an origin's data-returning request
+ * before it frees the request's slot: an origin has at most one such request
+ * unsettled per target (it settles each at once), so one area per origin
+ * does.  The target frees the slot itself, so an origin descheduled before
+ * it reads its result holds no slot, and other origins' tickets go on (a
+ * held slot stopped the ring for everyone when it came round). */
+typedef struct {
+    uint64_t ticket;               /* the request whose results these are */
+    int32_t err;                   /* MPI_SUCCESS or an error class */
+    int32_t pad;
+} sam_res_t;                       /* the results follow */
 _Static_assert(sizeof(sam_count_t) == 64, "one origin's counters are one cache line");
 
 /* One request of this process not yet settled: its ticket, and where a
@@ -91,6 +105,7 @@ _Static_assert(sizeof(sam_count_t) == 64, "one origin's counters are one cache l
 struct rma_sam_pend {
     uint64_t ticket;
     void *out;
+    size_t bytes;                  /* of the results */
 };
 
 static cr_win_t *sam_wins;         /* windows whose ring this rank serves */
@@ -108,9 +123,13 @@ static sam_count_t *count_of(sam_ring_t *r, int origin)
 {
     return (sam_count_t *)(void *)(r + 1) + origin;
 }
+static sam_res_t *res_of(cr_win_t *w, sam_ring_t *r, int origin)
+{
+    return (sam_res_t *)(void *)((char *)count_of(r, w->size) + (size_t)origin * w->sam_res_bytes);
+}
 static sam_slot_t *slot_of(cr_win_t *w, sam_ring_t *r, uint64_t ticket)
 {
-    return (sam_slot_t *)(void *)((char *)count_of(r, w->size) +
+    return (sam_slot_t *)(void *)((char *)res_of(w, r, w->size) +
                                   (size_t)(ticket & (w->sam_nslots - 1)) * w->sam_slot_bytes);
 }
 static char *slot_data(sam_slot_t *s)
@@ -125,10 +144,12 @@ size_t rma_sam_bytes(cr_win_t *w, int flavor)
     if (!w->sam) return 0;
     size_t n = sizeof(sam_slot_t) + (size_t)ut_settings.rma_shm_am_max;
     w->sam_slot_bytes = (n + SAM_LINE - 1) / SAM_LINE * SAM_LINE;
+    n = sizeof(sam_res_t) + (size_t)ut_settings.rma_shm_am_max;
+    w->sam_res_bytes = (n + SAM_LINE - 1) / SAM_LINE * SAM_LINE;
     /* a power of two: a slot's index is a mask of the ticket */
     w->sam_nslots = 1;
     while (w->sam_nslots < (uint32_t)ut_settings.rma_shm_am_slots) w->sam_nslots <<= 1;
-    return sizeof(sam_ring_t) + (size_t)w->size * sizeof(sam_count_t) +
+    return sizeof(sam_ring_t) + (size_t)w->size * (sizeof(sam_count_t) + w->sam_res_bytes) +
            (size_t)w->sam_nslots * w->sam_slot_bytes;
 }
 
@@ -269,9 +290,15 @@ static __attribute__((noinline)) int serve_ring(cr_win_t *w)
             __atomic_compare_exchange_n(&count_of(r, origin)->err, &none, (uint64_t)err, 0,
                                         __ATOMIC_RELAXED, __ATOMIC_RELAXED);
         }
-        __atomic_store_n(&s->word, result ? SAM_WORD(h, SAM_DONE)
-                                          : SAM_WORD(h + w->sam_nslots, SAM_FREE),
-                         __ATOMIC_RELEASE);
+        if (result) {
+            /* the results to the origin's area; the slot's release below
+             * publishes them (served(): a later ticket in the word) */
+            sam_res_t *res = res_of(w, r, origin);
+            res->ticket = h;
+            res->err = err;
+            if (!err) memcpy(res + 1, slot_data(s), (size_t)s->bytes);
+        }
+        __atomic_store_n(&s->word, SAM_WORD(h + w->sam_nslots, SAM_FREE), __ATOMIC_RELEASE);
         head_advance(w, r);
         w->stats.sam_served++;
         cr_pvar_rma[CR_PVAR_RMA_SHM_SERVED]++;
@@ -352,7 +379,7 @@ static int sam_post(cr_win_t *w, rma_target_t *t, int kind, uint32_t flags, uint
     if (in) memcpy(slot_data(s), in, bytes);
     if (cmp) memcpy(slot_data(s) + bytes, cmp, bytes);
     __atomic_store_n(&s->word, SAM_WORD(p, SAM_POSTED), __ATOMIC_RELEASE);
-    t->sam_pend[t->sam_npend++] = (struct rma_sam_pend){ p, out };
+    t->sam_pend[t->sam_npend++] = (struct rma_sam_pend){ p, out, bytes };
     w->stats.sam_reqs++;
     cr_pvar_rma[CR_PVAR_RMA_SHM_REQS]++;
     return 1;
@@ -399,7 +426,8 @@ static int back_copy(cr_win_t *w, rma_target_t *t, sam_slot_t *c, void *out)
 }
 
 /* 1 when the target has served the request of ticket p (and so every
- * earlier one: it serves in order): its slot says DONE, or was freed. */
+ * earlier one: it serves in order): its slot was freed (DONE is no longer
+ * written: results go to the origin's area). */
 static inline int served(cr_win_t *w, sam_ring_t *r, uint64_t p)
 {
     uint64_t v = __atomic_load_n(&slot_of(w, r, p)->word, __ATOMIC_ACQUIRE);
@@ -467,16 +495,18 @@ int rma_sam_settle_slow(cr_win_t *w, int rank)
         free(copies);
     }
     cr_adapt_observe(&t->sam_adapt, &sam_cfg, &obs);
-    /* the results of the data-returning ones it served */
+    /* the results of the data-returning one it served (one at most: each
+     * is settled at once), which the target left in this origin's area */
     for (int i = 0; i < kept; i++) {
         if (!pd[i].out) continue;
-        sam_slot_t *s = slot_of(w, r, pd[i].ticket);
-        if (s->err && !err)
-            err = cr_error(s->err, "rank %d of the window refused a one-sided operation: the "
+        sam_res_t *res = res_of(w, r, w->rank);
+        if (res->ticket != pd[i].ticket && !err)
+            err = cr_error(MPI_ERR_INTERN, "the results of a one-sided request to rank %d were "
+                           "overwritten", rank);
+        else if (res->err && !err)
+            err = cr_error(res->err, "rank %d of the window refused a one-sided operation: the "
                            "target memory is not attached to it", rank);
-        else memcpy(pd[i].out, slot_data(s), (size_t)s->bytes);
-        __atomic_store_n(&s->word, SAM_WORD(pd[i].ticket + w->sam_nslots, SAM_FREE),
-                         __ATOMIC_RELEASE);
+        else if (!err) memcpy(pd[i].out, res + 1, pd[i].bytes);
     }
     t->sam_npend = 0;
     if (CR_UNLIKELY(__atomic_load_n(&c->err, __ATOMIC_RELAXED))) {
