@@ -102,6 +102,18 @@ static void stderr_release(char *buf, size_t len)
     stderr_file = NULL;
 }
 
+/* An MPI_Bcast of one int from rank 0 arrives and prints nothing on stderr. */
+static void bcast_says_nothing(const char *what)
+{
+    char said[512];
+    int v = rank;
+    stderr_catch();
+    CHECK_MPI(MPI_Bcast(&v, 1, MPI_INT, 0, MPI_COMM_WORLD));
+    stderr_release(said, sizeof said);
+    CHECK_INT(v, 0);
+    CHECK(said[0] == '\0', "%s: \"%s\"", what, said);
+}
+
 static int write_int_cvar(int idx, int v)
 {
     MPI_T_cvar_handle h;
@@ -359,28 +371,14 @@ static void check_coll_alg(void)
             CHECK(strstr(said, "COURIER_COLL_BCAST_ALG is 99") && strstr(said, "uses 0"),
                   "no notice of the value in use: \"%s\"", said);
     }
-    {   /* said once: the next call is silent */
-        int v = rank;
-        stderr_catch();
-        CHECK_MPI(MPI_Bcast(&v, 1, MPI_INT, 0, MPI_COMM_WORLD));
-        stderr_release(said, sizeof said);
-        CHECK_INT(v, 0);
-        CHECK(said[0] == '\0', "notice said twice: \"%s\"", said);
-    }
+    bcast_says_nothing("notice said twice");   /* said once: the next call is silent */
     /* put back in range before any use (MPICH's cvarwrite writes, reads and
      * restores): nothing is said */
     CHECK_MPI(write_int_cvar(cv, -1));
     CHECK_INT(read_int_cvar(cv), -1);
     CHECK_MPI(write_int_cvar(cv, old));
     CHECK_INT(read_int_cvar(cv), old);
-    {
-        int v = rank;
-        stderr_catch();
-        CHECK_MPI(MPI_Bcast(&v, 1, MPI_INT, 0, MPI_COMM_WORLD));
-        stderr_release(said, sizeof said);
-        CHECK_INT(v, 0);
-        CHECK(said[0] == '\0', "notice of a value put back: \"%s\"", said);
-    }
+    bcast_says_nothing("notice of a value put back");
     /* a BOOL takes any non-zero value as on, reads back what was written
      * and says nothing */
     int shm = cvar_index("COURIER_COLL_SHM");
