@@ -107,6 +107,8 @@ static void check_calls(void)
     check_refused(QMPI_Register_tool_name(NULL, tool_init), "Register_tool_name(NULL name)");
     check_refused(QMPI_Register_tool_name("", tool_init), "Register_tool_name(empty name)");
     check_refused(QMPI_Register_tool_name(long_name, tool_init), "Register_tool_name(long name)");
+    long_name[QMPI_MAX_TOOL_NAME_LENGTH] = '\0';     /* the longest name allowed */
+    check_refused(QMPI_Register_tool_name(long_name, tool_init), "Register_tool_name(longest name)");
     check_refused(QMPI_Register_tool_name(TOOL_NAME, NULL), "Register_tool_name(NULL init)");
     int ids[] = { 1, 0, -1, 1000000 };
     for (int i = 0; i < (int)(sizeof ids / sizeof ids[0]); i++) {
