@@ -65,7 +65,7 @@ check-asan:
 TSAN_EXCLUDE ?= ^mpi\.thr_(omp|async|async_nbc)\.
 check-tsan:
 	$(CMAKE) -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCOURIER_TSAN=ON
-	$(CMAKE) --build $(TSAN_BUILD) -j$(JOBS)
+	$(CMAKE) --build $(TSAN_BUILD) -j$(JOBS) --target thr_programs
 	cd $(TSAN_BUILD) && \
 	  TSAN_OPTIONS=$${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1} \
 	  $(CTEST) --output-on-failure -j$(CTEST_JOBS) --timeout $(TEST_TIMEOUT) -L thr -E '$(TSAN_EXCLUDE)'
