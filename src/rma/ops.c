@@ -443,9 +443,11 @@ static void acc_elems(cr_win_t *w, rma_target_t *t, char *at, MPI_Aint tcount,
             cr_pvar_rma[CR_PVAR_RMA_ACC_VECTOR]++;
             return;
         }
+        /* reads (MPI_NO_OP) are plain loads element by element: nothing to save */
         size_t limit = ut_settings.rma_acc_bulk_bytes;
         uint64_t *spent = &w->lf_bytes[t - w->t];
-        if (!t->bulk && w->bulk_mb && limit && (*spent += bytes) >= limit) {
+        if (!t->bulk && w->bulk_mb && limit && op->handle != MPI_NO_OP &&
+            (*spent += bytes) >= limit) {
             *spent = 0;
             bulk_enter(w, t);
         }
