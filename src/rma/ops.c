@@ -408,9 +408,13 @@ static void bulk_enter(cr_win_t *w, rma_target_t *t)
     cr_pvar_rma[CR_PVAR_RMA_ACC_BULK_ENTRIES]++;
 }
 
-void rma_bulk_leave(cr_win_t *w, int rank)
+void rma_bulk_end(cr_win_t *w, int rank, int force)
 {
     rma_target_t *t = &w->t[rank];
+    if (t->bulk == 2 && !force) {     /* busy in this epoch: stay for the next */
+        t->bulk = 1;
+        return;
+    }
     if (!t->bulk) return;
     t->bulk = 0;
     w->nbulk--;
@@ -436,7 +440,8 @@ static void acc_elems(cr_win_t *w, rma_target_t *t, char *at, MPI_Aint tcount,
                       void *old)
 {
     size_t bytes = (size_t)tcount * (size_t)tdt->size;
-    if (!cmp && bytes > cr_basic_size(tdt->basic) && w->bulk_ok) {
+    int many = !cmp && bytes > cr_basic_size(tdt->basic);
+    if (many && w->bulk_ok) {
         if (t->lock == RMA_EXCL) {
             rma_acc_local(at, tcount, tdt, op, in, old);
             w->stats.acc_bulk++;
@@ -453,6 +458,7 @@ static void acc_elems(cr_win_t *w, rma_target_t *t, char *at, MPI_Aint tcount,
         }
     }
     if (t->bulk) {
+        if (many) t->bulk = 2;      /* busy: stays in bulk mode at the epoch's end */
         rma_acc_lock(t->ctl);
         if (cmp) acc_cpu(at, tcount, tdt, op, in, cmp, old);
         else rma_acc_local(at, tcount, tdt, op, in, old);

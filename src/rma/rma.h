@@ -128,8 +128,9 @@ typedef struct {
     struct rma_sam_pend *sam_pend; /* requests of mine in its ring not yet settled */
     int sam_npend;
     /* bulk accumulates (ops.c, docs/rma.md "Bulk accumulates"): 1 while this
-     * process is in bulk mode on it (counted in its ctl->bulk; left at the end
-     * of the access epoch).  (In what was padding: the struct stays 256
+     * process is in bulk mode on it (counted in its ctl->bulk), 2 when it
+     * also did an accumulate in bulk mode there in the current epoch (it
+     * stays in bulk mode at the epoch's end then: rma_bulk_end).  (In what was padding: the struct stays 256
      * bytes, so that the short ways index w->t by a shift.) */
     uint8_t bulk;
 } rma_target_t;
@@ -298,11 +299,12 @@ static inline int rma_cpu_type(cr_basic_t b)
  * instruction (or compare-and-swap loop) per element, without the
  * accumulate lock ("lock-free").  An origin whose accumulates of many
  * elements to a target add up (COURIER_RMA_ACC_BULK_BYTES) enters bulk mode
- * on it until the end of its access epoch: it counts itself in the target's
+ * on it: it counts itself in the target's
  * ctl->bulk, makes every process of the node pass a full memory barrier
  * (membarrier), waits for the lock-free operations then in flight, and from
  * then on applies its accumulates to the target under the accumulate lock
- * with the vector kernels (cr_op_apply_packed) on plain loads and stores.
+ * with the vector kernels (cr_op_apply_packed) on plain loads and stores,
+ * until the end of an epoch in which it did none there (rma_bulk_end).
  * While ctl->bulk is not 0, every other origin's accumulates to that target
  * take the accumulate lock too.  Each lock-free operation is bracketed by
  * rma_lf_begin and rma_lf_end: rma_lf_begin makes this process's lfseq odd
@@ -332,16 +334,20 @@ static inline void rma_lf_end(cr_win_t *w, uint64_t s)
 {
     __atomic_store_n(&w->me->lfseq, s + 1, __ATOMIC_RELEASE);
 }
-/* ops.c: leave bulk mode on target rank (the end of this process's access
- * epoch to it: unlock, unlock_all, fence, complete, free); every target
- * with rma_bulk_leave_all.  membarrier registration of this process (win.c,
- * at window creation): 1 when registered. */
-void rma_bulk_leave(cr_win_t *w, int rank);
-static inline void rma_bulk_leave_all(cr_win_t *w)
+/* ops.c: the end of this process's access epoch to target rank (unlock,
+ * unlock_all, fence, complete; a lock, lock_all or start that ends a
+ * fence's epoch): it leaves bulk mode on it unless it did an accumulate in
+ * bulk mode there during the epoch (so an epoch per accumulate does not
+ * pay an entry each time); force (MPI_Win_free): leaves regardless.  Every
+ * target with rma_bulk_end_all. */
+void rma_bulk_end(cr_win_t *w, int rank, int force);
+static inline void rma_bulk_end_all(cr_win_t *w, int force)
 {
     for (int r = 0; r < w->size && w->nbulk; r++)
-        if (w->t[r].bulk) rma_bulk_leave(w, r);
+        if (w->t[r].bulk) rma_bulk_end(w, r, force);
 }
+/* win.c, at window creation: membarrier registration of this process; 1
+ * when registered. */
 int rma_mbar_register(void);
 
 /* ---- win.c ---------------------------------------------------------------- */

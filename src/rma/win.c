@@ -515,7 +515,7 @@ int core_win_free(cr_win_t *win)
         return cr_error(MPI_ERR_RMA_SYNC, "MPI_Win_free: an epoch is still open on the window "
                         "(%s)", win->lock_all ? "MPI_Win_lock_all" : win->nlocks ? "MPI_Win_lock" :
                         win->nstart >= 0 ? "MPI_Win_start" : "MPI_Win_post");
-    rma_bulk_leave_all(win);        /* a fence's epoch may still be open (ops.c) */
+    rma_bulk_end_all(win, 1);       /* leave bulk mode (ops.c) */
     int err = core_win_flush_all(win);
     /* this rank's lock releases have reached the other ranks' lock words */
     if (!err && win->nlock) err = rma_net_quiesce(win);

@@ -10,7 +10,9 @@
  * while an origin is in bulk mode.  Under shared locks (an epoch per round,
  * so origins enter and leave bulk mode all the time), lock_all with
  * flushes, fences, and exclusive locks; on MPI_Win_allocate and
- * MPI_Win_allocate_shared windows.  Every total must be exact (the doubles
+ * MPI_Win_allocate_shared windows; every third round of an origin has no
+ * whole-array operation, so that it leaves bulk mode at that epoch's end
+ * and enters it again in the next.  Every total must be exact (the doubles
  * are multiples of 0.25, exactly representable), and the old values that
  * one origin's get-accumulates fetch from an element must grow by at least
  * what it added in between.  Through the MPI_T counters rma_acc_vector and
@@ -43,6 +45,10 @@ static int k_acc(int o, int r, int i) { return (r * 13 + o * 5 + i * 41 + 1) % N
 static int k_xor(int o, int r) { return (r * 11 + o * 17 + 3) % NE; }
 static uint32_t xbits(int o, int r, int k) { return (uint32_t)(o * 2654435761u ^ r * 40503u ^ k * 97u); }
 static uint32_t fbits(int o, int r) { return (uint32_t)(0x9e3779b9u * (unsigned)(o + 1) + (unsigned)r); }
+/* rounds with the whole-array operations; in the others only the small
+ * ones, so that an origin's epoch without any leaves bulk mode, and the
+ * next round's enters it again while the others go on */
+static int big(int o, int r) { return (r + o) % 3 != 2; }
 
 static void epoch_open(int mode, int tg, MPI_Win w)
 {
@@ -69,8 +75,9 @@ static void round_on(int mode, int tg, int r, MPI_Win w, int64_t *prev)
         xs[k] = xbits(me, r, k);
     }
     epoch_open(mode, tg, w);
+    int b = big(me, r);
     /* int64: +1 on every element; the small ones between the big ones */
-    CHECK_MPI(MPI_Accumulate(ones, NE, MPI_INT64_T, tg, OFF_A, NE, MPI_INT64_T, MPI_SUM, w));
+    if (b) CHECK_MPI(MPI_Accumulate(ones, NE, MPI_INT64_T, tg, OFF_A, NE, MPI_INT64_T, MPI_SUM, w));
     int64_t one = 1, two = 2, old = -1;
     CHECK_MPI(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, tg, OFF_A + 8 * k_fop(me, r), MPI_SUM, w));
     if (mode != M_FENCE) CHECK(old >= 0, "old value %lld", (long long)old);
@@ -78,11 +85,12 @@ static void round_on(int mode, int tg, int r, MPI_Win w, int64_t *prev)
         CHECK_MPI(MPI_Accumulate(&two, 1, MPI_INT64_T, tg, OFF_A + 8 * k_acc(me, r, i), 1,
                                  MPI_INT64_T, MPI_SUM, w));
     /* +1 on every element, fetching the old values */
-    CHECK_MPI(MPI_Get_accumulate(ones, NE, MPI_INT64_T, res, NE, MPI_INT64_T, tg, OFF_A, NE,
-                                 MPI_INT64_T, MPI_SUM, w));
+    if (b)
+        CHECK_MPI(MPI_Get_accumulate(ones, NE, MPI_INT64_T, res, NE, MPI_INT64_T, tg, OFF_A, NE,
+                                     MPI_INT64_T, MPI_SUM, w));
     if (mode != M_FENCE) CHECK_MPI(MPI_Win_flush(tg, w));
     /* doubles: 0.5 on every element, 0.25 on SMALL of them */
-    CHECK_MPI(MPI_Accumulate(halves, NE, MPI_DOUBLE, tg, OFF_D, NE, MPI_DOUBLE, MPI_SUM, w));
+    if (b) CHECK_MPI(MPI_Accumulate(halves, NE, MPI_DOUBLE, tg, OFF_D, NE, MPI_DOUBLE, MPI_SUM, w));
     double q = 0.25, dold = -1;
     for (int i = 0; i < SMALL; i++) {
         CHECK_MPI(MPI_Fetch_and_op(&q, &dold, MPI_DOUBLE, tg, OFF_D + 8 * k_acc(me, r, i),
@@ -90,7 +98,7 @@ static void round_on(int mode, int tg, int r, MPI_Win w, int64_t *prev)
         if (mode != M_FENCE) CHECK(dold >= 0, "old double %g", dold);
     }
     /* uint32 exclusive-or of every element, and of one alone */
-    CHECK_MPI(MPI_Accumulate(xs, NE, MPI_UINT32_T, tg, OFF_X, NE, MPI_UINT32_T, MPI_BXOR, w));
+    if (b) CHECK_MPI(MPI_Accumulate(xs, NE, MPI_UINT32_T, tg, OFF_X, NE, MPI_UINT32_T, MPI_BXOR, w));
     uint32_t fb = fbits(me, r), xold;
     CHECK_MPI(MPI_Fetch_and_op(&fb, &xold, MPI_UINT32_T, tg, OFF_X + 4 * k_xor(me, r), MPI_BXOR,
                                w));
@@ -104,7 +112,7 @@ static void round_on(int mode, int tg, int r, MPI_Win w, int64_t *prev)
         cur = seen;
     }
     epoch_close(mode, tg, w);
-    if (mode == M_FENCE) return;   /* the fetched values are known after the fence only */
+    if (mode == M_FENCE || !b) return;   /* fence: the fetched values are known after it only */
     for (int k = 0; k < NE; k++) {
         if (prev[k] >= 0)
             CHECK(res[k] >= prev[k] + 2, "element %d: fetched %lld after %lld", k,
@@ -118,7 +126,7 @@ static int64_t want_a(int k, int rounds)
     int64_t v = 0;
     for (int o = 0; o < np; o++)
         for (int r = 0; r < rounds; r++) {
-            v += 2 + (k == k_fop(o, r));
+            v += 2 * big(o, r) + (k == k_fop(o, r));
             for (int i = 0; i < SMALL; i++) v += 2 * (k == k_acc(o, r, i));
         }
     return v;
@@ -138,9 +146,9 @@ static void check_target(int mode, char *mem)
         uint32_t wx = 0;
         for (int o = 0; o < np; o++)
             for (int r = 0; r < ROUNDS; r++) {
-                wd += 0.5;
+                wd += 0.5 * big(o, r);
                 for (int i = 0; i < SMALL; i++) wd += 0.25 * (k == k_acc(o, r, i));
-                wx ^= xbits(o, r, k) ^ (k == k_xor(o, r) ? fbits(o, r) : 0);
+                wx ^= (big(o, r) ? xbits(o, r, k) : 0) ^ (k == k_xor(o, r) ? fbits(o, r) : 0);
             }
         if (a[k] != wa || d[k] != wd || x[k] != wx) {
             bad++;
