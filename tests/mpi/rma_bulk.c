@@ -80,7 +80,6 @@ static void round_on(int mode, int tg, int r, MPI_Win w, int64_t *prev)
     if (b) CHECK_MPI(MPI_Accumulate(ones, NE, MPI_INT64_T, tg, OFF_A, NE, MPI_INT64_T, MPI_SUM, w));
     int64_t one = 1, two = 2, old = -1;
     CHECK_MPI(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, tg, OFF_A + 8 * k_fop(me, r), MPI_SUM, w));
-    if (mode != M_FENCE) CHECK(old >= 0, "old value %lld", (long long)old);
     for (int i = 0; i < SMALL; i++)
         CHECK_MPI(MPI_Accumulate(&two, 1, MPI_INT64_T, tg, OFF_A + 8 * k_acc(me, r, i), 1,
                                  MPI_INT64_T, MPI_SUM, w));
@@ -91,11 +90,11 @@ static void round_on(int mode, int tg, int r, MPI_Win w, int64_t *prev)
     if (mode != M_FENCE) CHECK_MPI(MPI_Win_flush(tg, w));
     /* doubles: 0.5 on every element, 0.25 on SMALL of them */
     if (b) CHECK_MPI(MPI_Accumulate(halves, NE, MPI_DOUBLE, tg, OFF_D, NE, MPI_DOUBLE, MPI_SUM, w));
-    double q = 0.25, dold = -1;
+    double q = 0.25, dold[SMALL];
     for (int i = 0; i < SMALL; i++) {
-        CHECK_MPI(MPI_Fetch_and_op(&q, &dold, MPI_DOUBLE, tg, OFF_D + 8 * k_acc(me, r, i),
+        dold[i] = -1;
+        CHECK_MPI(MPI_Fetch_and_op(&q, &dold[i], MPI_DOUBLE, tg, OFF_D + 8 * k_acc(me, r, i),
                                    MPI_SUM, w));
-        if (mode != M_FENCE) CHECK(dold >= 0, "old double %g", dold);
     }
     /* uint32 exclusive-or of every element, and of one alone */
     if (b) CHECK_MPI(MPI_Accumulate(xs, NE, MPI_UINT32_T, tg, OFF_X, NE, MPI_UINT32_T, MPI_BXOR, w));
@@ -112,7 +111,11 @@ static void round_on(int mode, int tg, int r, MPI_Win w, int64_t *prev)
         cur = seen;
     }
     epoch_close(mode, tg, w);
-    if (mode == M_FENCE || !b) return;   /* fence: the fetched values are known after it only */
+    if (mode == M_FENCE) return;   /* the fetched values are known after the fence only */
+    /* complete now (flush or unlock) */
+    CHECK(old >= 0, "old value %lld", (long long)old);
+    for (int i = 0; i < SMALL; i++) CHECK(dold[i] >= 0, "old double %g", dold[i]);
+    if (!b) return;
     for (int k = 0; k < NE; k++) {
         if (prev[k] >= 0)
             CHECK(res[k] >= prev[k] + 2, "element %d: fetched %lld after %lld", k,
