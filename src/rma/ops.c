@@ -5,8 +5,10 @@
  * moves the data along the target's path (rma.h): loads and stores on mapped
  * memory, single copies with the shared-memory transport, or active messages
  * (am.c).  Accumulate-class operations hold the target's accumulate lock,
- * except those applied with the CPU's atomics (catomic windows) and those
- * that go by the network's atomics (net.c). */
+ * except those applied with the CPU's atomics (catomic windows: lock-free,
+ * unless an origin is in bulk mode on the target; an exclusive lock epoch's
+ * by the vector kernels; acc_elems) and those that go by the network's
+ * atomics (net.c). */
 #define _GNU_SOURCE
 #include "rma/rma.h"
 #include "rma/api.h"

@@ -19,7 +19,8 @@
  * handler), so accumulates are atomic per element across all origins and
  * paths; except on elements of rma_cpu_type on catomic windows, which every
  * origin of the target's node and the target's handler update with the
- * CPU's atomic instructions instead.  Passive-target locks are words in the
+ * CPU's atomic instructions instead (or, in an exclusive lock epoch or in
+ * bulk mode, with the vector kernels: "Bulk accumulates" below).  Passive-target locks are words in the
  * node segment too, so an origin on the node never needs the target to call
  * MPI.
  * On windows that span nodes where the network has atomics (cr_win.natomic,
