@@ -7,9 +7,9 @@
  * single-element accumulates with the same op on elements of those arrays
  * and a compare-and-swap counter, which go lock-free by the CPU's atomics
  * (the entry points' short ways included) or under the accumulate lock
- * while an origin is in bulk mode.  Under shared locks (an epoch per round,
- * so origins enter and leave bulk mode all the time), lock_all with
- * flushes, fences, and exclusive locks; on MPI_Win_allocate and
+ * while an origin is in bulk mode.  Under shared locks (an epoch per round),
+ * lock_all with flushes, fences, exclusive locks and post/start/complete/
+ * wait; on MPI_Win_allocate and
  * MPI_Win_allocate_shared windows; every third round of an origin has no
  * whole-array operation, so that it leaves bulk mode at that epoch's end
  * and enters it again in the next.  Every total must be exact (the doubles
@@ -25,9 +25,11 @@
 #include <string.h>
 
 enum { NE = 512, ROUNDS = 200, SMALL = 12 };
-enum { M_SHARED, M_LOCKALL, M_FENCE, M_EXCL, NMODES };
+enum { M_SHARED, M_LOCKALL, M_FENCE, M_EXCL, M_PSCW, NMODES };
 static const char *const mode_name[NMODES] = { "shared lock", "lock_all", "fence",
-                                               "exclusive lock" };
+                                               "exclusive lock", "post/start" };
+/* active target: no flush, the fetched values known at the epoch's end only */
+static int active(int mode) { return mode == M_FENCE || mode == M_PSCW; }
 
 /* the window of every rank: NE int64, NE doubles, NE uint32 (padded to 8
  * bytes each), the counter; displacements in bytes (disp_unit 1) */
@@ -87,7 +89,7 @@ static void round_on(int mode, int tg, int r, MPI_Win w, int64_t *prev)
     if (b)
         CHECK_MPI(MPI_Get_accumulate(ones, NE, MPI_INT64_T, res, NE, MPI_INT64_T, tg, OFF_A, NE,
                                      MPI_INT64_T, MPI_SUM, w));
-    if (mode != M_FENCE) CHECK_MPI(MPI_Win_flush(tg, w));
+    if (!active(mode)) CHECK_MPI(MPI_Win_flush(tg, w));
     /* doubles: 0.5 on every element, 0.25 on SMALL of them */
     if (b) CHECK_MPI(MPI_Accumulate(halves, NE, MPI_DOUBLE, tg, OFF_D, NE, MPI_DOUBLE, MPI_SUM, w));
     double q = 0.25, dold[SMALL];
@@ -106,12 +108,12 @@ static void round_on(int mode, int tg, int r, MPI_Win w, int64_t *prev)
     for (;;) {
         next = cur + 1;
         CHECK_MPI(MPI_Compare_and_swap(&next, &cur, &seen, MPI_INT64_T, tg, OFF_C, w));
-        if (mode != M_FENCE) CHECK_MPI(MPI_Win_flush(tg, w));
+        if (!active(mode)) CHECK_MPI(MPI_Win_flush(tg, w));
         if (mode == M_FENCE || seen == cur) break;   /* fence: no result inside the epoch */
         cur = seen;
     }
     epoch_close(mode, tg, w);
-    if (mode == M_FENCE) return;   /* the fetched values are known after the fence only */
+    if (active(mode)) return;   /* the fetched values are known at the epoch's end only */
     /* complete now (flush or unlock) */
     CHECK(old >= 0, "old value %lld", (long long)old);
     for (int i = 0; i < SMALL; i++) CHECK(dold[i] >= 0, "old double %g", dold[i]);
@@ -160,8 +162,9 @@ static void check_target(int mode, char *mem)
                   wd, x[k], wx);
         }
     }
-    /* with fences the compare-and-swap may fail (no retry inside the epoch) */
-    if (mode != M_FENCE) CHECK(c == (int64_t)np * ROUNDS, "%s: counter %lld, want %lld",
+    /* with fences and post/start the compare-and-swap may fail (no retry
+     * inside the epoch) */
+    if (!active(mode)) CHECK(c == (int64_t)np * ROUNDS, "%s: counter %lld, want %lld",
                                mode_name[mode], (long long)c, (long long)np * ROUNDS);
 }
 
@@ -178,13 +181,25 @@ static void run_mode(int mode, MPI_Win w, char *mem)
         for (int k = 0; k < NE; k++) prev[t][k] = -1;
     if (mode == M_LOCKALL) CHECK_MPI(MPI_Win_lock_all(0, w));
     if (mode == M_FENCE) CHECK_MPI(MPI_Win_fence(0, w));
-    for (int r = 0; r < ROUNDS; r++)
+    MPI_Group all;
+    CHECK_MPI(MPI_Win_get_group(w, &all));
+    for (int r = 0; r < ROUNDS; r++) {
+        if (mode == M_PSCW) {
+            CHECK_MPI(MPI_Win_post(all, 0, w));
+            CHECK_MPI(MPI_Win_start(all, 0, w));
+        }
         for (int t = 0; t < ntg; t++) {
             /* start on different targets, so that origins cross */
             int tt = (t + me + r) % ntg;
             round_on(mode, tgs[tt], r, w, prev[tt]);
-            if (mode == M_FENCE && t == ntg - 1) CHECK_MPI(MPI_Win_fence(0, w));
         }
+        if (mode == M_FENCE) CHECK_MPI(MPI_Win_fence(0, w));
+        if (mode == M_PSCW) {
+            CHECK_MPI(MPI_Win_complete(w));
+            CHECK_MPI(MPI_Win_wait(w));
+        }
+    }
+    CHECK_MPI(MPI_Group_free(&all));
     if (mode == M_LOCKALL) CHECK_MPI(MPI_Win_unlock_all(w));
     if (mode == M_FENCE) CHECK_MPI(MPI_Win_fence(0, w));
     MPI_Barrier(MPI_COMM_WORLD);
