@@ -330,8 +330,10 @@ static void cpu_run(void *arg, MPI_Aint off, size_t len)
     c->s += len;
 }
 
-static void acc_cpu(char *t, MPI_Aint tcount, cr_datatype_t *tdt, const cr_op_t *op,
-                    const void *in, const void *cmp, void *old)
+static inline __attribute__((always_inline)) void acc_cpu(char *t, MPI_Aint tcount,
+                                                           cr_datatype_t *tdt,
+                                                           const cr_op_t *op, const void *in,
+                                                           const void *cmp, void *old)
 {
     int noop = !cmp && op->handle == MPI_NO_OP;
     cpu_acc_t c = { t, tdt->basic, op, noop ? NULL : in, cmp, old, 0 };
@@ -437,12 +439,12 @@ void rma_bulk_end(cr_win_t *w, int rank, int force)
  * entry into bulk mode (COURIER_RMA_ACC_BULK_BYTES): entry costs about a
  * microsecond (the membarrier), as much as a few KiB of element-wise
  * updates, so an origin pays it only after it has spent as much. */
-static void acc_elems(cr_win_t *w, rma_target_t *t, char *at, MPI_Aint tcount,
-                      cr_datatype_t *tdt, const cr_op_t *op, const void *in, const void *cmp,
-                      void *old)
+static __attribute__((noinline)) void acc_elems_slow(cr_win_t *w, rma_target_t *t, char *at,
+                                                     MPI_Aint tcount, cr_datatype_t *tdt,
+                                                     const cr_op_t *op, const void *in,
+                                                     const void *cmp, void *old, int many)
 {
     size_t bytes = (size_t)tcount * (size_t)tdt->size;
-    int many = !cmp && bytes > cr_basic_size(tdt->basic);
     if (many && w->bulk_ok) {
         if (t->lock == RMA_EXCL) {
             rma_acc_local(at, tcount, tdt, op, in, old);
@@ -479,6 +481,25 @@ static void acc_elems(cr_win_t *w, rma_target_t *t, char *at, MPI_Aint tcount,
         rma_acc_unlock(t->ctl);
     }
     w->stats.acc_cpu++;
+}
+
+/* acc_elems' common case inline (one element, or several on a window
+ * without bulk mode, lock-free); the rest in acc_elems_slow */
+static inline __attribute__((always_inline)) void acc_elems(cr_win_t *w, rma_target_t *t,
+                                                            char *at, MPI_Aint tcount,
+                                                            cr_datatype_t *tdt,
+                                                            const cr_op_t *op, const void *in,
+                                                            const void *cmp, void *old)
+{
+    int many = !cmp && (size_t)tcount * (size_t)tdt->size > cr_basic_size(tdt->basic);
+    uint64_t seq;
+    if (CR_LIKELY(!(many && w->bulk_ok) && !t->bulk) && (seq = rma_lf_begin(w, t)) != 0) {
+        acc_cpu(at, tcount, tdt, op, in, cmp, old);
+        rma_lf_end(w, seq);
+        w->stats.acc_cpu++;
+        return;
+    }
+    acc_elems_slow(w, t, at, tcount, tdt, op, in, cmp, old, many);
 }
 
 /* ---- cross-memory copies (RMA_CMA) ---------------------------------------------------- */
@@ -784,7 +805,8 @@ static inline int acc_fast_apply(cr_win_t *w, int rank, char *p, size_t n, cr_da
     }
     /* several elements, or bulk mode: as acc_run would (maybe plain stores) */
     w->dstores |= RMA_DSTORES;
-    acc_elems(w, t, p - dt->true_lb, count, dt, op, v, NULL, old);
+    acc_elems_slow(w, t, p - dt->true_lb, count, dt, op, v, NULL, old,
+                   n > cr_basic_size(dt->basic));
     return MPI_SUCCESS;
 }
 
