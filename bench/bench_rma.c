@@ -12,6 +12,7 @@
  *   put_bw, get_bw     lock(SHARED) once, then per iteration a window of
  *                      operations to distinct places and one flush
  *   acc_lat            MPI_Accumulate SUM of doubles + flush
+ *   get_acc_lat        MPI_Get_accumulate SUM of doubles + flush (old values fetched)
  *   fop_lat            MPI_Fetch_and_op SUM of one int64_t + flush (8 B)
  *   cas_lat            MPI_Compare_and_swap of one int64_t + flush (8 B)
  *   fence              an empty fence epoch on every rank (MPI_Win_fence)
@@ -438,6 +439,60 @@ static long acc_lat_check(bench_ctx_t *c)
     return bad;
 }
 
+/* MPI_Get_accumulate: acc_lat's sum, the old values into rbuf */
+static int get_acc_op(bench_ctx_t *c, long i)
+{
+    int n = (int)(c->bytes / sizeof(double));
+    (void)i;
+    return MPI_Get_accumulate(c->sbuf, n, MPI_DOUBLE, c->rbuf, n, MPI_DOUBLE, peer_of(c), 0, n,
+                              MPI_DOUBLE, MPI_SUM, c->win);
+}
+
+static int get_acc_lat_run(bench_ctx_t *c, long iters, double *secs)
+{
+    return lock_flush_loop(c, iters, secs, get_acc_op);
+}
+
+/* as acc_lat_check; the origin also checks the old values it fetched */
+static long get_acc_lat_check(bench_ctx_t *c)
+{
+    size_t n = c->bytes / sizeof(double);
+    double *a = (double *)(void *)c->sbuf, *old = (double *)(void *)c->rbuf;
+    if (is_origin(c))
+        for (size_t k = 0; k < n; k++) {
+            a[k] = acc_add(k);
+            old[k] = -1;
+        }
+    int rc = MPI_SUCCESS;
+    if (is_target(c) && (rc = own_lock(c)) == MPI_SUCCESS) {
+        double *w = (double *)(void *)c->wbase;
+        for (size_t k = 0; k < n; k++)
+            w[k] = acc_base(k);
+        rc = own_unlock(c);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (bench_mpi_err(c, rc, "MPI_Win_lock/unlock of the own window"))
+        return -1;
+    long e = run_once(c, 1, "MPI_Get_accumulate + MPI_Win_flush");
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (e < 0)
+        return e;
+    long bad = 0;
+    if (is_origin(c))
+        for (size_t k = 0; k < n; k++)
+            bad += old[k] != acc_base(k) ? (long)sizeof(double) : 0;
+    if (!is_target(c))
+        return bad;
+    if (bench_mpi_err(c, own_lock(c), "MPI_Win_lock of the own window"))
+        return -1;
+    const double *w = (const double *)(const void *)c->wbase;
+    for (size_t k = 0; k < n; k++)
+        bad += w[k] != acc_base(k) + acc_add(k) ? (long)sizeof(double) : 0;
+    if (bench_mpi_err(c, own_unlock(c), "MPI_Win_unlock of the own window"))
+        return -1;
+    return bad;
+}
+
 /* fetch-and-op and compare-and-swap on the first int64_t of the window */
 static void word_bufsize(const bench_ctx_t *c, size_t *s, size_t *r)
 {
@@ -809,6 +864,7 @@ static long mem_store_check(bench_ctx_t *c)
 #define put_bw_bufsize bw_bufsize
 #define get_bw_bufsize bw_bufsize
 #define acc_lat_bufsize acc_bufsize
+#define get_acc_lat_bufsize acc_bufsize
 #define fop_lat_bufsize word_bufsize
 #define cas_lat_bufsize word_bufsize
 #define fence_bufsize none_bufsize
@@ -823,6 +879,7 @@ const bench_test_t bench_rma_tests[] = {
     RMA("put_bw", METRIC_BW, 1, 0, 0, put_bw, bw_setup, win_drop, bw_value),
     RMA("get_bw", METRIC_BW, 1, 0, 0, get_bw, bw_setup, win_drop, bw_value),
     RMA("acc_lat", METRIC_LAT, 0, 0, 8, acc_lat, lat_setup, win_drop, lat_value),
+    RMA("get_acc_lat", METRIC_LAT, 0, 0, 8, get_acc_lat, lat_setup, win_drop, lat_value),
     RMA("fop_lat", METRIC_LAT, 0, 1, 0, fop_lat, word_setup, win_drop, lat_value),
     RMA("cas_lat", METRIC_LAT, 0, 1, 0, cas_lat, word_setup, win_drop, lat_value),
     RMA("fence", METRIC_LAT, 0, 1, 0, fence, word_setup, win_drop, sync_value),

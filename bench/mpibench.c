@@ -7,8 +7,8 @@
  *
  * Tests: latency bw bibw msgrate (group pt2pt), barrier bcast reduce allreduce
  * gather scatter allgather alltoall reduce_scatter (group coll), put_lat
- * get_lat put_lat_fence get_lat_fence put_bw get_bw acc_lat fop_lat cas_lat
- * fence lock_unlock shm_store mem_store (group rma, bench_rma.c), memory; `all` (the
+ * get_lat put_lat_fence get_lat_fence put_bw get_bw acc_lat get_acc_lat fop_lat
+ * cas_lat fence lock_unlock shm_store mem_store (group rma, bench_rma.c), memory; `all` (the
  * default) is every one of them.  The multi-threaded tests latency_mt,
  * msgrate_mt, msgrate_mt_shared and allreduce_mt (group thread, bench_mt.c) run only when
  * named; naming one makes mpibench ask for MPI_THREAD_MULTIPLE.  The overlap mode (bench_ovlp.c)
@@ -47,7 +47,8 @@ static void usage(FILE *f)
           "tests:  latency bw bibw msgrate | barrier bcast reduce allreduce gather scatter\n"
           "        allgather alltoall reduce_scatter | ibarrier ibcast ireduce iallreduce igather\n"
           "        iallgather (start + wait) pbcast pallreduce (persistent: start + wait) | put_lat get_lat put_lat_fence get_lat_fence\n"
-          "        put_bw get_bw acc_lat fop_lat cas_lat fence lock_unlock shm_store mem_store | memory\n"
+          "        put_bw get_bw acc_lat get_acc_lat fop_lat cas_lat fence lock_unlock shm_store mem_store\n"
+          "        | memory\n"
           "        latency_mt msgrate_mt msgrate_mt_shared allreduce_mt (T threads per rank, --threads)\n"
           "groups: pt2pt coll rma all (default: all; all leaves out the groups thread and icoll),\n"
           "        thread, icoll\n"

@@ -37,8 +37,12 @@ static inline void cr_pvar_count_send(int chan, int kind, int proto, size_t byte
  * by copies at once (the target seen not polling, or its ring full); and the
  * requests of other ranks this process served from its own rings.  Bumped
  * under the library lock, read as MPI_T performance variables. */
+/* Then accumulate-class calls on CPU-atomic windows applied by the vector
+ * kernels (an exclusive lock epoch, or bulk mode: src/rma/ops.c), and the
+ * times this process entered bulk mode on a target. */
 enum { CR_PVAR_RMA_SHM_REQS = 0, CR_PVAR_RMA_SHM_BACK, CR_PVAR_RMA_SHM_COPIES,
-       CR_PVAR_RMA_SHM_SERVED, CR_PVAR_NRMA };
+       CR_PVAR_RMA_SHM_SERVED, CR_PVAR_RMA_ACC_VECTOR, CR_PVAR_RMA_ACC_BULK_ENTRIES,
+       CR_PVAR_NRMA };
 extern unsigned long long cr_pvar_rma[CR_PVAR_NRMA];
 /* The counts of every channel together. */
 cr_pvar_sent_t cr_pvar_sent_total(int kind, int proto);

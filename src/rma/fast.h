@@ -167,11 +167,16 @@ static inline __attribute__((always_inline)) int rma_fast_int8(MPI_Datatype dt)
  * as on the full way, which uses the same instructions. */
 static inline __attribute__((always_inline)) uint64_t *rma_fast_word(MPI_Datatype dt, int rank,
                                                                      MPI_Aint disp, MPI_Win win,
-                                                                     cr_win_t **wout)
+                                                                     cr_win_t **wout,
+                                                                     uint64_t *seq)
 {
     size_t n;
     char *at = rma_fast_target(1, dt, rank, disp, 1, dt, win, wout, &n);
     if (CR_UNLIKELY(at == NULL || n != sizeof(uint64_t) || !(*wout)->catomic)) return NULL;
+    /* lock-free only while no origin is in bulk mode on the target (rma.h,
+     * rma_lf_begin; this process's own bulk mode included); the caller
+     * ends with rma_lf_end(*wout, *seq) */
+    if (CR_UNLIKELY((*seq = rma_lf_begin(*wout, &(*wout)->t[rank])) == 0)) return NULL;
     return (uint64_t *)(void *)at;
 }
 
@@ -190,7 +195,8 @@ static inline __attribute__((always_inline)) int rma_fop_fast(const void *origin
     if (CR_UNLIKELY(!isint && datatype != MPI_DOUBLE)) return -1;
     if (CR_UNLIKELY(op != MPI_SUM && op != MPI_NO_OP && op != MPI_REPLACE)) return -1;
     cr_win_t *w;
-    uint64_t *q = rma_fast_word(datatype, target_rank, target_disp, win, &w);
+    uint64_t seq;
+    uint64_t *q = rma_fast_word(datatype, target_rank, target_disp, win, &w, &seq);
     if (CR_UNLIKELY(q == NULL)) return -1;
     uint64_t v, r;
     if (op == MPI_NO_OP) {
@@ -215,6 +221,7 @@ static inline __attribute__((always_inline)) int rma_fop_fast(const void *origin
                                                   __ATOMIC_SEQ_CST));
         }
     }
+    rma_lf_end(w, seq);
     __builtin_memcpy(result_addr, &r, 8);
     w->stats.acc_cpu++;
     return MPI_SUCCESS;
@@ -231,12 +238,14 @@ static inline __attribute__((always_inline)) int rma_cas_fast(const void *origin
 {
     if (CR_UNLIKELY(!rma_fast_int8(datatype))) return -1;
     cr_win_t *w;
-    uint64_t *q = rma_fast_word(datatype, target_rank, target_disp, win, &w);
+    uint64_t seq;
+    uint64_t *q = rma_fast_word(datatype, target_rank, target_disp, win, &w, &seq);
     if (CR_UNLIKELY(q == NULL)) return -1;
     uint64_t v, r;
     __builtin_memcpy(&v, origin_addr, 8);
     __builtin_memcpy(&r, compare_addr, 8);
     __atomic_compare_exchange_n(q, &r, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    rma_lf_end(w, seq);
     __builtin_memcpy(result_addr, &r, 8);
     w->stats.acc_cpu++;
     return MPI_SUCCESS;
@@ -296,7 +305,7 @@ static inline __attribute__((always_inline)) int rma_unlock_fast(int rank, MPI_W
     rma_target_t *t = &w->t[rank];
     int held = t->lock;
     if (CR_UNLIKELY(!t->fast || (held != RMA_SHARED && held != RMA_EXCL) || t->sam_npend ||
-                    w->nlock))
+                    t->bulk || w->nlock))
         return -1;
     t->lock = RMA_UNLOCKED;
     w->nlocks--;

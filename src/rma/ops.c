@@ -5,17 +5,26 @@
  * moves the data along the target's path (rma.h): loads and stores on mapped
  * memory, single copies with the shared-memory transport, or active messages
  * (am.c).  Accumulate-class operations hold the target's accumulate lock,
- * except those applied with the CPU's atomics (catomic windows) and those
- * that go by the network's atomics (net.c). */
+ * except those applied with the CPU's atomics (catomic windows: lock-free,
+ * unless an origin is in bulk mode on the target; an exclusive lock epoch's
+ * by the vector kernels; acc_elems) and those that go by the network's
+ * atomics (net.c). */
 #define _GNU_SOURCE
 #include "rma/rma.h"
 #include "rma/api.h"
 #include "core/datatype.h"
+#include "core/pvar.h"
 #include "transport/shm/shm.h"
 #include "util/settings.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#if defined(__linux__)
+#include <linux/membarrier.h>
+#endif
 #if defined(__x86_64__)
 #include <emmintrin.h>
 #endif
@@ -321,13 +330,176 @@ static void cpu_run(void *arg, MPI_Aint off, size_t len)
     c->s += len;
 }
 
-static void acc_cpu(char *t, MPI_Aint tcount, cr_datatype_t *tdt, const cr_op_t *op,
-                    const void *in, const void *cmp, void *old)
+static inline __attribute__((always_inline)) void acc_cpu(char *t, MPI_Aint tcount,
+                                                           cr_datatype_t *tdt,
+                                                           const cr_op_t *op, const void *in,
+                                                           const void *cmp, void *old)
 {
     int noop = !cmp && op->handle == MPI_NO_OP;
     cpu_acc_t c = { t, tdt->basic, op, noop ? NULL : in, cmp, old, 0 };
     if (tdt->contig) cpu_run(&c, tdt->true_lb, (size_t)tcount * (size_t)tdt->size);
     else rma_dt_runs(tcount, tdt, cpu_run, &c);
+}
+
+/* ---- bulk accumulates (rma.h, docs/rma.md "Bulk accumulates") ------------------------------ */
+enum { BULK_SPINS = 64 };     /* pauses between yields while waiting for a lock-free one */
+
+static int mbar(int cmd)
+{
+#if defined(__linux__) && defined(__NR_membarrier)
+    return (int)syscall(__NR_membarrier, cmd, 0, 0);
+#else
+    (void)cmd;
+    return -1;
+#endif
+}
+
+int rma_mbar_register(void)
+{
+    static int state;         /* 0: not tried; 1: registered; -1: not to be had */
+#if defined(__linux__) && defined(__NR_membarrier)
+    if (!state) {
+        int q = mbar(MEMBARRIER_CMD_QUERY);
+        state = q > 0 && (q & MEMBARRIER_CMD_GLOBAL_EXPEDITED) &&
+                        mbar(MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) == 0
+                    ? 1
+                    : -1;
+    }
+#else
+    state = -1;
+#endif
+    return state == 1;
+}
+
+/* Enter bulk mode on t: count this origin in the target's bulk word, so
+ * that every lock-free operation that starts from now on sees it and takes
+ * the accumulate lock; make every process of the node pass a full memory
+ * barrier, so that one whose lfseq store was still in its store buffer
+ * when it read the bulk word 0 has made it visible; then wait until every
+ * other origin of the node whose lfseq is odd has moved it on (its
+ * operation is done).  After that no lock-free operation is in flight on
+ * the target's elements, and none starts while the count holds. */
+static void bulk_enter(cr_win_t *w, rma_target_t *t)
+{
+    __atomic_fetch_add(&t->ctl->bulk, 1, __ATOMIC_SEQ_CST);
+#if defined(__linux__) && defined(__NR_membarrier)
+    int rc = mbar(MEMBARRIER_CMD_GLOBAL_EXPEDITED);
+#else
+    int rc = -1;
+#endif
+    if (CR_UNLIKELY(rc != 0)) {
+        /* registered at creation, so not expected: stay element-wise (an
+         * origin that saw the count meanwhile took the lock, which is safe) */
+        __atomic_fetch_sub(&t->ctl->bulk, 1, __ATOMIC_SEQ_CST);
+        w->bulk_mb = 0;
+        return;
+    }
+    for (int l = 0; l < w->nlocal; l++) {
+        if (l == w->my_local) continue;
+        volatile uint64_t *q = &rma_ctl_at(w, l)->lfseq;
+        uint64_t s = __atomic_load_n(q, __ATOMIC_ACQUIRE);
+        /* odd: inside a lock-free operation, which does not wait for anything */
+        for (unsigned spins = 0; (s & 1) && __atomic_load_n(q, __ATOMIC_ACQUIRE) == s;) {
+            if (++spins % BULK_SPINS == 0) sched_yield();
+#if defined(__x86_64__) || defined(__i386__)
+            else __builtin_ia32_pause();
+#endif
+        }
+    }
+    t->bulk = 1;
+    w->nbulk++;
+    w->stats.bulk_enter++;
+    cr_pvar_rma[CR_PVAR_RMA_ACC_BULK_ENTRIES]++;
+}
+
+void rma_bulk_end(cr_win_t *w, int rank, int force)
+{
+    rma_target_t *t = &w->t[rank];
+    if (t->bulk == 2 && !force) {     /* busy in this epoch: stay for the next */
+        t->bulk = 1;
+        return;
+    }
+    if (!t->bulk) return;
+    t->bulk = 0;
+    w->nbulk--;
+    /* this origin's stores under the accumulate lock were released with it;
+     * a lock-free operation that reads the count 0 sees them */
+    __atomic_fetch_sub(&t->ctl->bulk, 1, __ATOMIC_RELEASE);
+}
+
+/* An accumulate-class operation on a mapped target of a catomic window (the
+ * target datatype's base at `at`; bytes > 0).  In an exclusive lock epoch
+ * (no other origin may access the target: MPI 4.1 12.5.3) operations on
+ * several elements use the vector kernels on plain loads and stores at
+ * once; in bulk mode on the target every operation goes under the
+ * accumulate lock, by the vector kernels (compare-and-swap, one element, by
+ * the CPU's); else the elements are updated lock-free by the CPU's atomics,
+ * or under the accumulate lock while another origin is in bulk mode.  The
+ * bytes of lock-free operations on several elements add up towards the
+ * entry into bulk mode (COURIER_RMA_ACC_BULK_BYTES): entry costs about a
+ * microsecond (the membarrier), as much as a few KiB of element-wise
+ * updates, so an origin pays it only after it has spent as much. */
+static __attribute__((noinline)) void acc_elems_slow(cr_win_t *w, rma_target_t *t, char *at,
+                                                     MPI_Aint tcount, cr_datatype_t *tdt,
+                                                     const cr_op_t *op, const void *in,
+                                                     const void *cmp, void *old, int many)
+{
+    size_t bytes = (size_t)tcount * (size_t)tdt->size;
+    if (many && w->bulk_ok) {
+        if (t->lock == RMA_EXCL) {
+            rma_acc_local(at, tcount, tdt, op, in, old);
+            w->stats.acc_bulk++;
+            cr_pvar_rma[CR_PVAR_RMA_ACC_VECTOR]++;
+            return;
+        }
+        /* reads (MPI_NO_OP) are plain loads element by element: nothing to save */
+        size_t limit = ut_settings.rma_acc_bulk_bytes;
+        uint64_t *spent = &w->lf_bytes[t - w->t];
+        if (!t->bulk && w->bulk_mb && limit && op->handle != MPI_NO_OP &&
+            (*spent += bytes) >= limit) {
+            *spent = 0;
+            bulk_enter(w, t);
+        }
+    }
+    if (t->bulk) {
+        if (many) t->bulk = 2;      /* busy: stays in bulk mode at the epoch's end */
+        rma_acc_lock(t->ctl);
+        if (cmp) acc_cpu(at, tcount, tdt, op, in, cmp, old);
+        else rma_acc_local(at, tcount, tdt, op, in, old);
+        rma_acc_unlock(t->ctl);
+        w->stats.acc_bulk++;
+        cr_pvar_rma[CR_PVAR_RMA_ACC_VECTOR]++;
+        return;
+    }
+    uint64_t seq = rma_lf_begin(w, t);
+    if (CR_LIKELY(seq)) {
+        acc_cpu(at, tcount, tdt, op, in, cmp, old);
+        rma_lf_end(w, seq);
+    } else {
+        rma_acc_lock(t->ctl);
+        acc_cpu(at, tcount, tdt, op, in, cmp, old);
+        rma_acc_unlock(t->ctl);
+    }
+    w->stats.acc_cpu++;
+}
+
+/* acc_elems' common case inline (one element, or several on a window
+ * without bulk mode, lock-free); the rest in acc_elems_slow */
+static inline __attribute__((always_inline)) void acc_elems(cr_win_t *w, rma_target_t *t,
+                                                            char *at, MPI_Aint tcount,
+                                                            cr_datatype_t *tdt,
+                                                            const cr_op_t *op, const void *in,
+                                                            const void *cmp, void *old)
+{
+    int many = !cmp && (size_t)tcount * (size_t)tdt->size > cr_basic_size(tdt->basic);
+    uint64_t seq;
+    if (CR_LIKELY(!(many && w->bulk_ok) && !t->bulk) && (seq = rma_lf_begin(w, t)) != 0) {
+        acc_cpu(at, tcount, tdt, op, in, cmp, old);
+        rma_lf_end(w, seq);
+        w->stats.acc_cpu++;
+        return;
+    }
+    acc_elems_slow(w, t, at, tcount, tdt, op, in, cmp, old, many);
 }
 
 /* ---- cross-memory copies (RMA_CMA) ---------------------------------------------------- */
@@ -616,14 +788,25 @@ static inline __attribute__((always_inline)) int acc_fast(cr_win_t *w, int rank,
  * elements at once by the CPU's atomics, counted as acc_run's first branch
  * counts them.  in: the origin's packed elements (ignored for MPI_NO_OP);
  * old: where the previous values go, or NULL. */
-static inline int acc_fast_apply(cr_win_t *w, char *p, size_t n, cr_datatype_t *dt,
+static inline int acc_fast_apply(cr_win_t *w, int rank, char *p, size_t n, cr_datatype_t *dt,
                                  MPI_Count count, const cr_op_t *op, const char *in, char *old)
 {
     int err = acc_check(op, dt, count);
     if (CR_UNLIKELY(err)) return err;
-    rma_acc_atomic_elems(p, n / cr_basic_size(dt->basic), dt->basic, op,
-                         op->handle == MPI_NO_OP ? NULL : in, NULL, old);
-    w->stats.acc_cpu++;
+    rma_target_t *t = &w->t[rank];
+    const char *v = op->handle == MPI_NO_OP ? NULL : in;
+    uint64_t seq;
+    if (CR_LIKELY(n == cr_basic_size(dt->basic) && (seq = rma_lf_begin(w, t)) != 0)) {
+        /* one element, lock-free (rma_lf_begin) */
+        rma_acc_atomic_elems(p, 1, dt->basic, op, v, NULL, old);
+        rma_lf_end(w, seq);
+        w->stats.acc_cpu++;
+        return MPI_SUCCESS;
+    }
+    /* several elements, or bulk mode: as acc_run would (maybe plain stores) */
+    w->dstores |= RMA_DSTORES;
+    acc_elems_slow(w, t, p - dt->true_lb, count, dt, op, v, NULL, old,
+                   n > cr_basic_size(dt->basic));
     return MPI_SUCCESS;
 }
 
@@ -822,12 +1005,18 @@ static int acc_run(cr_win_t *win, rma_target_t *t, int rank, MPI_Aint at, MPI_Ai
                    void *old, int defer)
 {
     size_t bytes = (size_t)tcount * (size_t)tdt->size;
-    if (t->path == RMA_DIRECT && ((win->catomic && rma_cpu_type(tdt->basic)) ||
-                                  (win->cself && rma_net_atomic_type(win, tdt->basic)))) {
+    if (t->path == RMA_DIRECT && win->catomic && rma_cpu_type(tdt->basic)) {
         /* every origin of this node, and the target's own handler, by the
-         * CPU's atomics; the network's (other nodes) are the CPU's too.
-         * cself: only this rank on its own memory, on the types every other
-         * origin updates by the network's atomics */
+         * CPU's atomics (the network's, other nodes, are the CPU's too), or
+         * by the vector kernels where no other origin can be updating the
+         * same elements lock-free (acc_elems) */
+        if (bytes) acc_elems(win, t, (char *)at, tcount, tdt, op, in, cmp, old);
+        else win->stats.acc_cpu++;
+        return MPI_SUCCESS;
+    }
+    if (t->path == RMA_DIRECT && win->cself && rma_net_atomic_type(win, tdt->basic)) {
+        /* cself: only this rank on its own memory, by the CPU's atomics, on
+         * the types every other origin updates by the network's atomics */
         if (bytes) acc_cpu((char *)at, tcount, tdt, op, in, cmp, old);
         win->stats.acc_cpu++;
         return MPI_SUCCESS;
@@ -913,7 +1102,7 @@ int core_accumulate(const void *origin_addr, MPI_Count origin_count,
     if (CR_LIKELY(how == CR_BLOCKING &&
                   acc_fast(win, target_rank, target_disp, origin_count, origin_datatype,
                            target_count, target_datatype, &p, &n))) {
-        return acc_fast_apply(win, p, n, target_datatype, target_count, op,
+        return acc_fast_apply(win, target_rank, p, n, target_datatype, target_count, op,
                               (const char *)origin_addr + origin_datatype->true_lb, NULL);
     }
     win->dstores |= RMA_DSTORES;     /* maybe plain stores (fast.h) */
@@ -995,7 +1184,7 @@ int core_fetch_and_op(const void *origin_addr, void *result_addr, cr_datatype_t 
     if (CR_LIKELY(datatype->builtin && acc_fast(win, target_rank, target_disp, 1, datatype, 1,
                                                 datatype, &p, &n))) {
         /* origin_addr and result_addr are the packed streams, as in acc_cpu */
-        return acc_fast_apply(win, p, n, datatype, 1, op, origin_addr, result_addr);
+        return acc_fast_apply(win, target_rank, p, n, datatype, 1, op, origin_addr, result_addr);
     }
     win->dstores |= RMA_DSTORES;     /* maybe plain stores (fast.h) */
     int err = op_target(win, target_rank, &t);
@@ -1037,10 +1226,13 @@ int core_compare_and_swap(const void *origin_addr, const void *compare_addr, voi
     MPI_Aint at;
     char *p;
     size_t n;
+    uint64_t seq;
     if (CR_LIKELY(cas_type(datatype) && acc_fast(win, target_rank, target_disp, 1, datatype, 1,
-                                                 datatype, &p, &n))) {
-        /* as acc_run's first branch (acc_cpu with no op) */
+                                                 datatype, &p, &n) &&
+                  (seq = rma_lf_begin(win, &win->t[target_rank])) != 0)) {
+        /* as acc_run's first branch (acc_elems, lock-free, no op) */
         rma_acc_atomic_elems(p, 1, datatype->basic, NULL, origin_addr, compare_addr, result_addr);
+        rma_lf_end(win, seq);
         win->stats.acc_cpu++;
         return MPI_SUCCESS;
     }

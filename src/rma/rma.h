@@ -19,7 +19,8 @@
  * handler), so accumulates are atomic per element across all origins and
  * paths; except on elements of rma_cpu_type on catomic windows, which every
  * origin of the target's node and the target's handler update with the
- * CPU's atomic instructions instead.  Passive-target locks are words in the
+ * CPU's atomic instructions instead (or, in an exclusive lock epoch or in
+ * bulk mode, with the vector kernels: "Bulk accumulates" below).  Passive-target locks are words in the
  * node segment too, so an origin on the node never needs the target to call
  * MPI.
  * On windows that span nodes where the network has atomics (cr_win.natomic,
@@ -50,12 +51,20 @@ typedef struct {
     volatile uint64_t lock;        /* passive target: RMA_LOCK_EXCL_BIT | shared holders */
     char pad0[56];
     volatile uint32_t acc;         /* accumulate lock: 0 free, 1 held */
-    char pad1[60];
+    volatile uint32_t bulk;        /* origins in bulk mode on this rank (rma_lf_begin) */
+    char pad1[56];
     volatile uint64_t complete;    /* MPI_Win_complete calls that reached this rank */
     volatile uint64_t ndyn;        /* dynamic windows: entries used in dyn[] */
-    char pad2[48];
+    uint32_t mbar;                 /* 1: this rank's process takes part in membarrier's
+                                      global expedited barriers (rma_bulk_ok) */
+    char pad2[44];
+    /* this rank as an origin: odd while it is inside an accumulate by the
+     * CPU's atomics without the accumulate lock (rma_lf_begin); written by
+     * its owner only, read by origins entering bulk mode */
+    volatile uint64_t lfseq;
+    char pad3[56];
 } rma_ctl_t;
-_Static_assert(sizeof(rma_ctl_t) == 192, "three cache lines");
+_Static_assert(sizeof(rma_ctl_t) == 256, "four cache lines");
 
 /* A region attached to a dynamic window (in the node segment, so that origins
  * on the node can check target addresses without the target). */
@@ -119,13 +128,22 @@ typedef struct {
     cr_adapt_t sam_adapt;          /* whether it is seen polling (core/adapt.h) */
     struct rma_sam_pend *sam_pend; /* requests of mine in its ring not yet settled */
     int sam_npend;
+    /* bulk accumulates (ops.c, docs/rma.md "Bulk accumulates"): 1 while this
+     * process is in bulk mode on it (counted in its ctl->bulk), 2 when it
+     * also did an accumulate in bulk mode there in the current epoch (it
+     * stays in bulk mode at the epoch's end then: rma_bulk_end).  (In what was padding: the struct stays 256
+     * bytes, so that the short ways index w->t by a shift.) */
+    uint8_t bulk;
 } rma_target_t;
+_Static_assert(sizeof(rma_target_t) == 256, "a power of two: w->t[rank] by a shift");
 
 /* What one rank of a window did, printed at MPI_Win_free with
  * COURIER_DEBUG=2 (win.c): where the time of one-sided operations across
  * nodes goes (each wait is about one network round trip). */
 typedef struct {
     unsigned long acc_cpu;         /* accumulate-class calls done by the CPU's atomics */
+    unsigned long acc_bulk;        /* ... by the vector kernels: exclusive lock, bulk mode */
+    unsigned long bulk_enter;      /* times this rank entered bulk mode on a target */
     unsigned long acc_net;         /* ... by network atomics (calls, not pieces) */
     unsigned long acc_net_later;   /* ... of those, not waited for in the call */
     unsigned long word_net;        /* lock-word atomics over the network */
@@ -220,6 +238,15 @@ struct cr_win {
     uint64_t sam_head;             /* my ring: the next ticket to serve ... */
     volatile uint64_t *sam_headw;  /* ... and its slot's word */
     struct cr_win *sam_next;       /* the windows whose rings this rank serves */
+    /* bulk accumulates (ops.c): the window allows bulk mode (catomic, one
+     * node, not dynamic, every local rank's process registered for
+     * membarrier); targets this process is in bulk mode on */
+    int bulk_ok;                   /* catomic, one node, not dynamic: exclusive-lock
+                                      epochs take the vector kernels at once */
+    int bulk_mb;                   /* ... and membarrier everywhere: bulk mode */
+    int nbulk;
+    uint64_t *lf_bytes;            /* per target: bytes of element-wise accumulates of
+                                      several elements since the last entry (bulk_ok) */
     uint64_t word_pending;         /* nlock: lock-word releases in flight (net.c) */
     int word_err;                  /* ... the first of them that failed (tr_status_t) */
 };
@@ -270,6 +297,62 @@ static inline int rma_cpu_type(cr_basic_t b)
     size_t n = cr_basic_size(b);
     return n == 1 || n == 2 || n == 4 || n == 8;
 }
+
+/* Bulk accumulates (docs/rma.md, "Bulk accumulates").  On catomic windows
+ * every origin updates elements with the CPU's atomics, one locked
+ * instruction (or compare-and-swap loop) per element, without the
+ * accumulate lock ("lock-free").  An origin whose accumulates of many
+ * elements to a target add up (COURIER_RMA_ACC_BULK_BYTES) enters bulk mode
+ * on it: it counts itself in the target's
+ * ctl->bulk, makes every process of the node pass a full memory barrier
+ * (membarrier), waits for the lock-free operations then in flight, and from
+ * then on applies its accumulates to the target under the accumulate lock
+ * with the vector kernels (cr_op_apply_packed) on plain loads and stores,
+ * until the end of an epoch in which it did none there (rma_bulk_end).
+ * While ctl->bulk is not 0, every other origin's accumulates to that target
+ * take the accumulate lock too.  Each lock-free operation is bracketed by
+ * rma_lf_begin and rma_lf_end: rma_lf_begin makes this process's lfseq odd
+ * (a plain store, which the entering origin's membarrier orders before the
+ * load of ctl->bulk here: no fence on this side) and returns that odd value
+ * when no origin is in bulk mode on the target (this one included); then
+ * the caller does its atomics and rma_lf_end(w, value) makes lfseq even
+ * again.  0: lfseq is even again already,
+ * and the caller must do the operation under the accumulate lock (with the
+ * CPU's atomics still: the last origin may leave bulk mode meanwhile, and
+ * lock-free ones start again).  Owner-only writes; with threads the library
+ * lock keeps a process's lock-free operations one at a time. */
+static inline uint64_t rma_lf_begin(cr_win_t *w, const rma_target_t *t)
+{
+    volatile uint64_t *q = &w->me->lfseq;
+    uint64_t s = __atomic_load_n(q, __ATOMIC_RELAXED) + 1;
+    __atomic_store_n(q, s, __ATOMIC_RELAXED);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (CR_LIKELY(__atomic_load_n(&t->ctl->bulk, __ATOMIC_ACQUIRE) == 0)) {
+        if (s == 0) __builtin_unreachable();     /* odd: the callers' test of 0 goes */
+        return s;
+    }
+    __atomic_store_n(q, s + 1, __ATOMIC_RELEASE);
+    return 0;
+}
+static inline void rma_lf_end(cr_win_t *w, uint64_t s)
+{
+    __atomic_store_n(&w->me->lfseq, s + 1, __ATOMIC_RELEASE);
+}
+/* ops.c: the end of this process's access epoch to target rank (unlock,
+ * unlock_all, fence, complete; a lock, lock_all or start that ends a
+ * fence's epoch): it leaves bulk mode on it unless it did an accumulate in
+ * bulk mode there during the epoch (so an epoch per accumulate does not
+ * pay an entry each time); force (MPI_Win_free): leaves regardless.  Every
+ * target with rma_bulk_end_all. */
+void rma_bulk_end(cr_win_t *w, int rank, int force);
+static inline void rma_bulk_end_all(cr_win_t *w, int force)
+{
+    for (int r = 0; r < w->size && w->nbulk; r++)
+        if (w->t[r].bulk) rma_bulk_end(w, r, force);
+}
+/* win.c, at window creation: membarrier registration of this process; 1
+ * when registered. */
+int rma_mbar_register(void);
 
 /* ---- win.c ---------------------------------------------------------------- */
 /* The window that AM traffic names by id, or NULL. */

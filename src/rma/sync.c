@@ -96,6 +96,7 @@ static int target_lock(cr_win_t *win, int rank, int type)
 static int target_unlock(cr_win_t *win, int rank)
 {
     rma_target_t *t = &win->t[rank];
+    rma_bulk_end(win, rank, 0);      /* the epoch's end (ops.c) */
     /* requests in its ring first (shmam.c); the lock goes even when one failed */
     int held = t->lock, err = rma_sam_settle(win, rank);
     t->lock = RMA_UNLOCKED;
@@ -170,6 +171,7 @@ int core_win_lock_all(int assert, cr_win_t *win)
     if (win->lock_all || win->nlocks)
         return cr_error(MPI_ERR_RMA_SYNC, "the window is locked already by this process (%s)",
                         win->lock_all ? "MPI_Win_lock_all" : "MPI_Win_lock");
+    rma_bulk_end_all(win, 0);        /* a fence's epoch ends here (ops.c) */
     /* by network atomics: every rank's lock word at once (one round trip) */
     if (win->nlock && !(assert & MPI_MODE_NOCHECK)) {
         int err = rma_net_lock_all(win);
@@ -197,6 +199,7 @@ int core_win_unlock_all(cr_win_t *win)
         /* the operations complete at every target (in flight together),
          * then every lock word is released at once */
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        rma_bulk_end_all(win, 0);
         for (int r = 0; r < win->size; r++) {
             rma_target_t *t = &win->t[r];
             t->lock = RMA_UNLOCKED;
@@ -300,6 +303,7 @@ int core_win_fence(int assert, cr_win_t *win)
                         win->nlocks || win->lock_all ? "passive-target (lock)" :
                         "post/start/complete/wait");
     int err = MPI_SUCCESS;
+    rma_bulk_end_all(win, 0);        /* the epoch's end (ops.c) */
     if (!(assert & MPI_MODE_NOPRECEDE)) err = core_win_flush_all(win);
     /* the barrier orders every rank's operations before any rank's next epoch:
      * the window's own communicator's collective barrier (on one node the
@@ -366,6 +370,7 @@ int core_win_start(cr_group_t *group, int assert, cr_win_t *win)
                         "(call MPI_Win_complete first)");
     if (win->nlocks || win->lock_all)
         return cr_error(MPI_ERR_RMA_SYNC, "MPI_Win_start inside a passive-target (lock) epoch");
+    rma_bulk_end_all(win, 0);        /* a fence's epoch ends here (ops.c) */
     int *r, err = group_ranks(win, group, &r);
     if (err) return err;
     for (int i = 0; i < group->size; i++) {
@@ -393,6 +398,7 @@ int core_win_complete(cr_win_t *win)
         int k = win->start_ranks[i];
         rma_target_t *t = &win->t[k];
         t->posted = 0;
+        rma_bulk_end(win, k, 0);
         int e = rma_sam_settle(win, k);
         if (e && !err) err = e;
         e = t->path == RMA_AM ? rma_am_complete(win, k)

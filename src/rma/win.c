@@ -181,12 +181,14 @@ static void debug_stats(cr_win_t *w)
 {
     const rma_stats_t *s = &w->stats;
     fprintf(stderr, "[courier] rank %d: window 0x%08x freed: accumulates %lu by CPU atomics, "
+            "%lu by vector kernels (exclusive lock or bulk mode, entered %lu times), "
             "%lu by network atomics (%lu not waited for in the call); lock-word atomics %lu "
             "over the network, %lu by the CPU; %lu active messages; %lu waits for the network; "
             "small operations to this node's c ranks: %lu as requests (%lu of them taken back, "
             "not served in time), %lu by copies (target not seen polling, or its ring full); "
             "%lu requests of others served\n",
-            cr_proc.world_rank, (unsigned)w->head.handle, s->acc_cpu, s->acc_net,
+            cr_proc.world_rank, (unsigned)w->head.handle, s->acc_cpu, s->acc_bulk,
+            s->bulk_enter, s->acc_net,
             s->acc_net_later, s->word_net, s->word_cpu, s->am_msgs, s->waits, s->sam_reqs,
             s->sam_back, s->sam_copies, s->sam_served);
 }
@@ -198,6 +200,7 @@ static void win_destroy(cr_win_t *w)
     if (w->seg) munmap(w->seg, w->seg_bytes);
     if (w->comm) cr_comm_release(w->comm);
     free(w->t);
+    free(w->lf_bytes);
     free(w->start_ranks);
     if (w->head.handle) cr_objtab_remove(&cr_win_tab, CR_H_INDEX(w->head.handle));
     for (cr_win_t **pp = &win_list; *pp; pp = &(*pp)->next)
@@ -366,6 +369,12 @@ static int win_make(cr_comm_t *comm, int flavor, void *base, MPI_Aint size, MPI_
      * provider's loopback for its own accumulates */
     w->cself = ut_settings.rma_cpu_atomics && !w->catomic && w->natomic && rma_net_atomic_cpu();
     rma_sam_init(w);
+    /* bulk accumulates (ops.c): every process of the node must take part in
+     * the entering origin's membarrier */
+    w->bulk_ok = w->catomic && !w->am && flavor != MPI_WIN_FLAVOR_DYNAMIC;
+    if (w->bulk_ok && !(w->lf_bytes = calloc((size_t)w->size, sizeof *w->lf_bytes)))
+        w->bulk_ok = 0;
+    w->me->mbar = (uint32_t)(w->bulk_ok && rma_mbar_register());
     /* nobody uses the window (its lock words, its memory) before everyone has it */
     err = cr_barrier_internal(w->comm);
     if (err) {
@@ -373,6 +382,9 @@ static int win_make(cr_comm_t *comm, int flavor, void *base, MPI_Aint size, MPI_
         win_destroy(w);
         return err;
     }
+    w->bulk_mb = w->bulk_ok;
+    for (int l = 0; l < w->nlocal; l++)
+        if (!rma_ctl_at(w, l)->mbar) w->bulk_mb = 0;
     /* the targets the short ways reach (fast.h) */
     for (int r = 0; r < w->size; r++)
         w->t[r].fast = w->t[r].path == RMA_DIRECT && !w->am && flavor != MPI_WIN_FLAVOR_DYNAMIC;
@@ -504,6 +516,7 @@ int core_win_free(cr_win_t *win)
         return cr_error(MPI_ERR_RMA_SYNC, "MPI_Win_free: an epoch is still open on the window "
                         "(%s)", win->lock_all ? "MPI_Win_lock_all" : win->nlocks ? "MPI_Win_lock" :
                         win->nstart >= 0 ? "MPI_Win_start" : "MPI_Win_post");
+    rma_bulk_end_all(win, 1);       /* leave bulk mode (ops.c) */
     int err = core_win_flush_all(win);
     /* this rank's lock releases have reached the other ranks' lock words */
     if (!err && win->nlock) err = rma_net_quiesce(win);

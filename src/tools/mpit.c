@@ -150,6 +150,7 @@ static void pvars_build(void)
 {
     static const char *const rma_name[CR_PVAR_NRMA] = {
         "rma_shm_requests", "rma_shm_requests_back", "rma_shm_copies", "rma_shm_requests_served",
+        "rma_acc_vector", "rma_acc_bulk_entries",
     };
     static const char *const rma_desc[CR_PVAR_NRMA] = {
         "Small one-sided operations sent as requests to a ring of a target on the node "
@@ -158,6 +159,9 @@ static void pvars_build(void)
         "Small one-sided operations to such targets done by copies at once (target not polling, "
         "or its ring full)",
         "Requests of other ranks served from this rank's rings",
+        "Accumulate-class calls on CPU-atomic windows applied by the vector kernels (exclusive "
+        "lock epoch, or bulk mode)",
+        "Times this rank entered bulk mode on a target (membarrier; COURIER_RMA_ACC_BULK_BYTES)",
     };
     int max = 2 + 2 * (CR_PVAR_NKIND - 1) * CR_PVAR_NPROTO + COLL_NCOLL + CR_PVAR_NRMA;
     pvars = calloc((size_t)max, sizeof *pvars);
