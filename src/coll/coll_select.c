@@ -92,6 +92,8 @@ static const coll_alg_t coll_algs[] = {
     { COLL_BCAST, 5, "cma", CMA, NULL, coll_bcast_cma, NULL },
     { COLL_REDUCE, 3, "shm", SHM | NB, NULL, coll_reduce_shm, coll_reduce_shm_fits },
     { COLL_REDUCE, 4, "cma", CMA, NULL, coll_reduce_cma, coll_reduce_cma_fits },
+    { COLL_REDUCE, 6, "pipe", SHM | COLL_ALG_COMMUTATIVE, NULL, coll_reduce_pipe,
+      coll_reduce_pipe_fits },
     { COLL_ALLREDUCE, 4, "shm", SHM | NB, NULL, coll_allreduce_shm, coll_allreduce_shm_fits },
     { COLL_ALLREDUCE, 5, "cma", CMA, NULL, coll_allreduce_cma, coll_allreduce_cma_fits },
     { COLL_GATHER, 4, "shm", SHM | NB, NULL, coll_gather_shm, coll_gather_shm_fits },
@@ -158,6 +160,12 @@ static const coll_rule_t coll_rules[] = {
     { COLL_SCATTER, NULL, S(coll_p2p_max_ranks), S(coll_p2p_min_bytes), NULL, 2 },
     { COLL_BCAST, NULL, NULL, S(coll_bcast_cma_min_bytes), NULL, 5 },
     { COLL_BCAST, NULL, NULL, NULL, NULL, 4 },
+    /* oversubscribed, large: segments down a binomial tree through the slots,
+     * each rank waiting only for its children and its parent, rather than
+     * every rank's operand read by system calls between two meetings of all
+     * (docs/collectives.md, "Pipelined reduce") */
+    { COLL_REDUCE, S(coll_reduce_pipe_min_ranks), NULL, S(coll_reduce_pipe_min_bytes),
+      S(coll_reduce_pipe_max_bytes), 6, OVERSUB },
     { COLL_REDUCE, NULL, NULL, S(coll_reduce_cma_min_bytes), NULL, 4 },
     { COLL_REDUCE, NULL, NULL, NULL, NULL, 3 },
     /* A pair, from 2 KiB up to the eager limit: recursive doubling's two eager
