@@ -1,29 +1,34 @@
 /* SPDX-License-Identifier: MIT */
-/* Reduce down a binomial tree in segments, through the ranks' data slots
+/* Reduce down a binomial tree in segments, through shared buffers
  * (coll_shm.h), for commutative ops on contiguous datatypes: what runs a
  * large MPI_Reduce when the node's ranks outnumber its cores.
  *
  * The tree is the binomial one of coll_reduce_binomial.c rooted at the root
  * (v = (rank - root) mod p; v's children are v + 1, v + 2, v + 4, ... below
  * its lowest set bit, its parent v - lowbit(v)), so the result has the same
- * association, and the same bits, as that algorithm's.  The vector is cut
- * into segments of COURIER_COLL_REDUCE_PIPE_SEG_BYTES (more when the vector
- * would need over CSHM_PIPE_MAX_SEGS of them), and a rank's slot holds nbuf
- * of them at once (slot bytes / segment bytes), segment s in buffer s % nbuf.
- * For each segment in turn a rank waits until each child posted it (phase
- * s + 1 of the call), folds its own operand's segment with the children's
- * straight from their slots into its own slot (the root: into recvbuf), and
- * posts phase s + 1; a leaf only copies its segment in.  Before writing
- * segment s a rank waits until its parent posted segment s - nbuf, which it
- * has then read.  The last segment's post is FIN.
+ * association, and the same bits, as that algorithm's.  Each rank's partial
+ * result goes in a buffer of its own: its pipe buffer for the call
+ * (cshm_pipe: where ranks outnumber cores the area has CSHM_PIPE_NBUF of
+ * COURIER_COLL_REDUCE_PIPE_BUF_BYTES per rank) when the vector fits one,
+ * else its data slot for the call.  The vector is cut into segments of
+ * COURIER_COLL_REDUCE_PIPE_SEG_BYTES (more when it would need over
+ * CSHM_PIPE_MAX_SEGS of them), and the buffer holds nbuf of them at once
+ * (buffer bytes / segment bytes), segment s in place s % nbuf.  For each
+ * segment in turn a rank waits until each child posted it (phase s + 1 of
+ * the call), folds its own operand's segment with the children's straight
+ * from their buffers into its own (the root: into recvbuf), and posts phase
+ * s + 1; a leaf only copies its segment in.  Before writing segment s a rank
+ * waits until its parent posted segment s - nbuf, which it has then read
+ * (never, when the whole vector fits).  The last segment's post is FIN.
  *
- * So each rank runs as far ahead of its parent as its slot allows and leaves
- * (half the ranks) never wait for anything in a call of at most nbuf
- * segments; the fold is spread over the tree's inner ranks, where the cma
- * algorithm's folders read every rank's operand by a system call each and
- * all ranks meet twice, and the shm algorithm's root folds every operand
- * alone (docs/collectives.md, "Pipelined reduce").  No rank waits for more
- * than its children and its parent.
+ * So a rank that has posted its part returns at once, and runs as many calls
+ * ahead of its parent as the buffers' ring allows (CSHM_PIPE_NBUF, or
+ * CSHM_NBUF slots); the fold is spread over the tree's inner ranks, where the
+ * cma algorithm's folders read every rank's operand by a system call each
+ * and all ranks meet twice, and the shm algorithm's root folds every
+ * operand alone (docs/collectives.md, "Pipelined reduce").  No rank waits
+ * for more than its children and its parent, and a rank scheduled after its
+ * children finds their parts there without waiting.
  * alpha-beta, per segment of m bytes: leaves m beta_copy; an inner rank of
  * k children k alpha_line + k m (beta_x + gamma); pipelined, the root ends
  * about (log2 p + n / m - 1) segment steps after the start. */
@@ -35,11 +40,12 @@
  * before (coll_shm.c, finished). */
 enum { CSHM_PIPE_MAX_SEGS = CSHM_FIN - 1 };
 
-/* Elements per segment for count elements of esz bytes, or 0 when the vector
- * does not fit CSHM_PIPE_MAX_SEGS segments of a slot. */
-static MPI_Aint pipe_per(MPI_Aint count, size_t esz)
+/* Elements per segment for count elements of esz bytes in buffers of cap
+ * bytes, or 0 when the vector does not fit CSHM_PIPE_MAX_SEGS segments of
+ * such a buffer. */
+static MPI_Aint pipe_per(MPI_Aint count, size_t esz, size_t cap)
 {
-    size_t cap = coll_shm_slot_cap(), seg = (size_t)ut_settings.coll_reduce_pipe_seg_bytes;
+    size_t seg = (size_t)ut_settings.coll_reduce_pipe_seg_bytes;
     if (esz == 0 || esz > cap) return 0;
     if (seg > cap) seg = cap;
     MPI_Aint per = (MPI_Aint)(seg / esz);
@@ -49,10 +55,23 @@ static MPI_Aint pipe_per(MPI_Aint count, size_t esz)
     return (size_t)per * esz <= cap ? per : 0;
 }
 
+/* The pipe buffers' size of comm's area: the area's once made, else what
+ * rank 0 will make it (the same on every rank: the setting, where ranks
+ * outnumber cores). */
+static size_t pipe_bytes(const cr_comm_t *c)
+{
+    const coll_shm_t *sh = c->coll_shm;
+    if (sh && sh->state == CSHM_OK) return sh->pipe_bytes;
+    long b = ut_settings.coll_reduce_pipe_buf_bytes;
+    return cr_proc.oversubscribed && b > 0 ? (size_t)b : 0;
+}
+
 int coll_reduce_pipe_fits(const cr_comm_t *c, const coll_args_t *a)
 {
-    (void)c;
-    return a->dt->contig && pipe_per(a->count, (size_t)a->dt->size) > 0;
+    size_t esz = (size_t)a->dt->size;
+    if (!a->dt->contig || !esz) return 0;
+    return (size_t)a->count * esz <= pipe_bytes(c) ||
+           pipe_per(a->count, esz, coll_shm_slot_cap()) > 0;
 }
 
 int coll_reduce_pipe(cr_comm_t *c, const coll_args_t *a)
@@ -64,14 +83,19 @@ int coll_reduce_pipe(cr_comm_t *c, const coll_args_t *a)
     const cr_datatype_t *dt = a->dt;
     const cr_op_t *op = a->op;
     size_t esz = (size_t)dt->size;
-    MPI_Aint count = a->count, per = pipe_per(count, esz);
-    cshm_claim(sh, n);
+    MPI_Aint count = a->count;
+    /* the whole vector in a pipe buffer where it fits, else the call's slots */
+    int whole = sh->pipe && (size_t)count * esz <= sh->pipe_bytes;
+    size_t cap = whole ? sh->pipe_bytes : coll_shm_slot_cap();
+    MPI_Aint per = pipe_per(count, esz, cap);
+    if (whole) cshm_claim_depth(sh, n, CSHM_PIPE_NBUF);
+    else cshm_claim(sh, n);
     if (count <= 0 || per <= 0) {
         cshm_post(sh, n, CSHM_FIN);
         return MPI_SUCCESS;
     }
     int nseg = (int)((count + per - 1) / per);
-    int nbuf = (int)(coll_shm_slot_cap() / ((size_t)per * esz));
+    int nbuf = (int)(cap / ((size_t)per * esz));
     int v = me - root < 0 ? me - root + p : me - root;
     int top = v ? coll_lowbit(v) : p;       /* children: v + m for m < top */
     int parent = v ? cshm_peer(me, p - coll_lowbit(v), p) : -1;
@@ -81,7 +105,7 @@ int coll_reduce_pipe(cr_comm_t *c, const coll_args_t *a)
      * base + true_lb + b */
     MPI_Aint lb = dt->true_lb;
     const char *mine = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
-    char *slot = cshm_slot(sh, me, n) - lb;
+    char *slot = (whole ? cshm_pipe(sh, me, n) : cshm_slot(sh, me, n)) - lb;
     size_t segb = (size_t)per * esz;
     for (int s = 0; s < nseg; s++) {
         MPI_Aint x = (MPI_Aint)s * per, k = count - x < per ? count - x : per;
@@ -97,7 +121,8 @@ int coll_reduce_pipe(cr_comm_t *c, const coll_args_t *a)
         int first = 1;
         for (int i = 0; i < nkids; i++) {
             cshm_wait(sh, kids[i], n, s + 1);
-            const char *kid = cshm_slot(sh, kids[i], n) - lb + (size_t)(s % nbuf) * segb;
+            const char *kid = (whole ? cshm_pipe(sh, kids[i], n) : cshm_slot(sh, kids[i], n)) - lb +
+                              (size_t)(s % nbuf) * segb;
             if (first && own != dst && cr_op_apply3(op, own, kid, dst, k, dt)) {
                 first = 0;
                 continue;

@@ -70,6 +70,7 @@
 
 enum {
     CSHM_NBUF = 4,       /* data slots per rank: calls whose slots may be in use at once */
+    CSHM_PIPE_NBUF = 4,  /* pipe buffers per rank: call n uses buffer n % CSHM_PIPE_NBUF */
     CSHM_LINE = 64,
     CSHM_INLINE = 56,    /* data bytes that travel in the control line itself */
 };
@@ -116,6 +117,10 @@ typedef struct coll_shm {
     cshm_ctl_t *ctl;            /* p x nline control lines */
     char *slots;                /* p x CSHM_NBUF slots */
     char *cells;                /* p x ncell cells */
+    char *pipe;                 /* p x CSHM_PIPE_NBUF pipe buffers (coll_reduce_pipe.c), or NULL */
+    size_t pipe_bytes;          /* bytes of a pipe buffer (0: none; rank 0's
+                                 * COURIER_COLL_REDUCE_PIPE_BUF_BYTES where ranks
+                                 * outnumber cores) */
     int *bell;                  /* comm rank -> node-local index (doorbells) */
     struct coll_hier *hier;     /* the node layer of a communicator that spans nodes
                                  * (coll_hier.c), NULL until first considered */
@@ -221,6 +226,12 @@ static inline cshm_ctl_t *cshm_ctl(const coll_shm_t *a, int r, uint64_t n)
 static inline char *cshm_slot(const coll_shm_t *a, int r, uint64_t n)
 {
     return a->slots + ((size_t)r * CSHM_NBUF + n % CSHM_NBUF) * a->slot_bytes;
+}
+/* Rank r's pipe buffer for call n (a->pipe set); written after every rank
+ * finished call n - CSHM_PIPE_NBUF (cshm_claim_depth). */
+static inline char *cshm_pipe(const coll_shm_t *a, int r, uint64_t n)
+{
+    return a->pipe + ((size_t)r * CSHM_PIPE_NBUF + n % CSHM_PIPE_NBUF) * a->pipe_bytes;
 }
 static inline char *cshm_cell(const coll_shm_t *a, int r, uint64_t n)
 {
