@@ -9,15 +9,15 @@
  * With PIPE_EXPECT=<id> in the environment, the MPI_T state variable
  * coll_reduce_algorithm must say <id> after every call that the algorithm can
  * take (commutative op, at least 2 ranks, count above 0: an empty call runs
- * no algorithm; with PIPE_MIN_BYTES=<b>, at
- * least b bytes): the list's variants force it (COURIER_COLL_REDUCE_ALG=6)
+ * no algorithm; with PIPE_MIN_BYTES and PIPE_MAX_BYTES, within those
+ * bytes): the list's variants force it (COURIER_COLL_REDUCE_ALG=6)
  * with small segments and slots, or expect the automatic choice at 8-16
  * ranks on 2 cores. */
 #include <stdlib.h>
 #include "mpitest.h"
 
 static int rank, size, expect_alg;
-static long expect_min_bytes;
+static long expect_min_bytes, expect_max_bytes;
 static MPI_T_pvar_session session;
 static MPI_T_pvar_handle alg_pv;
 static int have_pv;
@@ -28,6 +28,8 @@ static void pv_open(void)
     expect_alg = e ? atoi(e) : 0;
     e = getenv("PIPE_MIN_BYTES");
     expect_min_bytes = e ? atol(e) : 0;
+    e = getenv("PIPE_MAX_BYTES");
+    expect_max_bytes = e ? atol(e) : 0;
     int provided, idx, count;
     if (!expect_alg || MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) return;
     CHECK_MPI(MPI_T_pvar_session_create(&session));
@@ -48,7 +50,10 @@ static void pv_close(void)
 /* After a call the algorithm can take: did it? */
 static void check_alg(const char *what, int count)
 {
-    if (!have_pv || size < 2 || count == 0 || (long)count * (long)sizeof(int) < expect_min_bytes) return;
+    long bytes = (long)count * (long)sizeof(int);
+    if (!have_pv || size < 2 || count == 0 || bytes < expect_min_bytes ||
+        (expect_max_bytes && bytes > expect_max_bytes))
+        return;
     unsigned long long v = 0;
     CHECK_MPI(MPI_T_pvar_read(session, alg_pv, &v));
     CHECK((int)v == expect_alg, "%s count %d: coll_reduce_algorithm %llu, expected %d", what, count,
@@ -120,7 +125,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     pv_open();
     /* 16 KiB segments hold 4096 ints: counts around one, several, and not a multiple */
-    static const int counts[] = { 0, 1, 5, 1000, 4096, 4099, 16384, 16391, 70000 };
+    static const int counts[] = { 0, 1, 5, 1000, 4096, 4099, 8193, 16384, 16391, 70000 };
     enum { NCOUNT = sizeof counts / sizeof counts[0], MAXC = 70000 };
     int *sbuf = malloc(MAXC * sizeof(int)), *rbuf = malloc(MAXC * sizeof(int));
     MPI_Op ops[NKIND] = { MPI_SUM, MPI_MAX, MPI_OP_NULL, MPI_OP_NULL };
@@ -136,7 +141,7 @@ int main(int argc, char **argv)
             }
     /* runs of calls back to back, the root moving on each call */
     for (int it = 0; it < 60; it++)
-        one(it % 3 == 2 ? K_MAX : K_SUM, it % 3 == 2 ? MPI_MAX : MPI_SUM, it % 2 ? 16391 : 20000,
+        one(it % 3 == 2 ? K_MAX : K_SUM, it % 3 == 2 ? MPI_MAX : MPI_SUM, it % 2 ? 16384 : 12001,
             it % size, it % 4 == 3, sbuf, rbuf);
     MPI_Op_free(&ops[K_USER_ADD]);
     MPI_Op_free(&ops[K_USER_FIRST]);
