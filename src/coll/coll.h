@@ -227,6 +227,7 @@ int coll_reduce_cma(cr_comm_t *c, const coll_args_t *a);
 int coll_reduce_cma_fits(const cr_comm_t *c, const coll_args_t *a);
 int coll_reduce_pipe(cr_comm_t *c, const coll_args_t *a);
 int coll_reduce_pipe_fits(const cr_comm_t *c, const coll_args_t *a);
+int coll_allreduce_pipe(cr_comm_t *c, const coll_args_t *a);
 int coll_allreduce_shm(cr_comm_t *c, const coll_args_t *a);
 int coll_allreduce_shm_fits(const cr_comm_t *c, const coll_args_t *a);
 int coll_allreduce_cma(cr_comm_t *c, const coll_args_t *a);

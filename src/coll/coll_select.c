@@ -96,6 +96,8 @@ static const coll_alg_t coll_algs[] = {
       coll_reduce_pipe_fits },
     { COLL_ALLREDUCE, 4, "shm", SHM | NB, NULL, coll_allreduce_shm, coll_allreduce_shm_fits },
     { COLL_ALLREDUCE, 5, "cma", CMA, NULL, coll_allreduce_cma, coll_allreduce_cma_fits },
+    { COLL_ALLREDUCE, 7, "pipe_bcast", SHM | COLL_ALG_COMMUTATIVE, NULL, coll_allreduce_pipe,
+      coll_reduce_pipe_fits },
     { COLL_GATHER, 4, "shm", SHM | NB, NULL, coll_gather_shm, coll_gather_shm_fits },
     { COLL_GATHER, 5, "cma", CMA, NULL, coll_gather_cma, NULL },
     { COLL_SCATTER, 4, "shm", SHM, NULL, coll_scatter_shm, coll_scatter_shm_fits },
@@ -183,6 +185,13 @@ static const coll_rule_t coll_rules[] = {
     /* oversubscribed: single copy's three synchronisations of all ranks cost
      * 9 context switches per call at 4 ranks on 2 cores, reduce + bcast's
      * trees 8 but half the CPU time up to about 128 KiB (docs/collectives.md) */
+    /* oversubscribed, above a slot: the pipelined reduce to rank 0 and a
+     * broadcast on the area, up to the pipe buffer (64 KiB: 4 ranks 42 us
+     * against 69 for reduce + bcast's trees and 107 for cma, 16 ranks 589
+     * against 790 and 676; level with cma at 32 and 64 ranks;
+     * docs/collectives.md, "Pipelined reduce") */
+    { COLL_ALLREDUCE, S(coll_reduce_pipe_min_ranks), NULL, S(coll_allreduce_cma_min_bytes),
+      S(coll_reduce_pipe_max_bytes), 7, OVERSUB },
     { COLL_ALLREDUCE, NULL, NULL, S(coll_allreduce_cma_min_bytes),
       S(coll_allreduce_oversub_tree_max_bytes), 2, OVERSUB },
     { COLL_ALLREDUCE, NULL, NULL, S(coll_allreduce_cma_min_bytes), NULL, 5 },

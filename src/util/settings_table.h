@@ -29,7 +29,7 @@ CR_SETTING(oversubscribed,     INT,  -1, -1, 1,     "Oversubscribed waiting (COU
 CR_SETTING(coll_barrier_alg,   INT,  0, 0, 4,      "Force the MPI_Barrier algorithm: 0 automatic, 1 dissemination, 3 shm, 4 hier")
 CR_SETTING(coll_bcast_alg,     INT,  0, 0, 6,      "Force the MPI_Bcast algorithm: 0 automatic, 1 binomial tree, 2 scatter + ring allgather, 4 shm, 5 cma, 6 hier")
 CR_SETTING(coll_reduce_alg,    INT,  0, 0, 6,      "Force the MPI_Reduce algorithm: 0 automatic, 1 binomial tree, 3 shm, 4 cma, 5 hier (commutative ops), 6 pipe (segments down a binomial tree through the shared slots; commutative ops, contiguous types)")
-CR_SETTING(coll_allreduce_alg, INT,  0, 0, 6,      "Force the MPI_Allreduce algorithm: 0 automatic, 1 recursive doubling, 2 reduce + broadcast, 4 shm, 5 cma, 6 hier (commutative ops)")
+CR_SETTING(coll_allreduce_alg, INT,  0, 0, 7,      "Force the MPI_Allreduce algorithm: 0 automatic, 1 recursive doubling, 2 reduce + broadcast, 4 shm, 5 cma, 6 hier (commutative ops), 7 pipe_bcast (the pipelined reduce to rank 0, then the shm or cma broadcast; commutative ops, contiguous types)")
 CR_SETTING(coll_gather_alg,    INT,  0, 0, 6,      "Force the MPI_Gather algorithm: 0 automatic, 1 binomial tree, 2 linear, 4 shm, 5 cma, 6 hier")
 CR_SETTING(coll_scatter_alg,   INT,  0, 0, 6,      "Force the MPI_Scatter algorithm: 0 automatic, 1 binomial tree, 2 linear, 4 shm, 5 cma, 6 hier")
 CR_SETTING(coll_allgather_alg, INT,  0, 0, 6,      "Force the MPI_Allgather algorithm: 0 automatic, 1 ring, 2 Bruck, 4 shm, 5 cma, 6 hier")
