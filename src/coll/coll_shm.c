@@ -24,7 +24,8 @@
 /* Layout: [header line][sleepers line][arrivals line][release line]
  * [waitfor: p words, whole lines][info: p lines][ctl: p x nline lines]
  * [pad to a page][slots: p x NBUF x slot_bytes][cells: p x ncell x cell_bytes]
- * [pad to a page], then the non-blocking calls' rings (coll_shm_t.nb), laid
+ * [pad to a page][pipe buffers: p x PIPE_NBUF x pipe_bytes, where ranks
+ * outnumber cores], then the non-blocking calls' rings (coll_shm_t.nb), laid
  * out the same way without header and info lines: [sleepers][arrivals]
  * [release][waitfor][ctl: p x nb lines][pad][slots][cells: p x nb cells]. */
 typedef struct {

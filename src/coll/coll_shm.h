@@ -14,7 +14,10 @@
  * COURIER_COLL_SHM_LINES control lines (rank 0's value, rounded up to a power
  * of two: nline), CSHM_NBUF data slots of COURIER_COLL_SHM_SLOT_BYTES and a
  * ring of COURIER_COLL_SHM_CELLS cells of COURIER_COLL_SHM_CELL_BYTES (rank
- * 0's values; ncell, a power of two, at most nline).
+ * 0's values; ncell, a power of two, at most nline), and where ranks
+ * outnumber cores CSHM_PIPE_NBUF pipe buffers of
+ * COURIER_COLL_REDUCE_PIPE_BUF_BYTES (the pipelined reduce's,
+ * coll_reduce_pipe.c).
  *
  * The non-blocking and persistent calls' state machines (coll_nbshm.c) have
  * a second, smaller set of the rings below in the same mapping, with a
