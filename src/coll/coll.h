@@ -221,6 +221,8 @@ int coll_barrier_shm(cr_comm_t *c, const coll_args_t *a);
 int coll_bcast_shm(cr_comm_t *c, const coll_args_t *a);
 int coll_bcast_shm_fits(const cr_comm_t *c, const coll_args_t *a);
 int coll_bcast_cma(cr_comm_t *c, const coll_args_t *a);
+int coll_bcast_pipe(cr_comm_t *c, const coll_args_t *a);
+int coll_bcast_pipe_fits(const cr_comm_t *c, const coll_args_t *a);
 int coll_reduce_shm(cr_comm_t *c, const coll_args_t *a);
 int coll_reduce_shm_fits(const cr_comm_t *c, const coll_args_t *a);
 int coll_reduce_cma(cr_comm_t *c, const coll_args_t *a);

@@ -55,22 +55,11 @@ static MPI_Aint pipe_per(MPI_Aint count, size_t esz, size_t cap)
     return (size_t)per * esz <= cap ? per : 0;
 }
 
-/* The pipe buffers' size of comm's area: the area's once made, else what
- * rank 0 will make it (the same on every rank: the setting, where ranks
- * outnumber cores). */
-static size_t pipe_bytes(const cr_comm_t *c)
-{
-    const coll_shm_t *sh = c->coll_shm;
-    if (sh && sh->state == CSHM_OK) return sh->pipe_bytes;
-    long b = ut_settings.coll_reduce_pipe_buf_bytes;
-    return cr_proc.oversubscribed && b > 0 ? (size_t)b : 0;
-}
-
 int coll_reduce_pipe_fits(const cr_comm_t *c, const coll_args_t *a)
 {
     size_t esz = (size_t)a->dt->size;
     if (!a->dt->contig || !esz) return 0;
-    return (size_t)a->count * esz <= pipe_bytes(c) ||
+    return (size_t)a->count * esz <= coll_shm_pipe_bytes(c) ||
            pipe_per(a->count, esz, coll_shm_slot_cap()) > 0;
 }
 

@@ -90,6 +90,7 @@ static const coll_alg_t coll_algs[] = {
     { COLL_BARRIER, 3, "shm", SHM | NB, NULL, coll_barrier_shm, NULL },
     { COLL_BCAST, 4, "shm", SHM | NB, NULL, coll_bcast_shm, coll_bcast_shm_fits },
     { COLL_BCAST, 5, "cma", CMA, NULL, coll_bcast_cma, NULL },
+    { COLL_BCAST, 7, "pipe", SHM, NULL, coll_bcast_pipe, coll_bcast_pipe_fits },
     { COLL_REDUCE, 3, "shm", SHM | NB, NULL, coll_reduce_shm, coll_reduce_shm_fits },
     { COLL_REDUCE, 4, "cma", CMA, NULL, coll_reduce_cma, coll_reduce_cma_fits },
     { COLL_REDUCE, 6, "pipe", SHM | COLL_ALG_COMMUTATIVE, NULL, coll_reduce_pipe,
@@ -160,6 +161,14 @@ static const coll_rule_t coll_rules[] = {
     { COLL_REDUCE, NULL, S(coll_p2p_max_ranks), S(coll_p2p_min_bytes), NULL, 1 },
     { COLL_GATHER, NULL, S(coll_p2p_max_ranks), S(coll_p2p_min_bytes), NULL, 2 },
     { COLL_SCATTER, NULL, S(coll_p2p_max_ranks), S(coll_p2p_min_bytes), NULL, 2 },
+    /* oversubscribed: through the root's slot where the message fits one,
+     * else from the cma size up to the pipe buffers through the root's pipe
+     * buffer, the root waiting for nobody (64 KiB: 32 ranks 145 us of CPU per
+     * call against cma's 604, 64 ranks 274 against 1954; docs/collectives.md,
+     * "Pipelined reduce") */
+    { COLL_BCAST, NULL, NULL, NULL, NULL, 4, OVERSUB },
+    { COLL_BCAST, S(coll_bcast_pipe_min_ranks), NULL, S(coll_bcast_cma_min_bytes), NULL, 7,
+      OVERSUB },
     { COLL_BCAST, NULL, NULL, S(coll_bcast_cma_min_bytes), NULL, 5 },
     { COLL_BCAST, NULL, NULL, NULL, NULL, 4 },
     /* oversubscribed: through the slots where the vector fits one, above that

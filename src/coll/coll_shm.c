@@ -67,6 +67,13 @@ static int pipe_setting(void)
     return (int)((b + CSHM_LINE - 1) / CSHM_LINE * CSHM_LINE);
 }
 
+size_t coll_shm_pipe_bytes(const cr_comm_t *c)
+{
+    const coll_shm_t *a = c->coll_shm;
+    if (a && a->state == CSHM_OK) return a->pipe_bytes;
+    return (size_t)pipe_setting();
+}
+
 /* Read once, at the first use: every area of the process has this slot size,
  * even if the setting is written later (the tools interface may write it). */
 size_t coll_shm_slot_cap(void)

@@ -17,7 +17,7 @@
  * 0's values; ncell, a power of two, at most nline), and where ranks
  * outnumber cores CSHM_PIPE_NBUF pipe buffers of
  * COURIER_COLL_REDUCE_PIPE_BUF_BYTES (the pipelined reduce's,
- * coll_reduce_pipe.c).
+ * coll_reduce_pipe.c, and the pipe bcast's, coll_bcast_shm.c).
  *
  * The non-blocking and persistent calls' state machines (coll_nbshm.c) have
  * a second, smaller set of the rings below in the same mapping, with a
@@ -120,7 +120,8 @@ typedef struct coll_shm {
     cshm_ctl_t *ctl;            /* p x nline control lines */
     char *slots;                /* p x CSHM_NBUF slots */
     char *cells;                /* p x ncell cells */
-    char *pipe;                 /* p x CSHM_PIPE_NBUF pipe buffers (coll_reduce_pipe.c), or NULL */
+    char *pipe;                 /* p x CSHM_PIPE_NBUF pipe buffers (coll_reduce_pipe.c,
+                                 * coll_bcast_shm.c), or NULL */
     size_t pipe_bytes;          /* bytes of a pipe buffer (0: none; rank 0's
                                  * COURIER_COLL_REDUCE_PIPE_BUF_BYTES where ranks
                                  * outnumber cores) */
@@ -197,6 +198,10 @@ coll_shm_t *coll_shm_state(cr_comm_t *c);
 /* A small collective over c through a schedule: bcast of n ints from rank 0,
  * or (allreduce) their minimum everywhere. */
 int coll_shm_small_coll(cr_comm_t *c, int *v, int n, int allreduce);
+/* The bytes of comm's pipe buffers: its area's once made, else what rank 0
+ * will make them (the same on every rank: the setting where ranks outnumber
+ * cores, else 0). */
+size_t coll_shm_pipe_bytes(const cr_comm_t *c);
 /* The largest payload of a slot (the same on every rank). */
 size_t coll_shm_slot_cap(void);
 /* comm's area, made on first use: collective over comm (every rank calls it
