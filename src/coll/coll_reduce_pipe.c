@@ -128,8 +128,8 @@ int coll_reduce_pipe(cr_comm_t *c, const coll_args_t *a)
 }
 
 /* Allreduce as this reduce to rank 0 and a broadcast from rank 0 on the
- * area (cma from COURIER_COLL_BCAST_CMA_MIN_BYTES, else shm where the
- * vector fits a slot), two calls on the area: the fold spread over the
+ * area (shm where the vector fits a slot, else through rank 0's pipe buffer
+ * where it fits one, else cma), two calls on the area: the fold spread over the
  * tree's inner ranks, and each rank waits for its children, its parent and
  * once for the broadcast.  A rank's operand is read before it posts its
  * last segment, so an in-place operand in recvbuf is not overwritten by the
@@ -142,8 +142,8 @@ int coll_allreduce_pipe(cr_comm_t *c, const coll_args_t *a)
     int e = coll_reduce_pipe(c, &r);
     coll_args_t b = { .rbuf = a->rbuf, .count = a->count, .dt = a->dt, .root = 0,
                       .bytes = a->bytes };
-    int e2 = b.bytes >= (size_t)ut_settings.coll_bcast_cma_min_bytes || !coll_bcast_shm_fits(c, &b)
-                 ? coll_bcast_cma(c, &b)
-                 : coll_bcast_shm(c, &b);
+    int e2 = coll_bcast_shm_fits(c, &b) ? coll_bcast_shm(c, &b)
+             : coll_bcast_pipe_fits(c, &b) ? coll_bcast_pipe(c, &b)
+                                          : coll_bcast_cma(c, &b);
     return e ? e : e2;
 }
