@@ -4,8 +4,9 @@
 
 Requires `pip install pympistandard==0.2.0`.  Usage:
     python3 maint/gen_bindings.py [OUTDIR]      (OUTDIR defaults to the repository)
-Writes include/mpi_proto.h, src/binding/bind_*.c, src/binding/api_table.[ch],
-and through maint/gen_fortran.py the Fortran bindings (include/mpif.h,
+Writes include/mpi_proto.h (with the declarations of MPICH's QMPI interface:
+see qmpi_section), src/binding/bind_*.c, src/binding/api_table.[ch], and
+through maint/gen_fortran.py the Fortran bindings (include/mpif.h,
 src/fortran/).
 
 The core declares its own interface (no generated header in the core's include
@@ -661,6 +662,63 @@ def entry(p):
             "    return %s(%s);\n}\n" % (full, args))
 
 
+# ---- QMPI: MPICH's tool-registration interface -------------------------------------
+# MPICH's header declares, beside the MPI procedures, the interface through
+# which a tool (QMPI) registers its own versions of them: a context, one enum
+# value and one function type per procedure, and six registration functions,
+# which libmpich.so.12 exports.  Binaries built against MPICH may call those
+# six (from a constructor, before MPI_Init), so Courier declares and exports
+# them too (src/tools/qmpi.c).  As in Debian's MPICH build, registration never
+# succeeds: each answers an error and a tool sees that QMPI is unavailable.
+#
+# The enum's values: ours follow the procedures in name order (as this header
+# declares them); MPICH orders them its own way and has a different set of
+# procedures, so the values differ from MPICH's.  They could matter to a
+# binary built against MPICH only when it passes one to QMPI_Register_function
+# or QMPI_Get_function and registration has succeeded; with registration
+# always refused, no value is ever looked at.  docs/tools-interface.md says
+# the same.
+QMPI_MAX_TOOL_NAME_LENGTH = 256     # MPICH's value (its mpi.h)
+QMPI_REGISTRATION = [
+    "int QMPI_Register_tool_name(const char *tool_name, void (*init_function_ptr)(int tool_id))",
+    "int QMPI_Register_tool_storage(int tool_id, void *tool_storage)",
+    "int QMPI_Register_function(int calling_tool_id, enum QMPI_Functions_enum function_enum, "
+    "void (*function_ptr)(void))",
+    "int QMPI_Get_function(int calling_tool_id, enum QMPI_Functions_enum function_enum, "
+    "void (**function_ptr)(void), int *next_tool_id)",
+    "int QMPI_Get_tool_storage(QMPI_Context context, int tool_id, void **storage)",
+    "int QMPI_Get_calling_address(QMPI_Context context, void **address)",
+]
+
+
+def qmpi_names(p):
+    """MPI_Send -> (MPI_SEND_T, QMPI_Send_t); MPIX_Delete_error_class ->
+    (MPIX_DELETE_ERROR_CLASS_T, QMPIX_Delete_error_class_t), as MPICH names them."""
+    prefix = "MPIX_" if p.mpix else "MPI_"
+    return prefix + stem(p.name).upper() + "_T", "Q" + prefix + stem(p.name) + "_t"
+
+
+def qmpi_section(procs):
+    """The QMPI declarations of include/mpi_proto.h, for the procedures procs
+    (the ones the header declares, in its order)."""
+    t = ["\n/* QMPI, MPICH's tool-registration interface: declared and exported as\n"
+         " * MPICH does, but registration always answers an error (tools see that QMPI\n"
+         " * is unavailable), so the enum's values, which differ from MPICH's, are never\n"
+         " * looked at (docs/tools-interface.md). */\n",
+         "typedef struct {\n    void **storage_stack;\n} QMPI_Context;\n",
+         "#define QMPI_MAX_TOOL_NAME_LENGTH %d\n\n" % QMPI_MAX_TOOL_NAME_LENGTH,
+         "enum QMPI_Functions_enum {\n"]
+    t += ["    %s,\n" % qmpi_names(p)[0] for p in procs]
+    t.append("    MPI_LAST_FUNC_T\n};\n\n")
+    for p in procs:
+        ps = ["QMPI_Context context", "int tool_id"] + [a.text for a in p.params] + \
+            (["..."] if p.varargs else [])
+        t.append("typedef %s (%s)(%s);\n" % (p.ret, qmpi_names(p)[1], ", ".join(ps)))
+    t.append("\n")
+    t += ["%s COURIER_API_PUBLIC;\n" % d for d in QMPI_REGISTRATION]
+    return "".join(t)
+
+
 def write(outdir, rel, text):
     path = os.path.join(outdir, rel)
     os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -681,6 +739,7 @@ def main():
     t.append("\n/* Procedures: MPI_X and its profiling name PMPI_X */\n")
     for p in procs:
         t.append("%s COURIER_API_PUBLIC;\n%s COURIER_API_PUBLIC;\n" % (p.decl(), p.decl("PMPI_")))
+    t.append(qmpi_section(procs))
     t.append("\n#if defined(__cplusplus)\n}\n#endif\n#endif\n")
     write(outdir, "include/mpi_proto.h", "".join(t))
 

@@ -18,16 +18,29 @@
 #include "core/threads.h"
 
 /* Collective traffic uses CR_CTX_COLL with tags 1 .. 2^30 (src/core uses
- * negative tags there for its internal exchanges).  Every rank calls a
- * communicator's collectives in the same order, so the sequence numbers, and
- * thus the tags, agree; the tag wraps only after 2^30 calls, far beyond any
- * number of collectives that can be outstanding at once.  A persistent
- * collective takes its tag at initialisation (also collective, also in
- * order) and keeps it for every start. */
+ * negative tags there for its internal exchanges, the tags above 2^30 are the
+ * area makings' and partitioned communication's).  Non-blocking and
+ * persistent collectives take the odd tags, blocking ones that run as
+ * message schedules the even ones, each from a sequence of its own: every
+ * rank calls a communicator's collectives in the same order, so the
+ * sequence numbers, and thus the tags, agree; and a non-blocking call
+ * started before a blocking one on one rank and after it on another (an
+ * order MPI calls erroneous, which MPICH and Open MPI run, and mpi4py's
+ * fallback for MPI_Comm_iagree uses) still gives each its own tags.  A
+ * sequence wraps only after 2^29 calls, far beyond any number of
+ * collectives that can be outstanding at once.  A persistent collective
+ * takes its tag at initialisation (also collective, also in order) and
+ * keeps it for every start. */
 int coll_next_tag(cr_comm_t *c)
 {
     unsigned seq = c->coll_seq++;
-    return (int)(seq & 0x3fffffffu) + 1;
+    return (int)((seq & 0x1fffffffu) << 1) + 1;
+}
+
+int coll_blocking_tag(cr_comm_t *c)
+{
+    unsigned seq = c->coll_bseq++;
+    return (int)((seq & 0x1fffffffu) << 1) + 2;
 }
 
 /* Does this process of an intercommunicator pass MPI_IN_PLACE for a buffer it
@@ -100,10 +113,9 @@ static int coll_call(coll_kind_t coll, cr_comm_t *c, const coll_args_t *a, cr_ho
     if (alg->run && how == CR_BLOCKING) return alg->run(c, a);   /* direct: no tag, no schedule */
     if (alg->run)   /* a shm algorithm's state machine (coll_nbshm.c): no tag either */
         return coll_nbc_start_shm(c, coll, a, how == CR_PERSISTENT, req);
-    int tag = coll_next_tag(c);
-    if (how == CR_NONBLOCKING) return coll_nbc_start(c, tag, alg, a, req);
-    if (how == CR_PERSISTENT) return coll_persist_init(c, tag, alg, a, req);
-    return run_sched(alg, c, tag, a);
+    if (how == CR_NONBLOCKING) return coll_nbc_start(c, coll_next_tag(c), alg, a, req);
+    if (how == CR_PERSISTENT) return coll_persist_init(c, coll_next_tag(c), alg, a, req);
+    return run_sched(alg, c, coll_blocking_tag(c), a);
 }
 
 /* The blocking call of a threaded process (docs/threads.md, "Collectives on
@@ -157,7 +169,7 @@ int coll_fallback(coll_kind_t coll, cr_comm_t *c, const coll_args_t *a)
     /* a schedule is the library lock's (a call without it only comes here
      * when its area vanished, which a published area does not) */
     cr_lib_lock();
-    int e = run_sched(alg, c, coll_next_tag(c), a);
+    int e = run_sched(alg, c, coll_blocking_tag(c), a);
     cr_lib_unlock();
     return e;
 }

@@ -213,7 +213,10 @@ const coll_alg_t *coll_select_nb(coll_kind_t coll, const cr_comm_t *comm, const 
  * (every rank finds the same). */
 int coll_fallback(coll_kind_t coll, cr_comm_t *c, const coll_args_t *a);
 /* The next collective tag of c (coll.c); every rank takes it in the same call. */
+/* The tag of a non-blocking or persistent collective's schedule, and of a
+ * blocking one's (coll.c: odd and even tags, two sequences). */
 int coll_next_tag(cr_comm_t *c);
+int coll_blocking_tag(cr_comm_t *c);
 
 /* Direct algorithms through the node's shared memory (coll_<x>_shm.c,
  * coll_<x>_cma.c; coll_shm.h) and what each can take (_fits). */

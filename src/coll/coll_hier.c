@@ -158,7 +158,7 @@ static int node_hop(coll_hier_t *h, void *buf, MPI_Aint count, cr_datatype_t *dt
 {
     cr_comm_t *n = h->node;
     coll_sched_t s;
-    coll_sched_init(&s, n, coll_next_tag(n));
+    coll_sched_init(&s, n, coll_blocking_tag(n));   /* a blocking call's phase */
     if (n->rank == from) coll_sched_send(&s, buf, count, dt, to);
     else if (n->rank == to) coll_sched_recv(&s, buf, count, dt, from);
     int e = coll_sched_run(&s);

@@ -363,6 +363,7 @@ static const coll_alg_t *select_alg(coll_kind_t coll, const cr_comm_t *comm,
                                     const coll_args_t *a, int mode)
 {
     int direct = mode == SEL_DIRECT;
+    if (CR_UNLIKELY(__atomic_load_n(&ut_settings_notice, __ATOMIC_RELAXED))) ut_settings_say();
     int id = coll_forced_alg(coll);
     if (id) {
         const coll_alg_t *alg = find_alg(coll, id);

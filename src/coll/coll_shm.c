@@ -135,8 +135,8 @@ int coll_shm_usable(const cr_comm_t *cc, int need_cma)
 
 /* ---- making the area -------------------------------------------------------------- */
 /* The tag of the exchanges that make an area (or a hierarchy): above the
- * collective sequence's tags (coll_next_tag: 1 .. 2^30).  A tag from that
- * sequence would be taken in a different place on a rank that started a
+ * collectives' tags (coll.c: 1 .. 2^30) and below partitioned communication's
+ * (p2p_part.c).  A tag from the non-blocking sequence would be taken in a different place on a rank that started a
  * non-blocking schedule before the blocking call that makes the area than on
  * one that started it after (MPI_Ibcast; MPI_Barrier against MPI_Barrier;
  * MPI_Ibcast), and the schedule's message would match the making's.  One tag

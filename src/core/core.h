@@ -196,7 +196,8 @@ typedef struct cr_comm {
     void *attrs;             /* attribute list (issue: attributes) */
     void *topo;              /* topology (issue: topologies) */
     void *coll;              /* per-communicator collective state / selections */
-    unsigned coll_seq;       /* sequence number of collectives, for tags */
+    unsigned coll_seq;       /* sequence number of non-blocking and persistent collectives, for tags */
+    unsigned coll_bseq;      /* sequence number of blocking collectives run as schedules, for tags */
     /* An intercommunicator's intracommunicator over its local group (no handle,
      * its own context), where the intercomm collectives run their local steps;
      * NULL for intracommunicators. */

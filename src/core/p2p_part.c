@@ -44,8 +44,9 @@ typedef struct part {
     unsigned char ready[];     /* send: per partition, marked in this round */
 } part_t;
 
-/* Data tags: above coll_next_tag's 1 .. 2^30 in the collective context. */
-#define PART_DATA_TAG_BASE ((1 << 30) + 1)
+/* Data tags: above the collectives' 1 .. 2^30 (coll.c) and the area makings'
+ * 2^30 + 1 (coll_shm.c) in the collective context. */
+#define PART_DATA_TAG_BASE ((1 << 30) + 2)
 
 static unsigned part_next_sid;   /* this process's next send id */
 

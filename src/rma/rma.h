@@ -152,6 +152,9 @@ struct cr_win {
     MPI_Aint disp_unit;
     /* hints (info keys) */
     int no_locks, same_size, same_disp_unit, noncontig;
+    int noncontig_hint;         /* alloc_shared_noncontig as last given (get_info): a
+                                 * permission at allocation, so a later set_info changes
+                                 * the hint reported, not the layout (noncontig) */
     char acc_ordering[64], acc_ops[32];
     char name[MPI_MAX_OBJECT_NAME];
     void *attrs;

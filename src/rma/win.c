@@ -72,6 +72,7 @@ static void hints_read(cr_win_t *w, cr_info_t *info)
     w->same_size = info_true(info, "same_size");
     w->same_disp_unit = info_true(info, "same_disp_unit");
     w->noncontig = info_true(info, "alloc_shared_noncontig");
+    w->noncontig_hint = w->noncontig;
     const char *v = info ? cr_info_get(info, "accumulate_ordering") : NULL;
     snprintf(w->acc_ordering, sizeof w->acc_ordering, "%s", v ? v : "rar,raw,war,waw");
     v = info ? cr_info_get(info, "accumulate_ops") : NULL;
@@ -551,6 +552,10 @@ int core_win_set_info(cr_win_t *win, cr_info_t *info)
     if (cr_info_get(info, "same_size")) win->same_size = info_true(info, "same_size");
     if (cr_info_get(info, "same_disp_unit"))
         win->same_disp_unit = info_true(info, "same_disp_unit");
+    /* alloc_shared_noncontig permits a layout at allocation: the window keeps
+     * the one it has and reports the hint as last given, as MPICH does */
+    if (cr_info_get(info, "alloc_shared_noncontig"))
+        win->noncontig_hint = info_true(info, "alloc_shared_noncontig");
     const char *v = cr_info_get(info, "accumulate_ordering");
     if (v) snprintf(win->acc_ordering, sizeof win->acc_ordering, "%s", v);
     v = cr_info_get(info, "accumulate_ops");
@@ -570,7 +575,7 @@ int core_win_get_info(cr_win_t *win, MPI_Info *info_used)
     if (!err) err = cr_info_put(i, "same_size", tf[win->same_size != 0]);
     if (!err) err = cr_info_put(i, "same_disp_unit", tf[win->same_disp_unit != 0]);
     if (!err && win->flavor == MPI_WIN_FLAVOR_SHARED)
-        err = cr_info_put(i, "alloc_shared_noncontig", tf[win->noncontig != 0]);
+        err = cr_info_put(i, "alloc_shared_noncontig", tf[win->noncontig_hint != 0]);
     if (!err) err = cr_info_to_user(i, info_used);
     cr_info_destroy(i);
     return err;

@@ -104,6 +104,12 @@ static MPI_Datatype cvar_type(int i)
     return ut_setting_descs[i].type == UT_SET_SIZE ? MPI_UNSIGNED_LONG : MPI_INT;
 }
 
+/* Collective settings written through cvar_write with a value outside their
+ * range: what was written, which cvar_read answers (the setting's slot holds
+ * the value in use). */
+static unsigned char *cvar_held;
+static long *cvar_written;
+
 /* Collective settings are read at every call: writable any time, the same on
  * every rank.  The rest are read by MPI_Init: writable until then, read-only
  * afterwards (they may still differ between ranks). */
@@ -246,7 +252,13 @@ int core_t_init_thread(int required, int *provided)
     if (t_refs == 0) {
         if (!cvar_names) {
             cvar_names = calloc((size_t)ut_setting_count, sizeof *cvar_names);
-            if (!cvar_names) return MPI_T_ERR_MEMORY;
+            cvar_held = calloc((size_t)ut_setting_count, sizeof *cvar_held);
+            cvar_written = calloc((size_t)ut_setting_count, sizeof *cvar_written);
+            if (!cvar_names || !cvar_held || !cvar_written) {
+                free(cvar_names), free(cvar_held), free(cvar_written);
+                cvar_names = NULL, cvar_held = NULL, cvar_written = NULL;
+                return MPI_T_ERR_MEMORY;
+            }
             for (int i = 0; i < ut_setting_count; i++)
                 ut_setting_env(&ut_setting_descs[i], cvar_names[i], sizeof cvar_names[i]);
         }
@@ -353,6 +365,7 @@ int core_t_cvar_read(MPI_T_cvar_handle handle, void *buf)
     if (handle == MPI_T_CVAR_HANDLE_NULL) return MPI_T_ERR_INVALID_HANDLE;
     if (!buf) return MPI_T_ERR_INVALID;
     long v = *ut_setting_slot(&ut_setting_descs[handle->index]);
+    if (cvar_held[handle->index]) v = cvar_written[handle->index];
     if (cvar_is_string(handle->index)) {
         const char *str = ut_setting_str(v);
         snprintf(buf, CVAR_STRING_MAX, "%s", str ? str : "");
@@ -382,10 +395,20 @@ int core_t_cvar_write(MPI_T_cvar_handle handle, const void *buf)
     } else {
         v = *(const int *)buf;
     }
-    /* a value outside the setting's range (settings_table.h) is refused, as
-     * it would be from the environment */
-    if (v < ut_setting_descs[i].min || v > ut_setting_descs[i].max) return MPI_T_ERR_INVALID;
-    *ut_setting_slot(&ut_setting_descs[i]) = v;
+    const ut_setting_desc_t *d = &ut_setting_descs[i];
+    int outside = v < d->min || v > d->max;
+    /* a setting read by MPI_Init refuses a value outside its range
+     * (settings_table.h), as the environment would stop MPI_Init on it */
+    if (outside && !cvar_is_coll(i)) return MPI_T_ERR_INVALID;
+    /* a collective setting keeps what was written, as MPICH's control
+     * variables do (tools read back what they wrote), and the library uses a
+     * value it can take: a BOOL any non-zero value as 1, the others their
+     * default, which the next collective selection says once on stderr */
+    cvar_held[i] = (unsigned char)outside;
+    cvar_written[i] = v;
+    long used = !outside ? v : d->type == UT_SET_BOOL ? 1 : d->def;
+    if (cvar_is_coll(i)) ut_setting_notice(i, v, used, outside && d->type != UT_SET_BOOL);
+    *ut_setting_slot(d) = used;
     __atomic_add_fetch(&ut_settings_serial, 1, __ATOMIC_RELAXED);   /* stale selection memos */
     ut_setting_pin(i);
     return MPI_SUCCESS;

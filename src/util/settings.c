@@ -71,6 +71,33 @@ void ut_setting_pin(int i)
     if (i >= 0 && i < ut_setting_count) pinned[i] = 1;
 }
 
+int ut_settings_notice;
+/* per setting: the value written and the one used, while its notice waits */
+static struct { unsigned char waits; long written, used; } noticed[sizeof(ut_setting_descs) /
+                                                                  sizeof(ut_setting_descs[0])];
+
+void ut_setting_notice(int i, long written, long used, int outside)
+{
+    if (i < 0 || i >= ut_setting_count) return;
+    noticed[i].written = written, noticed[i].used = used;
+    __atomic_store_n(&noticed[i].waits, (unsigned char)outside, __ATOMIC_RELEASE);
+    if (outside) __atomic_store_n(&ut_settings_notice, 1, __ATOMIC_RELEASE);
+}
+
+void ut_settings_say(void)
+{
+    if (!__atomic_exchange_n(&ut_settings_notice, 0, __ATOMIC_ACQ_REL)) return;
+    for (int i = 0; i < ut_setting_count; i++) {
+        if (!__atomic_exchange_n(&noticed[i].waits, 0, __ATOMIC_ACQ_REL)) continue;
+        const ut_setting_desc_t *d = &ut_setting_descs[i];
+        char env[96];
+        ut_setting_env(d, env, sizeof env);
+        fprintf(stderr, "courier: %s is %ld (written through MPI_T), outside its range "
+                "%ld..%ld: the library uses %ld\n", env, noticed[i].written, d->min, d->max,
+                noticed[i].used);
+    }
+}
+
 const char *ut_setting_type_name(ut_setting_type_t t)
 {
     switch (t) {

@@ -59,6 +59,16 @@ const char *ut_setting_type_name(ut_setting_type_t t);
 /* Setting i was written through the tools interface: ut_settings_load keeps
  * its value instead of reading the environment. */
 void ut_setting_pin(int i);
+/* Setting i was written through the tools interface: with outside != 0 the
+ * value `written` lies outside its range and the library uses `used`
+ * instead, which the next ut_settings_say() prints once on stderr; with
+ * outside == 0 a notice still waiting for i is dropped (the value was put
+ * back in range before any use).  ut_settings_notice is non-zero while a
+ * notice may wait: one load for the caller that says it, the collective
+ * selection. */
+void ut_setting_notice(int i, long written, long used, int outside);
+extern int ut_settings_notice;
+void ut_settings_say(void);
 /* The environment variable of a setting, e.g. "COURIER_EAGER_LIMIT". */
 void ut_setting_env(const ut_setting_desc_t *d, char *buf, size_t len);
 #endif

@@ -5,10 +5,13 @@
  * erroneous (collectives in the same order on every rank, MPI 4.1 section
  * 6.12), but MPICH and Open MPI run it, because their non-blocking
  * collectives are message schedules that never share a sequence with the
- * blocking ones, and so must Courier by default: the non-blocking shm path
- * (COURIER_COLL_NB_SHM) numbers both kinds in one sequence and is off by
- * default for that reason (docs/collectives.md, "When not").  Checks the
- * reduced flags and that every rank gets through. */
+ * blocking ones, and so must Courier: the non-blocking shm path has a
+ * sequence of its own apart from the blocking calls' (docs/collectives.md),
+ * and so do the message schedules (coll.c: odd tags for non-blocking and
+ * persistent calls, even ones for blocking; variant `sched`, every
+ * collective a schedule, failed with MPI_ERR_TRUNCATE when both took tags
+ * from one counter).  Checks the reduced flags and that every rank gets
+ * through. */
 #include "mpitest.h"
 
 int main(int argc, char **argv)

@@ -141,6 +141,45 @@ static void info(void)
     CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w));
     CHECK_MPI(MPI_Win_unlock(0, w));
     CHECK_MPI(MPI_Win_free(&w));
+
+    /* alloc_shared_noncontig permits a layout at allocation: a later set_info
+     * changes the hint reported (as MPICH's rma/win_info expects), not the
+     * layout, which MPI_Win_shared_query still gives */
+    MPI_Comm node;
+    int nrank, nsize;
+    CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    MPI_Comm_rank(node, &nrank);
+    MPI_Comm_size(node, &nsize);
+    MPI_Info_create(&in);
+    MPI_Info_set(in, "alloc_shared_noncontig", "true");
+    int *mine;
+    CHECK_MPI(MPI_Win_allocate_shared(sizeof(int), sizeof(int), in, node, &mine, &w));
+    MPI_Info_free(&in);
+    CHECK_MPI(MPI_Win_get_info(w, &used));
+    CHECK(info_is(used, "alloc_shared_noncontig", "true"), "alloc_shared_noncontig=true");
+    MPI_Info_free(&used);
+    MPI_Info_create(&in);
+    MPI_Info_set(in, "alloc_shared_noncontig", "false");
+    CHECK_MPI(MPI_Win_set_info(w, in));
+    MPI_Info_free(&in);
+    CHECK_MPI(MPI_Win_get_info(w, &used));
+    CHECK(info_is(used, "alloc_shared_noncontig", "false"),
+          "alloc_shared_noncontig=false after MPI_Win_set_info");
+    MPI_Info_free(&used);
+    CHECK_MPI(MPI_Win_fence(0, w));
+    *mine = 1000 + nrank;
+    CHECK_MPI(MPI_Win_fence(0, w));
+    for (int r = 0; r < nsize; r++) {
+        MPI_Aint qsize;
+        int qdisp, *q = NULL;
+        CHECK_MPI(MPI_Win_shared_query(w, r, &qsize, &qdisp, &q));
+        CHECK_INT((int)qsize, (int)sizeof(int));
+        CHECK_INT(qdisp, (int)sizeof(int));
+        if (q) CHECK_INT(*q, 1000 + r);
+    }
+    CHECK_MPI(MPI_Win_fence(0, w));
+    CHECK_MPI(MPI_Win_free(&w));
+    MPI_Comm_free(&node);
 }
 
 static void errors(void)

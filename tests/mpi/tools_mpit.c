@@ -8,6 +8,7 @@
  * forced it, categories, and the error codes.  The generic checks hold
  * under any MPI (validated with MPICH); those of Courier's own variables run
  * where the variable exists. */
+#include <unistd.h>
 #include "mpitest.h"
 
 static int rank, size;
@@ -72,6 +73,47 @@ static int read_int_cvar(int idx)
     return v;
 }
 
+/* stderr into a file between stderr_catch and stderr_release, which puts
+ * what was written into buf (NUL-terminated, "" for nothing). */
+static int stderr_saved = -1;
+static FILE *stderr_file;
+
+static void stderr_catch(void)
+{
+    fflush(stderr);
+    stderr_file = tmpfile();
+    CHECK(stderr_file != NULL, "tmpfile");
+    if (!stderr_file) return;
+    stderr_saved = dup(2);
+    dup2(fileno(stderr_file), 2);
+}
+
+static void stderr_release(char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (!stderr_file) return;
+    fflush(stderr);
+    dup2(stderr_saved, 2);
+    close(stderr_saved);
+    rewind(stderr_file);
+    size_t n = fread(buf, 1, len - 1, stderr_file);
+    buf[n] = '\0';
+    fclose(stderr_file);
+    stderr_file = NULL;
+}
+
+/* An MPI_Bcast of one int from rank 0 arrives and prints nothing on stderr. */
+static void bcast_says_nothing(const char *what)
+{
+    char said[512];
+    int v = rank;
+    stderr_catch();
+    CHECK_MPI(MPI_Bcast(&v, 1, MPI_INT, 0, MPI_COMM_WORLD));
+    stderr_release(said, sizeof said);
+    CHECK_INT(v, 0);
+    CHECK(said[0] == '\0', "%s: \"%s\"", what, said);
+}
+
 static int write_int_cvar(int idx, int v)
 {
     MPI_T_cvar_handle h;
@@ -104,7 +146,7 @@ static int write_size_cvar(int idx, unsigned long v)
 }
 
 /* A counter's value through a handle of session s. */
-static unsigned long long pread(MPI_T_pvar_session s, MPI_T_pvar_handle h)
+static unsigned long long pvar_now(MPI_T_pvar_session s, MPI_T_pvar_handle h)
 {
     unsigned long long v = 0;
     CHECK_MPI(MPI_T_pvar_read(s, h, &v));
@@ -126,7 +168,7 @@ static void check_sent(MPI_T_pvar_session s, const char *kind, const char *proto
     int count;
     CHECK_MPI(MPI_T_pvar_handle_alloc(s, mi, NULL, &hm, &count));
     CHECK_MPI(MPI_T_pvar_handle_alloc(s, bi, NULL, &hb, &count));
-    CHECK_INT(pread(s, hm), 0);         /* a new handle of a counter starts at 0 */
+    CHECK_INT(pvar_now(s, hm), 0);         /* a new handle of a counter starts at 0 */
     char *buf = mt_malloc((size_t)bytes);
     mt_fill(buf, (size_t)bytes, nmsg);
     MPI_Request rq[8];
@@ -141,18 +183,18 @@ static void check_sent(MPI_T_pvar_session s, const char *kind, const char *proto
         for (int i = 0; i < nmsg; i++)
             CHECK_MPI(MPI_Send(buf, bytes, MPI_CHAR, peer, 40 + i, MPI_COMM_WORLD));
     }
-    CHECK_INT(pread(s, hm), nmsg);
-    CHECK_INT(pread(s, hb), (long long)nmsg * bytes);
+    CHECK_INT(pvar_now(s, hm), nmsg);
+    CHECK_INT(pvar_now(s, hb), (long long)nmsg * bytes);
     unsigned long long v = 0;
     CHECK_MPI(MPI_T_pvar_readreset(s, hm, &v));
     CHECK_INT(v, nmsg);
-    CHECK_INT(pread(s, hm), 0);
+    CHECK_INT(pvar_now(s, hm), 0);
     v = 5;
     CHECK_MPI(MPI_T_pvar_write(s, hm, &v));
-    CHECK_INT(pread(s, hm), 5);
+    CHECK_INT(pvar_now(s, hm), 5);
     CHECK_MPI(MPI_T_pvar_reset(s, MPI_T_PVAR_ALL_HANDLES));
-    CHECK_INT(pread(s, hm), 0);
-    CHECK_INT(pread(s, hb), 0);
+    CHECK_INT(pvar_now(s, hm), 0);
+    CHECK_INT(pvar_now(s, hb), 0);
     CHECK_MPI(MPI_T_pvar_handle_free(s, &hm));
     CHECK_MPI(MPI_T_pvar_handle_free(s, &hb));
     free(buf);
@@ -309,16 +351,49 @@ static void check_coll_alg(void)
         CHECK_MPI(MPI_T_pvar_read(s, h, &chosen));
         if (size > 1) CHECK_INT(chosen, alg);
     }
-    CHECK_INT(write_int_cvar(cv, 99), MPI_T_ERR_INVALID);     /* out of the setting's range */
-    CHECK_INT(write_int_cvar(cv, -1), MPI_T_ERR_INVALID);
-    CHECK_MPI(write_int_cvar(cv, old));
+    /* a value outside the setting's range is kept and read back, as MPICH's
+     * control variables do, and the library uses the default (automatic
+     * choice), which the next collective says once on stderr */
+    CHECK_MPI(write_int_cvar(cv, 99));
+    CHECK_INT(read_int_cvar(cv), 99);
+    char said[512];
     {   /* the default choice again, not the last forced one */
         int data[1000], chosen = -1;
         for (int i = 0; i < 1000; i++) data[i] = rank == size - 1 ? 3 * i : -1;
+        stderr_catch();
         CHECK_MPI(MPI_Bcast(data, 1000, MPI_INT, size - 1, MPI_COMM_WORLD));
+        stderr_release(said, sizeof said);
         for (int i = 0; i < 1000; i++) CHECK_INT(data[i], 3 * i);
         CHECK_MPI(MPI_T_pvar_read(s, h, &chosen));
         if (size > 1) CHECK_INT(chosen, first);
+        /* (one rank selects no algorithm, so it says nothing yet) */
+        if (size > 1)
+            CHECK(strstr(said, "COURIER_COLL_BCAST_ALG is 99") && strstr(said, "uses 0"),
+                  "no notice of the value in use: \"%s\"", said);
+    }
+    bcast_says_nothing("notice said twice");   /* said once: the next call is silent */
+    /* put back in range before any use (MPICH's cvarwrite writes, reads and
+     * restores): nothing is said */
+    CHECK_MPI(write_int_cvar(cv, -1));
+    CHECK_INT(read_int_cvar(cv), -1);
+    CHECK_MPI(write_int_cvar(cv, old));
+    CHECK_INT(read_int_cvar(cv), old);
+    bcast_says_nothing("notice of a value put back");
+    /* a BOOL takes any non-zero value as on, reads back what was written
+     * and says nothing */
+    int shm = cvar_index("COURIER_COLL_SHM");
+    CHECK(shm >= 0, "COURIER_COLL_SHM missing");
+    if (shm >= 0) {
+        int was = read_int_cvar(shm);
+        CHECK_MPI(write_int_cvar(shm, 123));
+        CHECK_INT(read_int_cvar(shm), 123);
+        int v = rank + 5, sum = -1;
+        stderr_catch();
+        CHECK_MPI(MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        stderr_release(said, sizeof said);
+        CHECK_INT(sum, size * 5 + size * (size - 1) / 2);
+        CHECK(said[0] == '\0', "notice for a BOOL: \"%s\"", said);
+        CHECK_MPI(write_int_cvar(shm, was));
     }
     CHECK_MPI(MPI_T_pvar_handle_free(s, &h));
     CHECK_MPI(MPI_T_pvar_session_free(&s));
