@@ -80,8 +80,11 @@ int coll_reduce_pipe(cr_comm_t *c, const coll_args_t *a)
     if (whole) cshm_claim_depth(sh, n, CSHM_PIPE_NBUF);
     else cshm_claim(sh, n);
     if (count <= 0 || per <= 0) {
+        /* nothing to do, or (settings that differ from rank 0's) the vector
+         * fits neither the area's pipe buffers nor its slots: every rank
+         * finds the same, ends this call on the area and takes the schedule */
         cshm_post(sh, n, CSHM_FIN);
-        return MPI_SUCCESS;
+        return count <= 0 ? MPI_SUCCESS : coll_fallback(COLL_REDUCE, c, a);
     }
     int nseg = (int)((count + per - 1) / per);
     int nbuf = (int)(cap / ((size_t)per * esz));
