@@ -51,3 +51,44 @@ int coll_bcast_shm(cr_comm_t *c, const coll_args_t *a)
     cshm_bcast_end(sh, root, n, sent);
     return e;
 }
+
+/* Bcast above a slot through the root's pipe buffer for the call (cshm_pipe:
+ * where ranks outnumber cores, CSHM_PIPE_NBUF per rank of
+ * COURIER_COLL_REDUCE_PIPE_BUF_BYTES), as above: the root packs the message
+ * there once every rank finished call n - CSHM_PIPE_NBUF, writes its byte
+ * count and posts FIN; the readers wait for that post, check the count and
+ * unpack.  So the root never waits for its readers and runs up to
+ * CSHM_PIPE_NBUF calls ahead, where the cma root waits until every reader
+ * has copied, and each reader copies with memcpy instead of a system call.
+ * The root's line looks as the shm root's, so a reader whose count differs
+ * (and may have taken another algorithm) gets its length error as there.
+ * alpha-beta: alpha_line + 2 n beta_copy (the readers in parallel). */
+int coll_bcast_pipe_fits(const cr_comm_t *c, const coll_args_t *a)
+{
+    return a->bytes <= coll_shm_pipe_bytes(c);
+}
+
+int coll_bcast_pipe(cr_comm_t *c, const coll_args_t *a)
+{
+    coll_shm_t *sh = coll_shm_area(c);
+    if (!sh) return coll_fallback(COLL_BCAST, c, a);
+    /* the area's buffers (rank 0's size) are smaller than this rank thought:
+     * every rank with this length finds the same */
+    if (!sh->pipe || a->bytes > sh->pipe_bytes) return coll_bcast_cma(c, a);
+    uint64_t n = cshm_begin(sh);
+    int root = a->root;
+    if (c->rank == root) {
+        cshm_claim_depth(sh, n, CSHM_PIPE_NBUF);
+        cshm_pack(a->rbuf, a->count, a->dt, cshm_pipe(sh, sh->me, n));
+        cshm_ctl(sh, sh->me, n)->w[CSHM_BCAST_BYTES] = a->bytes;
+        cshm_post(sh, n, CSHM_FIN);
+        return MPI_SUCCESS;
+    }
+    cshm_wait(sh, root, n, CSHM_POSTED);
+    uint64_t sent = cshm_ctl(sh, root, n)->w[CSHM_BCAST_BYTES];
+    int e = cshm_bcast_length(sent, a);
+    if (!e) cshm_unpack(cshm_pipe(sh, root, n), a->rbuf, a->count, a->dt);
+    cshm_prefetch_next(sh, root, n);
+    cshm_bcast_end(sh, root, n, sent);
+    return e;
+}

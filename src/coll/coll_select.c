@@ -90,10 +90,15 @@ static const coll_alg_t coll_algs[] = {
     { COLL_BARRIER, 3, "shm", SHM | NB, NULL, coll_barrier_shm, NULL },
     { COLL_BCAST, 4, "shm", SHM | NB, NULL, coll_bcast_shm, coll_bcast_shm_fits },
     { COLL_BCAST, 5, "cma", CMA, NULL, coll_bcast_cma, NULL },
+    { COLL_BCAST, 7, "pipe", SHM, NULL, coll_bcast_pipe, coll_bcast_pipe_fits },
     { COLL_REDUCE, 3, "shm", SHM | NB, NULL, coll_reduce_shm, coll_reduce_shm_fits },
     { COLL_REDUCE, 4, "cma", CMA, NULL, coll_reduce_cma, coll_reduce_cma_fits },
+    { COLL_REDUCE, 6, "pipe", SHM | COLL_ALG_COMMUTATIVE, NULL, coll_reduce_pipe,
+      coll_reduce_pipe_fits },
     { COLL_ALLREDUCE, 4, "shm", SHM | NB, NULL, coll_allreduce_shm, coll_allreduce_shm_fits },
     { COLL_ALLREDUCE, 5, "cma", CMA, NULL, coll_allreduce_cma, coll_allreduce_cma_fits },
+    { COLL_ALLREDUCE, 7, "pipe_bcast", SHM | COLL_ALG_COMMUTATIVE, NULL, coll_allreduce_pipe,
+      coll_reduce_pipe_fits },
     { COLL_GATHER, 4, "shm", SHM | NB, NULL, coll_gather_shm, coll_gather_shm_fits },
     { COLL_GATHER, 5, "cma", CMA, NULL, coll_gather_cma, NULL },
     { COLL_SCATTER, 4, "shm", SHM, NULL, coll_scatter_shm, coll_scatter_shm_fits },
@@ -156,8 +161,28 @@ static const coll_rule_t coll_rules[] = {
     { COLL_REDUCE, NULL, S(coll_p2p_max_ranks), S(coll_p2p_min_bytes), NULL, 1 },
     { COLL_GATHER, NULL, S(coll_p2p_max_ranks), S(coll_p2p_min_bytes), NULL, 2 },
     { COLL_SCATTER, NULL, S(coll_p2p_max_ranks), S(coll_p2p_min_bytes), NULL, 2 },
+    /* oversubscribed: through the root's slot where the message fits one,
+     * else from the cma size up to the pipe buffers through the root's pipe
+     * buffer, the root waiting for nobody (64 KiB: 32 ranks 145 us of CPU per
+     * call against cma's 604, 64 ranks 274 against 1954; docs/collectives.md,
+     * "Pipelined reduce") */
+    { COLL_BCAST, NULL, NULL, NULL, NULL, 4, OVERSUB },
+    { COLL_BCAST, S(coll_bcast_pipe_min_ranks), NULL, S(coll_bcast_cma_min_bytes), NULL, 7,
+      OVERSUB },
     { COLL_BCAST, NULL, NULL, S(coll_bcast_cma_min_bytes), NULL, 5 },
     { COLL_BCAST, NULL, NULL, NULL, NULL, 4 },
+    /* oversubscribed: through the slots where the vector fits one, above that
+     * segments down a binomial tree through the pipe buffers, each rank
+     * waiting only for its children and its parent, rather than every rank's
+     * operand read by system calls between two meetings of all (at 32 ranks
+     * on 2 cores and 64 KiB 458 us against 2042, at 4 ranks 50 against 226);
+     * larger vectors go in segments through the slots, which only small
+     * communicators gain by (docs/collectives.md, "Pipelined reduce") */
+    { COLL_REDUCE, NULL, NULL, NULL, NULL, 3, OVERSUB },
+    { COLL_REDUCE, S(coll_reduce_pipe_min_ranks), NULL, NULL, S(coll_reduce_pipe_max_bytes), 6,
+      OVERSUB },
+    { COLL_REDUCE, S(coll_reduce_pipe_min_ranks), S(coll_reduce_pipe_all_max_ranks), NULL, NULL, 6,
+      OVERSUB },
     { COLL_REDUCE, NULL, NULL, S(coll_reduce_cma_min_bytes), NULL, 4 },
     { COLL_REDUCE, NULL, NULL, NULL, NULL, 3 },
     /* A pair, from 2 KiB up to the eager limit: recursive doubling's two eager
@@ -169,6 +194,13 @@ static const coll_rule_t coll_rules[] = {
     /* oversubscribed: single copy's three synchronisations of all ranks cost
      * 9 context switches per call at 4 ranks on 2 cores, reduce + bcast's
      * trees 8 but half the CPU time up to about 128 KiB (docs/collectives.md) */
+    /* oversubscribed, above a slot: the pipelined reduce to rank 0 and a
+     * broadcast on the area, up to the pipe buffer (64 KiB: 4 ranks 42 us
+     * against 69 for reduce + bcast's trees and 107 for cma, 16 ranks 589
+     * against 790 and 676; level with cma at 32 and 64 ranks;
+     * docs/collectives.md, "Pipelined reduce") */
+    { COLL_ALLREDUCE, S(coll_reduce_pipe_min_ranks), NULL, S(coll_allreduce_cma_min_bytes),
+      S(coll_reduce_pipe_max_bytes), 7, OVERSUB },
     { COLL_ALLREDUCE, NULL, NULL, S(coll_allreduce_cma_min_bytes),
       S(coll_allreduce_oversub_tree_max_bytes), 2, OVERSUB },
     { COLL_ALLREDUCE, NULL, NULL, S(coll_allreduce_cma_min_bytes), NULL, 5 },

@@ -24,7 +24,8 @@
 /* Layout: [header line][sleepers line][arrivals line][release line]
  * [waitfor: p words, whole lines][info: p lines][ctl: p x nline lines]
  * [pad to a page][slots: p x NBUF x slot_bytes][cells: p x ncell x cell_bytes]
- * [pad to a page], then the non-blocking calls' rings (coll_shm_t.nb), laid
+ * [pad to a page][pipe buffers: p x PIPE_NBUF x pipe_bytes, where ranks
+ * outnumber cores], then the non-blocking calls' rings (coll_shm_t.nb), laid
  * out the same way without header and info lines: [sleepers][arrivals]
  * [release][waitfor][ctl: p x nb lines][pad][slots][cells: p x nb cells]. */
 typedef struct {
@@ -52,6 +53,25 @@ static size_t cell_setting(void)
 {
     size_t c = (size_t)ut_settings.coll_shm_cell_bytes;
     return (c + CSHM_LINE - 1) / CSHM_LINE * CSHM_LINE;
+}
+
+/* Bytes of each of a rank's pipe buffers in the areas this process makes as
+ * rank 0 (the pipelined reduce's whole vector, coll_reduce_pipe.c): only
+ * where the node's ranks outnumber its cores, the one case that algorithm
+ * is chosen for; rounded up to whole lines; 0 elsewhere (the others take
+ * rank 0's number). */
+static int pipe_setting(void)
+{
+    long b = ut_settings.coll_reduce_pipe_buf_bytes;
+    if (!cr_proc.oversubscribed || b <= 0) return 0;
+    return (int)((b + CSHM_LINE - 1) / CSHM_LINE * CSHM_LINE);
+}
+
+size_t coll_shm_pipe_bytes(const cr_comm_t *c)
+{
+    const coll_shm_t *a = c->coll_shm;
+    if (a && a->state == CSHM_OK) return a->pipe_bytes;
+    return (size_t)pipe_setting();
 }
 
 /* Read once, at the first use: every area of the process has this slot size,
@@ -178,10 +198,11 @@ static int probe_cma(coll_shm_t *a, int r)
 }
 
 /* The rings of one sequence at offset `at` of the mapping (base NULL: only
- * the sizes), with the info lines when `info` (the blocking calls' part);
+ * the sizes), with the info lines when `info` (the blocking calls' part),
+ * and CSHM_PIPE_NBUF pipe buffers of `pipe` bytes per rank after the cells;
  * returns the offset after them, rounded up to a page. */
 static size_t lay_rings(coll_shm_t *a, char *base, size_t at, int info, size_t slot,
-                        uint64_t nline, size_t cell, uint64_t ncell)
+                        uint64_t nline, size_t cell, uint64_t ncell, size_t pipe)
 {
     size_t p = (size_t)a->p;
     char *o = base + at;
@@ -205,18 +226,23 @@ static size_t lay_rings(coll_shm_t *a, char *base, size_t at, int info, size_t s
     a->slots = o + head;
     a->cells = a->slots + p * CSHM_NBUF * slot;
     size_t end = head + p * CSHM_NBUF * slot + p * (size_t)ncell * cell;
+    end = (end + CSHM_PAGE - 1) / CSHM_PAGE * CSHM_PAGE;
+    a->pipe_bytes = pipe;
+    a->pipe = pipe ? o + end : NULL;
+    end += p * CSHM_PIPE_NBUF * pipe;
     return at + (end + CSHM_PAGE - 1) / CSHM_PAGE * CSHM_PAGE;
 }
 
 /* The area's numbers, as rank 0 announces them (make_area's hello). */
-enum { H_OK, H_PID, H_SERIAL, H_NLINE, H_CELL, H_NCELL, H_MEET, H_NB_NLINE, H_NB_NCELL, H_N };
+enum { H_OK, H_PID, H_SERIAL, H_NLINE, H_CELL, H_NCELL, H_MEET, H_NB_NLINE, H_NB_NCELL, H_PIPE,
+       H_N };
 
 /* Both parts of the area at base (NULL: only the size); the view of the
  * non-blocking calls' part, nb, shares the rest (info, doorbells). */
 static void set_layout(coll_shm_t *a, coll_shm_t *nb, char *base, size_t slot, const int *h)
 {
     size_t mid = lay_rings(a, base, 0, 1, slot, (uint64_t)h[H_NLINE], (size_t)h[H_CELL],
-                           (uint64_t)h[H_NCELL]);
+                           (uint64_t)h[H_NCELL], (size_t)h[H_PIPE]);
     a->base = base;
     coll_shm_t tmp;
     if (!nb) {
@@ -224,7 +250,7 @@ static void set_layout(coll_shm_t *a, coll_shm_t *nb, char *base, size_t slot, c
         nb = &tmp;
     }
     a->bytes = lay_rings(nb, base, mid, 0, slot, (uint64_t)h[H_NB_NLINE], (size_t)h[H_CELL],
-                         (uint64_t)h[H_NB_NCELL]);
+                         (uint64_t)h[H_NB_NCELL], 0);
 }
 
 /* Whether this node's ranks outnumber the CPUs they may run on more than
@@ -263,7 +289,8 @@ static int make_area(cr_comm_t *c, coll_shm_t *a)
                                               : cr_proc.oversubscribed;
     int hello[H_N] = { 0, (int)getpid(), ++serial, nline, (int)cell_setting(),
                        (int)ring_setting(ut_settings.coll_shm_cells, (uint64_t)nline), meet,
-                       nb_nline, (int)ring_setting(ut_settings.coll_nb_shm_cells, (uint64_t)nb_nline) };
+                       nb_nline, (int)ring_setting(ut_settings.coll_nb_shm_cells, (uint64_t)nb_nline),
+                       pipe_setting() };
     coll_shm_t probe = *a;
     set_layout(&probe, NULL, NULL, slot, hello);
     size_t bytes = probe.bytes;

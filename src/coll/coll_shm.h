@@ -14,7 +14,10 @@
  * COURIER_COLL_SHM_LINES control lines (rank 0's value, rounded up to a power
  * of two: nline), CSHM_NBUF data slots of COURIER_COLL_SHM_SLOT_BYTES and a
  * ring of COURIER_COLL_SHM_CELLS cells of COURIER_COLL_SHM_CELL_BYTES (rank
- * 0's values; ncell, a power of two, at most nline).
+ * 0's values; ncell, a power of two, at most nline), and where ranks
+ * outnumber cores CSHM_PIPE_NBUF pipe buffers of
+ * COURIER_COLL_REDUCE_PIPE_BUF_BYTES (the pipelined reduce's,
+ * coll_reduce_pipe.c, and the pipe bcast's, coll_bcast_shm.c).
  *
  * The non-blocking and persistent calls' state machines (coll_nbshm.c) have
  * a second, smaller set of the rings below in the same mapping, with a
@@ -70,6 +73,7 @@
 
 enum {
     CSHM_NBUF = 4,       /* data slots per rank: calls whose slots may be in use at once */
+    CSHM_PIPE_NBUF = 4,  /* pipe buffers per rank: call n uses buffer n % CSHM_PIPE_NBUF */
     CSHM_LINE = 64,
     CSHM_INLINE = 56,    /* data bytes that travel in the control line itself */
 };
@@ -116,6 +120,11 @@ typedef struct coll_shm {
     cshm_ctl_t *ctl;            /* p x nline control lines */
     char *slots;                /* p x CSHM_NBUF slots */
     char *cells;                /* p x ncell cells */
+    char *pipe;                 /* p x CSHM_PIPE_NBUF pipe buffers (coll_reduce_pipe.c,
+                                 * coll_bcast_shm.c), or NULL */
+    size_t pipe_bytes;          /* bytes of a pipe buffer (0: none; rank 0's
+                                 * COURIER_COLL_REDUCE_PIPE_BUF_BYTES where ranks
+                                 * outnumber cores) */
     int *bell;                  /* comm rank -> node-local index (doorbells) */
     struct coll_hier *hier;     /* the node layer of a communicator that spans nodes
                                  * (coll_hier.c), NULL until first considered */
@@ -189,6 +198,10 @@ coll_shm_t *coll_shm_state(cr_comm_t *c);
 /* A small collective over c through a schedule: bcast of n ints from rank 0,
  * or (allreduce) their minimum everywhere. */
 int coll_shm_small_coll(cr_comm_t *c, int *v, int n, int allreduce);
+/* The bytes of comm's pipe buffers: its area's once made, else what rank 0
+ * will make them (the same on every rank: the setting where ranks outnumber
+ * cores, else 0). */
+size_t coll_shm_pipe_bytes(const cr_comm_t *c);
 /* The largest payload of a slot (the same on every rank). */
 size_t coll_shm_slot_cap(void);
 /* comm's area, made on first use: collective over comm (every rank calls it
@@ -221,6 +234,12 @@ static inline cshm_ctl_t *cshm_ctl(const coll_shm_t *a, int r, uint64_t n)
 static inline char *cshm_slot(const coll_shm_t *a, int r, uint64_t n)
 {
     return a->slots + ((size_t)r * CSHM_NBUF + n % CSHM_NBUF) * a->slot_bytes;
+}
+/* Rank r's pipe buffer for call n (a->pipe set); written after every rank
+ * finished call n - CSHM_PIPE_NBUF (cshm_claim_depth). */
+static inline char *cshm_pipe(const coll_shm_t *a, int r, uint64_t n)
+{
+    return a->pipe + ((size_t)r * CSHM_PIPE_NBUF + n % CSHM_PIPE_NBUF) * a->pipe_bytes;
 }
 static inline char *cshm_cell(const coll_shm_t *a, int r, uint64_t n)
 {

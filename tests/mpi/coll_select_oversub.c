@@ -2,9 +2,11 @@
 /* The automatic choice of the Allreduce algorithm on one node depends on
  * oversubscription (src/coll/coll_select.c, rows marked OVERSUB): with more
  * ranks than cores, vectors from COURIER_COLL_ALLREDUCE_CMA_MIN_BYTES up to
- * COURIER_COLL_ALLREDUCE_OVERSUB_TREE_MAX_BYTES take reduce + broadcast (2),
- * larger ones single copy (5); without oversubscription both take single
- * copy.  Run with COURIER_OVERSUBSCRIBED=1 or 0 and SELECT_EXPECT=oversub or
+ * COURIER_COLL_REDUCE_PIPE_MAX_BYTES take the pipelined reduce and a
+ * broadcast (7) on communicators of at least COURIER_COLL_REDUCE_PIPE_MIN_RANKS
+ * (3), up to COURIER_COLL_ALLREDUCE_OVERSUB_TREE_MAX_BYTES reduce +
+ * broadcast (2), larger ones single copy (5); without oversubscription all
+ * take single copy.  Run with COURIER_OVERSUBSCRIBED=1 or 0 and SELECT_EXPECT=oversub or
  * not; Courier's coll_allreduce_algorithm performance variable says which
  * algorithm ran (other MPIs: only the sums are checked).  Every element of
  * every result is checked, blocking and MPI_IN_PLACE. */
@@ -59,7 +61,7 @@ int main(int argc, char **argv)
     int oversub = e && !strcmp(e, "oversub");
     int known = e != NULL;
     for (int in_place = 0; in_place < 2; in_place++) {
-        one(16384, in_place, known ? (oversub ? 2 : 5) : 0);   /* 64 KiB */
+        one(16384, in_place, known ? (oversub ? (size >= 3 ? 7 : 2) : 5) : 0);   /* 64 KiB */
         one(32768, in_place, known ? (oversub ? 2 : 5) : 0);   /* 128 KiB */
         one(262144, in_place, known ? 5 : 0);                  /* 1 MiB */
     }
