@@ -21,6 +21,7 @@
  * (vector kernels, no entries: COURIER_RMA_ACC_BULK_BYTES=0) or "none"
  * (neither: COURIER_RMA_CPU_ATOMICS=0). */
 #include "mpitest.h"
+#include "mt_pvars.h"
 #include <stdint.h>
 #include <string.h>
 
@@ -215,35 +216,7 @@ static void run_mode(int mode, MPI_Win w, char *mem)
 /* Courier's MPI_T counters (counted from when their handles are made) */
 enum { V_VECTOR, V_ENTRIES, NV };
 static const char *const vname[NV] = { "rma_acc_vector", "rma_acc_bulk_entries" };
-static MPI_T_pvar_session session;
-static MPI_T_pvar_handle handle[NV];
-
-static void vars_open(void)
-{
-    int provided;
-    CHECK_MPI(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
-    CHECK_MPI(MPI_T_pvar_session_create(&session));
-    for (int v = 0; v < NV; v++) {
-        int idx = -1, count = 0;
-        CHECK_MPI(MPI_T_pvar_get_index(vname[v], MPI_T_PVAR_CLASS_COUNTER, &idx));
-        CHECK_MPI(MPI_T_pvar_handle_alloc(session, idx, NULL, &handle[v], &count));
-        CHECK_INT(count, 1);
-    }
-}
-
-static unsigned long long var(int v)
-{
-    unsigned long long x = 0;
-    CHECK_MPI(MPI_T_pvar_read(session, handle[v], &x));
-    return x;
-}
-
-static void vars_close(void)
-{
-    for (int v = 0; v < NV; v++) CHECK_MPI(MPI_T_pvar_handle_free(session, &handle[v]));
-    CHECK_MPI(MPI_T_pvar_session_free(&session));
-    CHECK_MPI(MPI_T_finalize());
-}
+static mt_pvars_t pv;
 #endif
 
 int main(int argc, char **argv)
@@ -253,7 +226,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     const char *expect = argc > 1 ? argv[1] : "bulk";
 #ifndef MT_REFERENCE_MPICH
-    vars_open();
+    mt_pvars_open(&pv, vname, NV);
 #endif
     for (int flavor = 0; flavor < 2; flavor++) {
         char *mem;
@@ -267,7 +240,7 @@ int main(int argc, char **argv)
         CHECK_MPI(MPI_Win_free(&w));
     }
 #ifndef MT_REFERENCE_MPICH
-    unsigned long long vec = var(V_VECTOR), ent = var(V_ENTRIES);
+    unsigned long long vec = mt_pvar(&pv, V_VECTOR), ent = mt_pvar(&pv, V_ENTRIES);
     if (!strcmp(expect, "bulk")) {
         CHECK(vec > 0 && ent > 0, "vector kernels %llu times, bulk mode entered %llu times", vec,
               ent);
@@ -278,7 +251,7 @@ int main(int argc, char **argv)
         CHECK(vec == 0 && ent == 0, "vector kernels %llu times, bulk mode entered %llu times", vec,
               ent);
     }
-    vars_close();
+    mt_pvars_close(&pv);
 #endif
     int rc = mt_finish("rma_bulk");
     MPI_Finalize();

@@ -18,41 +18,14 @@
  * the variables' presence.  Uses Courier's variable names; standard MPI
  * otherwise. */
 #include "mpitest.h"
+#include "mt_pvars.h"
 
 enum { ROUNDS = 1000 };
 enum { V_REQS = 0, V_BACK, V_COPIES, V_SERVED, NV };
 static const char *const vname[NV] = { "rma_shm_requests", "rma_shm_requests_back",
                                        "rma_shm_copies", "rma_shm_requests_served" };
 
-static MPI_T_pvar_session session;
-static MPI_T_pvar_handle handle[NV];
-
-static void vars_open(void)
-{
-    int provided;
-    CHECK_MPI(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
-    CHECK_MPI(MPI_T_pvar_session_create(&session));
-    for (int v = 0; v < NV; v++) {
-        int idx = -1, count = 0;
-        CHECK_MPI(MPI_T_pvar_get_index(vname[v], MPI_T_PVAR_CLASS_COUNTER, &idx));
-        CHECK_MPI(MPI_T_pvar_handle_alloc(session, idx, NULL, &handle[v], &count));
-        CHECK_INT(count, 1);
-    }
-}
-
-static unsigned long long var(int v)
-{
-    unsigned long long x = 0;
-    CHECK_MPI(MPI_T_pvar_read(session, handle[v], &x));
-    return x;
-}
-
-static void vars_close(void)
-{
-    for (int v = 0; v < NV; v++) CHECK_MPI(MPI_T_pvar_handle_free(session, &handle[v]));
-    CHECK_MPI(MPI_T_pvar_session_free(&session));
-    CHECK_MPI(MPI_T_finalize());
-}
+static mt_pvars_t pv;
 
 static int64_t value(int rank, int i)
 {
@@ -65,7 +38,7 @@ int main(int argc, char **argv)
     int me, np;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
-    vars_open();
+    mt_pvars_open(&pv, vname, NV);
     int64_t *mem = mt_malloc((size_t)np * sizeof(int64_t));
     for (int r = 0; r < np; r++) mem[r] = -1;
     MPI_Win win;
@@ -76,7 +49,7 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, me == 0, me, &origins));
     unsigned long long before[NV], after[NV], sent_as_requests = 0;
     MPI_Barrier(MPI_COMM_WORLD);
-    for (int v = 0; v < NV; v++) before[v] = var(v);
+    for (int v = 0; v < NV; v++) before[v] = mt_pvar(&pv, v);
     if (np > 1 && me == 0) {
         /* all of the origins' operations happen while rank 0 is in here */
         unsigned long long token[2] = {0, 0};
@@ -97,7 +70,7 @@ int main(int argc, char **argv)
         CHECK(got == value(me, ROUNDS - 1), "rank %d got 0x%llx back, put 0x%llx last", me,
               (unsigned long long)got, (unsigned long long)value(me, ROUNDS - 1));
         CHECK_MPI(MPI_Win_unlock(0, win));
-        for (int v = 0; v < NV; v++) after[v] = var(v);
+        for (int v = 0; v < NV; v++) after[v] = mt_pvar(&pv, v);
         unsigned long long reqs = after[V_REQS] - before[V_REQS];
         unsigned long long copies = after[V_COPIES] - before[V_COPIES];
         CHECK(after[V_BACK] == before[V_BACK], "rank %d: %llu requests taken back (not served "
@@ -119,7 +92,7 @@ int main(int argc, char **argv)
         }
     }
     if (np > 1 && me == 0) {
-        for (int v = 0; v < NV; v++) after[v] = var(v);
+        for (int v = 0; v < NV; v++) after[v] = mt_pvar(&pv, v);
         unsigned long long want = sent_as_requests;
         CHECK(after[V_SERVED] - before[V_SERVED] == want, "rank 0 served %llu requests, not %llu",
               after[V_SERVED] - before[V_SERVED], want);
@@ -134,7 +107,7 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Win_unlock(me, win));
     CHECK_MPI(MPI_Win_free(&win));
     free(mem);
-    vars_close();
+    mt_pvars_close(&pv);
     int rc = mt_finish("rma_shm_recv");
     MPI_Finalize();
     return rc;
