@@ -407,13 +407,19 @@ static int acc_lat_run(bench_ctx_t *c, long iters, double *secs)
 static double acc_base(size_t k) { return (double)(k % 1000); }
 static double acc_add(size_t k) { return (double)((k * 7) % 13 + 1); }
 
-static long acc_lat_check(bench_ctx_t *c)
+/* The target's window holds acc_base, the origin adds acc_add once (one
+ * run of the job's operation + flush), then the target checks every sum;
+ * with fetch (MPI_Get_accumulate), the origin also checks the old values it
+ * fetched into rbuf. */
+static long acc_check_sums(bench_ctx_t *c, int fetch, const char *what)
 {
     size_t n = c->bytes / sizeof(double);
-    double *a = (double *)(void *)c->sbuf;
+    double *a = (double *)(void *)c->sbuf, *old = (double *)(void *)c->rbuf;
     if (is_origin(c))
-        for (size_t k = 0; k < n; k++)
+        for (size_t k = 0; k < n; k++) {
             a[k] = acc_add(k);
+            if (fetch) old[k] = -1;
+        }
     int rc = MPI_SUCCESS;
     if (is_target(c) && (rc = own_lock(c)) == MPI_SUCCESS) {
         double *w = (double *)(void *)c->wbase;
@@ -424,19 +430,29 @@ static long acc_lat_check(bench_ctx_t *c)
     MPI_Barrier(MPI_COMM_WORLD);
     if (bench_mpi_err(c, rc, "MPI_Win_lock/unlock of the own window"))
         return -1;
-    long e = run_once(c, 1, "MPI_Accumulate + MPI_Win_flush");
+    long e = run_once(c, 1, what);
     MPI_Barrier(MPI_COMM_WORLD);
-    if (e < 0 || !is_target(c))
+    if (e < 0)
         return e;
+    long bad = 0;
+    if (fetch && is_origin(c))
+        for (size_t k = 0; k < n; k++)
+            bad += old[k] != acc_base(k) ? (long)sizeof(double) : 0;
+    if (!is_target(c))
+        return bad;
     if (bench_mpi_err(c, own_lock(c), "MPI_Win_lock of the own window"))
         return -1;
-    long bad = 0;
     const double *w = (const double *)(const void *)c->wbase;
     for (size_t k = 0; k < n; k++)
         bad += w[k] != acc_base(k) + acc_add(k) ? (long)sizeof(double) : 0;
     if (bench_mpi_err(c, own_unlock(c), "MPI_Win_unlock of the own window"))
         return -1;
     return bad;
+}
+
+static long acc_lat_check(bench_ctx_t *c)
+{
+    return acc_check_sums(c, 0, "MPI_Accumulate + MPI_Win_flush");
 }
 
 /* MPI_Get_accumulate: acc_lat's sum, the old values into rbuf */
@@ -453,44 +469,9 @@ static int get_acc_lat_run(bench_ctx_t *c, long iters, double *secs)
     return lock_flush_loop(c, iters, secs, get_acc_op);
 }
 
-/* as acc_lat_check; the origin also checks the old values it fetched */
 static long get_acc_lat_check(bench_ctx_t *c)
 {
-    size_t n = c->bytes / sizeof(double);
-    double *a = (double *)(void *)c->sbuf, *old = (double *)(void *)c->rbuf;
-    if (is_origin(c))
-        for (size_t k = 0; k < n; k++) {
-            a[k] = acc_add(k);
-            old[k] = -1;
-        }
-    int rc = MPI_SUCCESS;
-    if (is_target(c) && (rc = own_lock(c)) == MPI_SUCCESS) {
-        double *w = (double *)(void *)c->wbase;
-        for (size_t k = 0; k < n; k++)
-            w[k] = acc_base(k);
-        rc = own_unlock(c);
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (bench_mpi_err(c, rc, "MPI_Win_lock/unlock of the own window"))
-        return -1;
-    long e = run_once(c, 1, "MPI_Get_accumulate + MPI_Win_flush");
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (e < 0)
-        return e;
-    long bad = 0;
-    if (is_origin(c))
-        for (size_t k = 0; k < n; k++)
-            bad += old[k] != acc_base(k) ? (long)sizeof(double) : 0;
-    if (!is_target(c))
-        return bad;
-    if (bench_mpi_err(c, own_lock(c), "MPI_Win_lock of the own window"))
-        return -1;
-    const double *w = (const double *)(const void *)c->wbase;
-    for (size_t k = 0; k < n; k++)
-        bad += w[k] != acc_base(k) + acc_add(k) ? (long)sizeof(double) : 0;
-    if (bench_mpi_err(c, own_unlock(c), "MPI_Win_unlock of the own window"))
-        return -1;
-    return bad;
+    return acc_check_sums(c, 1, "MPI_Get_accumulate + MPI_Win_flush");
 }
 
 /* fetch-and-op and compare-and-swap on the first int64_t of the window */
