@@ -104,12 +104,6 @@ static MPI_Datatype cvar_type(int i)
     return ut_setting_descs[i].type == UT_SET_SIZE ? MPI_UNSIGNED_LONG : MPI_INT;
 }
 
-/* Collective settings written through cvar_write with a value outside their
- * range: what was written, which cvar_read answers (the setting's slot holds
- * the value in use). */
-static unsigned char *cvar_held;
-static long *cvar_written;
-
 /* Collective settings are read at every call: writable any time, the same on
  * every rank.  The rest are read by MPI_Init: writable until then, read-only
  * afterwards (they may still differ between ranks). */
@@ -256,13 +250,7 @@ int core_t_init_thread(int required, int *provided)
     if (t_refs == 0) {
         if (!cvar_names) {
             cvar_names = calloc((size_t)ut_setting_count, sizeof *cvar_names);
-            cvar_held = calloc((size_t)ut_setting_count, sizeof *cvar_held);
-            cvar_written = calloc((size_t)ut_setting_count, sizeof *cvar_written);
-            if (!cvar_names || !cvar_held || !cvar_written) {
-                free(cvar_names), free(cvar_held), free(cvar_written);
-                cvar_names = NULL, cvar_held = NULL, cvar_written = NULL;
-                return MPI_T_ERR_MEMORY;
-            }
+            if (!cvar_names) return MPI_T_ERR_MEMORY;
             for (int i = 0; i < ut_setting_count; i++)
                 ut_setting_env(&ut_setting_descs[i], cvar_names[i], sizeof cvar_names[i]);
         }
@@ -369,7 +357,8 @@ int core_t_cvar_read(MPI_T_cvar_handle handle, void *buf)
     if (handle == MPI_T_CVAR_HANDLE_NULL) return MPI_T_ERR_INVALID_HANDLE;
     if (!buf) return MPI_T_ERR_INVALID;
     long v = *ut_setting_slot(&ut_setting_descs[handle->index]);
-    if (cvar_held[handle->index]) v = cvar_written[handle->index];
+    long written;
+    if (ut_setting_held(handle->index, &written)) v = written;   /* outside its range */
     if (cvar_is_string(handle->index)) {
         const char *str = ut_setting_str(v);
         snprintf(buf, CVAR_STRING_MAX, "%s", str ? str : "");
@@ -408,10 +397,8 @@ int core_t_cvar_write(MPI_T_cvar_handle handle, const void *buf)
      * variables do (tools read back what they wrote), and the library uses a
      * value it can take: a BOOL any non-zero value as 1, the others their
      * default, which the next collective selection says once on stderr */
-    cvar_held[i] = (unsigned char)outside;
-    cvar_written[i] = v;
     long used = !outside ? v : d->type == UT_SET_BOOL ? 1 : d->def;
-    if (cvar_is_coll(i)) ut_setting_notice(i, v, used, outside && d->type != UT_SET_BOOL);
+    ut_setting_written(i, v, used, outside, d->type != UT_SET_BOOL);
     *ut_setting_slot(d) = used;
     __atomic_add_fetch(&ut_settings_serial, 1, __ATOMIC_RELAXED);   /* stale selection memos */
     ut_setting_pin(i);

@@ -72,29 +72,41 @@ void ut_setting_pin(int i)
 }
 
 int ut_settings_notice;
-/* per setting: the value written and the one used, while its notice waits */
-static struct { unsigned char waits; long written, used; } noticed[sizeof(ut_setting_descs) /
-                                                                  sizeof(ut_setting_descs[0])];
+/* per setting written outside its range through the tools interface: the
+ * value written (read back while held) and the one used, and whether its
+ * notice still waits */
+static struct {
+    unsigned char held, waits;
+    long written, used;
+} outside_of[sizeof(ut_setting_descs) / sizeof(ut_setting_descs[0])];
 
-void ut_setting_notice(int i, long written, long used, int outside)
+void ut_setting_written(int i, long written, long used, int outside, int say)
 {
     if (i < 0 || i >= ut_setting_count) return;
-    noticed[i].written = written, noticed[i].used = used;
-    __atomic_store_n(&noticed[i].waits, (unsigned char)outside, __ATOMIC_RELEASE);
-    if (outside) __atomic_store_n(&ut_settings_notice, 1, __ATOMIC_RELEASE);
+    outside_of[i].held = (unsigned char)outside;
+    outside_of[i].written = written, outside_of[i].used = used;
+    __atomic_store_n(&outside_of[i].waits, (unsigned char)(outside && say), __ATOMIC_RELEASE);
+    if (outside && say) __atomic_store_n(&ut_settings_notice, 1, __ATOMIC_RELEASE);
+}
+
+int ut_setting_held(int i, long *written)
+{
+    if (i < 0 || i >= ut_setting_count || !outside_of[i].held) return 0;
+    *written = outside_of[i].written;
+    return 1;
 }
 
 void ut_settings_say(void)
 {
     if (!__atomic_exchange_n(&ut_settings_notice, 0, __ATOMIC_ACQ_REL)) return;
     for (int i = 0; i < ut_setting_count; i++) {
-        if (!__atomic_exchange_n(&noticed[i].waits, 0, __ATOMIC_ACQ_REL)) continue;
+        if (!__atomic_exchange_n(&outside_of[i].waits, 0, __ATOMIC_ACQ_REL)) continue;
         const ut_setting_desc_t *d = &ut_setting_descs[i];
         char env[96];
         ut_setting_env(d, env, sizeof env);
         fprintf(stderr, "courier: %s is %ld (written through MPI_T), outside its range "
-                "%ld..%ld: the library uses %ld\n", env, noticed[i].written, d->min, d->max,
-                noticed[i].used);
+                "%ld..%ld: the library uses %ld\n", env, outside_of[i].written, d->min, d->max,
+                outside_of[i].used);
     }
 }
 

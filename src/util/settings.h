@@ -59,14 +59,16 @@ const char *ut_setting_type_name(ut_setting_type_t t);
 /* Setting i was written through the tools interface: ut_settings_load keeps
  * its value instead of reading the environment. */
 void ut_setting_pin(int i);
-/* Setting i was written through the tools interface: with outside != 0 the
- * value `written` lies outside its range and the library uses `used`
- * instead, which the next ut_settings_say() prints once on stderr; with
- * outside == 0 a notice still waiting for i is dropped (the value was put
- * back in range before any use).  ut_settings_notice is non-zero while a
- * notice may wait: one load for the caller that says it, the collective
- * selection. */
-void ut_setting_notice(int i, long written, long used, int outside);
+/* Setting i was written through the tools interface: outside != 0 when
+ * `written` lies outside its range and the library uses `used` instead.
+ * While that holds, ut_setting_held gives back what was written (1, with
+ * *written; else 0); with say as well, the next ut_settings_say() prints it
+ * once on stderr.  A write in range (outside == 0) ends both, so a value
+ * put back before any use says nothing.  ut_settings_notice is non-zero
+ * while a notice may wait: one load for the caller that says it, the
+ * collective selection. */
+void ut_setting_written(int i, long written, long used, int outside, int say);
+int ut_setting_held(int i, long *written);
 extern int ut_settings_notice;
 void ut_settings_say(void);
 /* The environment variable of a setting, e.g. "COURIER_EAGER_LIMIT". */
