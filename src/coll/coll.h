@@ -260,6 +260,14 @@ int coll_exscan_shm(cr_comm_t *c, const coll_args_t *a);
 int coll_scan_shm_fits(const cr_comm_t *c, const coll_args_t *a);
 int coll_scan_cma(cr_comm_t *c, const coll_args_t *a);
 int coll_scan_cma_fits(const cr_comm_t *c, const coll_args_t *a);
+/* Through the ranks' staging buffers (coll_stage.c), where ranks do not
+ * outnumber cores: contiguous types. */
+int coll_allreduce_stage(cr_comm_t *c, const coll_args_t *a);
+int coll_allreduce_stage_fits(const cr_comm_t *c, const coll_args_t *a);
+int coll_reduce_scatter_stage(cr_comm_t *c, const coll_args_t *a);
+int coll_reduce_scatter_stage_fits(const cr_comm_t *c, const coll_args_t *a);
+int coll_allgather_stage(cr_comm_t *c, const coll_args_t *a);
+int coll_allgather_stage_fits(const cr_comm_t *c, const coll_args_t *a);
 /* Hierarchical algorithms (coll_hier.c): a phase on each node plus one among
  * the nodes' leaders; reduce and allreduce for commutative ops only. */
 int coll_barrier_hier(cr_comm_t *c, const coll_args_t *a);

@@ -114,6 +114,13 @@ static const coll_alg_t coll_algs[] = {
     { COLL_REDUCE_SCATTER_BLOCK, 5, "cma", CMA, NULL, coll_reduce_scatter_cma, coll_reduce_scatter_cma_fits },
     { COLL_SCAN, 2, "shm", SHM, NULL, coll_scan_shm, coll_scan_shm_fits },
     { COLL_SCAN, 4, "cma", CMA, NULL, coll_scan_cma, coll_scan_cma_fits },
+    /* through the staging buffers (coll_stage.c) */
+    { COLL_ALLREDUCE, 8, "stage", SHM, NULL, coll_allreduce_stage, coll_allreduce_stage_fits },
+    { COLL_ALLGATHER, 7, "stage", SHM, NULL, coll_allgather_stage, coll_allgather_stage_fits },
+    { COLL_REDUCE_SCATTER, 7, "stage", SHM, NULL, coll_reduce_scatter_stage,
+      coll_reduce_scatter_stage_fits },
+    { COLL_REDUCE_SCATTER_BLOCK, 7, "stage", SHM, NULL, coll_reduce_scatter_stage,
+      coll_reduce_scatter_stage_fits },
     { COLL_EXSCAN, 2, "shm", SHM, NULL, coll_exscan_shm, coll_scan_shm_fits },
 #undef SHM
 #undef CMA
@@ -203,12 +210,18 @@ static const coll_rule_t coll_rules[] = {
       S(coll_reduce_pipe_max_bytes), 7, OVERSUB },
     { COLL_ALLREDUCE, NULL, NULL, S(coll_allreduce_cma_min_bytes),
       S(coll_allreduce_oversub_tree_max_bytes), 2, OVERSUB },
+    /* large vectors through the staging buffers, two copies at memory speed
+     * rather than one through the kernel page by page (the buffers exist
+     * only where ranks do not outnumber cores; docs/collectives.md, "Staging
+     * buffers") */
+    { COLL_ALLREDUCE, NULL, NULL, S(coll_allreduce_stage_min_bytes), NULL, 8 },
     { COLL_ALLREDUCE, NULL, NULL, S(coll_allreduce_cma_min_bytes), NULL, 5 },
     { COLL_ALLREDUCE, NULL, NULL, NULL, NULL, 4 },
     { COLL_GATHER, NULL, NULL, S(coll_gather_cma_min_bytes), NULL, 5 },
     { COLL_GATHER, NULL, NULL, NULL, NULL, 4 },
     { COLL_SCATTER, NULL, NULL, S(coll_scatter_cma_min_bytes), NULL, 5 },
     { COLL_SCATTER, NULL, NULL, NULL, NULL, 4 },
+    { COLL_ALLGATHER, NULL, NULL, S(coll_allgather_stage_min_bytes), NULL, 7 },
     { COLL_ALLGATHER, NULL, NULL, S(coll_allgather_cma_min_bytes), NULL, 5 },
     { COLL_ALLGATHER, NULL, NULL, NULL, NULL, 4 },
     { COLL_ALLTOALL, NULL, NULL, S(coll_alltoall_cma_min_bytes), NULL, 5 },
@@ -218,9 +231,11 @@ static const coll_rule_t coll_rules[] = {
      * wherever that fits, rather than p - 1 cross-memory copies of one block
      * per rank (docs/collectives.md, coll6) */
     { COLL_REDUCE_SCATTER, NULL, NULL, NULL, NULL, 4, OVERSUB },
+    { COLL_REDUCE_SCATTER, NULL, NULL, S(coll_reduce_scatter_stage_min_bytes), NULL, 7 },
     { COLL_REDUCE_SCATTER, NULL, NULL, S(coll_reduce_scatter_cma_min_bytes), NULL, 5 },
     { COLL_REDUCE_SCATTER, NULL, NULL, NULL, NULL, 4 },
     { COLL_REDUCE_SCATTER_BLOCK, NULL, NULL, NULL, NULL, 4, OVERSUB },
+    { COLL_REDUCE_SCATTER_BLOCK, NULL, NULL, S(coll_reduce_scatter_stage_min_bytes), NULL, 7 },
     { COLL_REDUCE_SCATTER_BLOCK, NULL, NULL, S(coll_reduce_scatter_cma_min_bytes), NULL, 5 },
     { COLL_REDUCE_SCATTER_BLOCK, NULL, NULL, NULL, NULL, 4 },
     { COLL_SCAN, NULL, NULL, NULL, NULL, 2 },

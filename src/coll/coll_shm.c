@@ -25,7 +25,7 @@
  * [waitfor: p words, whole lines][info: p lines][ctl: p x nline lines]
  * [pad to a page][slots: p x NBUF x slot_bytes][cells: p x ncell x cell_bytes]
  * [pad to a page][pipe buffers: p x PIPE_NBUF x pipe_bytes, where ranks
- * outnumber cores], then the non-blocking calls' rings (coll_shm_t.nb), laid
+ * outnumber cores][staging buffers: p x stage_bytes, where they do not], then the non-blocking calls' rings (coll_shm_t.nb), laid
  * out the same way without header and info lines: [sleepers][arrivals]
  * [release][waitfor][ctl: p x nb lines][pad][slots][cells: p x nb cells]. */
 typedef struct {
@@ -72,6 +72,24 @@ size_t coll_shm_pipe_bytes(const cr_comm_t *c)
     const coll_shm_t *a = c->coll_shm;
     if (a && a->state == CSHM_OK) return a->pipe_bytes;
     return (size_t)pipe_setting();
+}
+
+/* Bytes of each rank's staging buffer in the areas this process makes as
+ * rank 0 (coll_stage.c): only where the node's ranks do not outnumber its
+ * cores (there the stage algorithms' waits would cost context switches);
+ * whole pages; 0 elsewhere (the others take rank 0's number). */
+static int stage_setting(void)
+{
+    long b = ut_settings.coll_stage_bytes;
+    if (cr_proc.oversubscribed || b <= 0) return 0;
+    return (int)((b + CSHM_PAGE - 1) / CSHM_PAGE * CSHM_PAGE);
+}
+
+size_t coll_shm_stage_bytes(const cr_comm_t *c)
+{
+    const coll_shm_t *a = c->coll_shm;
+    if (a && a->state == CSHM_OK) return a->stage_bytes;
+    return (size_t)stage_setting();
 }
 
 /* Read once, at the first use: every area of the process has this slot size,
@@ -199,10 +217,11 @@ static int probe_cma(coll_shm_t *a, int r)
 
 /* The rings of one sequence at offset `at` of the mapping (base NULL: only
  * the sizes), with the info lines when `info` (the blocking calls' part),
- * and CSHM_PIPE_NBUF pipe buffers of `pipe` bytes per rank after the cells;
- * returns the offset after them, rounded up to a page. */
+ * and CSHM_PIPE_NBUF pipe buffers of `pipe` bytes and a staging buffer of
+ * `stage` bytes per rank after the cells; returns the offset after them,
+ * rounded up to a page. */
 static size_t lay_rings(coll_shm_t *a, char *base, size_t at, int info, size_t slot,
-                        uint64_t nline, size_t cell, uint64_t ncell, size_t pipe)
+                        uint64_t nline, size_t cell, uint64_t ncell, size_t pipe, size_t stage)
 {
     size_t p = (size_t)a->p;
     char *o = base + at;
@@ -230,19 +249,23 @@ static size_t lay_rings(coll_shm_t *a, char *base, size_t at, int info, size_t s
     a->pipe_bytes = pipe;
     a->pipe = pipe ? o + end : NULL;
     end += p * CSHM_PIPE_NBUF * pipe;
+    end = (end + CSHM_PAGE - 1) / CSHM_PAGE * CSHM_PAGE;
+    a->stage_bytes = stage;
+    a->stage = stage ? o + end : NULL;
+    end += p * stage;
     return at + (end + CSHM_PAGE - 1) / CSHM_PAGE * CSHM_PAGE;
 }
 
 /* The area's numbers, as rank 0 announces them (make_area's hello). */
 enum { H_OK, H_PID, H_SERIAL, H_NLINE, H_CELL, H_NCELL, H_MEET, H_NB_NLINE, H_NB_NCELL, H_PIPE,
-       H_N };
+       H_STAGE, H_N };
 
 /* Both parts of the area at base (NULL: only the size); the view of the
  * non-blocking calls' part, nb, shares the rest (info, doorbells). */
 static void set_layout(coll_shm_t *a, coll_shm_t *nb, char *base, size_t slot, const int *h)
 {
     size_t mid = lay_rings(a, base, 0, 1, slot, (uint64_t)h[H_NLINE], (size_t)h[H_CELL],
-                           (uint64_t)h[H_NCELL], (size_t)h[H_PIPE]);
+                           (uint64_t)h[H_NCELL], (size_t)h[H_PIPE], (size_t)h[H_STAGE]);
     a->base = base;
     coll_shm_t tmp;
     if (!nb) {
@@ -250,7 +273,7 @@ static void set_layout(coll_shm_t *a, coll_shm_t *nb, char *base, size_t slot, c
         nb = &tmp;
     }
     a->bytes = lay_rings(nb, base, mid, 0, slot, (uint64_t)h[H_NB_NLINE], (size_t)h[H_CELL],
-                         (uint64_t)h[H_NB_NCELL], 0);
+                         (uint64_t)h[H_NB_NCELL], 0, 0);
 }
 
 /* Whether this node's ranks outnumber the CPUs they may run on more than
@@ -290,7 +313,7 @@ static int make_area(cr_comm_t *c, coll_shm_t *a)
     int hello[H_N] = { 0, (int)getpid(), ++serial, nline, (int)cell_setting(),
                        (int)ring_setting(ut_settings.coll_shm_cells, (uint64_t)nline), meet,
                        nb_nline, (int)ring_setting(ut_settings.coll_nb_shm_cells, (uint64_t)nb_nline),
-                       pipe_setting() };
+                       pipe_setting(), stage_setting() };
     coll_shm_t probe = *a;
     set_layout(&probe, NULL, NULL, slot, hello);
     size_t bytes = probe.bytes;
@@ -822,9 +845,10 @@ void cshm_fold(const cr_op_t *op, cshm_operand_fn operand, void *ctx, int p, voi
     int i = p - 2;
     /* The first op reads both operands and writes acc in one pass where a
      * kernel does that (cr_op_apply3): at two ranks the whole fold.  Only
-     * with operands in the slots, which stay put; a single-copy fold fetches
-     * each into the same bounce buffer (cma_operand). */
-    if (last != acc && !(i >= 0 && operand == cshm_slot_operand &&
+     * with operands in the slots or the staging buffers, which stay put; a
+     * single-copy fold fetches each into the same bounce buffer (cma_operand). */
+    if (last != acc && !(i >= 0 &&
+                         (operand == cshm_slot_operand || operand == cshm_stage_operand) &&
                          cr_op_apply3(op, operand(ctx, i--), last, acc, count, dt))) {
         i = p - 2;
         coll_copy(last, acc, count, dt);

@@ -17,7 +17,9 @@
  * 0's values; ncell, a power of two, at most nline), and where ranks
  * outnumber cores CSHM_PIPE_NBUF pipe buffers of
  * COURIER_COLL_REDUCE_PIPE_BUF_BYTES (the pipelined reduce's,
- * coll_reduce_pipe.c, and the pipe bcast's, coll_bcast_shm.c).
+ * coll_reduce_pipe.c, and the pipe bcast's, coll_bcast_shm.c), or where
+ * they do not one staging buffer of COURIER_COLL_STAGE_BYTES (the stage
+ * algorithms', coll_stage.c).
  *
  * The non-blocking and persistent calls' state machines (coll_nbshm.c) have
  * a second, smaller set of the rings below in the same mapping, with a
@@ -125,6 +127,12 @@ typedef struct coll_shm {
     size_t pipe_bytes;          /* bytes of a pipe buffer (0: none; rank 0's
                                  * COURIER_COLL_REDUCE_PIPE_BUF_BYTES where ranks
                                  * outnumber cores) */
+    char *stage;                /* p staging buffers (coll_stage.c), or NULL */
+    size_t stage_bytes;         /* bytes of one (0: none; rank 0's
+                                 * COURIER_COLL_STAGE_BYTES where ranks do not
+                                 * outnumber cores) */
+    uint64_t stage_last;        /* the last call that wrote the staging buffers
+                                 * (0: none); it ended with FIN on every rank */
     int *bell;                  /* comm rank -> node-local index (doorbells) */
     struct coll_hier *hier;     /* the node layer of a communicator that spans nodes
                                  * (coll_hier.c), NULL until first considered */
@@ -202,6 +210,9 @@ int coll_shm_small_coll(cr_comm_t *c, int *v, int n, int allreduce);
  * will make them (the same on every rank: the setting where ranks outnumber
  * cores, else 0). */
 size_t coll_shm_pipe_bytes(const cr_comm_t *c);
+/* The bytes of comm's staging buffers, as coll_shm_pipe_bytes (the setting
+ * where ranks do not outnumber cores, else 0). */
+size_t coll_shm_stage_bytes(const cr_comm_t *c);
 /* The largest payload of a slot (the same on every rank). */
 size_t coll_shm_slot_cap(void);
 /* comm's area, made on first use: collective over comm (every rank calls it
@@ -240,6 +251,12 @@ static inline char *cshm_slot(const coll_shm_t *a, int r, uint64_t n)
 static inline char *cshm_pipe(const coll_shm_t *a, int r, uint64_t n)
 {
     return a->pipe + ((size_t)r * CSHM_PIPE_NBUF + n % CSHM_PIPE_NBUF) * a->pipe_bytes;
+}
+/* Rank r's staging buffer (a->stage set); a call writes its own after
+ * every rank finished the call before (cshm_claim_depth 1). */
+static inline char *cshm_stage(const coll_shm_t *a, int r)
+{
+    return a->stage + (size_t)r * a->stage_bytes;
 }
 static inline char *cshm_cell(const coll_shm_t *a, int r, uint64_t n)
 {
@@ -633,5 +650,8 @@ typedef struct {
     MPI_Aint first;
 } cshm_slots_t;
 const void *cshm_slot_operand(void *ctx, int i);
+/* A fold's operands in the ranks' staging buffers (coll_stage.c), which,
+ * like the slots, stay put during the fold. */
+const void *cshm_stage_operand(void *ctx, int i);
 
 #endif

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Courier's MPI_T counters by name, for tests that check what a path did:
- * mt_pvars_open makes a session and a handle per name (counted from then),
+ * mt_pvars_open makes a session and a handle per name (counted from then;
+ * mt_pvars_open_class: variables of another class, such as the collectives'
+ * coll_<x>_algorithm states),
  * mt_pvar reads one, mt_pvars_close frees them and ends the tools
  * interface.  Include after mpitest.h. */
 #ifndef COURIER_TESTS_MT_PVARS_H
@@ -13,7 +15,8 @@ typedef struct {
     int n;
 } mt_pvars_t;
 
-static inline void mt_pvars_open(mt_pvars_t *p, const char *const *names, int n)
+/* Variables of class cls (MPI_T_PVAR_CLASS_COUNTER, _STATE, ...). */
+static inline void mt_pvars_open_class(mt_pvars_t *p, const char *const *names, int n, int cls)
 {
     int provided;
     p->n = n < MT_PVARS_MAX ? n : MT_PVARS_MAX;
@@ -21,10 +24,15 @@ static inline void mt_pvars_open(mt_pvars_t *p, const char *const *names, int n)
     CHECK_MPI(MPI_T_pvar_session_create(&p->session));
     for (int v = 0; v < p->n; v++) {
         int idx = -1, count = 0;
-        CHECK_MPI(MPI_T_pvar_get_index(names[v], MPI_T_PVAR_CLASS_COUNTER, &idx));
+        CHECK_MPI(MPI_T_pvar_get_index(names[v], cls, &idx));
         CHECK_MPI(MPI_T_pvar_handle_alloc(p->session, idx, NULL, &p->handle[v], &count));
         CHECK_INT(count, 1);
     }
+}
+
+static inline void mt_pvars_open(mt_pvars_t *p, const char *const *names, int n)
+{
+    mt_pvars_open_class(p, names, n, MPI_T_PVAR_CLASS_COUNTER);
 }
 
 static inline unsigned long long mt_pvar(mt_pvars_t *p, int v)
