@@ -5,8 +5,9 @@
  * COURIER_COLL_REDUCE_PIPE_MAX_BYTES take the pipelined reduce and a
  * broadcast (7) on communicators of at least COURIER_COLL_REDUCE_PIPE_MIN_RANKS
  * (3), up to COURIER_COLL_ALLREDUCE_OVERSUB_TREE_MAX_BYTES reduce +
- * broadcast (2), larger ones single copy (5); without oversubscription all
- * take single copy.  Run with COURIER_OVERSUBSCRIBED=1 or 0 and SELECT_EXPECT=oversub or
+ * broadcast (2), larger ones single copy (5); without oversubscription
+ * vectors from COURIER_COLL_ALLREDUCE_STAGE_MIN_BYTES (64 KiB) go through the
+ * staging buffers (8), smaller ones from the cma size by single copy (5).  Run with COURIER_OVERSUBSCRIBED=1 or 0 and SELECT_EXPECT=oversub or
  * not; Courier's coll_allreduce_algorithm performance variable says which
  * algorithm ran (other MPIs: only the sums are checked).  Every element of
  * every result is checked, blocking and MPI_IN_PLACE. */
@@ -61,9 +62,10 @@ int main(int argc, char **argv)
     int oversub = e && !strcmp(e, "oversub");
     int known = e != NULL;
     for (int in_place = 0; in_place < 2; in_place++) {
-        one(16384, in_place, known ? (oversub ? (size >= 3 ? 7 : 2) : 5) : 0);   /* 64 KiB */
-        one(32768, in_place, known ? (oversub ? 2 : 5) : 0);   /* 128 KiB */
-        one(262144, in_place, known ? 5 : 0);                  /* 1 MiB */
+        one(8192, in_place, known ? (oversub ? (size >= 3 ? 7 : 2) : 5) : 0);    /* 32 KiB */
+        one(16384, in_place, known ? (oversub ? (size >= 3 ? 7 : 2) : 8) : 0);   /* 64 KiB */
+        one(32768, in_place, known ? (oversub ? 2 : 8) : 0);   /* 128 KiB */
+        one(262144, in_place, known ? (oversub ? 5 : 8) : 0);  /* 1 MiB */
     }
     if (have_pvar) {
         MPI_T_pvar_handle_free(session, &alg_pvar);
