@@ -268,6 +268,8 @@ int coll_reduce_scatter_stage(cr_comm_t *c, const coll_args_t *a);
 int coll_reduce_scatter_stage_fits(const cr_comm_t *c, const coll_args_t *a);
 int coll_allgather_stage(cr_comm_t *c, const coll_args_t *a);
 int coll_allgather_stage_fits(const cr_comm_t *c, const coll_args_t *a);
+int coll_alltoall_stage(cr_comm_t *c, const coll_args_t *a);
+int coll_alltoall_stage_fits(const cr_comm_t *c, const coll_args_t *a);
 /* Hierarchical algorithms (coll_hier.c): a phase on each node plus one among
  * the nodes' leaders; reduce and allreduce for commutative ops only. */
 int coll_barrier_hier(cr_comm_t *c, const coll_args_t *a);

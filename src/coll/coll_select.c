@@ -117,6 +117,7 @@ static const coll_alg_t coll_algs[] = {
     /* through the staging buffers (coll_stage.c) */
     { COLL_ALLREDUCE, 8, "stage", SHM, NULL, coll_allreduce_stage, coll_allreduce_stage_fits },
     { COLL_ALLGATHER, 7, "stage", SHM, NULL, coll_allgather_stage, coll_allgather_stage_fits },
+    { COLL_ALLTOALL, 7, "stage", SHM, NULL, coll_alltoall_stage, coll_alltoall_stage_fits },
     { COLL_REDUCE_SCATTER, 7, "stage", SHM, NULL, coll_reduce_scatter_stage,
       coll_reduce_scatter_stage_fits },
     { COLL_REDUCE_SCATTER_BLOCK, 7, "stage", SHM, NULL, coll_reduce_scatter_stage,
@@ -224,6 +225,7 @@ static const coll_rule_t coll_rules[] = {
     { COLL_ALLGATHER, NULL, NULL, S(coll_allgather_stage_min_bytes), NULL, 7 },
     { COLL_ALLGATHER, NULL, NULL, S(coll_allgather_cma_min_bytes), NULL, 5 },
     { COLL_ALLGATHER, NULL, NULL, NULL, NULL, 4 },
+    { COLL_ALLTOALL, NULL, NULL, S(coll_alltoall_stage_min_bytes), NULL, 7 },
     { COLL_ALLTOALL, NULL, NULL, S(coll_alltoall_cma_min_bytes), NULL, 5 },
     { COLL_ALLTOALL, NULL, NULL, NULL, NULL, 4 },
     { COLL_ALLTOALLV, NULL, NULL, NULL, NULL, 3 },

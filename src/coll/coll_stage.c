@@ -315,3 +315,62 @@ int coll_allgather_stage(cr_comm_t *c, const coll_args_t *a)
     if (sh->safe < n - 1) sh->safe = n - 1;
     return MPI_SUCCESS;
 }
+
+/* ---- Alltoall ------------------------------------------------------------------------------ */
+/* A round covers bytes [x, x + per) of every block; rank r's buffer holds
+ * that piece of its block for each other rank j, in rank order without its
+ * own: at (j < r ? j : j - 1) * per.  In place works: a round stages the
+ * pieces of recvbuf it is about to overwrite, and writes no other. */
+static MPI_Aint a2a_per(size_t stage, int p)
+{
+    return p > 1 ? (MPI_Aint)(stage / (size_t)(p - 1)) : 0;
+}
+
+int coll_alltoall_stage_fits(const cr_comm_t *c, const coll_args_t *a)
+{
+    return a->rdt->contig && (a->sbuf == MPI_IN_PLACE || a->sdt->contig) &&
+           stage_rounds((MPI_Aint)a->bytes, a2a_per(coll_shm_stage_bytes(c), c->size), 2) > 0;
+}
+
+int coll_alltoall_stage(cr_comm_t *c, const coll_args_t *a)
+{
+    coll_shm_t *sh = coll_shm_area(c);
+    if (!sh || !sh->stage) return coll_fallback(COLL_ALLTOALL, c, a);
+    uint64_t n = cshm_begin(sh);
+    int me = c->rank, p = c->size;
+    MPI_Aint bytes = (MPI_Aint)a->bytes, per = a2a_per(sh->stage_bytes, p);
+    MPI_Aint nr = stage_rounds(bytes, per, 2);
+    stage_claim(sh, n);
+    if (bytes <= 0 || nr <= 0) {
+        cshm_post(sh, n, CSHM_FIN);
+        return bytes <= 0 ? MPI_SUCCESS : coll_fallback(COLL_ALLTOALL, c, a);
+    }
+    int inplace = a->sbuf == MPI_IN_PLACE;
+    size_t rblk = (size_t)a->rcount * (size_t)a->rdt->extent;
+    size_t sblk = inplace ? rblk : (size_t)a->scount * (size_t)a->sdt->extent;
+    char *dst = (char *)a->rbuf + a->rdt->true_lb;
+    const char *src = inplace ? dst : (const char *)a->sbuf + a->sdt->true_lb;
+    char *buf = cshm_stage(sh, me);
+    for (MPI_Aint r = 0; r < nr; r++) {
+        int ph = (int)(2 * r);
+        MPI_Aint x = r * per, k = bytes - x < per ? bytes - x : per;
+        if (r) wait_others(sh, n, ph);
+        for (int j = 0; j < p; j++)
+            if (j != me)
+                memcpy(buf + (size_t)(j < me ? j : j - 1) * (size_t)per,
+                       src + (size_t)j * sblk + (size_t)x, (size_t)k);
+        cshm_post(sh, n, ph + 1);
+        if (!inplace)
+            memcpy(dst + (size_t)me * rblk + (size_t)x, src + (size_t)me * sblk + (size_t)x,
+                   (size_t)k);
+        for (int q = 1; q < p; q++) {
+            int j = cshm_peer(me, q, p);
+            cshm_wait(sh, j, n, ph + 1);
+            memcpy(dst + (size_t)j * rblk + (size_t)x,
+                   cshm_stage(sh, j) + (size_t)(me < j ? me : me - 1) * (size_t)per, (size_t)k);
+        }
+        cshm_post(sh, n, r == nr - 1 ? CSHM_FIN : ph + 2);
+    }
+    if (sh->safe < n - 1) sh->safe = n - 1;
+    return MPI_SUCCESS;
+}

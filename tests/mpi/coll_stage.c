@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* MPI_Allreduce, MPI_Reduce_scatter_block, MPI_Reduce_scatter and
- * MPI_Allgather as the staging-buffer algorithms take them (coll_stage.c):
+ * MPI_Allgather and MPI_Alltoall as the staging-buffer algorithms take them
+ * (coll_stage.c):
  * counts from 0 and fewer than the ranks to several rounds of the buffer
  * (the list's variants make it small: COURIER_COLL_STAGE_BYTES), uneven and
  * empty blocks, in place where the algorithm allows it, MPI_SUM and MPI_MAX,
@@ -17,7 +18,7 @@
 
 static int rank, size, expect;
 static mt_pvars_t pv;
-enum { PV_AR, PV_RSB, PV_RS, PV_AG };
+enum { PV_AR, PV_RSB, PV_RS, PV_AG, PV_A2A };
 
 static void check_alg(const char *what, int v, int want, long count)
 {
@@ -137,6 +138,32 @@ static void allgather(long count, int inplace, int *sbuf, int *rbuf)
             }
 }
 
+/* rank r's element i of its block for rank d */
+static int a2a_val(int r, int d, long i)
+{
+    return (int)((r * 7919 + d * 104729 + i * 13) % 100003);
+}
+
+static void alltoall(long count, int inplace, int *sbuf, int *rbuf)
+{
+    int *out = inplace ? rbuf : sbuf;
+    for (int d = 0; d < size; d++)
+        for (long i = 0; i < count; i++) out[d * count + i] = a2a_val(rank, d, i);
+    if (!inplace)
+        for (long i = 0; i < count * size; i++) rbuf[i] = -7777;
+    CHECK_MPI(MPI_Alltoall(inplace ? MPI_IN_PLACE : sbuf, (int)count, MPI_INT, rbuf, (int)count,
+                           MPI_INT, MPI_COMM_WORLD));
+    check_alg("alltoall", PV_A2A, 7, count);
+    for (int r = 0; r < size; r++)
+        for (long i = 0; i < count; i++)
+            if (rbuf[r * count + i] != a2a_val(r, rank, i)) {
+                CHECK(0, "alltoall count %ld inplace %d: rank %d's element %ld is %d, expected %d",
+                      count, inplace, r, i, rbuf[r * count + i], a2a_val(r, rank, i));
+                r = size;
+                break;
+            }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -148,8 +175,9 @@ int main(int argc, char **argv)
         static const char *const names[] = { "coll_allreduce_algorithm",
                                              "coll_reduce_scatter_block_algorithm",
                                              "coll_reduce_scatter_algorithm",
-                                             "coll_allgather_algorithm" };
-        mt_pvars_open_class(&pv, names, 4, MPI_T_PVAR_CLASS_STATE);
+                                             "coll_allgather_algorithm",
+                                             "coll_alltoall_algorithm" };
+        mt_pvars_open_class(&pv, names, 5, MPI_T_PVAR_CLASS_STATE);
     }
     static const long counts[] = { 0, 1, 3, 1000, 16384, 16387, 70001, 300000 };
     enum { NCOUNT = sizeof counts / sizeof counts[0], MAXC = 300000 };
@@ -180,11 +208,14 @@ int main(int argc, char **argv)
         for (int inplace = 0; inplace < 2; inplace++) {
             allgather(counts[c], inplace, sbuf, rbuf);
             small_calls(round++);
+            alltoall(counts[c], inplace, sbuf, rbuf);
+            small_calls(round++);
         }
     /* back to back, no small call between */
     for (int it = 0; it < 20; it++) {
         allreduce(K_SUM, MPI_SUM, it % 2 ? 70001 : 16384, it % 3 == 0, sbuf, rbuf);
         allgather(it % 2 ? 16387 : 70001, it % 4 == 1, sbuf, rbuf);
+        alltoall(it % 2 ? 70001 : 16387, it % 4 == 2, sbuf, rbuf);
     }
     MPI_Op_free(&ops[K_USER_ADD]);
     MPI_Op_free(&ops[K_USER_ORDER]);
