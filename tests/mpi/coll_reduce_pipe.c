@@ -17,6 +17,7 @@
  * ranks on 2 cores. */
 #include <stdlib.h>
 #include "mpitest.h"
+#include "coll_intops.h"
 
 static int rank, size, expect_alg, expect_ar;
 static long expect_min_bytes, expect_max_bytes;
@@ -68,49 +69,18 @@ static void check_alg(const char *what, int count, MPI_T_pvar_handle pv, int wan
     CHECK((int)v == want, "%s count %d: algorithm %llu, expected %d", what, count, v, want);
 }
 
-static int val(int r, long i)
-{
-    return (int)((r * 131 + i * 7) % 1013) - 500;
-}
-
-static void add_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
-{
-    (void)dt;
-    for (int i = 0; i < *len; i++) ((int *)inout)[i] += ((int *)in)[i];
-}
-/* a op b = a: associative, not commutative; the reduction gives rank 0's vector */
-static void first_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
-{
-    (void)dt;
-    for (int i = 0; i < *len; i++) ((int *)inout)[i] = ((int *)in)[i];
-}
-
-enum { K_SUM, K_MAX, K_USER_ADD, K_USER_FIRST, NKIND };
-static const char *const kind_names[NKIND] = { "sum", "max", "user add", "user first" };
-
-static long want(int kind, long i)
-{
-    long acc = val(0, i);
-    for (int r = 1; r < size; r++) {
-        long v = val(r, i);
-        if (kind == K_SUM || kind == K_USER_ADD) acc += v;
-        else if (kind == K_MAX) acc = v > acc ? v : acc;
-    }
-    return acc;
-}
-
 static void one(int kind, MPI_Op op, int count, int root, int inplace, int *sbuf, int *rbuf)
 {
     for (long i = 0; i < count; i++) {
-        sbuf[i] = val(rank, i);
-        rbuf[i] = rank == root && inplace ? val(rank, i) : -7777;
+        sbuf[i] = coll_val(rank, i);
+        rbuf[i] = rank == root && inplace ? coll_val(rank, i) : -7777;
     }
     void *s = rank == root && inplace ? MPI_IN_PLACE : sbuf;
     CHECK_MPI(MPI_Reduce(s, rbuf, count, MPI_INT, op, root, MPI_COMM_WORLD));
     if (kind != K_USER_FIRST) check_alg(kind_names[kind], count, alg_pv, expect_alg);
     int bad = 0;
     for (long i = 0; i < count && bad < 3; i++) {
-        long w = rank == root ? want(kind, i) : -7777;
+        long w = rank == root ? coll_want(kind, i, size) : -7777;
         if (rank != root) continue;   /* a non-root's recvbuf is not significant */
         if (rbuf[i] != w) {
             bad++;
@@ -119,7 +89,7 @@ static void one(int kind, MPI_Op op, int count, int root, int inplace, int *sbuf
         }
     }
     for (long i = 0; i < count && rank != root; i++)
-        if (sbuf[i] != val(rank, i)) {
+        if (sbuf[i] != coll_val(rank, i)) {
             CHECK(0, "%s count %d root %d: sendbuf element %ld changed to %d", kind_names[kind],
                   count, root, i, sbuf[i]);
             break;
@@ -136,9 +106,8 @@ int main(int argc, char **argv)
     static const int counts[] = { 0, 1, 5, 1000, 4096, 4099, 8193, 16384, 16391, 70000 };
     enum { NCOUNT = sizeof counts / sizeof counts[0], MAXC = 70000 };
     int *sbuf = malloc(MAXC * sizeof(int)), *rbuf = malloc(MAXC * sizeof(int));
-    MPI_Op ops[NKIND] = { MPI_SUM, MPI_MAX, MPI_OP_NULL, MPI_OP_NULL };
-    MPI_Op_create(add_fn, 1, &ops[K_USER_ADD]);
-    MPI_Op_create(first_fn, 0, &ops[K_USER_FIRST]);
+    MPI_Op ops[NKIND];
+    coll_ops_make(ops);
     int roots[4] = { 0, size - 1, size / 2, 1 % size }, nroots = size <= 4 ? size : 4;
     for (int c = 0; c < NCOUNT; c++)
         for (int k = 0; k < NKIND; k++)
@@ -152,14 +121,14 @@ int main(int argc, char **argv)
     for (int c = 0; c < NCOUNT; c++)
         for (int inplace = 0; inplace < 2; inplace++) {
             int count = counts[c];
-            for (long i = 0; i < count; i++) rbuf[i] = sbuf[i] = val(rank, i);
+            for (long i = 0; i < count; i++) rbuf[i] = sbuf[i] = coll_val(rank, i);
             CHECK_MPI(MPI_Allreduce(inplace ? MPI_IN_PLACE : sbuf, rbuf, count, MPI_INT, MPI_SUM,
                                     MPI_COMM_WORLD));
             check_alg("allreduce", count, ar_pv, expect_ar);
             for (long i = 0; i < count; i++)
-                if (rbuf[i] != want(K_SUM, i)) {
+                if (rbuf[i] != coll_want(K_SUM, i, size)) {
                     CHECK(0, "allreduce count %d inplace %d: element %ld is %d, expected %ld", count,
-                          inplace, i, rbuf[i], want(K_SUM, i));
+                          inplace, i, rbuf[i], coll_want(K_SUM, i, size));
                     break;
                 }
         }
@@ -167,8 +136,7 @@ int main(int argc, char **argv)
     for (int it = 0; it < 60; it++)
         one(it % 3 == 2 ? K_MAX : K_SUM, it % 3 == 2 ? MPI_MAX : MPI_SUM, it % 2 ? 16384 : 12001,
             it % size, it % 4 == 3, sbuf, rbuf);
-    MPI_Op_free(&ops[K_USER_ADD]);
-    MPI_Op_free(&ops[K_USER_FIRST]);
+    coll_ops_free(ops);
     free(sbuf);
     free(rbuf);
     pv_close();

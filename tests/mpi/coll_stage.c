@@ -14,6 +14,7 @@
  * Allreduce, 7 for the others) after each call that it can take. */
 #include <stdlib.h>
 #include "mpitest.h"
+#include "coll_intops.h"
 #include "mt_pvars.h"
 
 static int rank, size, expect;
@@ -25,38 +26,6 @@ static void check_alg(const char *what, int v, int want, long count)
     if (!expect || size < 2 || count == 0) return;
     unsigned long long got = mt_pvar(&pv, v);
     CHECK((int)got == want, "%s count %ld: algorithm %llu, expected %d", what, count, got, want);
-}
-
-static int val(int r, long i)
-{
-    return (int)((r * 131 + i * 7) % 1013) - 500;
-}
-
-static void add_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
-{
-    (void)dt;
-    for (int i = 0; i < *len; i++) ((int *)inout)[i] += ((int *)in)[i];
-}
-/* a op b = a: associative, not commutative; the reduction gives rank 0's
- * vector only if rank order is kept */
-static void first_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
-{
-    (void)dt;
-    for (int i = 0; i < *len; i++) ((int *)inout)[i] = ((int *)in)[i];
-}
-
-enum { K_SUM, K_MAX, K_USER_ADD, K_USER_ORDER, NKIND };
-static const char *const kind_names[NKIND] = { "sum", "max", "user add", "user order" };
-
-static int want(int kind, long i)
-{
-    long acc = val(0, i);
-    for (int r = 1; r < size; r++) {
-        long v = val(r, i);
-        if (kind == K_SUM || kind == K_USER_ADD) acc += v;
-        else if (kind == K_MAX) acc = v > acc ? v : acc;
-    }
-    return (int)acc;
 }
 
 /* A few small calls that end without FIN on the area (shm allreduce and
@@ -73,21 +42,21 @@ static void small_calls(int round)
 static void allreduce(int kind, MPI_Op op, long count, int inplace, int *sbuf, int *rbuf)
 {
     for (long i = 0; i < count; i++) {
-        sbuf[i] = val(rank, i);
-        rbuf[i] = inplace ? val(rank, i) : -7777;
+        sbuf[i] = coll_val(rank, i);
+        rbuf[i] = inplace ? coll_val(rank, i) : -7777;
     }
     CHECK_MPI(MPI_Allreduce(inplace ? MPI_IN_PLACE : sbuf, rbuf, (int)count, MPI_INT, op,
                             MPI_COMM_WORLD));
     check_alg("allreduce", PV_AR, 8, count);
     for (long i = 0; i < count; i++)
-        if (rbuf[i] != want(kind, i)) {
-            CHECK(0, "allreduce %s count %ld inplace %d: element %ld is %d, expected %d",
-                  kind_names[kind], count, inplace, i, rbuf[i], want(kind, i));
+        if (rbuf[i] != coll_want(kind, i, size)) {
+            CHECK(0, "allreduce %s count %ld inplace %d: element %ld is %d, expected %ld",
+                  kind_names[kind], count, inplace, i, rbuf[i], coll_want(kind, i, size));
             break;
         }
     if (!inplace)
         for (long i = 0; i < count; i++)
-            if (sbuf[i] != val(rank, i)) {
+            if (sbuf[i] != coll_val(rank, i)) {
                 CHECK(0, "allreduce count %ld: sendbuf element %ld changed", count, i);
                 break;
             }
@@ -102,7 +71,7 @@ static void reduce_scatter(int kind, MPI_Op op, const int *counts, int block, in
         if (r == rank) first = total;
         total += counts[r];
     }
-    for (long i = 0; i < total; i++) sbuf[i] = val(rank, i);
+    for (long i = 0; i < total; i++) sbuf[i] = coll_val(rank, i);
     for (long i = 0; i < counts[rank]; i++) rbuf[i] = -7777;
     if (block) {
         CHECK_MPI(MPI_Reduce_scatter_block(sbuf, rbuf, counts[0], MPI_INT, op, MPI_COMM_WORLD));
@@ -112,27 +81,28 @@ static void reduce_scatter(int kind, MPI_Op op, const int *counts, int block, in
         check_alg("reduce_scatter", PV_RS, 7, total);
     }
     for (long i = 0; i < counts[rank]; i++)
-        if (rbuf[i] != want(kind, first + i)) {
-            CHECK(0, "reduce_scatter%s %s total %ld: element %ld of the block is %d, expected %d",
-                  block ? "_block" : "", kind_names[kind], total, i, rbuf[i], want(kind, first + i));
+        if (rbuf[i] != coll_want(kind, first + i, size)) {
+            CHECK(0, "reduce_scatter%s %s total %ld: element %ld of the block is %d, expected %ld",
+                  block ? "_block" : "", kind_names[kind], total, i, rbuf[i],
+                  coll_want(kind, first + i, size));
             break;
         }
 }
 
 static void allgather(long count, int inplace, int *sbuf, int *rbuf)
 {
-    for (long i = 0; i < count; i++) sbuf[i] = val(rank, i);
+    for (long i = 0; i < count; i++) sbuf[i] = coll_val(rank, i);
     for (long i = 0; i < count * size; i++) rbuf[i] = -7777;
     if (inplace)
-        for (long i = 0; i < count; i++) rbuf[rank * count + i] = val(rank, i);
+        for (long i = 0; i < count; i++) rbuf[rank * count + i] = coll_val(rank, i);
     CHECK_MPI(MPI_Allgather(inplace ? MPI_IN_PLACE : sbuf, (int)count, MPI_INT, rbuf, (int)count,
                             MPI_INT, MPI_COMM_WORLD));
     check_alg("allgather", PV_AG, 7, count);
     for (int r = 0; r < size; r++)
         for (long i = 0; i < count; i++)
-            if (rbuf[r * count + i] != val(r, i)) {
+            if (rbuf[r * count + i] != coll_val(r, i)) {
                 CHECK(0, "allgather count %ld inplace %d: rank %d's element %ld is %d, expected %d",
-                      count, inplace, r, i, rbuf[r * count + i], val(r, i));
+                      count, inplace, r, i, rbuf[r * count + i], coll_val(r, i));
                 r = size;
                 break;
             }
@@ -183,9 +153,8 @@ int main(int argc, char **argv)
     enum { NCOUNT = sizeof counts / sizeof counts[0], MAXC = 300000 };
     int *sbuf = malloc((size_t)MAXC * (size_t)size * sizeof(int));
     int *rbuf = malloc((size_t)MAXC * (size_t)size * sizeof(int));
-    MPI_Op ops[NKIND] = { MPI_SUM, MPI_MAX, MPI_OP_NULL, MPI_OP_NULL };
-    MPI_Op_create(add_fn, 1, &ops[K_USER_ADD]);
-    MPI_Op_create(first_fn, 0, &ops[K_USER_ORDER]);
+    MPI_Op ops[NKIND];
+    coll_ops_make(ops);
     int round = 0;
     for (int c = 0; c < NCOUNT; c++)
         for (int k = 0; k < NKIND; k++) {
@@ -217,8 +186,7 @@ int main(int argc, char **argv)
         allgather(it % 2 ? 16387 : 70001, it % 4 == 1, sbuf, rbuf);
         alltoall(it % 2 ? 70001 : 16387, it % 4 == 2, sbuf, rbuf);
     }
-    MPI_Op_free(&ops[K_USER_ADD]);
-    MPI_Op_free(&ops[K_USER_ORDER]);
+    coll_ops_free(ops);
     free(sbuf);
     free(rbuf);
     if (expect) mt_pvars_close(&pv);
