@@ -728,10 +728,10 @@ static int provider_matches(const char *prov, const char *want)
 static int same_place(const struct fi_info *a, const struct fi_info *b);
 
 /* The TCP provider's own reliable-datagram endpoint where libfabric would
- * take rxm over TCP: rxm's layering costs a small message 2 to 4 us of a
- * round trip over TCP (docs/performance.md, "small messages over
- * libfabric"), and libfabric 1.16-1.17 lists the endpoint that avoids it, its
- * net provider (1.18 made it the tcp provider), after tcp;ofi_rxm.  The same
+ * take rxm over TCP: rxm's layering costs a small message about 2 us of a
+ * half round trip over TCP (docs/performance.md, "small messages over
+ * libfabric"), and libfabric 1.17 lists the endpoint that avoids it, its net
+ * provider (1.18 renamed it tcp), after tcp;ofi_rxm.  The same
  * interface and address family only: NULL where there is none. */
 static const char *const tcp_native_names[] = { "net", "tcp" };
 
