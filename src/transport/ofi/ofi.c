@@ -551,6 +551,11 @@ static int ofi_progress(tr_iface_t *tr)
             }
             events++;
         }
+        /* fewer than asked for: the queue was empty a moment ago.  Another
+         * read would be one more system call (tcp's progress is an
+         * epoll_wait) between a message that arrived and the caller who
+         * waits for it; the next poll takes what came since. */
+        if (n < (ssize_t)(sizeof ent / sizeof *ent)) break;
     }
     return events + flushes_done(e);
 }
