@@ -730,8 +730,6 @@ static int provider_matches(const char *prov, const char *want)
     return !strcmp(prov, want);
 }
 
-static int same_place(const struct fi_info *a, const struct fi_info *b);
-
 /* The TCP provider's own reliable-datagram endpoint where libfabric would
  * take rxm over TCP: rxm's layering costs a small message about 2 us of a
  * half round trip over TCP (docs/performance.md, "small messages over
@@ -951,7 +949,10 @@ static int open_all(int n)
     }
     snprintf(prov_name, sizeof prov_name, "%s", info->fabric_attr->prov_name);
     virt_addr = (info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) != 0;
-    auto_progress = info->domain_attr->data_progress == FI_PROGRESS_AUTO;
+    /* net reports FI_PROGRESS_AUTO but starts no thread of its own for a
+     * queue with a wait object: its sends move only when we call it */
+    auto_progress = info->domain_attr->data_progress == FI_PROGRESS_AUTO &&
+                    !is_tcp_native(prov_name);
     prov_keys = (info->domain_attr->mr_mode & FI_MR_PROV_KEY) != 0;
     iov_ok = info->tx_attr->iov_limit >= 2;
     inject_max = info->tx_attr->inject_size;
