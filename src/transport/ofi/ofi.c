@@ -101,6 +101,7 @@ typedef struct ofi_ep {
     struct fid_ep *ep;
     struct fid_av *av;
     struct fid_cq *cq;
+    struct fid_wait *wset;       /* the completion queue's wait set (NULL: its own wait object or none) */
     ofi_op_t **rx;
     int nrx;
     uint64_t next_key;
@@ -550,6 +551,11 @@ static int ofi_progress(tr_iface_t *tr)
             }
             events++;
         }
+        /* fewer than asked for: the queue was empty a moment ago.  Another
+         * read would be one more system call (tcp's progress is an
+         * epoll_wait) between a message that arrived and the caller who
+         * waits for it; the next poll takes what came since. */
+        if (n < (ssize_t)(sizeof ent / sizeof *ent)) break;
     }
     return events + flushes_done(e);
 }
@@ -588,6 +594,7 @@ static void ep_close(ofi_ep_t *e)
     if (e->ep) fi_close(&e->ep->fid);
     if (e->av) fi_close(&e->av->fid);
     if (e->cq) fi_close(&e->cq->fid);
+    if (e->wset) fi_close(&e->wset->fid);
     for (int i = 0; i < e->nrx; i++) free(e->rx[i]);
     free(e->rx);
     if (e->domain) fi_close(&e->domain->fid);
@@ -639,7 +646,12 @@ static int ofi_sleep_prepare(tr_iface_t *tr)
     if ((e->outstanding && !auto_progress) || e->retry_head || e->flushes) return -1;
     if (e->wait_fd < 0) return 0;
     struct fid *fids[1] = { &e->cq->fid };
-    return fi_trywait(e->fabric, fids, 1) == FI_SUCCESS ? 0 : -1;
+    if (fi_trywait(e->fabric, fids, 1) != FI_SUCCESS) return -1;
+    /* fi_wait with no time lowers the wait set's signal, which the provider
+     * raises at every completion: net's fi_trywait does not look at it, and
+     * the descriptor would stay readable, the sleep spinning.  It answers
+     * -FI_ETIMEDOUT when nothing is pending. */
+    return !e->wset || fi_wait(e->wset, 0) == -FI_ETIMEDOUT ? 0 : -1;
 }
 
 static void ofi_sleep_wait(tr_iface_t *tr, long max_us)
@@ -718,8 +730,35 @@ static int provider_matches(const char *prov, const char *want)
     return !strcmp(prov, want);
 }
 
+/* The TCP provider's own reliable-datagram endpoint where libfabric would
+ * take rxm over TCP: rxm's layering costs a small message about 2 us of a
+ * half round trip over TCP (docs/performance.md, "small messages over
+ * libfabric"), and libfabric 1.17 lists the endpoint that avoids it, its net
+ * provider (1.18 renamed it tcp), after tcp;ofi_rxm.  The same
+ * interface and address family only: NULL where there is none. */
+static const char *const tcp_native_names[] = { "net", "tcp" };
+
+static int is_tcp_native(const char *prov)
+{
+    for (size_t k = 0; k < sizeof tcp_native_names / sizeof *tcp_native_names; k++)
+        if (!strcmp(prov, tcp_native_names[k])) return 1;
+    return 0;
+}
+
+static struct fi_info *tcp_native(struct fi_info *list, const struct fi_info *pick)
+{
+    if (strcmp(pick->fabric_attr->prov_name, "tcp;ofi_rxm") != 0) return NULL;
+    for (struct fi_info *i = list; i; i = i->next)
+        if (is_tcp_native(i->fabric_attr->prov_name) &&
+            !strcmp(i->domain_attr->name, pick->domain_attr->name) &&
+            !strcmp(i->fabric_attr->name, pick->fabric_attr->name))
+            return i;
+    return NULL;
+}
+
 /* The first of them that can reach other hosts (libfabric's own shm provider
- * cannot) and is the one COURIER_OFI_PROVIDER names, if set. */
+ * cannot) and is the one COURIER_OFI_PROVIDER names, if set; unset, the TCP
+ * provider's own endpoint rather than rxm over it (COURIER_OFI_TCP_NATIVE). */
 static struct fi_info *choose(uint64_t caps)
 {
     struct fi_info *list = offered(caps);
@@ -730,6 +769,10 @@ static struct fi_info *choose(uint64_t caps)
         if (strcmp(i->fabric_attr->prov_name, "shm") != 0 &&
             provider_matches(i->fabric_attr->prov_name, want))
             pick = i;
+    if (pick && !want && ut_settings.ofi_tcp_native) {
+        struct fi_info *native = tcp_native(list, pick);
+        if (native) pick = native;
+    }
     struct fi_info *dup = pick ? fi_dupinfo(pick) : NULL;
     fi_freeinfo(list);
     return dup;
@@ -778,6 +821,24 @@ static int cq_open(ofi_ep_t *e, struct fi_cq_attr *attr)
 {
     e->wait_fd = -1;
     if (ut_settings.ofi_wait) {
+        /* the TCP provider's own endpoint: a wait set of our own, as fi_wait
+         * on it lowers the signal its fi_trywait leaves raised
+         * (ofi_sleep_prepare); the others keep the queue's own wait object
+         * (sockets' progress thread does not wake a sleeper on a wait set) */
+        struct fi_wait_attr wattr = { .wait_obj = FI_WAIT_FD };
+        if (is_tcp_native(prov_name) && fi_wait_open(e->fabric, &wattr, &e->wset) == 0) {
+            int fd = -1;
+            attr->wait_obj = FI_WAIT_SET;
+            attr->wait_set = e->wset;
+            if (fi_control(&e->wset->fid, FI_GETWAIT, &fd) == 0 && fd >= 0 &&
+                fi_cq_open(e->domain, attr, &e->cq, NULL) == 0) {
+                e->wait_fd = fd;
+                return 0;
+            }
+            attr->wait_set = NULL;
+            fi_close(&e->wset->fid);
+            e->wset = NULL;
+        }
         attr->wait_obj = FI_WAIT_FD;
         if (fi_cq_open(e->domain, attr, &e->cq, NULL) == 0) {
             int fd = -1;
@@ -888,7 +949,10 @@ static int open_all(int n)
     }
     snprintf(prov_name, sizeof prov_name, "%s", info->fabric_attr->prov_name);
     virt_addr = (info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) != 0;
-    auto_progress = info->domain_attr->data_progress == FI_PROGRESS_AUTO;
+    /* net reports FI_PROGRESS_AUTO but starts no thread of its own for a
+     * queue with a wait object: its sends move only when we call it */
+    auto_progress = info->domain_attr->data_progress == FI_PROGRESS_AUTO &&
+                    !is_tcp_native(prov_name);
     prov_keys = (info->domain_attr->mr_mode & FI_MR_PROV_KEY) != 0;
     iov_ok = info->tx_attr->iov_limit >= 2;
     inject_max = info->tx_attr->inject_size;

@@ -35,7 +35,11 @@
  *   without such a descriptor gets sleeps capped at COURIER_WAIT_SLEEP_POLL_US.
  * - The provider is libfabric's choice among those that give FI_EP_RDM with
  *   send-after-send ordering, narrowed by FI_PROVIDER as libfabric reads it
- *   (e.g. FI_PROVIDER=tcp for tcp;ofi_rxm).  No provider-specific code.
+ *   (e.g. FI_PROVIDER=tcp for tcp;ofi_rxm), except that where it would take
+ *   tcp;ofi_rxm, the TCP provider's own RDM endpoint on the same interface
+ *   (libfabric 1.17's net) is taken when offered (COURIER_OFI_TCP_NATIVE);
+ *   that endpoint's completion queue sleeps on a wait set of the transport's
+ *   own.  No other provider-specific code.
  * Built only when libfabric is found (COURIER_HAVE_OFI); else ofi_init fails. */
 #ifndef COURIER_TRANSPORT_OFI_H
 #define COURIER_TRANSPORT_OFI_H
