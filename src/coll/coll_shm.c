@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CSHM_MAGIC 0x43534843u   /* "CHSC" */
@@ -33,7 +34,7 @@ typedef struct {
     uint64_t slot_bytes;
 } cshm_hdr_t;
 
-enum { INFO_PID = 0, INFO_PROBE = 1 };
+enum { INFO_PID = 0, INFO_PROBE = 1, INFO_PING = 2 };
 static const volatile uint64_t cshm_probe_word = 0x636f6c6c73686d21ull;   /* read by a peer */
 
 /* A count of lines or cells from a setting: rounded up to a power of two, at
@@ -300,6 +301,52 @@ static coll_shm_t *nb_view(const coll_shm_t *a)
     return v;
 }
 
+/* The staging buffers pay only where the ranks' cores hand cache lines over
+ * fast: they move data as lines one rank has just written and another
+ * reads.  On this 2-core virtual machine some jobs find their two CPUs far
+ * apart on the host (the same shared-memory ping-pong then takes 3-4 times
+ * as long), and there an Allgather of 1 MiB through the buffers took 480-500
+ * us where cma took about 105 (docs/collectives.md, "Staging buffers").  So
+ * when an area with staging buffers is made, ranks 0 and 1 time a ping-pong
+ * of one word each in their information lines; rank 0 keeps the buffers
+ * when a round trip takes at most COURIER_COLL_STAGE_MAX_RTT_NS (-1: no
+ * probe) and tells everyone; a peer that does not answer within 2 ms (not
+ * scheduled) counts as slow.  Returns rank 0's verdict there (1: keep), 1 elsewhere. */
+enum { STAGE_PROBE_WARM = 64, STAGE_PROBE_ROUNDS = 256 };
+#define STAGE_PROBE_GIVE_UP_NS 2000000ull   /* a peer that does not answer: slow */
+static uint64_t probe_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static int stage_probe(coll_shm_t *a)
+{
+    long max = ut_settings.coll_stage_max_rtt_ns;
+    if (max < 0 || a->me > 1) return 1;   /* -1: keep them without a probe */
+    volatile uint64_t *mine = (volatile uint64_t *)a->info + a->me * 8 + INFO_PING;
+    volatile uint64_t *peer = (volatile uint64_t *)a->info + (1 - a->me) * 8 + INFO_PING;
+    const uint64_t stop = ~0ull;
+    uint64_t start = probe_ns(), t0 = start;
+    for (uint64_t i = 1; i <= STAGE_PROBE_WARM + STAGE_PROBE_ROUNDS; i++) {
+        if (i == STAGE_PROBE_WARM + 1) t0 = probe_ns();
+        if (a->me == 0) __atomic_store_n(mine, i, __ATOMIC_RELEASE);
+        for (unsigned k = 0;; k++) {
+            uint64_t v = __atomic_load_n(peer, __ATOMIC_ACQUIRE);
+            if (v == stop) return 0;
+            if (v >= i) break;
+            if ((k & 1023) == 1023 && probe_ns() - start > STAGE_PROBE_GIVE_UP_NS) {
+                __atomic_store_n(mine, stop, __ATOMIC_RELEASE);
+                return 0;
+            }
+        }
+        if (a->me == 1) __atomic_store_n(mine, i, __ATOMIC_RELEASE);
+    }
+    uint64_t rtt = (probe_ns() - t0) / STAGE_PROBE_ROUNDS;
+    return rtt <= (uint64_t)max;
+}
+
 static int make_area(cr_comm_t *c, coll_shm_t *a)
 {
     static int serial;
@@ -392,6 +439,14 @@ static int make_area(cr_comm_t *c, coll_shm_t *a)
     e = coll_allreduce_shm(c, &m);
     a->cma = cma;
     nb->cma = cma;
+    if (!e && a->stage) {
+        int keep = stage_probe(a);
+        e = coll_shm_small_coll(c, &keep, 1, 0);   /* rank 0's verdict */
+        if (e || !keep) {
+            a->stage = NULL;
+            a->stage_bytes = 0;
+        }
+    }
     return e;
 }
 
