@@ -200,6 +200,7 @@ int main(int argc, char **argv)
 {
     const char *prov = argc > 1 ? argv[1] : "tcp";
     setenv("FI_PROVIDER", prov, 1);
+    if (argc > 1) setenv("COURIER_OFI_TCP_NATIVE", "1", 1);   /* net is not the default */
     ut_settings_load();
     snprintf(dir, sizeof dir, "/tmp/courier_ofi_wait.XXXXXX");
     if (!mkdtemp(dir)) die("mkdtemp");
