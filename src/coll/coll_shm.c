@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #define CSHM_MAGIC 0x43534843u   /* "CHSC" */
@@ -26,7 +25,8 @@
  * [waitfor: p words, whole lines][info: p lines][ctl: p x nline lines]
  * [pad to a page][slots: p x NBUF x slot_bytes][cells: p x ncell x cell_bytes]
  * [pad to a page][pipe buffers: p x PIPE_NBUF x pipe_bytes, where ranks
- * outnumber cores][staging buffers: p x stage_bytes, where they do not], then the non-blocking calls' rings (coll_shm_t.nb), laid
+ * outnumber cores][pad to a page][staging buffers: p x stage_bytes, where
+ * they do not], then the non-blocking calls' rings (coll_shm_t.nb), laid
  * out the same way without header and info lines: [sleepers][arrivals]
  * [release][waitfor][ctl: p x nb lines][pad][slots][cells: p x nb cells]. */
 typedef struct {
@@ -311,15 +311,10 @@ static coll_shm_t *nb_view(const coll_shm_t *a)
  * of one word each in their information lines; rank 0 keeps the buffers
  * when a round trip takes at most COURIER_COLL_STAGE_MAX_RTT_NS (-1: no
  * probe) and tells everyone; a peer that does not answer within 2 ms (not
- * scheduled) counts as slow.  Returns rank 0's verdict there (1: keep), 1 elsewhere. */
+ * scheduled) counts as slow.  Returns rank 0's verdict there (1: keep), 1
+ * elsewhere. */
 enum { STAGE_PROBE_WARM = 64, STAGE_PROBE_ROUNDS = 256 };
 #define STAGE_PROBE_GIVE_UP_NS 2000000ull   /* a peer that does not answer: slow */
-static uint64_t probe_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
 
 static int stage_probe(coll_shm_t *a)
 {
@@ -328,22 +323,22 @@ static int stage_probe(coll_shm_t *a)
     volatile uint64_t *mine = (volatile uint64_t *)a->info + a->me * 8 + INFO_PING;
     volatile uint64_t *peer = (volatile uint64_t *)a->info + (1 - a->me) * 8 + INFO_PING;
     const uint64_t stop = ~0ull;
-    uint64_t start = probe_ns(), t0 = start;
+    uint64_t start = cr_wait_sys.now_ns(), t0 = start;
     for (uint64_t i = 1; i <= STAGE_PROBE_WARM + STAGE_PROBE_ROUNDS; i++) {
-        if (i == STAGE_PROBE_WARM + 1) t0 = probe_ns();
+        if (i == STAGE_PROBE_WARM + 1) t0 = cr_wait_sys.now_ns();
         if (a->me == 0) __atomic_store_n(mine, i, __ATOMIC_RELEASE);
         for (unsigned k = 0;; k++) {
             uint64_t v = __atomic_load_n(peer, __ATOMIC_ACQUIRE);
             if (v == stop) return 0;
             if (v >= i) break;
-            if ((k & 1023) == 1023 && probe_ns() - start > STAGE_PROBE_GIVE_UP_NS) {
+            if ((k & 1023) == 1023 && cr_wait_sys.now_ns() - start > STAGE_PROBE_GIVE_UP_NS) {
                 __atomic_store_n(mine, stop, __ATOMIC_RELEASE);
                 return 0;
             }
         }
         if (a->me == 1) __atomic_store_n(mine, i, __ATOMIC_RELEASE);
     }
-    uint64_t rtt = (probe_ns() - t0) / STAGE_PROBE_ROUNDS;
+    uint64_t rtt = (cr_wait_sys.now_ns() - t0) / STAGE_PROBE_ROUNDS;
     return rtt <= (uint64_t)max;
 }
 

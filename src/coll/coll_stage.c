@@ -58,30 +58,34 @@ static void stage_claim(coll_shm_t *sh, uint64_t n)
     sh->stage_last = n;
 }
 
-/* Wait until every other rank reached `phase` of call n. */
-static void wait_others(coll_shm_t *sh, uint64_t n, int phase)
+/* Where Reduce_scatter and Alltoall put rank j's piece in rank r's buffer:
+ * the other ranks in rank order, without r itself. */
+static int stage_place(int j, int r)
 {
-    for (int k = 1; k < sh->p; k++) cshm_wait(sh, cshm_peer(sh->me, k, sh->p), n, phase);
+    return j < r ? j : j - 1;
 }
 
 /* ---- the operands of a fold ------------------------------------------------------- */
 /* Operand i of a fold of elements [x, x + k): this rank's own at mine + x,
- * another rank's in its staging buffer at that rank's offset for them
- * (waited for before the fold); all as buffer pointers of dt. */
+ * another rank's in its staging buffer, at stage_place(me, i) * piece
+ * (Reduce_scatter: rank i's piece of this rank's block) or at 0 (Allreduce:
+ * piece 0, the round's elements at their places), waited for before the
+ * fold; all as buffer pointers of dt. */
 typedef struct {
     const coll_shm_t *sh;
     const char *mine;           /* this rank's operand, packed: element 0 */
     size_t esz;
-    MPI_Aint x;                 /* first element of this piece, vector-relative */
+    MPI_Aint x;                 /* first element of this piece */
     MPI_Aint lb;                /* dt->true_lb */
-    size_t (*at)(const void *ctx, int r);   /* byte offset in rank r's buffer of element 0 */
-    const void *at_ctx;
+    size_t piece;               /* bytes of one rank's place in a buffer (0: one place) */
 } stage_opnd_t;
 
 const void *cshm_stage_operand(void *ctx, int i)
 {
     const stage_opnd_t *o = ctx;
-    const char *b = i == o->sh->me ? o->mine : cshm_stage(o->sh, i) + o->at(o->at_ctx, i);
+    int me = o->sh->me;
+    const char *b = i == me ? o->mine
+                            : cshm_stage(o->sh, i) + (size_t)stage_place(me, i) * o->piece;
     return b + (size_t)o->x * o->esz - o->lb;
 }
 
@@ -121,12 +125,6 @@ int coll_allreduce_stage_fits(const cr_comm_t *c, const coll_args_t *a)
            stage_rounds(a->count, (MPI_Aint)(stage / esz), 3) > 0;
 }
 
-static size_t at_zero(const void *ctx, int r)
-{
-    (void)ctx, (void)r;
-    return 0;
-}
-
 int coll_allreduce_stage(cr_comm_t *c, const coll_args_t *a)
 {
     coll_shm_t *sh = coll_shm_area(c);
@@ -150,7 +148,7 @@ int coll_allreduce_stage(cr_comm_t *c, const coll_args_t *a)
     for (MPI_Aint r = 0; r < nr; r++) {
         int ph = (int)(3 * r);
         MPI_Aint x = r * per, k = count - x < per ? count - x : per, lo, hi;
-        if (r) wait_others(sh, n, ph);   /* every rank done reading round r - 1 */
+        if (r) cshm_wait_all(sh, n, ph);   /* every rank done reading round r - 1 */
         /* phase 1: the other ranks' slices of this rank's operand (an
          * operand in recvbuf, MPI_IN_PLACE, is read here before this round
          * writes any of recvbuf) */
@@ -159,8 +157,8 @@ int coll_allreduce_stage(cr_comm_t *c, const coll_args_t *a)
         memcpy(buf + (size_t)hi * esz, src + (size_t)(x + hi) * esz, (size_t)(k - hi) * esz);
         cshm_post(sh, n, ph + 1);
         /* fold this rank's slice into its place in the buffer, then into recvbuf */
-        wait_others(sh, n, ph + 1);
-        stage_opnd_t o = { sh, src + (size_t)x * esz, esz, lo, dt->true_lb, at_zero, NULL };
+        cshm_wait_all(sh, n, ph + 1);   /* (every rank posted in call n) */
+        stage_opnd_t o = { sh, src + (size_t)x * esz, esz, lo, dt->true_lb, 0 };
         stage_fold(&o, a, buf + (size_t)lo * esz, hi - lo, cshm_order_allreduce());
         memcpy(dst + (size_t)(x + lo) * esz, buf + (size_t)lo * esz, (size_t)(hi - lo) * esz);
         cshm_post(sh, n, ph + 2);
@@ -175,25 +173,13 @@ int coll_allreduce_stage(cr_comm_t *c, const coll_args_t *a)
         }
         cshm_post(sh, n, r == nr - 1 ? CSHM_FIN : ph + 3);
     }
-    if (sh->safe < n - 1) sh->safe = n - 1;   /* every rank posted in call n */
     return MPI_SUCCESS;
 }
 
 /* ---- Reduce_scatter(_block) ------------------------------------------------------------ */
 /* A round covers elements [x, x + per) of every rank's block; rank r's
- * buffer holds that piece of each other rank's block of its operand, in rank
- * order without its own: rank j's at (j < r ? j : j - 1) * per. */
-typedef struct {
-    int target;                 /* the rank whose block is folded */
-    size_t piece;               /* per * esz */
-} rs_at_t;
-
-static size_t rs_at(const void *ctx, int r)
-{
-    const rs_at_t *t = ctx;
-    return (size_t)(t->target < r ? t->target : t->target - 1) * t->piece;
-}
-
+ * buffer holds that piece of each other rank j's block of its operand, at
+ * stage_place(j, r) * per elements. */
 /* The largest block (elements) of the call. */
 static MPI_Aint rs_max_block(const coll_args_t *a, int p)
 {
@@ -240,34 +226,32 @@ int coll_reduce_scatter_stage(cr_comm_t *c, const coll_args_t *a)
     char *buf = cshm_stage(sh, me);
     MPI_Aint first, mine;
     cshm_rs_block(a, p, me, &first, &mine);
-    rs_at_t at = { me, (size_t)per * esz };
+    size_t piece = (size_t)per * esz;
     for (MPI_Aint r = 0; r < nr; r++) {
         int ph = (int)(2 * r);
         MPI_Aint x = r * per;
-        if (r) wait_others(sh, n, ph);
+        if (r) cshm_wait_all(sh, n, ph);
         /* this round's piece of every other rank's block */
         MPI_Aint start = 0;
         for (int j = 0; j < p; j++) {
             MPI_Aint bj = a->rcounts.p ? (MPI_Aint)cr_vec_get(a->rcounts, j) : a->rcount;
             if (j != me && bj > x) {
                 MPI_Aint k = bj - x < per ? bj - x : per;
-                memcpy(buf + (size_t)(j < me ? j : j - 1) * at.piece,
+                memcpy(buf + (size_t)stage_place(j, me) * piece,
                        src + (size_t)(start + x) * esz, (size_t)k * esz);
             }
             start += bj;
         }
         cshm_post(sh, n, ph + 1);
-        wait_others(sh, n, ph + 1);
+        cshm_wait_all(sh, n, ph + 1);   /* (every rank posted in call n) */
         if (mine > x) {
             MPI_Aint k = mine - x < per ? mine - x : per;
             /* the others' pieces of this round are at the start of their places */
-            stage_opnd_t o = { sh, src + (size_t)(first + x) * esz, esz, 0, dt->true_lb, rs_at,
-                               &at };
+            stage_opnd_t o = { sh, src + (size_t)(first + x) * esz, esz, 0, dt->true_lb, piece };
             stage_fold(&o, a, dst + (size_t)x * esz, k, cshm_order_reduce_scatter(a->op));
         }
         cshm_post(sh, n, r == nr - 1 ? CSHM_FIN : ph + 2);
     }
-    if (sh->safe < n - 1) sh->safe = n - 1;
     return MPI_SUCCESS;
 }
 
@@ -301,7 +285,7 @@ int coll_allgather_stage(cr_comm_t *c, const coll_args_t *a)
     for (MPI_Aint r = 0; r < nr; r++) {
         int ph = (int)(2 * r);
         MPI_Aint x = r * per, k = bytes - x < per ? bytes - x : per;
-        if (r) wait_others(sh, n, ph);
+        if (r) cshm_wait_all(sh, n, ph);
         memcpy(buf, src + x, (size_t)k);
         cshm_post(sh, n, ph + 1);
         if (src != own) memcpy(own + x, src + x, (size_t)k);
@@ -354,10 +338,10 @@ int coll_alltoall_stage(cr_comm_t *c, const coll_args_t *a)
     for (MPI_Aint r = 0; r < nr; r++) {
         int ph = (int)(2 * r);
         MPI_Aint x = r * per, k = bytes - x < per ? bytes - x : per;
-        if (r) wait_others(sh, n, ph);
+        if (r) cshm_wait_all(sh, n, ph);
         for (int j = 0; j < p; j++)
             if (j != me)
-                memcpy(buf + (size_t)(j < me ? j : j - 1) * (size_t)per,
+                memcpy(buf + (size_t)stage_place(j, me) * (size_t)per,
                        src + (size_t)j * sblk + (size_t)x, (size_t)k);
         cshm_post(sh, n, ph + 1);
         if (!inplace)
@@ -367,7 +351,7 @@ int coll_alltoall_stage(cr_comm_t *c, const coll_args_t *a)
             int j = cshm_peer(me, q, p);
             cshm_wait(sh, j, n, ph + 1);
             memcpy(dst + (size_t)j * rblk + (size_t)x,
-                   cshm_stage(sh, j) + (size_t)(me < j ? me : me - 1) * (size_t)per, (size_t)k);
+                   cshm_stage(sh, j) + (size_t)stage_place(me, j) * (size_t)per, (size_t)k);
         }
         cshm_post(sh, n, r == nr - 1 ? CSHM_FIN : ph + 2);
     }
