@@ -253,7 +253,8 @@ static inline char *cshm_pipe(const coll_shm_t *a, int r, uint64_t n)
     return a->pipe + ((size_t)r * CSHM_PIPE_NBUF + n % CSHM_PIPE_NBUF) * a->pipe_bytes;
 }
 /* Rank r's staging buffer (a->stage set); a call writes its own after
- * every rank finished the call before (cshm_claim_depth 1). */
+ * every rank finished the last call that wrote one (coll_stage.c,
+ * stage_claim). */
 static inline char *cshm_stage(const coll_shm_t *a, int r)
 {
     return a->stage + (size_t)r * a->stage_bytes;

@@ -757,8 +757,9 @@ static struct fi_info *tcp_native(struct fi_info *list, const struct fi_info *pi
 }
 
 /* The first of them that can reach other hosts (libfabric's own shm provider
- * cannot) and is the one COURIER_OFI_PROVIDER names, if set; unset, the TCP
- * provider's own endpoint rather than rxm over it (COURIER_OFI_TCP_NATIVE). */
+ * cannot) and is the one COURIER_OFI_PROVIDER names, if set; unset and with
+ * COURIER_OFI_TCP_NATIVE on, the TCP provider's own endpoint rather than rxm
+ * over it. */
 static struct fi_info *choose(uint64_t caps)
 {
     struct fi_info *list = offered(caps);

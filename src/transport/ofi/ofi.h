@@ -37,7 +37,8 @@
  *   send-after-send ordering, narrowed by FI_PROVIDER as libfabric reads it
  *   (e.g. FI_PROVIDER=tcp for tcp;ofi_rxm), except that where it would take
  *   tcp;ofi_rxm, the TCP provider's own RDM endpoint on the same interface
- *   (libfabric 1.17's net) is taken when offered (COURIER_OFI_TCP_NATIVE);
+ *   (libfabric 1.17's net) is taken when offered and COURIER_OFI_TCP_NATIVE
+ *   is on (off by default: docs/architecture.md, "ofi");
  *   that endpoint's completion queue sleeps on a wait set of the transport's
  *   own.  No other provider-specific code.
  * Built only when libfabric is found (COURIER_HAVE_OFI); else ofi_init fails. */
